@@ -1,0 +1,74 @@
+# voxlab: `make run` and `make test` set up a fresh Debian 12 machine.
+SHELL := /bin/bash
+GO    ?= go
+BIN   := bin/voxlab
+DEMO  ?= demo-data
+# Debian packages the build and tests need (cgo: libhdf5, OpenGL/X11 for
+# Fyne; Xvfb for the tests that open real windows).
+APT_PKGS := libhdf5-dev libgl1-mesa-dev xorg-dev pkg-config xvfb xauth
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+export CGO_ENABLED := 1
+
+.PHONY: all deps build build-cuda run test bench cuda-check gpu-check package test-cluster clean
+
+all: build
+
+# deps installs only the packages that are missing, so it is quick when
+# everything is already there.
+deps:
+	@missing=""; for p in $(APT_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(GO) build -o $(BIN) ./app
+
+# The CUDA variant links gorgonia.org/cu; it needs the toolkit to build and
+# a GPU to run (without one it hands over to the CPU binary beside it).
+build-cuda: deps
+	@command -v nvcc >/dev/null || scripts/install-cuda.sh
+	$(GO) build -o $(BIN) ./app
+	$(GO) build -tags cuda -o $(BIN)-cuda ./app
+
+run: build
+	@[ -e $(DEMO)/.complete ] || $(BIN) demo $(DEMO)
+	@if nvidia-smi -L >/dev/null 2>&1 && command -v nvcc >/dev/null; then \
+	  $(MAKE) --no-print-directory build-cuda && exe=$(BIN)-cuda; else exe=$(BIN); fi; \
+	if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+	  $$exe gui --demo $(DEMO); \
+	else \
+	  echo "No display: running the headless demo instead of the viewer."; \
+	  $$exe demo $(DEMO) --headless; \
+	fi
+
+test: deps
+	$(GO) vet ./...
+	xvfb-run -a -s "-screen 0 1280x1024x24" $(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -race -timeout 20m ./processing/... ./gpu/...
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+cuda-check: deps
+	@command -v nvcc >/dev/null || scripts/install-cuda.sh
+	$(GO) vet -tags cuda ./...
+	$(GO) build -tags cuda ./...
+	scripts/cuda-fallback-test.sh
+
+gpu-check:
+	scripts/gpu-check.sh
+
+package: build
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package --os linux --src ./app --icon ../resources/icon.png --release
+	@mkdir -p dist && mv -f app/*.tar.* dist/ 2>/dev/null || mv -f *.tar.* dist/
+	@ls dist
+
+test-cluster: build
+	scripts/test-cluster.sh
+
+clean:
+	rm -rf bin dist

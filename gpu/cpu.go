@@ -1,0 +1,194 @@
+package gpu
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// CPUBackend computes on the host's cores. Its device buffers are host
+// memory, tracked so that tests can compare the planner's prediction with
+// what a run really held.
+type CPUBackend struct {
+	mu      sync.Mutex
+	cur     int64
+	peak    int64
+	allocs  int
+	limit   int64
+	workers int
+}
+
+// NewCPU returns a CPU backend using all cores (GOMAXPROCS).
+func NewCPU() *CPUBackend { return &CPUBackend{workers: runtime.GOMAXPROCS(0)} }
+
+// NewCPUWorkers returns a CPU backend using n goroutines (n < 1: all cores),
+// for measuring how kernels scale.
+func NewCPUWorkers(n int) *CPUBackend {
+	if n < 1 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	return &CPUBackend{workers: n}
+}
+
+// Name returns "cpu".
+func (c *CPUBackend) Name() string { return "cpu" }
+
+// Info describes the host: RAM total and available from /proc/meminfo.
+func (c *CPUBackend) Info() DeviceInfo {
+	total, avail := HostMemory()
+	return DeviceInfo{Backend: "cpu", Name: cpuModel(), TotalBytes: total, FreeBytes: avail, Cores: c.workers}
+}
+
+// Workers returns the number of goroutines kernels split work over.
+func (c *CPUBackend) Workers() int { return c.workers }
+
+// Alloc allocates n zeroed bytes of host memory and counts them.
+func (c *CPUBackend) Alloc(label string, n int64) (*Buffer, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("cpu: allocate %q: negative size %d", label, n)
+	}
+	c.mu.Lock()
+	if c.limit > 0 && c.cur+n > c.limit {
+		cur := c.cur
+		c.mu.Unlock()
+		return nil, &OOMError{Backend: "cpu", Label: label, Want: n, Used: cur, Limit: c.limit}
+	}
+	c.cur += n
+	c.peak = max(c.peak, c.cur)
+	c.allocs++
+	c.mu.Unlock()
+	return &Buffer{label: label, size: n, host: make([]byte, n)}, nil
+}
+
+// Free releases b's bytes from the count.
+func (c *CPUBackend) Free(b *Buffer) {
+	if b == nil || b.freed {
+		return
+	}
+	b.freed = true
+	c.mu.Lock()
+	c.cur -= b.size
+	c.mu.Unlock()
+	b.host = nil
+}
+
+// Upload copies src into dst at off.
+func (c *CPUBackend) Upload(dst *Buffer, off int64, src []byte) error {
+	if err := checkRange("upload to", dst, off, len(src)); err != nil {
+		return err
+	}
+	copy(dst.host[off:], src)
+	return nil
+}
+
+// Download copies from src at off into dst.
+func (c *CPUBackend) Download(dst []byte, src *Buffer, off int64) error {
+	if err := checkRange("download from", src, off, len(dst)); err != nil {
+		return err
+	}
+	copy(dst, src.host[off:])
+	return nil
+}
+
+// UploadAsync copies at once (the CPU has no copy engine to overlap with).
+func (c *CPUBackend) UploadAsync(dst *Buffer, off int64, src *HostBuffer) (func() error, error) {
+	err := c.Upload(dst, off, src.Bytes)
+	return func() error { return nil }, err
+}
+
+// HostAlloc returns pageable memory: there is nothing to pin for.
+func (c *CPUBackend) HostAlloc(n int64, pin bool) (*HostBuffer, error) {
+	return &HostBuffer{Bytes: make([]byte, n)}, nil
+}
+
+// HostFree does nothing; the garbage collector frees pageable memory.
+func (c *CPUBackend) HostFree(h *HostBuffer) {}
+
+// Sync does nothing: CPU kernels finish before they return.
+func (c *CPUBackend) Sync() error { return nil }
+
+// Stats returns the tracked figures.
+func (c *CPUBackend) Stats() MemStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return MemStats{Current: c.cur, Peak: c.peak, Allocs: c.allocs, Limit: c.limit}
+}
+
+// ResetPeak sets the peak to the current usage.
+func (c *CPUBackend) ResetPeak() {
+	c.mu.Lock()
+	c.peak = c.cur
+	c.mu.Unlock()
+}
+
+// SetLimit caps tracked allocations at n bytes (0: no cap).
+func (c *CPUBackend) SetLimit(n int64) {
+	c.mu.Lock()
+	c.limit = n
+	c.mu.Unlock()
+}
+
+// Close does nothing; buffers are garbage collected.
+func (c *CPUBackend) Close() error { return nil }
+
+func checkRange(op string, b *Buffer, off int64, n int) error {
+	if b == nil || b.freed {
+		return fmt.Errorf("%s a freed buffer", op)
+	}
+	if off < 0 || off+int64(n) > b.size {
+		return fmt.Errorf("%s %q: bytes [%d,%d) outside its %d bytes", op, b.label, off, off+int64(n), b.size)
+	}
+	return nil
+}
+
+// HostMemory returns physical RAM and the RAM available now, from
+// /proc/meminfo (0, 0 where that file is missing).
+func HostMemory() (total, available int64) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseInt(fields[1], 10, 64)
+		switch fields[0] {
+		case "MemTotal:":
+			total = kb << 10
+		case "MemAvailable:":
+			available = kb << 10
+		}
+	}
+	return total, available
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH + " CPU"
+}
+
+// HostBytes returns the memory of a CPU-backend buffer, for the CPU
+// kernels of this package's tests; it panics on a CUDA buffer.
+func (b *Buffer) HostBytes() []byte {
+	if b.host == nil && b.size > 0 {
+		panic("gpu: HostBytes of a buffer that is not in host memory")
+	}
+	return b.host
+}
+
+var _ Backend = (*CPUBackend)(nil)

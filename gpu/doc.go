@@ -1,0 +1,17 @@
+// Package gpu gives the pipelines one interface to compute on, whatever the
+// machine has: a CPU backend, always built, pure Go and parallel over all
+// cores; and a CUDA backend, built with -tags cuda on gorgonia.org/cu, whose
+// kernels are CUDA C sources in kernels/ compiled to PTX with nvcc (go
+// generate) and embedded, so users need only the NVIDIA driver.
+//
+// Every buffer a pipeline computes on is allocated through Backend.Alloc,
+// which tracks current and peak bytes per backend. On the CPU backend these
+// "device" buffers are ordinary host memory, so the tracking allocator lets
+// tests check the planner's predicted peak on machines without a GPU, and
+// SetLimit simulates a device of a given size.
+//
+// Pipeline-specific operations (the 3D median of dezinging, the plane
+// filters and ball filter of detection, the dot products of distance
+// matrices) are methods of the backends declared in ops_*.go; the CPU
+// versions are the reference the CUDA versions are tested against.
+package gpu

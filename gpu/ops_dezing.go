@@ -1,0 +1,4 @@
+package gpu
+
+// DezingOps are the kernels of the dezinging pipeline.
+type DezingOps interface{}

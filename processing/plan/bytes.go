@@ -1,0 +1,52 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ParseBytes parses sizes such as "2GiB", "512MB", "1.5G", "800M" or a
+// plain number of bytes. K/M/G/T without "B" and with "iB" are powers of
+// 1024; "KB", "MB", "GB", "TB" are powers of 1000.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, fmt.Errorf("empty memory size")
+	}
+	i := len(t)
+	for i > 0 && !(t[i-1] >= '0' && t[i-1] <= '9' || t[i-1] == '.') {
+		i--
+	}
+	num, unit := t[:i], strings.ToUpper(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("memory size %q: want a number with an optional unit such as 2GiB or 512MB", s)
+	}
+	mult := map[string]float64{
+		"": 1, "B": 1,
+		"K": 1 << 10, "KIB": 1 << 10, "KB": 1e3,
+		"M": 1 << 20, "MIB": 1 << 20, "MB": 1e6,
+		"G": 1 << 30, "GIB": 1 << 30, "GB": 1e9,
+		"T": 1 << 40, "TIB": 1 << 40, "TB": 1e12,
+	}
+	m, ok := mult[unit]
+	if !ok {
+		return 0, fmt.Errorf("memory size %q: unknown unit %q (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)", s, t[i:])
+	}
+	return int64(v * m), nil
+}
+
+// FormatBytes writes n in binary units with three significant digits.
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.3g %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

@@ -1,0 +1,258 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Where says where an array lives. It is a property of each array, never
+// derived from another one.
+type Where int
+
+// Memory kinds.
+const (
+	Device Where = iota
+	Pinned
+	Host
+)
+
+func (w Where) String() string { return [...]string{"device", "pinned", "host"}[w] }
+
+// Array is one buffer a phase keeps resident.
+type Array struct {
+	Name  string
+	Where Where
+	// Fixed bytes, whatever the block size.
+	Fixed int64
+	// PerUnit bytes for each unit of the block.
+	PerUnit int64
+	// Halo: the array also holds the phase's halo units on each side of the
+	// block (an input block of a 3D filter does; its output does not).
+	Halo bool
+}
+
+// Phase is one stage of a pipeline with its own block size: the darks, the
+// flats and the projections of a dezinging run are three phases.
+type Phase struct {
+	Name string
+	// Units is how many units the phase processes; Unit names them.
+	Units int
+	Unit  string
+	// Halo units each side of a block (kernel/2 for a 3D median).
+	Halo int
+	// Block, when positive, fixes the block size (the user's --batch-size)
+	// instead of choosing the largest that fits.
+	Block int
+	// MinBlock is the smallest useful block (default 1).
+	MinBlock int
+	Arrays   []Array
+}
+
+// Budget is the memory a plan may use.
+type Budget struct {
+	// Device and Host are the bytes available; 0 means unlimited.
+	Device, Host int64
+	// DeviceSource and HostSource say where the figures came from
+	// ("--device-memory", "free memory of NVIDIA H200", ...).
+	DeviceSource, HostSource string
+	// Margin is the usable fraction of each budget (default 0.9, as httomo).
+	Margin float64
+	// PinnedCap caps pinned host memory (0: no cap).
+	PinnedCap int64
+}
+
+// DefaultMargin is the fraction of a budget a plan may fill.
+const DefaultMargin = 0.9
+
+func (b Budget) margin() float64 {
+	if b.Margin <= 0 || b.Margin > 1 {
+		return DefaultMargin
+	}
+	return b.Margin
+}
+
+// Usage is the memory one phase needs at a block size.
+type Usage struct {
+	Device, Pinned, Host int64
+	// Breakdown maps "where:name" to bytes.
+	Breakdown map[string]int64
+}
+
+// unitsHeld returns how many units an array holds for block b, capped at
+// the phase's total because a halo never reaches past the data.
+func (ph Phase) unitsHeld(a Array, b int) int64 {
+	n := b
+	if a.Halo {
+		n += 2 * ph.Halo
+	}
+	if ph.Units > 0 && n > ph.Units {
+		n = ph.Units
+	}
+	return int64(n)
+}
+
+// UsageAt returns the memory the phase needs with blocks of b units.
+func (ph Phase) UsageAt(b int) Usage {
+	u := Usage{Breakdown: map[string]int64{}}
+	for _, a := range ph.Arrays {
+		n := a.Fixed + a.PerUnit*ph.unitsHeld(a, b)
+		u.Breakdown[a.Where.String()+":"+a.Name] += n
+		switch a.Where {
+		case Device:
+			u.Device += n
+		case Pinned:
+			u.Pinned += n
+		default:
+			u.Host += n
+		}
+	}
+	return u
+}
+
+// PhasePlan is the plan of one phase.
+type PhasePlan struct {
+	Name   string `json:"name"`
+	Unit   string `json:"unit"`
+	Units  int    `json:"units"`
+	Block  int    `json:"block"`
+	Blocks int    `json:"blocks"`
+	Halo   int    `json:"halo"`
+	Usage
+}
+
+// Plan is the outcome for a whole pipeline.
+type Plan struct {
+	Pipeline string
+	Phases   []PhasePlan
+	// Main is the index of the phase whose block size the pipeline is
+	// known by (the projections of a dezinging run): the last phase.
+	Main int
+	// Peaks over all phases.
+	PeakDevice, PeakPinned, PeakHost int64
+	Budget                           Budget
+	// Warnings, e.g. a fixed block that exceeds the budget.
+	Warnings []string
+}
+
+// Block returns the main phase's block size.
+func (p *Plan) Block() int { return p.Phases[p.Main].Block }
+
+// fits reports whether usage u fits the budget's usable share.
+func fits(u Usage, b Budget) bool {
+	m := b.margin()
+	if b.Device > 0 && float64(u.Device) > m*float64(b.Device) {
+		return false
+	}
+	if b.Host > 0 && float64(u.Host+u.Pinned) > m*float64(b.Host) {
+		return false
+	}
+	if b.PinnedCap > 0 && u.Pinned > b.PinnedCap {
+		return false
+	}
+	return true
+}
+
+// TooSmallError says a budget cannot hold even the smallest block.
+type TooSmallError struct {
+	Pipeline, Phase string
+	Where           Where
+	// Need is what the smallest block needs, Have the budget and Usable
+	// the share of it a plan may fill.
+	Need, Have, Usable int64
+	Source             string
+}
+
+func (e *TooSmallError) Error() string {
+	src := ""
+	if e.Source != "" {
+		src = " (" + e.Source + ")"
+	}
+	return fmt.Sprintf("%s: not enough %s memory for %s: the smallest block needs %s, %s is usable of %s available%s",
+		e.Pipeline, e.Where, e.Phase, FormatBytes(e.Need), FormatBytes(e.Usable), FormatBytes(e.Have), src)
+}
+
+// Make plans every phase: each gets the largest block (up to its units)
+// whose usage fits the budget, or the fixed block it asks for.
+func Make(pipeline string, phases []Phase, b Budget) (*Plan, error) {
+	if len(phases) == 0 {
+		return nil, fmt.Errorf("%s: nothing to plan", pipeline)
+	}
+	p := &Plan{Pipeline: pipeline, Budget: b, Main: len(phases) - 1}
+	for _, ph := range phases {
+		pp, warn, err := planPhase(pipeline, ph, b)
+		if err != nil {
+			return nil, err
+		}
+		if warn != "" {
+			p.Warnings = append(p.Warnings, warn)
+		}
+		p.Phases = append(p.Phases, pp)
+		p.PeakDevice = max(p.PeakDevice, pp.Device)
+		p.PeakPinned = max(p.PeakPinned, pp.Pinned)
+		p.PeakHost = max(p.PeakHost, pp.Host)
+	}
+	return p, nil
+}
+
+func planPhase(pipeline string, ph Phase, b Budget) (PhasePlan, string, error) {
+	minB := max(ph.MinBlock, 1)
+	units := max(ph.Units, 1)
+	pp := PhasePlan{Name: ph.Name, Unit: ph.Unit, Units: ph.Units, Halo: ph.Halo}
+	if ph.Block > 0 {
+		blk := min(ph.Block, units)
+		pp.Block, pp.Usage = blk, ph.UsageAt(blk)
+		pp.Blocks = ceilDiv(ph.Units, blk)
+		if !fits(pp.Usage, b) {
+			return pp, fmt.Sprintf("%s: a block of %d %s needs %s of device memory, more than the %s usable: it may not fit",
+				ph.Name, blk, ph.Unit, FormatBytes(pp.Device), FormatBytes(int64(b.margin()*float64(b.Device)))), nil
+		}
+		return pp, "", nil
+	}
+	if u := ph.UsageAt(minB); !fits(u, b) {
+		return pp, "", tooSmall(pipeline, ph.Name, u, b)
+	}
+	// Usage grows monotonically with the block, so bisect for the largest
+	// block that fits.
+	lo, hi := minB, units
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if fits(ph.UsageAt(mid), b) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	pp.Block, pp.Usage = lo, ph.UsageAt(lo)
+	pp.Blocks = ceilDiv(ph.Units, lo)
+	return pp, "", nil
+}
+
+func tooSmall(pipeline, phase string, u Usage, b Budget) error {
+	m := b.margin()
+	usable := func(n int64) int64 { return int64(m * float64(n)) }
+	switch {
+	case b.Device > 0 && float64(u.Device) > m*float64(b.Device):
+		return &TooSmallError{pipeline, phase, Device, u.Device, b.Device, usable(b.Device), b.DeviceSource}
+	case b.PinnedCap > 0 && u.Pinned > b.PinnedCap:
+		return &TooSmallError{pipeline, phase, Pinned, u.Pinned, b.PinnedCap, b.PinnedCap, "pinned memory cap"}
+	default:
+		return &TooSmallError{pipeline, phase, Host, u.Host + u.Pinned, b.Host, usable(b.Host), b.HostSource}
+	}
+}
+
+func ceilDiv(a, b int) int {
+	if b <= 0 {
+		return 0
+	}
+	return (a + b - 1) / b
+}
+
+// SortedBreakdown returns the breakdown's keys in a stable order.
+func (u Usage) SortedBreakdown() []string {
+	keys := make([]string, 0, len(u.Breakdown))
+	for k := range u.Breakdown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,155 @@
+package volume
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Format is a file format voxlab can read and, where Create is set, write.
+type Format struct {
+	// Name is a short lower-case name: "npy", "mrc", "tiff", "hdf5".
+	Name string
+	// Extensions lists the lower-case file-name endings of the format,
+	// with the dot (".h5"). A directory is matched by the extension "/".
+	Extensions []string
+	// Open opens the volume at path; dataset is the part of the spec after
+	// "path:" for formats with internal paths (HDF5), else "".
+	Open func(path, dataset string) (*Volume, error)
+	// Describe writes a human-readable description of the file (the tree of
+	// an HDF5 file, the header of an MRC file) after validating it.
+	Describe func(path string, w io.Writer) error
+	// Create starts writing a new volume at path (nil if read-only).
+	Create func(path, dataset string, info Info) (Writer, error)
+}
+
+// Writer writes a volume slab by slab, in ascending order of z, into a
+// temporary file beside the target. Commit renames it into place; Abort
+// (or a failed Commit) removes it, leaving no partial output.
+type Writer interface {
+	Info() Info
+	WriteSlab(z0 int, src []byte) error
+	Commit() error
+	Abort() error
+}
+
+var (
+	formatsMu sync.RWMutex
+	formats   []*Format
+)
+
+// RegisterFormat makes a format available to Open, Create and Describe.
+// Formats register themselves from an init function.
+func RegisterFormat(f *Format) {
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	formats = append(formats, f)
+}
+
+// Formats returns the registered formats sorted by name.
+func Formats() []*Format {
+	formatsMu.RLock()
+	defer formatsMu.RUnlock()
+	out := append([]*Format(nil), formats...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// SplitSpec splits "file.h5:/entry/data" into the file and the dataset
+// path. A colon is only a separator when what follows starts with "/" and
+// what precedes names an existing file or has a registered extension, so
+// ordinary paths are never split by accident.
+func SplitSpec(spec string) (path, dataset string) {
+	i := strings.LastIndex(spec, ":/")
+	if i <= 0 {
+		return spec, ""
+	}
+	p := spec[:i]
+	if _, err := os.Stat(spec); err == nil {
+		return spec, ""
+	}
+	if FormatFor(p) != nil {
+		return p, spec[i+1:]
+	}
+	return spec, ""
+}
+
+// FormatFor returns the registered format of path, chosen by its extension
+// (or "/" for a directory), or nil.
+func FormatFor(path string) *Format {
+	ext := strings.ToLower(filepath.Ext(path))
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		ext = "/"
+	}
+	formatsMu.RLock()
+	defer formatsMu.RUnlock()
+	for _, f := range formats {
+		for _, e := range f.Extensions {
+			if e == ext {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+func formatOf(path string) (*Format, error) {
+	f := FormatFor(path)
+	if f != nil {
+		return f, nil
+	}
+	var known []string
+	for _, f := range Formats() {
+		known = append(known, f.Extensions...)
+	}
+	return nil, fmt.Errorf("%s: unknown file type (voxlab reads %s)", path, strings.Join(known, " "))
+}
+
+// Open opens a volume from a spec: a file, a directory of TIFF planes, or
+// "file.h5:/dataset". Opening reads only headers, never the data.
+func Open(spec string) (*Volume, error) {
+	path, dataset := SplitSpec(spec)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	f, err := formatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := f.Open(path, dataset)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Describe validates the file and writes a description of it to w.
+func Describe(spec string, w io.Writer) error {
+	path, _ := SplitSpec(spec)
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("info %s: %w", path, err)
+	}
+	f, err := formatOf(path)
+	if err != nil {
+		return err
+	}
+	return f.Describe(path, w)
+}
+
+// Create starts writing a volume to spec; the format comes from the
+// extension.
+func Create(spec string, info Info) (Writer, error) {
+	if err := info.Validate(); err != nil {
+		return nil, fmt.Errorf("create %s: %w", spec, err)
+	}
+	path, dataset := SplitSpec(spec)
+	f := FormatFor(path)
+	if f == nil || f.Create == nil {
+		return nil, fmt.Errorf("create %s: voxlab cannot write this file type", path)
+	}
+	return f.Create(path, dataset, info)
+}
