@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/voxlab/voxlab/processing/plan"
+)
+
+// planFunc plans a pipeline from its command line without running it,
+// reading only the metadata it needs.
+type planFunc func(ctx context.Context, e *env, args []string) (*plan.Plan, error)
+
+// runFunc runs a pipeline from its command line.
+type runFunc func(ctx context.Context, e *env, args []string) error
+
+// pipelineCmd is a processing command that `voxlab plan NAME …` can plan
+// with exactly the same arguments and flags.
+type pipelineCmd struct {
+	name, summary, usage string
+	examples             []string
+	// setup declares the pipeline's flags on fs (including the shared
+	// device and output flags) and returns its planner and runner.
+	setup func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc)
+}
+
+var pipelines = map[string]*pipelineCmd{}
+
+// registerPipeline registers `voxlab NAME` and makes NAME plannable.
+func registerPipeline(p *pipelineCmd) {
+	pipelines[p.name] = p
+	register(&command{
+		name:     p.name,
+		summary:  p.summary,
+		usage:    p.usage,
+		examples: p.examples,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			out := addOutputFlags(fs)
+			_, run := p.setup(fs, out)
+			return run
+		},
+	})
+}
+
+// outputFlags are the output switches every command that runs or plans a
+// pipeline shares.
+type outputFlags struct {
+	quiet bool
+	json  bool
+}
+
+func addOutputFlags(fs *flag.FlagSet) *outputFlags {
+	o := &outputFlags{}
+	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
+	fs.BoolVar(&o.json, "json", false, "print a JSON summary (for plan: the plan) on stdout")
+	return o
+}
