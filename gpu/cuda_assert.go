@@ -1,0 +1,7 @@
+//go:build cuda
+
+package gpu
+
+// The CUDA backend must implement every operation of Backend, including
+// the pipelines' DezingOps, DetectOps and DistanceOps.
+var _ Backend = (*CUDABackend)(nil)
