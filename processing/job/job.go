@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
+	"time"
 )
 
 // Func is a pipeline run as a job. It must check ctx between blocks and
@@ -24,23 +26,32 @@ type Job struct {
 	final Event
 }
 
+// PanicError is the error of a job whose function panicked: the program
+// keeps running and the job fails with the panic value and stack.
+type PanicError struct {
+	Job   string
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("%s: internal error (please report it): %v", e.Job, e.Value)
+}
+
 // Start runs fn in a new goroutine under a child of parent, reporting to
 // sinks. A panic in fn fails the job instead of crashing the program.
 func Start(parent context.Context, name string, fn Func, sinks ...Sink) *Job {
+	return start(parent, name, fn, nil, sinks)
+}
+
+func start(parent context.Context, name string, fn Func, now func() time.Time, sinks []Sink) *Job {
 	ctx, cancel := context.WithCancel(parent)
-	j := &Job{Name: name, cancel: cancel, done: make(chan struct{}), prog: newProgress(name, sinks)}
+	j := &Job{Name: name, cancel: cancel, done: make(chan struct{}), prog: newProgress(name, sinks, now)}
 	go func() {
 		defer close(j.done)
 		defer cancel()
-		err := safeRun(ctx, fn, j.prog)
-		kind := Finished
-		switch {
-		case err == nil:
-		case errors.Is(err, context.Canceled) || (ctx.Err() != nil && errors.Is(err, ctx.Err())):
-			kind, err = Cancelled, context.Canceled
-		default:
-			kind = Failed
-		}
+		err := safeRun(ctx, name, fn, j.prog)
+		kind, err := classify(err, ctx)
 		final := j.prog.finish(kind, err)
 		j.mu.Lock()
 		j.err, j.final = err, final
@@ -49,10 +60,27 @@ func Start(parent context.Context, name string, fn Func, sinks ...Sink) *Job {
 	return j
 }
 
-func safeRun(ctx context.Context, fn Func, p *Progress) (err error) {
+// classify turns a pipeline's error into the job's end: a cancellation
+// (the pipeline's own, or any error once the job's context was cancelled,
+// since it is then a consequence of stopping) becomes context.Canceled;
+// anything else, a deadline included, is a failure.
+func classify(err error, ctx context.Context) (Kind, error) {
+	switch {
+	case err == nil:
+		return Finished, nil
+	case errors.Is(err, context.Canceled):
+		return Cancelled, context.Canceled
+	case ctx != nil && errors.Is(ctx.Err(), context.Canceled):
+		return Cancelled, context.Canceled
+	default:
+		return Failed, err
+	}
+}
+
+func safeRun(ctx context.Context, name string, fn Func, p *Progress) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error (please report it): %v", r)
+			err = &PanicError{Job: name, Value: r, Stack: debug.Stack()}
 		}
 	}()
 	return fn(ctx, p)
@@ -69,8 +97,10 @@ func (j *Job) Cancel() { j.cancel() }
 // Done is closed when the job has ended.
 func (j *Job) Done() <-chan struct{} { return j.done }
 
-// Wait waits for the job to end and returns its error: nil, a wrapped
-// pipeline error, or context.Canceled.
+// Wait waits for the job to end and returns its error: nil, the
+// pipeline's error (a *PanicError for a panic), or context.Canceled. Every
+// call returns the same value; the sinks saw it once, in the terminal
+// event.
 func (j *Job) Wait() error {
 	<-j.done
 	j.mu.Lock()

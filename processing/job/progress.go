@@ -6,20 +6,35 @@ import (
 )
 
 // Progress is what a running pipeline reports through. All methods are safe
-// for concurrent use and may be called on a nil *Progress (they then do
-// nothing), so algorithm code can be run without a job.
+// for concurrent use (worker goroutines may call Add) and may be called on
+// a nil *Progress (they then do nothing), so algorithm code can be run
+// without a job.
+//
+// Events reach the sinks one at a time and in the order the calls were
+// made; once the job has ended, further calls are ignored, so the terminal
+// event is always the last one a sink sees.
 type Progress struct {
-	mu    sync.Mutex
-	ev    Event
-	start time.Time
-	// stageStart and stageDone0 give the rate over the current stage.
+	// emitMu serialises state change and delivery, so sinks see events in
+	// order and never concurrently. It is taken before mu; sinks run with
+	// mu released, so a sink may call Snapshot (but must not report
+	// progress itself).
+	emitMu sync.Mutex
+	mu     sync.Mutex
+	ev     Event
+	start  time.Time
+	// stageStart is when the current stage began: the rate is the
+	// stage's average.
 	stageStart time.Time
 	sinks      []Sink
 	now        func() time.Time
+	ended      bool
 }
 
-func newProgress(name string, sinks []Sink) *Progress {
-	p := &Progress{sinks: sinks, now: time.Now}
+func newProgress(name string, sinks []Sink, now func() time.Time) *Progress {
+	if now == nil {
+		now = time.Now
+	}
+	p := &Progress{sinks: sinks, now: now}
 	p.start = p.now()
 	p.stageStart = p.start
 	p.ev.Job = name
@@ -28,41 +43,38 @@ func newProgress(name string, sinks []Sink) *Progress {
 
 // NewProgress returns a Progress that reports to sinks without a Job, for
 // running a pipeline synchronously (tests, the task runner of a cluster
-// job).
-func NewProgress(name string, sinks ...Sink) *Progress { return newProgress(name, sinks) }
+// job). Call End when the run is over so the sinks see a terminal event.
+func NewProgress(name string, sinks ...Sink) *Progress { return newProgress(name, sinks, nil) }
 
-// Stage starts a new stage with total units of the given kind.
+// Stage starts a new stage with total units of the given kind (total ≤ 0:
+// unknown).
 func (p *Progress) Stage(name string, total int64, unit string) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	p.ev.Stage, p.ev.Total, p.ev.Unit, p.ev.Done = name, total, unit, 0
-	p.ev.Rate, p.ev.ETA = 0, 0
-	p.stageStart = p.now()
-	p.emitLocked(Progressed, nil, "", nil)
+	p.update(Progressed, func(now time.Time) {
+		p.ev.Stage, p.ev.Total, p.ev.Unit, p.ev.Done = name, total, unit, 0
+		p.ev.Rate, p.ev.ETA = 0, 0
+		p.stageStart = now
+	})
 }
 
-// Add records n more units done in the current stage.
+// Add records n more units done in the current stage and updates the
+// stage's rate (its average since the stage began) and ETA.
 func (p *Progress) Add(n int64) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	p.ev.Done += n
-	if el := p.now().Sub(p.stageStart).Seconds(); el > 0 && p.ev.Done > 0 {
+	p.update(Progressed, func(now time.Time) {
+		p.ev.Done += n
+		el := now.Sub(p.stageStart).Seconds()
+		if el <= 0 || p.ev.Done <= 0 {
+			return
+		}
 		p.ev.Rate = float64(p.ev.Done) / el
+		p.ev.ETA = 0
 		if left := p.ev.Total - p.ev.Done; left > 0 {
 			p.ev.ETA = time.Duration(float64(left) / p.ev.Rate * float64(time.Second))
-		} else {
-			p.ev.ETA = 0
 		}
-	}
-	p.emitLocked(Progressed, nil, "", nil)
+	})
 }
 
 // Transfer records bytes moved to and from the device. It does not emit an
-// event on its own; the next Add carries the new totals.
+// event on its own; the next event carries the new totals.
 func (p *Progress) Transfer(toDevice, fromDevice int64) {
 	if p == nil {
 		return
@@ -74,7 +86,7 @@ func (p *Progress) Transfer(toDevice, fromDevice int64) {
 }
 
 // Memory records the pipeline's current peak device and host memory; the
-// job keeps the highest values seen.
+// job keeps the highest values seen. Like Transfer it emits nothing.
 func (p *Progress) Memory(peakDevice, peakHost int64) {
 	if p == nil {
 		return
@@ -88,20 +100,24 @@ func (p *Progress) Memory(peakDevice, peakHost int64) {
 // Partial hands a partial result to the sinks. The value must not be
 // modified by the pipeline afterwards.
 func (p *Progress) Partial(v any) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	p.emitLocked(Partial, v, "", nil)
+	p.emit(Partial, v, "", nil)
 }
 
 // Warn reports something the user should know without failing the job.
 func (p *Progress) Warn(msg string) {
+	p.emit(Warning, nil, msg, nil)
+}
+
+// End sends the terminal event of a run driven without a Job (see
+// NewProgress): Finished when err is nil, Cancelled when err is a
+// cancellation, Failed otherwise. It returns that event; later calls do
+// nothing and return the zero Event.
+func (p *Progress) End(err error) Event {
 	if p == nil {
-		return
+		return Event{}
 	}
-	p.mu.Lock()
-	p.emitLocked(Warning, nil, msg, nil)
+	kind, err := classify(err, nil)
+	return p.finish(kind, err)
 }
 
 // Snapshot returns the latest progress state.
@@ -116,27 +132,68 @@ func (p *Progress) Snapshot() Event {
 	return e
 }
 
-// emitLocked sends an event to the sinks and unlocks p.mu. Sinks run
-// outside the lock so a sink may call Snapshot.
-func (p *Progress) emitLocked(k Kind, partial any, msg string, err error) {
+// update changes the state with fn and emits an event of kind k.
+func (p *Progress) update(k Kind, fn func(now time.Time)) {
+	if p == nil {
+		return
+	}
+	p.emitMu.Lock()
+	defer p.emitMu.Unlock()
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
+	now := p.now()
+	fn(now)
+	e := p.ev
+	e.Kind, e.Elapsed = k, now.Sub(p.start)
+	p.mu.Unlock()
+	p.deliver(e)
+}
+
+func (p *Progress) emit(k Kind, partial any, msg string, err error) {
+	if p == nil {
+		return
+	}
+	p.emitMu.Lock()
+	defer p.emitMu.Unlock()
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return
+	}
 	e := p.ev
 	e.Kind, e.Partial, e.Message, e.Err = k, partial, msg, err
 	e.Elapsed = p.now().Sub(p.start)
-	sinks := p.sinks
 	p.mu.Unlock()
-	for _, s := range sinks {
+	p.deliver(e)
+}
+
+func (p *Progress) deliver(e Event) {
+	for _, s := range p.sinks {
 		s(e)
 	}
 }
 
+// finish emits the terminal event once and stops all later ones.
 func (p *Progress) finish(k Kind, err error) Event {
+	p.emitMu.Lock()
+	defer p.emitMu.Unlock()
 	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return Event{}
+	}
+	p.ended = true
 	if k == Finished && p.ev.Total > 0 {
 		p.ev.Done = p.ev.Total
-		p.ev.ETA = 0
 	}
+	p.ev.ETA = 0
 	e := p.ev
 	e.Kind, e.Err, e.Elapsed = k, err, p.now().Sub(p.start)
-	p.emitLocked(k, nil, "", err)
+	p.ev = e
+	p.mu.Unlock()
+	p.deliver(e)
 	return e
 }

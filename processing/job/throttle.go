@@ -1,0 +1,112 @@
+package job
+
+import (
+	"sync"
+	"time"
+)
+
+// clock is the time source of Throttle, replaced in tests.
+type clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// Throttle returns a sink that forwards at most one Progressed event per
+// interval to sink (the GUI uses 50 ms, at most 20 updates a second).
+// Partial, Warning and terminal events are always forwarded at once. A
+// progress event held back is not lost: it is forwarded when the interval
+// ends (so a display never stays behind while the job waits on a long
+// block), or just before the next Partial, Warning or terminal event.
+// Nothing is forwarded after a terminal event. The returned sink serialises
+// its calls to sink, which may therefore be slow only at its own expense.
+func Throttle(sink Sink, interval time.Duration) Sink {
+	return throttle(sink, interval, realClock{})
+}
+
+type throttler struct {
+	mu       sync.Mutex
+	sink     Sink
+	interval time.Duration
+	clock    clock
+	last     time.Time // when the last progress event was forwarded
+	pending  *Event    // the latest progress event held back
+	stop     func() bool
+	// gen numbers timers, so one that fired while being stopped does
+	// nothing.
+	gen   int
+	ended bool
+}
+
+func throttle(sink Sink, interval time.Duration, c clock) Sink {
+	t := &throttler{sink: sink, interval: interval, clock: c}
+	return t.handle
+}
+
+func (t *throttler) handle(e Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended {
+		return
+	}
+	if e.Kind != Progressed {
+		// Keep the order the job reported in: the held-back progress
+		// happened before this event.
+		t.flushLocked()
+		if e.Kind.Terminal() {
+			t.ended = true
+		}
+		t.sink(e)
+		return
+	}
+	now := t.clock.Now()
+	if t.last.IsZero() || now.Sub(t.last) >= t.interval {
+		t.cancelTimerLocked()
+		t.pending = nil
+		t.last = now
+		t.sink(e)
+		return
+	}
+	t.pending = &e
+	if t.stop == nil {
+		gen := t.gen
+		t.stop = t.clock.AfterFunc(t.interval-now.Sub(t.last), func() { t.onTimer(gen) })
+	}
+}
+
+func (t *throttler) onTimer(gen int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if gen != t.gen || t.ended {
+		return
+	}
+	t.stop = nil
+	t.gen++
+	t.flushLocked()
+}
+
+// flushLocked forwards the held-back progress event, if any.
+func (t *throttler) flushLocked() {
+	t.cancelTimerLocked()
+	if t.pending == nil {
+		return
+	}
+	e := *t.pending
+	t.pending = nil
+	t.last = t.clock.Now()
+	t.sink(e)
+}
+
+func (t *throttler) cancelTimerLocked() {
+	if t.stop != nil {
+		t.stop()
+		t.stop = nil
+		t.gen++
+	}
+}
