@@ -23,6 +23,9 @@ type Format struct {
 	// Describe writes a human-readable description of the file (the tree of
 	// an HDF5 file, the header of an MRC file) after validating it.
 	Describe func(path string, w io.Writer) error
+	// Inspect validates the file and describes it (shape, dtype, header
+	// fields, the tree of an HDF5 file); dataset is as for Open.
+	Inspect func(path, dataset string) (*Description, error)
 	// Create starts writing a new volume at path (nil if read-only).
 	Create func(path, dataset string, info Info) (Writer, error)
 }
@@ -79,10 +82,10 @@ func SplitSpec(spec string) (path, dataset string) {
 }
 
 // FormatFor returns the registered format of path, chosen by its extension
-// (or "/" for a directory), or nil.
+// (or "/" for a directory, or a path ending in a separator), or nil.
 func FormatFor(path string) *Format {
 	ext := strings.ToLower(filepath.Ext(path))
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	if st, err := os.Stat(path); (err == nil && st.IsDir()) || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
 		ext = "/"
 	}
 	formatsMu.RLock()
@@ -137,6 +140,13 @@ func Describe(spec string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if f.Inspect != nil {
+		d, err := Inspect(spec)
+		if err != nil {
+			return err
+		}
+		return d.WriteText(w)
+	}
 	return f.Describe(path, w)
 }
 
@@ -149,7 +159,13 @@ func Create(spec string, info Info) (Writer, error) {
 	path, dataset := SplitSpec(spec)
 	f := FormatFor(path)
 	if f == nil || f.Create == nil {
-		return nil, fmt.Errorf("create %s: voxlab cannot write this file type", path)
+		var known []string
+		for _, f := range Formats() {
+			if f.Create != nil {
+				known = append(known, f.Extensions...)
+			}
+		}
+		return nil, fmt.Errorf("create %s: voxlab cannot write this file type (it writes %s; end a folder name with / for a folder of TIFF planes)", path, strings.Join(known, " "))
 	}
 	return f.Create(path, dataset, info)
 }

@@ -1,0 +1,256 @@
+package volume
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/voxlab/voxlab/processing/outfile"
+)
+
+// conversion says how elements stored in a file become the volume's
+// elements.
+type conversion int
+
+const (
+	convNone     conversion = iota // same type; maybe byte-swapped
+	convInt8F32                    // signed 8-bit → float32 (MRC mode 0)
+	convInt16F32                   // signed 16-bit → float32 (MRC mode 1)
+)
+
+// layout describes where and how a file stores its planes, contiguously in
+// C order from offset.
+type layout struct {
+	offset    int64
+	elem      int // bytes per element in the file
+	bigEndian bool
+	conv      conversion
+}
+
+// rawSource reads planes stored contiguously in a file. When r is nil the
+// file at path is opened for each read and closed after it, so a stack of
+// thousands of files does not hold thousands of descriptors.
+type rawSource struct {
+	info Info
+	path string
+	r    io.ReaderAt
+	c    io.Closer
+	layout
+}
+
+// openRaw opens path read-only and returns a source over it.
+func openRaw(path string, info Info, l layout) (*rawSource, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &rawSource{info: info, path: path, r: f, c: f, layout: l}, nil
+}
+
+func (s *rawSource) Info() Info { return s.info }
+
+// ReadSlab reads exactly the bytes of planes [z0, z1) with one ReadAt and
+// converts them in place. Converted elements are wider than stored ones,
+// so the stored bytes are read into the tail of dst and widened from the
+// front: element i is written to bytes [w·i, w·i+w) only after the stored
+// elements up to i have been read, and those never overlap what is still
+// to be read (a hand-written scheme: no scratch buffer, no allocation).
+func (s *rawSource) ReadSlab(z0, z1 int, dst []byte) error {
+	if err := CheckSlab(s.info, z0, z1, len(dst)); err != nil {
+		return err
+	}
+	n := int64(z1-z0) * int64(s.info.PlaneLen())
+	stored := dst[int64(len(dst))-n*int64(s.elem):]
+	off := s.offset + int64(z0)*int64(s.info.PlaneLen())*int64(s.elem)
+	r := s.r
+	if r == nil {
+		f, err := os.Open(s.path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	if _, err := r.ReadAt(stored, off); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%s is truncated: planes %d-%d end at byte %d, past the end of the file", s.path, z0, z1, off+int64(len(stored)))
+		}
+		return err
+	}
+	switch s.conv {
+	case convNone:
+		if s.bigEndian {
+			swapBytes(dst, s.elem)
+		}
+	case convInt8F32:
+		widenInt8(dst, stored)
+	case convInt16F32:
+		widenInt16(dst, stored, s.bigEndian)
+	}
+	return nil
+}
+
+func (s *rawSource) Close() error {
+	if s.c == nil {
+		return nil
+	}
+	c := s.c
+	s.c, s.r = nil, nil
+	return c.Close()
+}
+
+// swapBytes reverses the byte order of each elem-byte element of b.
+func swapBytes(b []byte, elem int) {
+	switch elem {
+	case 2:
+		for i := 0; i+1 < len(b); i += 2 {
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+	case 4:
+		for i := 0; i+3 < len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
+		}
+	case 8:
+		for i := 0; i+7 < len(b); i += 8 {
+			binary.LittleEndian.PutUint64(b[i:], binary.BigEndian.Uint64(b[i:]))
+		}
+	}
+}
+
+// widenInt8 converts the int8 values in stored (the last quarter of dst)
+// into float32 values filling dst.
+func widenInt8(dst, stored []byte) {
+	out := Float32s(dst)
+	for i := range out {
+		out[i] = float32(int8(stored[i]))
+	}
+}
+
+// widenInt16 converts the int16 values in stored (the second half of dst)
+// into float32 values filling dst.
+func widenInt16(dst, stored []byte, bigEndian bool) {
+	out := Float32s(dst)
+	if bigEndian {
+		for i := range out {
+			out[i] = float32(int16(binary.BigEndian.Uint16(stored[2*i:])))
+		}
+		return
+	}
+	for i := range out {
+		out[i] = float32(int16(binary.LittleEndian.Uint16(stored[2*i:])))
+	}
+}
+
+// checkSize reports a file shorter than its header promises.
+func checkSize(path string, size, dataOff int64, info Info, elem int) error {
+	need, ok := mulNonNeg(info.Len(), int64(elem))
+	if !ok || dataOff > math.MaxInt64-need {
+		return fmt.Errorf("%s: shape %v overflows", path, info.Shape)
+	}
+	if size < dataOff+need {
+		return fmt.Errorf("%s is truncated: the header promises %d bytes of data from byte %d (shape %v), but the file has %d bytes", path, need, dataOff, info.Shape, size)
+	}
+	return nil
+}
+
+// mulNonNeg multiplies non-negative numbers, reporting overflow.
+func mulNonNeg(a, b int64) (int64, bool) {
+	if a < 0 || b < 0 {
+		return 0, false
+	}
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	return a * b, true
+}
+
+// product multiplies dimensions, reporting a non-positive dimension or an
+// overflow of an int64 (and of int, so indexing stays safe).
+func product(dims []int, elem int) (int64, error) {
+	total := int64(elem)
+	for i, n := range dims {
+		if n <= 0 {
+			return 0, fmt.Errorf("shape %v: dimension %d is %d, must be positive", dims, i, n)
+		}
+		var ok bool
+		if total, ok = mulNonNeg(total, int64(n)); !ok || total > math.MaxInt {
+			return 0, fmt.Errorf("shape %v overflows: the data would be larger than 2^63 bytes", dims)
+		}
+	}
+	return total, nil
+}
+
+// seqWriter writes a header (written by start, possibly rewritten by
+// finish) followed by planes in ascending order, into a temporary file
+// renamed into place by Commit.
+type seqWriter struct {
+	info    Info
+	f       *outfile.File
+	next    int
+	observe func(src []byte)            // sees each slab (statistics)
+	finish  func(f *outfile.File) error // rewrites the header at Commit
+	failed  error
+}
+
+func newSeqWriter(path string, info Info, header []byte) (*seqWriter, error) {
+	if err := info.Validate(); err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	f, err := outfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(header); err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &seqWriter{info: info, f: f}, nil
+}
+
+func (w *seqWriter) Info() Info { return w.info }
+
+func (w *seqWriter) WriteSlab(z0 int, src []byte) error {
+	if w.failed != nil {
+		return w.failed
+	}
+	pb := w.info.PlaneBytes()
+	if int64(len(src))%pb != 0 {
+		return fmt.Errorf("write %s: slab of %d bytes is not a whole number of %d-byte planes", w.f.Target(), len(src), pb)
+	}
+	z1 := z0 + int(int64(len(src))/pb)
+	if z0 != w.next || z1 > w.info.Shape[0] {
+		return fmt.Errorf("write %s: planes %d-%d out of order (next is %d of %d)", w.f.Target(), z0, z1, w.next, w.info.Shape[0])
+	}
+	if w.observe != nil {
+		w.observe(src)
+	}
+	if _, err := w.f.Write(src); err != nil {
+		w.failed = fmt.Errorf("write %s: %w", w.f.Target(), err)
+		return w.failed
+	}
+	w.next = z1
+	return nil
+}
+
+func (w *seqWriter) Commit() error {
+	if w.failed != nil {
+		w.f.Abort()
+		return w.failed
+	}
+	if w.next != w.info.Shape[0] {
+		w.f.Abort()
+		return fmt.Errorf("write %s: only %d of %d planes were written; nothing was saved", w.f.Target(), w.next, w.info.Shape[0])
+	}
+	if w.finish != nil {
+		if err := w.finish(w.f); err != nil {
+			w.f.Abort()
+			return fmt.Errorf("write %s: %w", w.f.Target(), err)
+		}
+	}
+	return w.f.Commit()
+}
+
+func (w *seqWriter) Abort() error { return w.f.Abort() }

@@ -1,0 +1,107 @@
+package volume
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Subset returns a Source whose plane i is plane frames[i] of src: the
+// projections of a NeXus scan picked out by image_key, one map of a stack.
+// A slab read takes each run of consecutive ascending frames with a single
+// src.ReadSlab, so interleaved flats cost one read per run, not per frame.
+// The subset does not own src: its Close does nothing.
+func Subset(src Source, frames []int) (Source, error) {
+	in := src.Info()
+	for i, f := range frames {
+		if f < 0 || f >= in.Shape[0] {
+			return nil, fmt.Errorf("subset: frame %d (entry %d) outside [0,%d)", f, i, in.Shape[0])
+		}
+	}
+	if len(frames) == 0 {
+		return nil, fmt.Errorf("subset: no frames")
+	}
+	info := in
+	info.Shape[0] = len(frames)
+	return &subset{info: info, src: src, frames: append([]int(nil), frames...)}, nil
+}
+
+type subset struct {
+	info   Info
+	src    Source
+	frames []int
+}
+
+func (s *subset) Info() Info { return s.info }
+
+// Frames returns the parent frame of each plane.
+func (s *subset) Frames() []int { return s.frames }
+
+func (s *subset) ReadSlab(z0, z1 int, dst []byte) error {
+	if err := CheckSlab(s.info, z0, z1, len(dst)); err != nil {
+		return err
+	}
+	pb := s.info.PlaneBytes()
+	for i := z0; i < z1; {
+		j := i + 1
+		for j < z1 && s.frames[j] == s.frames[j-1]+1 {
+			j++
+		}
+		part := dst[int64(i-z0)*pb : int64(j-z0)*pb]
+		if err := s.src.ReadSlab(s.frames[i], s.frames[j-1]+1, part); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+func (s *subset) Close() error { return nil }
+
+// SortNatural sorts names so that runs of digits compare by value:
+// plane2 < plane10 < plane100. Names that differ only in leading zeros
+// keep a stable order.
+func SortNatural(names []string) {
+	sort.SliceStable(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
+}
+
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := isDigit(a[0]), isDigit(b[0])
+		if da && db {
+			na, ra := digitRun(a)
+			nb, rb := digitRun(b)
+			ta, tb := strings.TrimLeft(na, "0"), strings.TrimLeft(nb, "0")
+			if len(ta) != len(tb) {
+				return len(ta) < len(tb)
+			}
+			if ta != tb {
+				return ta < tb
+			}
+			a, b = ra, rb
+			continue
+		}
+		if a[0] != b[0] {
+			return lowerByte(a[0]) < lowerByte(b[0]) || (lowerByte(a[0]) == lowerByte(b[0]) && a[0] < b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func digitRun(s string) (string, string) {
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
