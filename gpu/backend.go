@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -173,6 +174,11 @@ func Open(c Choice) (b Backend, note string, err error) {
 			}
 			cpu := NewCPU()
 			return cpu, fmt.Sprintf("backend: cpu (auto: CUDA device unavailable: %v)", err), nil
+		}
+		if why := os.Getenv("VOXLAB_CUDA_FALLBACK"); why != "" {
+			// Set by the CUDA build's preflight when it handed over to
+			// this CPU build (cuda_fallback.go).
+			return NewCPU(), "backend: cpu (auto: the CUDA build found no usable device: " + why + ")", nil
 		}
 		return NewCPU(), "backend: cpu (auto: this build has no CUDA)", nil
 	}

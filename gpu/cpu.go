@@ -3,6 +3,7 @@ package gpu
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -102,6 +103,9 @@ func (c *CPUBackend) UploadAsync(dst *Buffer, off int64, src *HostBuffer) (func(
 
 // HostAlloc returns pageable memory: there is nothing to pin for.
 func (c *CPUBackend) HostAlloc(n int64, pin bool) (*HostBuffer, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("cpu: host buffer of negative size %d", n)
+	}
 	return &HostBuffer{Bytes: make([]byte, n)}, nil
 }
 
@@ -153,19 +157,40 @@ func HostMemory() (total, available int64) {
 		return 0, 0
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return parseMeminfo(f)
+}
+
+// parseMeminfo reads MemTotal and MemAvailable (in kB) from a
+// /proc/meminfo listing. Kernels before 3.14 have no MemAvailable; there
+// MemFree + Buffers + Cached stands in for it.
+func parseMeminfo(r io.Reader) (total, available int64) {
+	var free, buffers, cached int64
+	haveAvail := false
+	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) < 2 {
 			continue
 		}
-		kb, _ := strconv.ParseInt(fields[1], 10, 64)
+		kb, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			continue
+		}
 		switch fields[0] {
 		case "MemTotal:":
 			total = kb << 10
 		case "MemAvailable:":
-			available = kb << 10
+			available, haveAvail = kb<<10, true
+		case "MemFree:":
+			free = kb << 10
+		case "Buffers:":
+			buffers = kb << 10
+		case "Cached:":
+			cached = kb << 10
 		}
+	}
+	if !haveAvail {
+		available = free + buffers + cached
 	}
 	return total, available
 }

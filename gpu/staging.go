@@ -7,8 +7,10 @@ import (
 
 // Staging is a bounded pool of equally sized host staging buffers for
 // uploads. With pin, the buffers are page-locked where the backend can pin
-// (CUDA) and the pool stays under pinCap bytes; a pin that fails or would
-// pass the cap falls back to pageable memory, and Warning says why.
+// (CUDA) and the pool stays under pinCap bytes; when pinning the whole pool
+// would pass the cap, or the backend refuses to pin (its own cap, or the
+// driver), every buffer is pageable instead and Warning says why: a pool
+// is either all pinned or all pageable.
 type Staging struct {
 	be      Backend
 	size    int64
@@ -17,8 +19,10 @@ type Staging struct {
 	warning string
 }
 
-// NewStaging allocates n buffers of size bytes. Call it from a loader or
-// job goroutine, never the UI goroutine: pinning large buffers takes time.
+// NewStaging allocates n buffers of size bytes. pinCap bounds the pool's
+// pinned bytes (0: no bound of its own; the CUDA backend still applies its
+// total cap, DefaultPinnedCap unless set). Call it from a loader or job
+// goroutine, never the UI goroutine: pinning large buffers takes time.
 func NewStaging(be Backend, n int, size int64, pin bool, pinCap int64) (*Staging, error) {
 	if n < 1 || size < 0 {
 		return nil, fmt.Errorf("staging: %d buffers of %d bytes", n, size)
@@ -28,21 +32,36 @@ func NewStaging(be Backend, n int, size int64, pin bool, pinCap int64) (*Staging
 		s.warning = fmt.Sprintf("pin_memory: %d staging buffers of %d bytes would pass the pinned-memory cap of %d bytes; using pageable memory", n, size, pinCap)
 		pin = false
 	}
-	for i := 0; i < n; i++ {
-		h, err := be.HostAlloc(size, pin)
-		if err != nil && pin {
-			s.warning = fmt.Sprintf("pin_memory: pinning failed (%v); using pageable memory", err)
-			pin = false
-			h, err = be.HostAlloc(size, false)
-		}
-		if err != nil {
+	if pin {
+		if err := s.alloc(n, true); err != nil {
 			s.Close()
-			return nil, fmt.Errorf("staging buffer %d of %d bytes: %w", i, size, err)
+			s.all = nil
+			s.warning = fmt.Sprintf("pin_memory: pinning %d staging buffers of %d bytes failed (%v); using pageable memory", n, size, err)
+			pin = false
 		}
-		s.all = append(s.all, h)
+	}
+	if !pin {
+		if err := s.alloc(n, false); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	for _, h := range s.all {
 		s.free <- h
 	}
 	return s, nil
+}
+
+// alloc appends n buffers to the pool.
+func (s *Staging) alloc(n int, pin bool) error {
+	for i := 0; i < n; i++ {
+		h, err := s.be.HostAlloc(s.size, pin)
+		if err != nil {
+			return fmt.Errorf("staging buffer %d of %d bytes: %w", i, s.size, err)
+		}
+		s.all = append(s.all, h)
+	}
+	return nil
 }
 
 // Warning is the reason pinning was given up, or "".
@@ -64,10 +83,26 @@ func (s *Staging) Get(ctx context.Context) (*HostBuffer, error) {
 	}
 }
 
-// Put returns a buffer to the pool once its upload has completed.
-func (s *Staging) Put(h *HostBuffer) { s.free <- h }
+// Put returns a buffer to the pool once its upload has completed. It
+// panics on a buffer the pool does not hold or one put back twice: either
+// would let two batches share memory.
+func (s *Staging) Put(h *HostBuffer) {
+	owned := false
+	for _, x := range s.all {
+		owned = owned || x == h
+	}
+	if !owned {
+		panic("gpu: Staging.Put of a buffer that is not the pool's")
+	}
+	select {
+	case s.free <- h:
+	default:
+		panic("gpu: Staging.Put of a buffer that was not taken (put back twice?)")
+	}
+}
 
-// Close frees the buffers.
+// Close frees the buffers; all must have been put back (their uploads
+// done). Closing twice does nothing.
 func (s *Staging) Close() {
 	for _, h := range s.all {
 		s.be.HostFree(h)
@@ -85,9 +120,12 @@ type Batch struct {
 
 // Load reads batches 0..count-1 in a loader goroutine, each into a free
 // staging buffer, so that reading batch i+1 overlaps computing batch i; the
-// pool's size bounds how far it runs ahead. The consumer must Put each
-// batch's buffer back when its upload is done. The returned error function
-// reports the first read error (or ctx's error) after the channel closes.
+// pool's size bounds how far it runs ahead. read fills dst and returns the
+// number of bytes it holds. The consumer ranges over the channel until it
+// closes, and Puts each batch's buffer back when its upload is done; to
+// stop early, cancel ctx and keep draining (Putting back what still
+// arrives). The returned function waits for the loader and reports the
+// first read error (with its batch index) or ctx's error.
 func Load(ctx context.Context, s *Staging, count int, read func(i int, dst []byte) (int, error)) (<-chan Batch, func() error) {
 	out := make(chan Batch)
 	var loadErr error
@@ -102,9 +140,12 @@ func Load(ctx context.Context, s *Staging, count int, read func(i int, dst []byt
 				return
 			}
 			n, err := read(i, h.Bytes)
+			if err == nil && (n < 0 || n > len(h.Bytes)) {
+				err = fmt.Errorf("read returned %d bytes for a %d-byte buffer", n, len(h.Bytes))
+			}
 			if err != nil {
 				s.Put(h)
-				loadErr = err
+				loadErr = fmt.Errorf("load batch %d of %d: %w", i, count, err)
 				return
 			}
 			select {

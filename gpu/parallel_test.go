@@ -1,0 +1,74 @@
+package gpu
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestParallelForCoversEachIndexOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 5, 100, 1001} {
+		for _, workers := range []int{-3, 0, 1, 2, 3, 7, 2000} {
+			var mu sync.Mutex
+			hits := make([]int, n)
+			calls := 0
+			ParallelFor(workers, n, func(lo, hi int) {
+				mu.Lock()
+				defer mu.Unlock()
+				calls++
+				if lo >= hi {
+					t.Errorf("n %d workers %d: empty range [%d,%d)", n, workers, lo, hi)
+				}
+				for i := lo; i < hi; i++ {
+					hits[i]++
+				}
+			})
+			for i, h := range hits {
+				if h != 1 {
+					t.Fatalf("n %d workers %d: index %d done %d times", n, workers, i, h)
+				}
+			}
+			if maxCalls := max(1, min(workers, n)); n > 0 && calls > maxCalls {
+				t.Errorf("n %d workers %d: %d calls, want at most %d", n, workers, calls, maxCalls)
+			}
+			if n == 0 && calls != 0 {
+				t.Errorf("n 0: %d calls", calls)
+			}
+		}
+	}
+}
+
+// TestParallelForRunsConcurrently: four ranges that each wait for all
+// four to have started can only finish if they run at the same time.
+func TestParallelForRunsConcurrently(t *testing.T) {
+	var started sync.WaitGroup
+	started.Add(4)
+	done := make(chan struct{})
+	go func() {
+		ParallelFor(4, 4, func(lo, hi int) {
+			started.Done()
+			started.Wait()
+		})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("ParallelFor ran its ranges one after another")
+	}
+}
+
+func TestParallelForBalanced(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	ParallelFor(3, 10, func(lo, hi int) {
+		mu.Lock()
+		sizes = append(sizes, hi-lo)
+		mu.Unlock()
+	})
+	for _, s := range sizes {
+		if s < 3 || s > 4 {
+			t.Errorf("range sizes %v for 10 items on 3 workers, want 3 or 4 each", sizes)
+		}
+	}
+}

@@ -1,0 +1,306 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// pinningCPU is a CPU backend that pretends to pin, so the staging pool's
+// pinned path and its fall-backs can be tested without a GPU: pinning
+// succeeds for the first okPins buffers, then fails.
+type pinningCPU struct {
+	*CPUBackend
+	mu      sync.Mutex
+	okPins  int
+	pinned  int // pinned buffers held now
+	freed   int
+	refusal error
+}
+
+func (p *pinningCPU) HostAlloc(n int64, pin bool) (*HostBuffer, error) {
+	if !pin {
+		return p.CPUBackend.HostAlloc(n, false)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.okPins == 0 {
+		return nil, p.refusal
+	}
+	p.okPins--
+	p.pinned++
+	return &HostBuffer{Bytes: make([]byte, n), Pinned: true, ptr: 1}, nil
+}
+
+func (p *pinningCPU) HostFree(h *HostBuffer) {
+	if h.Pinned {
+		p.mu.Lock()
+		p.pinned--
+		p.freed++
+		p.mu.Unlock()
+	}
+}
+
+func TestStagingPinning(t *testing.T) {
+	refusal := errors.New("CUDA_ERROR_OUT_OF_MEMORY")
+	tests := []struct {
+		name       string
+		okPins     int
+		pin        bool
+		pinCap     int64
+		wantPinned bool
+		wantWarn   string
+		wantFreed  int
+	}{
+		{"pin off", 10, false, 0, false, "", 0},
+		{"pinned", 10, true, 0, true, "", 0},
+		{"pinned under the cap", 10, true, 3 * 64, true, "", 0},
+		{"over the cap", 10, true, 3*64 - 1, false, "would pass the pinned-memory cap of 191 bytes; using pageable memory", 0},
+		// The third pin fails: the two pinned buffers are released and
+		// the whole pool is pageable.
+		{"pin fails midway", 2, true, 0, false, "pinning 3 staging buffers of 64 bytes failed (staging buffer 2 of 64 bytes: CUDA_ERROR_OUT_OF_MEMORY); using pageable memory", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			be := &pinningCPU{CPUBackend: NewCPU(), okPins: tc.okPins, refusal: refusal}
+			s, err := NewStaging(be, 3, 64, tc.pin, tc.pinCap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Pinned() != tc.wantPinned {
+				t.Errorf("Pinned() = %v, want %v", s.Pinned(), tc.wantPinned)
+			}
+			for _, h := range s.all {
+				if h.Pinned != tc.wantPinned {
+					t.Errorf("a mixed pool: buffer pinned %v, pool %v", h.Pinned, tc.wantPinned)
+				}
+			}
+			if tc.wantWarn == "" && s.Warning() != "" || !strings.Contains(s.Warning(), tc.wantWarn) {
+				t.Errorf("Warning() = %q, want %q", s.Warning(), tc.wantWarn)
+			}
+			if be.freed != tc.wantFreed {
+				t.Errorf("%d pinned buffers released during the fall-back, want %d", be.freed, tc.wantFreed)
+			}
+			if s.Bytes() != 3*64 {
+				t.Errorf("Bytes() = %d", s.Bytes())
+			}
+			s.Close()
+			s.Close()
+			if be.pinned != 0 {
+				t.Errorf("%d pinned buffers left after Close", be.pinned)
+			}
+		})
+	}
+}
+
+func TestStagingBadSizes(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		size int64
+	}{{0, 10}, {-1, 10}, {2, -1}} {
+		if _, err := NewStaging(NewCPU(), c.n, c.size, false, 0); err == nil {
+			t.Errorf("NewStaging(%d buffers of %d bytes) succeeded", c.n, c.size)
+		}
+	}
+}
+
+func TestStagingGetBlocksAndCancels(t *testing.T) {
+	s, err := NewStaging(NewCPU(), 2, 8, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a, _ := s.Get(ctx)
+	b, _ := s.Get(ctx)
+	if a == b || len(a.Bytes) != 8 {
+		t.Fatalf("Get returned %p and %p of %d bytes", a, b, len(a.Bytes))
+	}
+	// The pool is empty: Get waits until its context gives up...
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if h, err := s.Get(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Get on an empty pool returned %v, %v; want to block until the deadline", h, err)
+	}
+	// ...or a buffer is put back.
+	got := make(chan *HostBuffer)
+	go func() {
+		h, _ := s.Get(ctx)
+		got <- h
+	}()
+	s.Put(b)
+	if h := <-got; h != b {
+		t.Errorf("Get after Put returned %p, want the buffer put back %p", h, b)
+	}
+	cancelled, cancel2 := context.WithCancel(ctx)
+	cancel2()
+	if _, err := s.Get(cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("Get with a cancelled context: %v", err)
+	}
+}
+
+func TestStagingPutMisuse(t *testing.T) {
+	s, _ := NewStaging(NewCPU(), 1, 8, false, 0)
+	h, _ := s.Get(context.Background())
+	s.Put(h)
+	for name, buf := range map[string]*HostBuffer{"twice": h, "foreign": {Bytes: make([]byte, 8)}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Put %s did not panic", name)
+				}
+			}()
+			s.Put(buf)
+		}()
+	}
+}
+
+// drain consumes every batch, checks it, and puts its buffer back.
+func drain(t *testing.T, s *Staging, batches <-chan Batch, check func(Batch)) int {
+	t.Helper()
+	n := 0
+	for b := range batches {
+		if check != nil {
+			check(b)
+		}
+		s.Put(b.Buf)
+		n++
+	}
+	return n
+}
+
+// allReturned checks that every buffer of the pool is free again.
+func allReturned(t *testing.T, s *Staging) {
+	t.Helper()
+	if len(s.free) != len(s.all) {
+		t.Errorf("%d of %d staging buffers returned to the pool", len(s.free), len(s.all))
+	}
+}
+
+func TestLoadOrderAndContent(t *testing.T) {
+	s, _ := NewStaging(NewCPU(), 3, 16, false, 0)
+	const count = 20
+	read := func(i int, dst []byte) (int, error) {
+		n := 1 + i%16
+		for j := 0; j < n; j++ {
+			dst[j] = byte(i)
+		}
+		return n, nil
+	}
+	batches, wait := Load(context.Background(), s, count, read)
+	next := 0
+	got := drain(t, s, batches, func(b Batch) {
+		if b.Index != next || b.N != 1+next%16 || b.Buf.Bytes[b.N-1] != byte(next) {
+			t.Errorf("batch %d: index %d, %d bytes, last %d", next, b.Index, b.N, b.Buf.Bytes[b.N-1])
+		}
+		next++
+	})
+	if err := wait(); err != nil || got != count {
+		t.Errorf("%d batches, err %v", got, err)
+	}
+	allReturned(t, s)
+}
+
+// TestLoadOverlap shows that reading batch i+1 happens while the consumer
+// still holds batch i, and that the loader runs at most the pool's size
+// ahead.
+func TestLoadOverlap(t *testing.T) {
+	s, _ := NewStaging(NewCPU(), 2, 4, false, 0)
+	var reads atomic.Int32
+	readStarted := make(chan int, 10)
+	read := func(i int, dst []byte) (int, error) {
+		reads.Add(1)
+		readStarted <- i
+		return len(dst), nil
+	}
+	batches, wait := Load(context.Background(), s, 5, read)
+	b0 := <-batches
+	select {
+	case i := <-readStarted: // batch 0's own read
+		if i != 0 {
+			t.Fatalf("first read of batch %d", i)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no read")
+	}
+	select {
+	case i := <-readStarted:
+		if i != 1 {
+			t.Fatalf("read of batch %d while batch 0 is held, want 1", i)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("batch 1 was not read while the consumer held batch 0: no overlap")
+	}
+	b1 := <-batches
+	// Both buffers are held: the loader must wait for one to come back.
+	time.Sleep(50 * time.Millisecond)
+	if n := reads.Load(); n != 2 {
+		t.Errorf("%d reads with both buffers of a 2-buffer pool held, want 2", n)
+	}
+	s.Put(b0.Buf)
+	s.Put(b1.Buf)
+	if n := drain(t, s, batches, nil); n != 3 {
+		t.Errorf("%d remaining batches, want 3", n)
+	}
+	if err := wait(); err != nil {
+		t.Error(err)
+	}
+	allReturned(t, s)
+}
+
+func TestLoadReadError(t *testing.T) {
+	s, _ := NewStaging(NewCPU(), 2, 4, false, 0)
+	bad := errors.New("truncated file")
+	read := func(i int, dst []byte) (int, error) {
+		if i == 3 {
+			return 0, bad
+		}
+		return len(dst), nil
+	}
+	batches, wait := Load(context.Background(), s, 10, read)
+	n := drain(t, s, batches, nil)
+	err := wait()
+	if n != 3 || !errors.Is(err, bad) || !strings.Contains(err.Error(), "load batch 3 of 10") {
+		t.Errorf("%d batches before the error, err %v; want 3 and the read error with its batch", n, err)
+	}
+	allReturned(t, s)
+
+	s2, _ := NewStaging(NewCPU(), 1, 4, false, 0)
+	batches, wait = Load(context.Background(), s2, 2, func(int, []byte) (int, error) { return 5, nil })
+	drain(t, s2, batches, nil)
+	if err := wait(); err == nil || !strings.Contains(err.Error(), "5 bytes for a 4-byte buffer") {
+		t.Errorf("read overrunning its buffer: %v", err)
+	}
+}
+
+func TestLoadCancel(t *testing.T) {
+	for _, holdAll := range []bool{false, true} {
+		t.Run(fmt.Sprintf("loader blocked in Get: %v", holdAll), func(t *testing.T) {
+			s, _ := NewStaging(NewCPU(), 2, 4, false, 0)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			batches, wait := Load(ctx, s, 1000, func(_ int, dst []byte) (int, error) { return len(dst), nil })
+			var held []*HostBuffer
+			held = append(held, (<-batches).Buf)
+			if holdAll {
+				held = append(held, (<-batches).Buf)
+			}
+			cancel()
+			for _, h := range held {
+				s.Put(h)
+			}
+			n := drain(t, s, batches, nil)
+			if err := wait(); !errors.Is(err, context.Canceled) {
+				t.Errorf("after cancel: err %v", err)
+			}
+			if n > 2 {
+				t.Errorf("%d batches delivered after cancel", n)
+			}
+			allReturned(t, s)
+		})
+	}
+}
