@@ -1,0 +1,351 @@
+package viewer
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/resources"
+)
+
+// newLayerList lists the layers top first, as napari does: a visibility
+// check and the name per row; selecting a row selects the layer.
+func (v *Viewer) newLayerList() *widget.List {
+	l := widget.NewList(
+		func() int { return len(v.layers) },
+		func() fyne.CanvasObject {
+			return container.NewHBox(widget.NewCheck("", nil), widget.NewLabel("layer name"))
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id >= len(v.layers) {
+				return
+			}
+			l := v.layers[len(v.layers)-1-id]
+			row := o.(*fyne.Container)
+			chk := row.Objects[0].(*widget.Check)
+			chk.OnChanged = nil
+			chk.SetChecked(l.Visible())
+			chk.OnChanged = func(on bool) { l.SetVisible(on) }
+			row.Objects[1].(*widget.Label).SetText(fmt.Sprintf("%s  (%s)", l.Name(), kindOf(l)))
+		})
+	l.OnSelected = func(id widget.ListItemID) {
+		if id < len(v.layers) {
+			v.Select(v.layers[len(v.layers)-1-id])
+		}
+	}
+	return l
+}
+
+func kindOf(l Layer) string {
+	switch l.(type) {
+	case *PointsLayer:
+		return "points"
+	case *HeatmapLayer:
+		return "heat map"
+	}
+	return "image"
+}
+
+// controlRefs are the controls of the selected layer that change when
+// the layer changes by other means (auto-contrast, API calls).
+type controlRefs struct {
+	layer    Layer
+	contrast *RangeSlider
+	lo, hi   *widget.Entry
+	auto     *widget.Check
+	gamma    *widget.Slider
+	gammaLbl *widget.Label
+	cmap     *widget.Select
+	opacity  *widget.Slider
+	count    *widget.Label
+	// syncing is set while syncControls writes values, so the
+	// controls' callbacks do not write them back.
+	syncing bool
+}
+
+// rebuildControls shows the controls of the selected layer.
+func (v *Viewer) rebuildControls() {
+	v.ctl = controlRefs{layer: v.sel}
+	var objs []fyne.CanvasObject
+	switch l := v.sel.(type) {
+	case nil:
+		objs = []fyne.CanvasObject{widget.NewLabel("No layer selected")}
+	case *PointsLayer:
+		objs = v.pointsControls(l)
+	default:
+		objs = v.imageControls(imageOf(l))
+	}
+	title := widget.NewLabelWithStyle("Layer controls", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	v.controls.Objects = append([]fyne.CanvasObject{title}, objs...)
+	v.controls.Refresh()
+}
+
+func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
+	c := &v.ctl
+	lo, hi := l.ContrastLimits()
+	rlo, rhi := l.ContrastRange()
+	c.contrast = NewRangeSlider(rlo, rhi, lo, hi)
+	c.contrast.OnChanged = func(a, b float64) {
+		if c.syncing {
+			return
+		}
+		l.SetContrastLimits(a, b)
+	}
+	c.lo, c.hi = widget.NewEntry(), widget.NewEntry()
+	setLimits := func(string) {
+		a, err1 := strconv.ParseFloat(c.lo.Text, 64)
+		b, err2 := strconv.ParseFloat(c.hi.Text, 64)
+		if err1 != nil || err2 != nil || b < a {
+			v.status.SetText("contrast limits: enter two numbers, low ≤ high")
+			return
+		}
+		l.SetContrastLimits(a, b)
+	}
+	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
+	autoOnce := widget.NewButton("Auto", func() { l.AutoContrast() })
+	c.auto = widget.NewCheck("continuous", func(on bool) {
+		if !c.syncing && on != l.ContinuousAutoContrast() {
+			l.SetContinuousAutoContrast(on)
+		}
+	})
+	c.gamma = widget.NewSlider(0.2, 5)
+	c.gamma.Step = 0.01
+	c.gammaLbl = widget.NewLabel("")
+	c.gamma.OnChanged = func(g float64) {
+		if !c.syncing {
+			l.SetGamma(g)
+		}
+	}
+	c.cmap = widget.NewSelect(resources.ColormapNames(), func(name string) {
+		if !c.syncing && name != l.Colormap() {
+			_ = l.SetColormap(name)
+		}
+	})
+	c.opacity = widget.NewSlider(0, 1)
+	c.opacity.Step = 0.01
+	c.opacity.OnChanged = func(a float64) {
+		if !c.syncing {
+			l.SetOpacity(a)
+		}
+	}
+	blend := widget.NewSelect([]string{Translucent.String(), Additive.String()}, func(s string) {
+		m := Translucent
+		if s == Additive.String() {
+			m = Additive
+		}
+		if m != l.Blending() {
+			l.SetBlending(m)
+		}
+	})
+	blend.SetSelected(l.Blending().String())
+	v.syncControls()
+	form := widget.NewForm(
+		widget.NewFormItem("contrast", c.contrast),
+		widget.NewFormItem("", container.NewGridWithColumns(2, c.lo, c.hi)),
+		widget.NewFormItem("", container.NewHBox(autoOnce, c.auto)),
+		widget.NewFormItem("gamma", container.NewBorder(nil, nil, nil, c.gammaLbl, c.gamma)),
+		widget.NewFormItem("colormap", c.cmap),
+		widget.NewFormItem("opacity", c.opacity),
+		widget.NewFormItem("blending", blend),
+	)
+	return []fyne.CanvasObject{widget.NewLabel(describe(l)), form}
+}
+
+func describe(l *ImageLayer) string {
+	if l.vol == nil {
+		p := l.fixed()
+		return fmt.Sprintf("%s\n%d x %d matrix", l.Name(), p.rows, p.cols)
+	}
+	in := l.vol.Info
+	s := fmt.Sprintf("%s\n%d x %d x %d %s", l.Name(), in.Shape[0], in.Shape[1], in.Shape[2], in.DType)
+	if in.VoxelSize != [3]float64{} {
+		s += fmt.Sprintf("\nvoxel %g x %g x %g %s", in.VoxelSize[0], in.VoxelSize[1], in.VoxelSize[2], l.unit)
+	}
+	return s
+}
+
+func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
+	size := widget.NewSlider(1, 60)
+	size.SetValue(l.Size())
+	size.OnChanged = func(s float64) { l.SetSize(s) }
+	oos := widget.NewSlider(0, 20)
+	oos.Step = 1
+	oos.SetValue(float64(l.OutOfSlice()))
+	oos.OnChanged = func(n float64) { l.SetOutOfSlice(int(n)) }
+	v.ctl.opacity = widget.NewSlider(0, 1)
+	v.ctl.opacity.Step = 0.01
+	v.ctl.opacity.SetValue(l.Opacity())
+	v.ctl.opacity.OnChanged = func(a float64) { l.SetOpacity(a) }
+	v.ctl.count = widget.NewLabel("")
+	legend := container.NewVBox()
+	names, styles := l.Types()
+	for i, n := range names {
+		sw := canvas.NewRectangle(color.NRGBA(styles[i].Color))
+		sw.SetMinSize(fyne.NewSize(12, 12))
+		if n == "" {
+			n = "(no type)"
+		}
+		legend.Add(container.NewHBox(container.NewCenter(sw), widget.NewLabel(n)))
+	}
+	v.syncControls()
+	form := widget.NewForm(
+		widget.NewFormItem("size", size),
+		widget.NewFormItem("± planes", oos),
+		widget.NewFormItem("opacity", v.ctl.opacity),
+	)
+	return []fyne.CanvasObject{widget.NewLabel(l.Name()), v.ctl.count, form, legend}
+}
+
+// syncControls puts the selected layer's settings into its controls.
+func (v *Viewer) syncControls() {
+	c := &v.ctl
+	if c.layer == nil || c.layer != v.sel {
+		return
+	}
+	if pl, ok := c.layer.(*PointsLayer); ok {
+		if c.count != nil {
+			c.count.SetText(fmt.Sprintf("%d points, %d in view", pl.Len(), pl.inView))
+		}
+		return
+	}
+	l := imageOf(c.layer)
+	if l == nil || c.contrast == nil {
+		return
+	}
+	c.syncing = true
+	defer func() { c.syncing = false }()
+	lo, hi := l.ContrastLimits()
+	rlo, rhi := l.ContrastRange()
+	if c.contrast.Low != lo || c.contrast.High != hi || c.contrast.Min != rlo || c.contrast.Max != rhi {
+		c.contrast.SetRange(rlo, rhi, lo, hi)
+	}
+	if !v.focused(c.lo) {
+		c.lo.SetText(formatValue(lo))
+	}
+	if !v.focused(c.hi) {
+		c.hi.SetText(formatValue(hi))
+	}
+	if c.auto.Checked != l.ContinuousAutoContrast() {
+		c.auto.SetChecked(l.ContinuousAutoContrast())
+	}
+	if c.gamma.Value != l.Gamma() {
+		c.gamma.SetValue(l.Gamma())
+	}
+	c.gammaLbl.SetText(fmt.Sprintf("%.2f", l.Gamma()))
+	if c.cmap.Selected != l.Colormap() {
+		c.cmap.SetSelected(l.Colormap())
+	}
+	if c.opacity.Value != l.Opacity() {
+		c.opacity.SetValue(l.Opacity())
+	}
+}
+
+// dimsBar is the slice navigation row: play, axis, slider, position.
+type dimsBar struct {
+	box    *fyne.Container
+	play   *widget.Button
+	axis   *widget.Select
+	slider *widget.Slider
+	label  *widget.Label
+	// setting is true while updateDims moves the slider, so its
+	// OnChanged does not echo back.
+	setting bool
+}
+
+func (v *Viewer) newDimsBar() dimsBar {
+	d := dimsBar{}
+	d.play = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), v.togglePlay)
+	d.axis = widget.NewSelect([]string{"z", "y", "x"}, func(s string) {
+		a, _ := ParseAxis(s)
+		v.SetAxis(a)
+	})
+	d.axis.SetSelected("z")
+	d.slider = widget.NewSlider(0, 0)
+	d.slider.Step = 1
+	d.slider.OnChanged = func(x float64) {
+		if !v.dims.setting {
+			v.SetSlice(int(x))
+		}
+	}
+	d.label = widget.NewLabel("0/0")
+	d.box = container.NewBorder(nil, nil, container.NewHBox(d.play, d.axis), d.label, d.slider)
+	return d
+}
+
+// updateDims sets the slider's range and position from the layers.
+func (v *Viewer) updateDims() {
+	d := &v.dims
+	n := v.extent()[v.axis]
+	if v.index[v.axis] >= n {
+		v.index[v.axis] = max(n-1, 0)
+	}
+	d.setting = true
+	d.slider.Max = float64(max(n-1, 0))
+	d.slider.SetValue(float64(v.index[v.axis]))
+	d.slider.Refresh()
+	d.setting = false
+	if d.axis.Selected != v.axis.String() {
+		d.axis.SetSelected(v.axis.String())
+	}
+	d.label.SetText(fmt.Sprintf("%s %d/%d", v.axis, v.index[v.axis], max(n-1, 0)))
+}
+
+// playInterval is the frame period of the play button (10 slices/s);
+// slices that have not loaded in time are skipped by the loader.
+const playInterval = 100 * time.Millisecond
+
+func (v *Viewer) togglePlay() {
+	v.playMu.Lock()
+	playing := v.playStop != nil
+	v.playMu.Unlock()
+	if playing {
+		v.stopPlay()
+		return
+	}
+	stop := make(chan struct{})
+	v.playMu.Lock()
+	v.playStop = stop
+	v.playMu.Unlock()
+	v.dims.play.SetIcon(theme.MediaPauseIcon())
+	go func() {
+		t := time.NewTicker(playInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				v.post(func() { v.Step(1, true) })
+			}
+		}
+	}()
+}
+
+func (v *Viewer) stopPlay() {
+	v.playMu.Lock()
+	defer v.playMu.Unlock()
+	if v.playStop != nil {
+		close(v.playStop)
+		v.playStop = nil
+		v.dims.play.SetIcon(theme.MediaPlayIcon())
+	}
+}
+
+// Playing reports whether the play button is animating the slices.
+func (v *Viewer) Playing() bool {
+	v.playMu.Lock()
+	defer v.playMu.Unlock()
+	return v.playStop != nil
+}
+
+// focused reports whether the user is typing in o.
+func (v *Viewer) focused(o fyne.Focusable) bool {
+	return v.win != nil && v.win.Canvas().Focused() == o
+}

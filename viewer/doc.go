@@ -1,0 +1,50 @@
+// Package viewer is voxlab's napari-style volume viewer, built with Fyne.
+//
+// A Viewer fills a window with a layer list and the selected layer's
+// controls on the left, the canvas (one panel, or a grid of panels with
+// linked navigation) with a dims slider below it, and a status bar with
+// the voxel under the pointer and each visible layer's value there.
+//
+// # Using it from the application
+//
+//	w := app.NewWindow("voxlab")
+//	v := viewer.New(w)                        // sets w's content and menu
+//	img, err := v.AddImage("raw", vol, viewer.ImageOptions{})
+//	pts := v.AddPoints("cells", []viewer.Point{{Z: 10, Y: 20, X: 30, Type: "cell"}})
+//	hm, err := v.AddHeatmap("l2", rows, cols, nil) // nil: filled later
+//	_, err = v.Open("scan.nxs:/entry1/tomo_entry/data/data")
+//	v.SetGrid(true)                           // raw and result side by side
+//	v.AddPanel("Process", panel)              // a dock tab right of the canvas
+//	tab := v.AddTab("Plots", plots)           // a tab beside "View"
+//
+// Viewer methods and layer setters run on the UI goroutine (wrap calls
+// from elsewhere in fyne.Do). The live-update methods are safe from any
+// goroutine and merge their redraws: PointsLayer.Append (detections
+// arriving plane by plane), HeatmapLayer.SetBlock (a distance-matrix
+// chunk; unfilled cells are NaN and transparent) and
+// ImageLayer.RefreshPlanes (planes of a volume still being written).
+//
+// # Large data
+//
+// Image layers never read a volume whole. Each has a loader goroutine,
+// the only user of its Source: it reads the slice on screen, keeps recent
+// slices in an LRU cache bounded in bytes, prefetches the neighbours in
+// the direction of travel, and lets a newer slider position replace a
+// request still waiting, so fast scrolling on slow storage never queues.
+// The previous slice stays on screen until the next one is loaded.
+// Slicing along y or x reads every z plane (sources read whole planes);
+// volumes up to 64 MiB are read once for it.
+//
+// # Rendering
+//
+// Each panel renders into a reused *image.RGBA the size of the panel in
+// device pixels (shown by a canvas.Image, which the GL painter uploads
+// without conversion). Contrast limits, gamma and the colormap are baked
+// into a lookup table per layer (65536 entries for uint16, 4096 levels
+// for floats), so drawing is one table lookup per pixel through
+// precomputed nearest-neighbour row and column indices, then a blend.
+// Points are drawn from per-plane buckets with cached marker stencils.
+// Drawing runs on the UI goroutine and costs a few milliseconds; reading
+// slices and their statistics (min, max, 0.1/99.9 percentiles for
+// auto-contrast) happens on the loader goroutines.
+package viewer

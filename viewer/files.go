@@ -1,0 +1,280 @@
+package viewer
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// Recent files are kept in the app's Preferences under this key, newest
+// first, at most maxRecent.
+const (
+	recentKey = "viewer.recent"
+	maxRecent = 10
+)
+
+// Open opens a file spec as a new layer: a volume ("scan.nxs",
+// "brain.h5:/data", a folder of TIFF planes, NPY, MRC), a stack of maps
+// (4D NPY, a folder of MRC files: shown map after map along z), or a CSV
+// of points (columns z,y,x and optionally type). Only headers are read
+// here; slices load in the background. The file joins the recent list.
+func (v *Viewer) Open(spec string) (Layer, error) {
+	path, _ := volume.SplitSpec(spec)
+	name := displayName(spec)
+	var l Layer
+	if strings.EqualFold(filepath.Ext(path), ".csv") {
+		pts, err := ReadPointsCSV(path)
+		if err != nil {
+			return nil, err
+		}
+		l = v.AddPoints(name, pts)
+	} else {
+		vol, err := openVolume(spec)
+		if err != nil {
+			return nil, err
+		}
+		if l, err = v.AddImage(name, vol, ImageOptions{}); err != nil {
+			vol.Close()
+			return nil, err
+		}
+	}
+	v.addRecent(spec)
+	return l, nil
+}
+
+// openVolume opens spec as a volume, or else as a stack of maps viewed
+// plane after plane.
+func openVolume(spec string) (*volume.Volume, error) {
+	vol, err := volume.Open(spec)
+	if err == nil {
+		return vol, nil
+	}
+	st, serr := volume.OpenStack(spec)
+	if serr != nil {
+		return nil, err
+	}
+	return st.Planes(), nil
+}
+
+// displayName is the layer name for a spec: the file name, and the
+// dataset's last part for HDF5.
+func displayName(spec string) string {
+	path, ds := volume.SplitSpec(spec)
+	name := filepath.Base(path)
+	if ds != "" && ds != "/" {
+		name += ":" + ds[strings.LastIndex(ds, "/")+1:]
+	}
+	return name
+}
+
+// ReadPointsCSV reads points from a CSV file with columns z, y, x and
+// optionally type. A header row naming the columns (in any order) is
+// used when present; without one the first three columns are z, y, x and
+// a fourth is the type.
+func ReadPointsCSV(path string) ([]Point, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("points %s: %w", path, err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	r.Comment = '#'
+	cols := [4]int{0, 1, 2, 3} // z, y, x, type
+	var pts []Point
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return pts, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("points %s: %w", path, err)
+		}
+		if line == 1 {
+			if hdr, ok := headerColumns(rec); ok {
+				cols = hdr
+				continue
+			}
+		}
+		var p Point
+		var c [3]float64
+		for i := range 3 {
+			if cols[i] >= len(rec) {
+				return nil, fmt.Errorf("points %s line %d: %d columns, want z,y,x", path, line, len(rec))
+			}
+			if c[i], err = strconv.ParseFloat(strings.TrimSpace(rec[cols[i]]), 64); err != nil {
+				return nil, fmt.Errorf("points %s line %d: %q is not a number", path, line, rec[cols[i]])
+			}
+		}
+		p.Z, p.Y, p.X = c[0], c[1], c[2]
+		if cols[3] >= 0 && cols[3] < len(rec) {
+			p.Type = strings.TrimSpace(rec[cols[3]])
+		}
+		pts = append(pts, p)
+	}
+}
+
+// headerColumns finds z, y, x and type in a header row.
+func headerColumns(rec []string) ([4]int, bool) {
+	cols := [4]int{-1, -1, -1, -1}
+	for i, h := range rec {
+		switch strings.ToLower(strings.TrimSpace(h)) {
+		case "z", "axis-0", "z_um":
+			cols[0] = i
+		case "y", "axis-1", "y_um":
+			cols[1] = i
+		case "x", "axis-2", "x_um":
+			cols[2] = i
+		case "type", "kind", "label", "class":
+			cols[3] = i
+		}
+	}
+	return cols, cols[0] >= 0 && cols[1] >= 0 && cols[2] >= 0
+}
+
+// Recent returns the recently opened specs, newest first.
+func (v *Viewer) Recent() []string {
+	return fyne.CurrentApp().Preferences().StringList(recentKey)
+}
+
+func (v *Viewer) addRecent(spec string) {
+	if abs, err := filepath.Abs(spec); err == nil {
+		spec = abs
+	}
+	prefs := fyne.CurrentApp().Preferences()
+	list := slices.DeleteFunc(prefs.StringList(recentKey), func(s string) bool { return s == spec })
+	list = append([]string{spec}, list...)
+	if len(list) > maxRecent {
+		list = list[:maxRecent]
+	}
+	prefs.SetStringList(recentKey, list)
+	if v.win != nil && v.win.MainMenu() != nil {
+		v.win.SetMainMenu(v.mainMenu())
+	}
+}
+
+// mainMenu is File: Open, Open recent, Quit (Fyne adds Quit itself).
+func (v *Viewer) mainMenu() *fyne.MainMenu {
+	recent := fyne.NewMenuItem("Open recent", nil)
+	var items []*fyne.MenuItem
+	for _, spec := range v.Recent() {
+		items = append(items, fyne.NewMenuItem(spec, func() { v.openInteractive(spec) }))
+	}
+	if len(items) == 0 {
+		items = []*fyne.MenuItem{fyne.NewMenuItem("(none)", nil)}
+		items[0].Disabled = true
+	}
+	recent.ChildMenu = fyne.NewMenu("", items...)
+	view := fyne.NewMenu("View",
+		fyne.NewMenuItem("Reset view", v.ResetView),
+		fyne.NewMenuItem("Toggle grid", func() { v.SetGrid(!v.grid) }),
+	)
+	return fyne.NewMainMenu(
+		fyne.NewMenu("File", fyne.NewMenuItem("Open…", v.ShowOpenDialog), recent),
+		view,
+	)
+}
+
+// ShowOpenDialog lets the user pick a file; HDF5 files then get a
+// dataset chooser.
+func (v *Viewer) ShowOpenDialog() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			v.ShowError(err)
+			return
+		}
+		if r == nil {
+			return
+		}
+		path := r.URI().Path()
+		r.Close()
+		v.openInteractive(path)
+	}, v.win)
+	exts := []string{".csv"}
+	for _, f := range volume.Formats() {
+		for _, e := range f.Extensions {
+			if e != "/" {
+				exts = append(exts, e)
+			}
+		}
+	}
+	d.SetFilter(storage.NewExtensionFileFilter(exts))
+	if recent := v.Recent(); len(recent) > 0 {
+		p, _ := volume.SplitSpec(recent[0])
+		if dir, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(p))); err == nil {
+			d.SetLocation(dir)
+		}
+	}
+	d.Resize(fyne.NewSize(800, 560))
+	d.Show()
+}
+
+// dropped opens files dropped on the window.
+func (v *Viewer) dropped(_ fyne.Position, uris []fyne.URI) {
+	for _, u := range uris {
+		v.openInteractive(u.Path())
+	}
+}
+
+// openInteractive opens a spec picked by the user: errors go to a dialog,
+// and an HDF5 file without a dataset asks which one to show.
+func (v *Viewer) openInteractive(spec string) {
+	path, ds := volume.SplitSpec(spec)
+	if ds == "" {
+		if names := datasets(path); len(names) > 1 {
+			v.chooseDataset(path, names)
+			return
+		} else if len(names) == 1 {
+			spec = path + ":" + names[0]
+		}
+	}
+	if _, err := v.Open(spec); err != nil {
+		v.ShowError(err)
+	}
+}
+
+// datasets lists the 3D datasets of an HDF5 (or NeXus) file, or nil for
+// other files.
+func datasets(path string) []string {
+	f := volume.FormatFor(path)
+	if f == nil || f.Inspect == nil || !strings.Contains(f.Name, "hdf5") && !strings.Contains(f.Name, "nexus") && !strings.Contains(f.Name, "h5") {
+		return nil
+	}
+	d, err := f.Inspect(path, "")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, n := range d.Tree {
+		if n.Kind == "dataset" && len(n.Shape) >= 3 {
+			names = append(names, n.Path)
+		}
+	}
+	return names
+}
+
+// chooseDataset asks which dataset of an HDF5 file to open.
+func (v *Viewer) chooseDataset(path string, names []string) {
+	sel := widget.NewRadioGroup(names, nil)
+	sel.SetSelected(names[0])
+	dialog.ShowCustomConfirm("Dataset of "+filepath.Base(path), "Open", "Cancel", sel, func(ok bool) {
+		if ok && sel.Selected != "" {
+			if _, err := v.Open(path + ":" + sel.Selected); err != nil {
+				v.ShowError(err)
+			}
+		}
+	}, v.win)
+}

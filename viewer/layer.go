@@ -1,0 +1,449 @@
+package viewer
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/resources"
+)
+
+// Layer is one entry of the layer list: an *ImageLayer, *PointsLayer or
+// *HeatmapLayer. Its setters must be called on the UI goroutine (inside
+// fyne.Do from elsewhere); the live-update methods say when they are safe
+// from any goroutine.
+type Layer interface {
+	Name() string
+	Visible() bool
+	SetVisible(bool)
+	Opacity() float64
+	SetOpacity(float64)
+	base() *layerBase
+}
+
+// layerBase is what every layer has.
+type layerBase struct {
+	name    string
+	visible bool
+	opacity float64
+	blend   Blending
+	v       *Viewer
+}
+
+func (b *layerBase) base() *layerBase { return b }
+
+// Name returns the layer's name as shown in the layer list.
+func (b *layerBase) Name() string { return b.name }
+
+// Visible reports whether the layer is drawn.
+func (b *layerBase) Visible() bool { return b.visible }
+
+// SetVisible shows or hides the layer.
+func (b *layerBase) SetVisible(on bool) { b.visible = on; b.changed() }
+
+// Opacity returns the layer's opacity in [0, 1].
+func (b *layerBase) Opacity() float64 { return b.opacity }
+
+// SetOpacity sets the opacity, clamped to [0, 1].
+func (b *layerBase) SetOpacity(a float64) { b.opacity = math.Min(math.Max(a, 0), 1); b.changed() }
+
+// Blending returns how the layer combines with those below.
+func (b *layerBase) Blending() Blending { return b.blend }
+
+// SetBlending sets how the layer combines with those below.
+func (b *layerBase) SetBlending(m Blending) { b.blend = m; b.changed() }
+
+func (b *layerBase) changed() {
+	if b.v != nil {
+		b.v.layerChanged()
+	}
+}
+
+// ImageOptions configures an image or heat-map layer. Zero values take
+// the defaults.
+type ImageOptions struct {
+	// Colormap is one of resources.ColormapNames (default "gray").
+	Colormap string
+	// Contrast sets the limits; when both are zero they come from the
+	// 0.1 and 99.9 percentiles of the first slice shown.
+	Contrast [2]float64
+	// AutoContrast recomputes the limits from every slice shown.
+	AutoContrast bool
+	// Gamma (default 1) bends the ramp: t^gamma.
+	Gamma float64
+	// Opacity (default 1; 0 also means 1) and Blending.
+	Opacity  float64
+	Blending Blending
+	// Hidden adds the layer switched off.
+	Hidden bool
+	// Unit is the unit of the voxel size, for the scale bar (default µm).
+	Unit string
+}
+
+// ImageLayer shows slices of a volume through contrast limits, gamma and a
+// colormap. Only the slices shown (and a few neighbours) are read.
+type ImageLayer struct {
+	layerBase
+	vol  *volume.Volume
+	ld   *loader
+	unit string
+
+	lo, hi      float64
+	gamma       float64
+	cmapName    string
+	cmap        *resources.ColormapTable
+	auto        bool
+	contrastSet bool
+	// rangeLo, rangeHi: the span of values seen so far, for the
+	// contrast slider.
+	rangeLo, rangeHi float64
+
+	lut      lut
+	lutDirty bool
+
+	// shown is the last plane drawn, kept on screen while its successor
+	// loads; shownKey names it.
+	shown    *plane
+	shownKey sliceKey
+
+	// fixed returns the one plane of a 2D layer (heat maps), else nil.
+	fixed func() *plane
+}
+
+func newImageLayer(name string, opts ImageOptions) (*ImageLayer, error) {
+	l := &ImageLayer{layerBase: layerBase{name: name, visible: !opts.Hidden, opacity: 1, blend: opts.Blending}}
+	if opts.Opacity > 0 {
+		l.opacity = math.Min(opts.Opacity, 1)
+	}
+	l.gamma = 1
+	if opts.Gamma > 0 {
+		l.gamma = opts.Gamma
+	}
+	if opts.Colormap == "" {
+		opts.Colormap = resources.Gray
+	}
+	if err := l.setColormap(opts.Colormap); err != nil {
+		return nil, err
+	}
+	if opts.Contrast != [2]float64{} {
+		l.lo, l.hi = opts.Contrast[0], opts.Contrast[1]
+		l.rangeLo, l.rangeHi = l.lo, l.hi
+		l.contrastSet = true
+	}
+	l.auto = opts.AutoContrast
+	l.unit = opts.Unit
+	if l.unit == "" {
+		l.unit = "µm"
+	}
+	l.lutDirty = true
+	return l, nil
+}
+
+// Volume returns the layer's volume (nil for heat maps).
+func (l *ImageLayer) Volume() *volume.Volume { return l.vol }
+
+// ContrastLimits returns the values mapped to the colormap's ends.
+func (l *ImageLayer) ContrastLimits() (lo, hi float64) { return l.lo, l.hi }
+
+// SetContrastLimits sets the limits and turns continuous auto-contrast off.
+func (l *ImageLayer) SetContrastLimits(lo, hi float64) {
+	l.auto = false
+	l.setLimits(lo, hi)
+}
+
+func (l *ImageLayer) setLimits(lo, hi float64) {
+	l.lo, l.hi = lo, hi
+	l.rangeLo, l.rangeHi = math.Min(l.rangeLo, lo), math.Max(l.rangeHi, hi)
+	l.contrastSet = true
+	l.lutDirty = true
+	l.changed()
+}
+
+// ContrastRange returns the span of values seen in the slices shown so
+// far, widened to include the limits: the contrast slider's range.
+func (l *ImageLayer) ContrastRange() (lo, hi float64) { return l.rangeLo, l.rangeHi }
+
+// AutoContrast sets the limits once from the 0.1 and 99.9 percentiles of
+// the slice on screen. It reports false when no slice is loaded yet.
+func (l *ImageLayer) AutoContrast() bool {
+	p := l.current()
+	if p == nil || !p.stats.finite {
+		return false
+	}
+	l.setLimits(p.stats.lo, p.stats.hi)
+	return true
+}
+
+// ContinuousAutoContrast reports whether limits follow every slice.
+func (l *ImageLayer) ContinuousAutoContrast() bool { return l.auto }
+
+// SetContinuousAutoContrast makes the limits follow the percentiles of
+// every slice shown, or stop following them.
+func (l *ImageLayer) SetContinuousAutoContrast(on bool) {
+	l.auto = on
+	if on {
+		l.AutoContrast()
+	}
+	l.changed()
+}
+
+// Gamma returns the gamma exponent.
+func (l *ImageLayer) Gamma() float64 { return l.gamma }
+
+// SetGamma sets the gamma exponent (> 0).
+func (l *ImageLayer) SetGamma(g float64) {
+	if g <= 0 {
+		return
+	}
+	l.gamma = g
+	l.lutDirty = true
+	l.changed()
+}
+
+// Colormap returns the colormap's name.
+func (l *ImageLayer) Colormap() string { return l.cmapName }
+
+// SetColormap sets the colormap by name (see resources.ColormapNames).
+func (l *ImageLayer) SetColormap(name string) error {
+	if err := l.setColormap(name); err != nil {
+		return err
+	}
+	l.changed()
+	return nil
+}
+
+func (l *ImageLayer) setColormap(name string) error {
+	t, ok := resources.Colormap(name)
+	if !ok {
+		return fmt.Errorf("colormap %q: use one of %v", name, resources.ColormapNames())
+	}
+	l.cmapName, l.cmap, l.lutDirty = name, t, true
+	return nil
+}
+
+// RefreshPlanes drops the cached z planes [z0, z1) and redraws: call it
+// after writing those planes of a volume that is still being written.
+// Safe from any goroutine.
+func (l *ImageLayer) RefreshPlanes(z0, z1 int) {
+	if l.ld != nil {
+		l.ld.invalidate(z0, z1)
+	}
+	if l.v != nil {
+		l.v.postRedraw(true)
+	}
+}
+
+// current returns the plane on screen if it is the one asked for.
+func (l *ImageLayer) current() *plane {
+	if l.fixed != nil {
+		return l.fixed()
+	}
+	if l.v == nil {
+		return nil
+	}
+	p, exact := l.planeFor(l.v.axis, l.v.index[l.v.axis])
+	if !exact {
+		return nil
+	}
+	return p
+}
+
+// extent returns the layer's size along z, y, x (0 for the slice axis of
+// a 2D layer).
+func (l *ImageLayer) extent() [3]int {
+	if l.fixed != nil {
+		p := l.fixed()
+		return [3]int{0, p.rows, p.cols}
+	}
+	return l.vol.Shape
+}
+
+// planeFor returns the plane to draw for slice idx along axis: the exact
+// one if cached (exact true), else the previous plane of the same axis
+// while the new one loads, or nil.
+func (l *ImageLayer) planeFor(axis Axis, idx int) (p *plane, exact bool) {
+	if l.fixed != nil {
+		p = l.fixed()
+	} else {
+		if idx < 0 || idx >= l.vol.Shape[axis] {
+			return nil, true
+		}
+		k := sliceKey{axis, idx}
+		if p = l.ld.get(k); p == nil {
+			if l.shown != nil && l.shownKey.axis == axis {
+				return l.shown, false
+			}
+			return nil, false
+		}
+		l.shownKey = k
+	}
+	if p != l.shown {
+		l.shown = p
+		l.rangeLo = math.Min(l.rangeLo, p.stats.min)
+		l.rangeHi = math.Max(l.rangeHi, p.stats.max)
+		if !l.contrastSet {
+			l.rangeLo, l.rangeHi = p.stats.min, p.stats.max
+		}
+		if (l.auto || !l.contrastSet) && p.stats.finite {
+			l.lo, l.hi = p.stats.lo, p.stats.hi
+			l.contrastSet = true
+			l.lutDirty = true
+		}
+	}
+	return p, true
+}
+
+// lookup returns the layer's table, rebuilt if a setting changed.
+func (l *ImageLayer) lookup(dt volume.DType) *lut {
+	if l.lutDirty {
+		l.lut.build(dt, l.lo, l.hi, l.gamma, l.cmap)
+		l.lutDirty = false
+	}
+	return &l.lut
+}
+
+// HeatmapLayer is a 2D matrix of float64 (a distance matrix) shown with
+// the image controls. Cells not yet computed are NaN and transparent.
+type HeatmapLayer struct {
+	*ImageLayer
+	mu    sync.Mutex
+	rows  int
+	cols  int
+	cur   *plane
+	dirty bool
+}
+
+func newHeatmap(name string, rows, cols int, data []float64, opts ImageOptions) (*HeatmapLayer, error) {
+	if rows <= 0 || cols <= 0 {
+		return nil, fmt.Errorf("heat map %s: shape %dx%d must be positive", name, rows, cols)
+	}
+	if data != nil && len(data) != rows*cols {
+		return nil, fmt.Errorf("heat map %s: %d values for %dx%d", name, len(data), rows, cols)
+	}
+	if opts.Colormap == "" {
+		opts.Colormap = resources.Viridis
+	}
+	il, err := newImageLayer(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &HeatmapLayer{ImageLayer: il, rows: rows, cols: cols}
+	vals := make([]float64, rows*cols)
+	if data != nil {
+		copy(vals, data)
+	} else {
+		for i := range vals {
+			vals[i] = math.NaN()
+		}
+	}
+	h.cur = &plane{dtype: volume.Float64, rows: rows, cols: cols, data: volume.Bytes(vals)}
+	h.cur.stats = computeStats(h.cur)
+	il.fixed = h.plane
+	return h, nil
+}
+
+// Shape returns the matrix's rows and columns.
+func (h *HeatmapLayer) Shape() (rows, cols int) { return h.rows, h.cols }
+
+func (h *HeatmapLayer) plane() *plane {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dirty {
+		// Statistics are computed on the UI goroutine, once per batch of
+		// updates rather than once per chunk.
+		h.cur.stats = computeStats(h.cur)
+		h.dirty = false
+	}
+	return h.cur
+}
+
+// SetBlock fills the block of n rows from (r0, c0) with vals (row-major,
+// len(vals)/n columns) and redraws: a chunk of a distance matrix as it
+// finishes. Safe from any goroutine.
+func (h *HeatmapLayer) SetBlock(r0, c0, n int, vals []float64) error {
+	if n <= 0 || len(vals)%n != 0 {
+		return fmt.Errorf("heat map %s: %d values do not make %d rows", h.name, len(vals), n)
+	}
+	w := len(vals) / n
+	if r0 < 0 || c0 < 0 || r0+n > h.rows || c0+w > h.cols {
+		return fmt.Errorf("heat map %s: block %dx%d at (%d,%d) outside %dx%d", h.name, n, w, r0, c0, h.rows, h.cols)
+	}
+	h.mu.Lock()
+	// Copy on write: the plane being drawn is never modified.
+	old := volume.Float64s(h.cur.data)
+	nv := make([]float64, len(old))
+	copy(nv, old)
+	for r := range n {
+		copy(nv[(r0+r)*h.cols+c0:], vals[r*w:(r+1)*w])
+	}
+	h.cur = &plane{dtype: volume.Float64, rows: h.rows, cols: h.cols, data: volume.Bytes(nv)}
+	h.dirty = true
+	h.mu.Unlock()
+	if h.v != nil {
+		h.v.postRedraw(true)
+	}
+	return nil
+}
+
+// PointsLayer draws points: those of the slice in full, those within ±n
+// planes smaller and fainter.
+type PointsLayer struct {
+	layerBase
+	store      *pointStore
+	size       float64
+	outOfSlice int
+	inView     int
+}
+
+func newPointsLayer(name string, pts []Point, opts PointsOptions) *PointsLayer {
+	l := &PointsLayer{layerBase: layerBase{name: name, visible: true, opacity: 1}, store: newPointStore(opts.Styles)}
+	l.size = 8
+	if opts.Size > 0 {
+		l.size = opts.Size
+	}
+	l.outOfSlice = 3
+	if opts.OutOfSlice != 0 {
+		l.outOfSlice = max(opts.OutOfSlice, 0)
+	}
+	if opts.Opacity > 0 {
+		l.opacity = math.Min(opts.Opacity, 1)
+	}
+	l.store.add(pts)
+	return l
+}
+
+// Append adds points and redraws: detections arriving plane by plane.
+// Safe from any goroutine.
+func (l *PointsLayer) Append(pts ...Point) {
+	l.store.add(pts)
+	if l.v != nil {
+		l.v.postRedraw(true)
+	}
+}
+
+// Len returns the number of points.
+func (l *PointsLayer) Len() int { return l.store.len() }
+
+// InView returns how many points of the current slice were inside the
+// view when it was last drawn.
+func (l *PointsLayer) InView() int { return l.inView }
+
+// Size returns the marker diameter in voxels.
+func (l *PointsLayer) Size() float64 { return l.size }
+
+// SetSize sets the marker diameter in voxels.
+func (l *PointsLayer) SetSize(s float64) { l.size = math.Max(s, 0.5); l.changed() }
+
+// OutOfSlice returns n: points within ±n planes are drawn.
+func (l *PointsLayer) OutOfSlice() int { return l.outOfSlice }
+
+// SetOutOfSlice sets n (0 shows only the slice's own points).
+func (l *PointsLayer) SetOutOfSlice(n int) { l.outOfSlice = max(n, 0); l.changed() }
+
+// Types returns the point types in order of appearance with their styles.
+func (l *PointsLayer) Types() ([]string, []PointStyle) {
+	l.store.mu.RLock()
+	defer l.store.mu.RUnlock()
+	return append([]string(nil), l.store.types...), append([]PointStyle(nil), l.store.styles...)
+}

@@ -1,0 +1,217 @@
+package viewer
+
+import (
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// sliceKey names one slice of a volume.
+type sliceKey struct {
+	axis Axis
+	idx  int
+}
+
+// loader reads the slices of one image layer in its own goroutine, the
+// only one that touches the layer's Source (sources are single-goroutine).
+//
+// Requests do not queue: a new request replaces the one waiting, so when
+// the slider moves faster than slices load only the newest position is
+// read (napari users complain about the opposite). When no request
+// waits, the neighbours of the last one are prefetched, nearest first, in
+// the direction of travel. Loaded slices go into an LRU cache bounded in
+// bytes.
+type loader struct {
+	vol       *volume.Volume
+	slabBytes int64
+	// ready is called from the loader goroutine after a requested
+	// (not a prefetched) slice is cached or failed.
+	ready func(k sliceKey, err error)
+
+	cache *lru.Cache[sliceKey, *plane]
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	pending  *sliceKey
+	prefetch []sliceKey
+	last     sliceKey
+	busy     bool
+	gen      uint64 // bumped by invalidate; a load from an older gen is discarded
+	closed   bool
+	// reads counts source reads, for tests of laziness.
+	reads int
+	// whole holds a small volume read once for its y and x slices, with
+	// the gen it was read at; only the loader goroutine touches it.
+	whole    *volume.Volume
+	wholeGen uint64
+}
+
+// Cache sizing: at most cacheBytes of slices per layer, and at least
+// minCached slices so neighbours survive on huge planes.
+const (
+	cacheBytes = 192 << 20
+	minCached  = 3
+	prefetchN  = 2
+	slabBytes  = 32 << 20
+	// wholeBytes: volumes up to this size are read whole for y and x
+	// slicing, which then costs a copy instead of a pass over the file.
+	wholeBytes = 64 << 20
+)
+
+func newLoader(v *volume.Volume, ready func(sliceKey, error)) *loader {
+	// Size the cache by the largest of the three slice shapes.
+	es := int64(v.DType.Size())
+	sz := max(int64(v.Shape[1])*int64(v.Shape[2]), int64(v.Shape[0])*int64(v.Shape[2]), int64(v.Shape[0])*int64(v.Shape[1])) * es
+	n := max(minCached, int(cacheBytes/max(sz, 1)))
+	c, _ := lru.New[sliceKey, *plane](n)
+	ld := &loader{vol: v, slabBytes: slabBytes, ready: ready, cache: c}
+	ld.cond = sync.NewCond(&ld.mu)
+	go ld.run()
+	return ld
+}
+
+// get returns the cached slice k, or nil after asking for it.
+func (ld *loader) get(k sliceKey) *plane {
+	if p, ok := ld.cache.Get(k); ok {
+		return p
+	}
+	ld.request(k)
+	return nil
+}
+
+// request asks for slice k, replacing any request still waiting and
+// dropping the prefetch queue.
+func (ld *loader) request(k sliceKey) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	if ld.closed {
+		return
+	}
+	ld.pending = &k
+	ld.prefetch = ld.prefetch[:0]
+	ld.cond.Signal()
+}
+
+// idle reports whether nothing is loading or waiting to load.
+func (ld *loader) idle() bool {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	return !ld.busy && ld.pending == nil && len(ld.prefetch) == 0
+}
+
+// invalidate drops the cached z slices in [z0, z1) and every y and x
+// slice (each of those crosses all planes), for volumes still being
+// written.
+func (ld *loader) invalidate(z0, z1 int) {
+	ld.mu.Lock()
+	ld.gen++
+	ld.mu.Unlock()
+	for _, k := range ld.cache.Keys() {
+		if k.axis != Z || (k.idx >= z0 && k.idx < z1) {
+			ld.cache.Remove(k)
+		}
+	}
+}
+
+func (ld *loader) close() {
+	ld.mu.Lock()
+	ld.closed = true
+	ld.cond.Broadcast()
+	ld.mu.Unlock()
+}
+
+func (ld *loader) run() {
+	for {
+		ld.mu.Lock()
+		for !ld.closed && ld.pending == nil && len(ld.prefetch) == 0 {
+			ld.busy = false
+			ld.cond.Wait()
+		}
+		if ld.closed {
+			ld.busy = false
+			ld.mu.Unlock()
+			return
+		}
+		var k sliceKey
+		requested := ld.pending != nil
+		if requested {
+			k = *ld.pending
+			ld.pending = nil
+		} else {
+			k = ld.prefetch[0]
+			ld.prefetch = ld.prefetch[1:]
+		}
+		ld.busy = true
+		gen := ld.gen
+		ld.mu.Unlock()
+
+		err := ld.load(k, gen)
+		if requested {
+			ld.queueNeighbours(k)
+			if ld.ready != nil {
+				ld.ready(k, err)
+			}
+		}
+	}
+}
+
+func (ld *loader) load(k sliceKey, gen uint64) error {
+	if ld.cache.Contains(k) {
+		return nil
+	}
+	ld.mu.Lock()
+	ld.reads++
+	ld.mu.Unlock()
+	src := ld.vol
+	if k.axis != Z && ld.vol.Bytes() <= wholeBytes {
+		if ld.whole == nil || ld.wholeGen != gen {
+			data, err := ld.vol.ReadAll()
+			if err != nil {
+				return err
+			}
+			m, err := volume.NewMemory(ld.vol.Info, data)
+			if err != nil {
+				return err
+			}
+			ld.whole, ld.wholeGen = volume.New(ld.vol.Name, m), gen
+		}
+		src = ld.whole
+	}
+	p, err := readPlane(src, k.axis, k.idx, ld.slabBytes)
+	if err != nil {
+		return err
+	}
+	ld.mu.Lock()
+	stale := gen != ld.gen
+	ld.mu.Unlock()
+	if !stale {
+		ld.cache.Add(k, p)
+	}
+	return nil
+}
+
+// queueNeighbours queues k's neighbours for prefetch unless a newer
+// request is already waiting. Prefetch along y and x costs a pass over
+// the whole volume, so it only runs along z.
+func (ld *loader) queueNeighbours(k sliceKey) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	dir := 1
+	if k.axis == ld.last.axis && k.idx < ld.last.idx {
+		dir = -1
+	}
+	ld.last = k
+	if ld.pending != nil || k.axis != Z {
+		return
+	}
+	n := ld.vol.Shape[Z]
+	for d := 1; d <= prefetchN; d++ {
+		for _, s := range [2]int{dir, -dir} {
+			if i := k.idx + s*d; i >= 0 && i < n {
+				ld.prefetch = append(ld.prefetch, sliceKey{Z, i})
+			}
+		}
+	}
+}

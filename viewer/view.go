@@ -1,0 +1,178 @@
+package viewer
+
+import (
+	"image/color"
+	"math"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// sliceView is one panel of the canvas: it draws the viewer's layers (or,
+// in grid mode, one layer) into a reused RGBA frame the size of the
+// panel in device pixels, and turns drags into pans, scrolls into zooms
+// centred on the pointer and pointer moves into the status line.
+type sliceView struct {
+	widget.BaseWidget
+	v    *Viewer
+	only Layer // grid mode: the layer this panel shows
+	f    frame
+}
+
+func newSliceView(v *Viewer, only Layer) *sliceView {
+	s := &sliceView{v: v, only: only}
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+// CreateRenderer builds the panel's image and overlays.
+func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
+	r := &sliceRenderer{s: s}
+	r.img = canvas.NewImageFromImage(nil)
+	r.img.FillMode = canvas.ImageFillStretch
+	r.img.ScaleMode = canvas.ImageScalePixels
+	r.title = canvas.NewText("", color.NRGBA{0xdd, 0xdd, 0xdd, 0xff})
+	r.title.TextSize = theme.TextSize() * 0.9
+	r.bar = canvas.NewRectangle(color.White)
+	r.barText = canvas.NewText("", color.White)
+	r.barText.TextSize = theme.TextSize() * 0.85
+	r.barText.Alignment = fyne.TextAlignCenter
+	return r
+}
+
+// Dragged pans the view with the pointer.
+func (s *sliceView) Dragged(e *fyne.DragEvent) {
+	s.v.setXform(s.v.xf.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
+	s.v.hover(s, e.Position)
+}
+
+// DragEnd ends a pan.
+func (s *sliceView) DragEnd() {}
+
+// Scrolled zooms about the pointer: one wheel notch (10 units in Fyne)
+// zooms by 2^(1/4).
+func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
+	sz := s.Size()
+	f := math.Pow(2, float64(e.Scrolled.DY)/40)
+	s.v.setXform(s.v.xf.zoomAt(f, float64(e.Position.X), float64(e.Position.Y), float64(sz.Width), float64(sz.Height)))
+	s.v.hover(s, e.Position)
+}
+
+// MouseIn starts reporting values under the pointer.
+func (s *sliceView) MouseIn(e *desktop.MouseEvent) { s.v.hover(s, e.Position) }
+
+// MouseMoved reports values under the pointer.
+func (s *sliceView) MouseMoved(e *desktop.MouseEvent) { s.v.hover(s, e.Position) }
+
+// MouseOut clears the pointer readout.
+func (s *sliceView) MouseOut() { s.v.hoverOut() }
+
+// Tapped focuses the panel so arrow keys step through slices.
+func (s *sliceView) Tapped(*fyne.PointEvent) {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(s); c != nil {
+		c.Focus(s)
+	}
+}
+
+// DoubleTapped resets the view.
+func (s *sliceView) DoubleTapped(*fyne.PointEvent) { s.v.ResetView() }
+
+// FocusGained is part of fyne.Focusable.
+func (s *sliceView) FocusGained() {}
+
+// FocusLost is part of fyne.Focusable.
+func (s *sliceView) FocusLost() {}
+
+// TypedRune is part of fyne.Focusable.
+func (s *sliceView) TypedRune(rune) {}
+
+// TypedKey steps through slices with the arrow keys.
+func (s *sliceView) TypedKey(e *fyne.KeyEvent) { s.v.typedKey(e) }
+
+// pixelScale returns device pixels per logical pixel.
+func (s *sliceView) pixelScale() float64 {
+	if c := fyne.CurrentApp().Driver().CanvasForObject(s); c != nil && c.Scale() > 0 {
+		return float64(c.Scale())
+	}
+	return 1
+}
+
+// draw renders the panel into its frame.
+func (s *sliceView) draw() {
+	sz := s.Size()
+	ps := s.pixelScale()
+	s.f.reset(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
+	s.v.paint(&s.f, s.only, float64(sz.Width), float64(sz.Height), ps)
+}
+
+type sliceRenderer struct {
+	s       *sliceView
+	img     *canvas.Image
+	title   *canvas.Text
+	bar     *canvas.Rectangle
+	barText *canvas.Text
+	size    fyne.Size
+}
+
+func (r *sliceRenderer) Layout(size fyne.Size) {
+	first := r.size.IsZero()
+	r.size = size
+	r.img.Resize(size)
+	if size.Width > 0 && size.Height > 0 && (first || r.s.v.needFit) {
+		r.s.v.fitTo(size)
+	}
+	r.Refresh()
+}
+
+func (r *sliceRenderer) MinSize() fyne.Size { return fyne.NewSize(64, 64) }
+
+func (r *sliceRenderer) Refresh() {
+	if r.size.IsZero() {
+		return
+	}
+	r.s.draw()
+	r.img.Image = r.s.f.img
+	r.img.Refresh()
+	pad := theme.Padding()
+	if r.s.only != nil {
+		r.title.Text = r.s.only.Name()
+	} else {
+		r.title.Text = ""
+	}
+	r.title.Move(fyne.NewPos(pad*2, pad))
+	r.title.Refresh()
+	length, label := r.s.v.scaleBar(r.size)
+	r.bar.Hidden, r.barText.Hidden = length == 0, length == 0
+	if length > 0 {
+		x := r.size.Width - float32(length) - 4*pad
+		y := r.size.Height - 3*pad
+		r.bar.Resize(fyne.NewSize(float32(length), 3))
+		r.bar.Move(fyne.NewPos(x, y))
+		r.barText.Text = label
+		ts := fyne.MeasureText(label, r.barText.TextSize, r.barText.TextStyle)
+		r.barText.Move(fyne.NewPos(x+float32(length)/2-ts.Width/2, y-ts.Height))
+		r.barText.Resize(ts)
+	}
+	r.bar.Refresh()
+	r.barText.Refresh()
+}
+
+func (r *sliceRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.img, r.title, r.bar, r.barText}
+}
+
+func (r *sliceRenderer) Destroy() {}
+
+// niceLength returns the largest 1, 2 or 5 x 10^k not above x (x > 0).
+func niceLength(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= x {
+			return m * p
+		}
+	}
+	return p
+}

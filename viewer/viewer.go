@@ -1,0 +1,698 @@
+package viewer
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// Viewer is the volume viewer: a layer list with per-layer controls, one
+// canvas panel (or a grid of them), a dims slider and a status bar. Its
+// methods must be called on the UI goroutine (inside fyne.Do from other
+// goroutines) unless they say otherwise.
+type Viewer struct {
+	win fyne.Window
+
+	layers []Layer // bottom to top
+	sel    Layer
+	axis   Axis
+	index  [3]int
+	xf     xform
+	// needFit: fit the view to the data at the next layout (set until a
+	// panel has a size, and by ResetView before one has).
+	needFit bool
+	grid    bool
+
+	// post runs f on the UI goroutine (fyne.Do; tests queue instead).
+	post          func(f func())
+	redrawPending atomic.Bool
+
+	panels   []*sliceView
+	panelBox *fyne.Container
+	list     *widget.List
+	controls *fyne.Container
+	ctl      controlRefs
+	dims     dimsBar
+	status   *widget.Label
+	info     *widget.Label
+	grdCheck *widget.Check
+	tabs     *container.AppTabs
+	dock     *container.AppTabs
+	centre   *fyne.Container
+	root     fyne.CanvasObject
+
+	playMu   sync.Mutex
+	playStop chan struct{}
+
+	hoverPanel *sliceView
+	hoverPos   fyne.Position
+	lastErr    string
+}
+
+// New builds a viewer and makes it the content of win, with a File menu,
+// drag-and-drop of files and arrow-key slice stepping.
+func New(win fyne.Window) *Viewer {
+	v := newViewer(win, func(f func()) { fyne.Do(f) })
+	win.SetContent(v.root)
+	win.SetMainMenu(v.mainMenu())
+	win.SetOnDropped(v.dropped)
+	win.Canvas().SetOnTypedKey(v.typedKey)
+	return v
+}
+
+func newViewer(win fyne.Window, post func(func())) *Viewer {
+	v := &Viewer{win: win, post: post, xf: xform{scale: 1}, needFit: true}
+	v.panelBox = container.NewGridWithColumns(1)
+	v.setPanels()
+	v.status = widget.NewLabel("")
+	v.status.Truncation = fyne.TextTruncateEllipsis
+	v.info = widget.NewLabel("")
+	v.list = v.newLayerList()
+	v.controls = container.NewVBox()
+	v.dims = v.newDimsBar()
+
+	open := widget.NewButtonWithIcon("Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
+	reset := widget.NewButtonWithIcon("Reset view", theme.ZoomFitIcon(), v.ResetView)
+	v.grdCheck = widget.NewCheck("Grid", func(on bool) { v.SetGrid(on) })
+	toolbar := container.NewHBox(open, reset, v.grdCheck)
+
+	up := widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
+	down := widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
+	remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+		if v.sel != nil {
+			v.RemoveLayer(v.sel)
+		}
+	})
+	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
+	left := container.NewVSplit(container.NewVScroll(v.controls), listBox)
+	left.Offset = 0.55
+
+	view := container.NewBorder(nil, v.dims.box, nil, nil, v.panelBox)
+	v.tabs = container.NewAppTabs(container.NewTabItem("View", view))
+	v.dock = container.NewAppTabs()
+	v.centre = container.NewStack(v.tabs)
+	split := container.NewHSplit(left, v.centre)
+	split.Offset = 0.24
+	statusBar := container.NewBorder(nil, nil, nil, v.info, v.status)
+	v.root = container.NewBorder(toolbar, statusBar, nil, nil, split)
+	v.rebuildControls()
+	return v
+}
+
+// Content returns the viewer's root object, for embedding it elsewhere
+// than a whole window.
+func (v *Viewer) Content() fyne.CanvasObject { return v.root }
+
+// Window returns the window the viewer lives in.
+func (v *Viewer) Window() fyne.Window { return v.win }
+
+// Layers returns the layers from bottom to top.
+func (v *Viewer) Layers() []Layer { return append([]Layer(nil), v.layers...) }
+
+// Selected returns the selected layer, or nil.
+func (v *Viewer) Selected() Layer { return v.sel }
+
+// AddImage adds an image layer over vol on top of the others and selects
+// it. The viewer owns vol from now on: it closes it when the layer is
+// removed.
+func (v *Viewer) AddImage(name string, vol *volume.Volume, opts ImageOptions) (*ImageLayer, error) {
+	l, err := newImageLayer(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	l.vol = vol
+	l.ld = newLoader(vol, v.sliceReady)
+	v.add(l)
+	return l, nil
+}
+
+// AddPoints adds a points layer (detections) on top and selects it.
+func (v *Viewer) AddPoints(name string, pts []Point, opts ...PointsOptions) *PointsLayer {
+	var o PointsOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	l := newPointsLayer(name, pts, o)
+	v.add(l)
+	return l
+}
+
+// AddHeatmap adds a rows x cols matrix (row-major; nil for a matrix to be
+// filled later with SetBlock) as a 2D layer shown on every slice. Its
+// contrast follows the data until set.
+func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ...ImageOptions) (*HeatmapLayer, error) {
+	var o ImageOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Contrast == [2]float64{} {
+		o.AutoContrast = true
+	}
+	h, err := newHeatmap(name, rows, cols, data, o)
+	if err != nil {
+		return nil, err
+	}
+	v.add(h)
+	return h, nil
+}
+
+func (v *Viewer) add(l Layer) {
+	l.base().v = v
+	first := len(v.layers) == 0
+	v.layers = append(v.layers, l)
+	v.sel = l
+	if first {
+		v.needFit = true
+	}
+	v.layersChanged()
+	if first {
+		v.ResetView()
+	}
+}
+
+// RemoveLayer removes l, closing its volume.
+func (v *Viewer) RemoveLayer(l Layer) {
+	i := v.indexOf(l)
+	if i < 0 {
+		return
+	}
+	v.layers = append(v.layers[:i], v.layers[i+1:]...)
+	if il := imageOf(l); il != nil && il.ld != nil {
+		il.ld.close()
+		_ = il.vol.Close()
+	}
+	l.base().v = nil
+	if v.sel == l {
+		v.sel = nil
+		if n := len(v.layers); n > 0 {
+			v.sel = v.layers[min(i, n-1)]
+		}
+	}
+	v.layersChanged()
+}
+
+// MoveLayer moves l up (delta > 0, towards the top) or down the stack.
+func (v *Viewer) MoveLayer(l Layer, delta int) {
+	i := v.indexOf(l)
+	if i < 0 {
+		return
+	}
+	j := min(max(i+delta, 0), len(v.layers)-1)
+	if i == j {
+		return
+	}
+	v.layers = append(v.layers[:i], v.layers[i+1:]...)
+	v.layers = append(v.layers[:j], append([]Layer{l}, v.layers[j:]...)...)
+	v.layersChanged()
+}
+
+func (v *Viewer) moveSelected(delta int) {
+	if v.sel != nil {
+		v.MoveLayer(v.sel, delta)
+	}
+}
+
+// Select makes l the layer whose controls are shown.
+func (v *Viewer) Select(l Layer) {
+	if v.sel == l {
+		return
+	}
+	v.sel = l
+	v.rebuildControls()
+	if i := v.indexOf(l); i >= 0 {
+		v.list.Select(len(v.layers) - 1 - i)
+	}
+}
+
+func (v *Viewer) indexOf(l Layer) int {
+	for i, x := range v.layers {
+		if x == l {
+			return i
+		}
+	}
+	return -1
+}
+
+// layersChanged updates everything that depends on the layer stack.
+func (v *Viewer) layersChanged() {
+	if v.grid {
+		v.setPanels()
+	}
+	v.list.Refresh()
+	if i := v.indexOf(v.sel); i >= 0 {
+		v.list.Select(len(v.layers) - 1 - i)
+	} else {
+		v.list.UnselectAll()
+	}
+	v.rebuildControls()
+	v.updateDims()
+	v.redraw()
+}
+
+// layerChanged redraws after a layer setting changed.
+func (v *Viewer) layerChanged() {
+	if v.grid {
+		v.setPanels()
+	}
+	v.list.Refresh()
+	v.syncControls()
+	v.redraw()
+}
+
+// Axis returns the slicing axis.
+func (v *Viewer) Axis() Axis { return v.axis }
+
+// SetAxis chooses which axis the view slices along, keeping each axis's
+// own position.
+func (v *Viewer) SetAxis(a Axis) {
+	if a == v.axis {
+		return
+	}
+	v.axis = a
+	v.updateDims()
+	v.ResetView()
+}
+
+// Slice returns the current slice index along the slicing axis.
+func (v *Viewer) Slice() int { return v.index[v.axis] }
+
+// SetSlice moves to slice i along the slicing axis (clamped).
+func (v *Viewer) SetSlice(i int) {
+	n := v.extent()[v.axis]
+	i = min(max(i, 0), max(n-1, 0))
+	if i == v.index[v.axis] {
+		return
+	}
+	v.index[v.axis] = i
+	v.updateDims()
+	v.redraw()
+}
+
+// Step moves d slices, wrapping round at the ends when wrap is set.
+func (v *Viewer) Step(d int, wrap bool) {
+	n := v.extent()[v.axis]
+	if n == 0 {
+		return
+	}
+	i := v.index[v.axis] + d
+	if wrap {
+		i = ((i % n) + n) % n
+	}
+	v.SetSlice(i)
+}
+
+// extent returns the size of the union of the layers along z, y, x.
+func (v *Viewer) extent() [3]int {
+	var e [3]int
+	for _, l := range v.layers {
+		var le [3]int
+		switch l := l.(type) {
+		case *ImageLayer:
+			le = l.extent()
+		case *HeatmapLayer:
+			le = l.extent()
+		case *PointsLayer:
+			l.store.mu.RLock()
+			le = l.store.extent
+			l.store.mu.RUnlock()
+		}
+		for i := range e {
+			e[i] = max(e[i], le[i])
+		}
+	}
+	return e
+}
+
+// Grid reports whether grid mode is on.
+func (v *Viewer) Grid() bool { return v.grid }
+
+// SetGrid turns grid mode on (each visible layer in its own panel, side
+// by side, with linked pan, zoom and slice) or off.
+func (v *Viewer) SetGrid(on bool) {
+	if v.grid == on {
+		return
+	}
+	v.grid = on
+	v.grdCheck.SetChecked(on)
+	v.setPanels()
+	v.needFit = true
+	v.redraw()
+}
+
+// setPanels rebuilds the panels for the current mode.
+func (v *Viewer) setPanels() {
+	var want []Layer
+	if v.grid {
+		for _, l := range v.layers {
+			if l.Visible() {
+				want = append(want, l)
+			}
+		}
+	}
+	if len(want) == 0 {
+		want = []Layer{nil}
+	}
+	same := len(want) == len(v.panels)
+	for i := 0; same && i < len(want); i++ {
+		same = v.panels[i].only == want[i]
+	}
+	if same {
+		return
+	}
+	v.panels = v.panels[:0]
+	objs := make([]fyne.CanvasObject, len(want))
+	for i, l := range want {
+		p := newSliceView(v, l)
+		v.panels = append(v.panels, p)
+		objs[i] = p
+	}
+	cols := int(math.Ceil(math.Sqrt(float64(len(want)))))
+	v.panelBox.Layout = layout.NewGridLayoutWithColumns(cols)
+	v.panelBox.Objects = objs
+	v.panelBox.Refresh()
+}
+
+// ResetView fits the data into the panels.
+func (v *Viewer) ResetView() {
+	sz := v.panels[0].Size()
+	if sz.IsZero() {
+		v.needFit = true
+		return
+	}
+	v.fitTo(sz)
+	v.redraw()
+}
+
+// fitTo fits the displayed extent into a panel of size sz.
+func (v *Viewer) fitTo(sz fyne.Size) {
+	e := v.extent()
+	ra, ca := v.axis.displayAxes()
+	v.xf = fit(e[ra], e[ca], float64(sz.Width), float64(sz.Height))
+	v.needFit = len(v.layers) == 0
+}
+
+// setXform sets the shared view transform (pan or zoom) and redraws.
+func (v *Viewer) setXform(t xform) {
+	v.xf = t
+	v.needFit = false
+	v.redraw()
+}
+
+// redraw repaints every panel and the status bar now.
+func (v *Viewer) redraw() {
+	for _, p := range v.panels {
+		p.Refresh()
+	}
+	v.updateStatus()
+}
+
+// postRedraw schedules one redraw on the UI goroutine; calls that arrive
+// before it runs are merged. Safe from any goroutine.
+func (v *Viewer) postRedraw(fromOther bool) {
+	if !v.redrawPending.CompareAndSwap(false, true) {
+		return
+	}
+	v.post(func() {
+		v.redrawPending.Store(false)
+		v.updateDims()
+		v.redraw()
+		v.syncControls()
+	})
+}
+
+// sliceReady is the loaders' callback, on their goroutines.
+func (v *Viewer) sliceReady(k sliceKey, err error) {
+	if err != nil {
+		v.post(func() { v.ShowError(err) })
+		return
+	}
+	v.postRedraw(true)
+}
+
+// ShowError shows err in the status bar and a dialog.
+func (v *Viewer) ShowError(err error) {
+	msg := err.Error()
+	v.status.SetText("error: " + msg)
+	if msg == v.lastErr {
+		return
+	}
+	v.lastErr = msg
+	dialog.ShowError(err, v.win)
+}
+
+// Loaded reports whether every visible image layer has its current slice
+// in memory (no slice is still loading).
+func (v *Viewer) Loaded() bool {
+	for _, l := range v.layers {
+		il := imageOf(l)
+		if il == nil || !l.Visible() || il.fixed != nil {
+			continue
+		}
+		idx := v.index[v.axis]
+		if idx >= il.vol.Shape[v.axis] {
+			continue
+		}
+		if !il.ld.cache.Contains(sliceKey{v.axis, idx}) {
+			return false
+		}
+	}
+	return true
+}
+
+// WaitLoaded blocks until Loaded, asking for the slices and redrawing,
+// or until timeout. Call it from a goroutine other than the UI's (it
+// uses fyne.Do).
+func (v *Viewer) WaitLoaded(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		done := make(chan bool)
+		v.post(func() {
+			v.redraw()
+			done <- v.Loaded()
+		})
+		if <-done {
+			v.post(func() { v.redraw() })
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("slices not loaded after %v", timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// imageOf returns the image part of an image or heat-map layer.
+func imageOf(l Layer) *ImageLayer {
+	switch l := l.(type) {
+	case *ImageLayer:
+		return l
+	case *HeatmapLayer:
+		return l.ImageLayer
+	}
+	return nil
+}
+
+// paint draws the panel's layers (all visible ones, or only) into f.
+func (v *Viewer) paint(f *frame, only Layer, sw, sh, ps float64) {
+	idx := v.index[v.axis]
+	for _, l := range v.layers {
+		if !l.Visible() || (only != nil && l != only) {
+			continue
+		}
+		switch l := l.(type) {
+		case *PointsLayer:
+			l.inView = drawPoints(f, l.store, v.axis, idx, l.outOfSlice, l.size, l.opacity, v.xf, sw, sh, ps)
+		default:
+			il := imageOf(l)
+			p, _ := il.planeFor(v.axis, idx)
+			if p == nil {
+				continue
+			}
+			drawPlane(f, p, il.lookup(p.dtype), v.xf, sw, sh, ps, il.opacity, il.blend)
+		}
+	}
+}
+
+// scaleBar returns the scale bar's length in logical pixels and its
+// label, from the voxel size of the lowest visible image layer; 0 when
+// no layer has a voxel size.
+func (v *Viewer) scaleBar(panel fyne.Size) (float64, string) {
+	for _, l := range v.layers {
+		il, ok := l.(*ImageLayer)
+		if !ok || !l.Visible() {
+			continue
+		}
+		_, ca := v.axis.displayAxes()
+		vs := il.vol.VoxelSize[ca]
+		if vs <= 0 {
+			return 0, ""
+		}
+		// Aim for about a fifth of the panel, at most 150 pixels.
+		target := math.Min(float64(panel.Width)/5, 150) / v.xf.scale * vs
+		if target <= 0 {
+			return 0, ""
+		}
+		phys := niceLength(target)
+		return phys / vs * v.xf.scale, fmt.Sprintf("%g %s", phys, il.unit)
+	}
+	return 0, ""
+}
+
+// typedKey steps through slices: arrows by one, Page Up/Down by ten.
+func (v *Viewer) typedKey(e *fyne.KeyEvent) {
+	switch e.Name {
+	case fyne.KeyRight, fyne.KeyUp:
+		v.Step(1, false)
+	case fyne.KeyLeft, fyne.KeyDown:
+		v.Step(-1, false)
+	case fyne.KeyPageUp:
+		v.Step(10, false)
+	case fyne.KeyPageDown:
+		v.Step(-10, false)
+	case fyne.KeyHome:
+		v.SetSlice(0)
+	case fyne.KeyEnd:
+		v.SetSlice(v.extent()[v.axis] - 1)
+	}
+}
+
+// hover reports the position and the values under the pointer.
+func (v *Viewer) hover(p *sliceView, pos fyne.Position) {
+	v.hoverPanel, v.hoverPos = p, pos
+	v.updateStatus()
+}
+
+func (v *Viewer) hoverOut() {
+	v.hoverPanel = nil
+	v.updateStatus()
+}
+
+// cursorVoxel returns the (z, y, x) voxel under the pointer.
+func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
+	if v.hoverPanel == nil {
+		return zyx, 0, 0, false
+	}
+	sz := v.hoverPanel.Size()
+	x, y := v.xf.toData(float64(v.hoverPos.X), float64(v.hoverPos.Y), float64(sz.Width), float64(sz.Height))
+	row, col = int(math.Floor(y)), int(math.Floor(x))
+	ra, ca := v.axis.displayAxes()
+	zyx[v.axis] = v.index[v.axis]
+	zyx[ra], zyx[ca] = row, col
+	return zyx, row, col, true
+}
+
+// ValueAt returns the value of layer l at display (row, col) of the
+// current slice, and whether there is one (the slice is loaded and the
+// position inside it).
+func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
+	il := imageOf(l)
+	if il == nil {
+		return 0, false
+	}
+	p := il.current()
+	if p == nil || row < 0 || col < 0 || row >= p.rows || col >= p.cols {
+		return 0, false
+	}
+	return p.value(row, col), true
+}
+
+// updateStatus writes the pointer position, the values under it and the
+// view's zoom and point counts.
+func (v *Viewer) updateStatus() {
+	var b strings.Builder
+	if zyx, row, col, ok := v.cursorVoxel(); ok {
+		fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
+		for _, l := range v.layers {
+			if !l.Visible() || (v.hoverPanel.only != nil && v.hoverPanel.only != l) {
+				continue
+			}
+			if val, ok := v.ValueAt(l, row, col); ok {
+				fmt.Fprintf(&b, "  │  %s: %s", l.Name(), formatValue(val))
+			}
+		}
+	}
+	if b.Len() == 0 && v.lastErr == "" {
+		b.WriteString(v.hint())
+	}
+	if b.Len() > 0 || v.lastErr == "" {
+		v.status.SetText(b.String())
+	}
+	var info []string
+	for _, l := range v.layers {
+		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
+			info = append(info, fmt.Sprintf("%s: %d in view", l.Name(), pl.inView))
+		}
+	}
+	if !v.Loaded() {
+		info = append(info, "loading…")
+	}
+	info = append(info, fmt.Sprintf("zoom %.0f%%", v.xf.scale*100))
+	v.info.SetText(strings.Join(info, "   "))
+}
+
+func (v *Viewer) hint() string {
+	if len(v.layers) == 0 {
+		return "Open a file (File ▸ Open, or drop it here)"
+	}
+	return "drag to pan · scroll to zoom · ←/→ change slice · double-click to reset"
+}
+
+func formatValue(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e9 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.4g", x)
+}
+
+// AddPanel adds a tab to the dock at the right of the canvas (the
+// processing panel), showing the dock when it was hidden.
+func (v *Viewer) AddPanel(title string, obj fyne.CanvasObject) {
+	v.dock.Append(container.NewTabItem(title, obj))
+	if len(v.dock.Items) == 1 {
+		split := container.NewHSplit(v.tabs, v.dock)
+		split.Offset = 0.7
+		v.centre.Objects = []fyne.CanvasObject{split}
+		v.centre.Refresh()
+	}
+}
+
+// AddTab adds a tab beside the "View" tab (plots, tables) and returns it,
+// so its content can be replaced as results arrive.
+func (v *Viewer) AddTab(title string, obj fyne.CanvasObject) *container.TabItem {
+	t := container.NewTabItem(title, obj)
+	v.tabs.Append(t)
+	return t
+}
+
+// ShowTab brings a tab added with AddTab (or the view, with nil) to the
+// front.
+func (v *Viewer) ShowTab(t *container.TabItem) {
+	if t == nil {
+		v.tabs.SelectIndex(0)
+		return
+	}
+	v.tabs.Select(t)
+}
+
+// Close stops the loaders and closes every layer's volume.
+func (v *Viewer) Close() {
+	v.stopPlay()
+	for _, l := range v.layers {
+		if il := imageOf(l); il != nil && il.ld != nil {
+			il.ld.close()
+			_ = il.vol.Close()
+		}
+	}
+}
