@@ -6,7 +6,9 @@
 // and kernels. Make turns that description and a memory budget into the
 // largest block that fits under the budget's safety margin, the predicted
 // peak and a per-array breakdown, or an error saying how much the smallest
-// block needs and how much is available.
+// block needs and how much is available (*TooSmallError). A Plan prints
+// itself for people (Format, with a breakdown table) and as JSON for
+// `voxlab plan --json` (MarshalJSON).
 //
 // The model follows httomo's per-method memory estimators (bytes per slice
 // times slices, available memory = free x 0.9), but counts every resident

@@ -127,9 +127,13 @@ type Plan struct {
 	// Main is the index of the phase whose block size the pipeline is
 	// known by (the projections of a dezinging run): the last phase.
 	Main int
-	// Peaks over all phases.
+	// Peaks over all phases: device, pinned host and pageable host bytes.
 	PeakDevice, PeakPinned, PeakHost int64
-	Budget                           Budget
+	// PeakPhase is the index of the phase with the highest device usage
+	// (or host usage, when nothing is on the device): the one the
+	// breakdown is shown for.
+	PeakPhase int
+	Budget    Budget
 	// Warnings, e.g. a fixed block that exceeds the budget.
 	Warnings []string
 }
@@ -191,20 +195,33 @@ func Make(pipeline string, phases []Phase, b Budget) (*Plan, error) {
 		p.PeakPinned = max(p.PeakPinned, pp.Pinned)
 		p.PeakHost = max(p.PeakHost, pp.Host)
 	}
+	p.PeakPhase = peakPhase(p.Phases)
 	return p, nil
 }
 
+func peakPhase(phases []PhasePlan) int {
+	best := 0
+	for i, ph := range phases {
+		b := phases[best]
+		if ph.Device > b.Device || ph.Device == b.Device && ph.Host+ph.Pinned > b.Host+b.Pinned {
+			best = i
+		}
+	}
+	return best
+}
+
 func planPhase(pipeline string, ph Phase, b Budget) (PhasePlan, string, error) {
-	minB := max(ph.MinBlock, 1)
 	units := max(ph.Units, 1)
+	minB := min(max(ph.MinBlock, 1), units)
 	pp := PhasePlan{Name: ph.Name, Unit: ph.Unit, Units: ph.Units, Halo: ph.Halo}
 	if ph.Block > 0 {
 		blk := min(ph.Block, units)
 		pp.Block, pp.Usage = blk, ph.UsageAt(blk)
 		pp.Blocks = ceilDiv(ph.Units, blk)
 		if !fits(pp.Usage, b) {
-			return pp, fmt.Sprintf("%s: a block of %d %s needs %s of device memory, more than the %s usable: it may not fit",
-				ph.Name, blk, ph.Unit, FormatBytes(pp.Device), FormatBytes(int64(b.margin()*float64(b.Device)))), nil
+			e := tooSmall(pipeline, ph.Name, pp.Usage, b)
+			return pp, fmt.Sprintf("%s: a block of %d %s needs %s of %s memory, more than the %s usable: it may not fit (choose a smaller block, or auto)",
+				ph.Name, blk, ph.Unit, FormatBytes(e.Need), e.Where, FormatBytes(e.Usable)), nil
 		}
 		return pp, "", nil
 	}
@@ -227,7 +244,7 @@ func planPhase(pipeline string, ph Phase, b Budget) (PhasePlan, string, error) {
 	return pp, "", nil
 }
 
-func tooSmall(pipeline, phase string, u Usage, b Budget) error {
+func tooSmall(pipeline, phase string, u Usage, b Budget) *TooSmallError {
 	m := b.margin()
 	usable := func(n int64) int64 { return int64(m * float64(n)) }
 	switch {
