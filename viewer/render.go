@@ -107,10 +107,10 @@ func sampleFloat[T float32 | float64](dst []uint32, xs []int32, src []T, l *lut)
 		switch {
 		case !(q > 0):
 			q = 0
-		case q > top:
+		case q > top-0.5:
 			q = top
 		}
-		dst[i] = l.tab[int(q)]
+		dst[i] = l.tab[int(q+0.5)]
 	}
 }
 

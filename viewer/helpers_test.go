@@ -1,0 +1,146 @@
+package viewer
+
+import (
+	"image/color"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// uiQueue replaces fyne.Do in tests: loader goroutines queue their
+// callbacks and the test goroutine runs them in settle, so all UI work
+// happens on one goroutine as in the real app.
+type uiQueue struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+func (q *uiQueue) post(f func()) {
+	q.mu.Lock()
+	q.fns = append(q.fns, f)
+	q.mu.Unlock()
+}
+
+func (q *uiQueue) run() int {
+	q.mu.Lock()
+	fns := q.fns
+	q.fns = nil
+	q.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+	return len(fns)
+}
+
+type harness struct {
+	t *testing.T
+	v *Viewer
+	w fyne.Window
+	q *uiQueue
+}
+
+const testW, testH = 900, 600
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	q := &uiQueue{}
+	v := newViewer(w, q.post)
+	w.SetContent(v.root)
+	w.Resize(fyne.NewSize(testW, testH))
+	t.Cleanup(v.Close)
+	return &harness{t: t, v: v, w: w, q: q}
+}
+
+// settle runs queued UI work until every loader is idle and the current
+// slices are loaded.
+func (h *harness) settle() {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		h.v.redraw() // asks for the slices on screen
+		idle := true
+		for _, l := range h.v.layers {
+			if il := imageOf(l); il != nil && il.ld != nil && !il.ld.idle() {
+				idle = false
+			}
+		}
+		ran := h.q.run()
+		if idle && ran == 0 && h.v.Loaded() {
+			h.v.redraw()
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	h.t.Fatal("viewer did not settle")
+}
+
+// panel returns the first panel.
+func (h *harness) panel() *sliceView { return h.v.panels[0] }
+
+// pixelAt returns the colour drawn over data pixel (row, col) in panel p.
+func (h *harness) pixelAt(p *sliceView, row, col float64) color.RGBA {
+	h.t.Helper()
+	sz := p.Size()
+	x, y := h.v.xf.toScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
+	ps := p.pixelScale()
+	return p.f.img.RGBAAt(int(x*ps), int(y*ps))
+}
+
+// memVolume builds an in-memory volume with values f(z, y, x).
+func memVolume(t testing.TB, dt volume.DType, shape [3]int, f func(z, y, x int) float64) *volume.Volume {
+	t.Helper()
+	info := volume.Info{Shape: shape, DType: dt}
+	data := make([]byte, info.Bytes())
+	i := 0
+	for z := range shape[0] {
+		for y := range shape[1] {
+			for x := range shape[2] {
+				v := f(z, y, x)
+				switch dt {
+				case volume.Uint8:
+					data[i] = uint8(v)
+				case volume.Uint16:
+					volume.Uint16s(data)[i] = uint16(v)
+				case volume.Float32:
+					volume.Float32s(data)[i] = float32(v)
+				case volume.Float64:
+					volume.Float64s(data)[i] = v
+				}
+				i++
+			}
+		}
+	}
+	m, err := volume.NewMemory(info, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return volume.New("mem", m)
+}
+
+func gray(v uint8) color.RGBA { return color.RGBA{v, v, v, 255} }
+
+// greenAround returns the largest green value and the number of
+// green-dominant pixels within r data pixels of (row, col).
+func (h *harness) greenAround(p *sliceView, row, col, r float64) (maxG uint8, n int) {
+	sz := p.Size()
+	ps := p.pixelScale()
+	x0, y0 := h.v.xf.toScreen(col-r, row-r, float64(sz.Width), float64(sz.Height))
+	x1, y1 := h.v.xf.toScreen(col+r+1, row+r+1, float64(sz.Width), float64(sz.Height))
+	for y := int(y0 * ps); y < int(y1*ps); y++ {
+		for x := int(x0 * ps); x < int(x1*ps); x++ {
+			c := p.f.img.RGBAAt(x, y)
+			if c.G > c.R+20 && c.G > c.B+20 {
+				n++
+				maxG = max(maxG, c.G)
+			}
+		}
+	}
+	return maxG, n
+}
