@@ -127,3 +127,26 @@ func TestOverflowingInfo(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+var badTIFF = []badCase{
+	{"tiff/truncated.tif", []string{"truncated"}},
+	{"tiff/truncated_data.tif", []string{"truncated", "strip 0"}},
+	{"tiff/wrongmagic.tif", []string{"not a TIFF file"}},
+	{"tiff/deflate.tif", []string{"compression 8", "Deflate"}},
+	{"tiff/rgb.tif", []string{"3 samples per pixel"}},
+	{"tiff/int16.tif", []string{"16-bit signed integer"}},
+	{"tiff/tiled.tif", []string{"tiled"}},
+	{"tiff/mixed_pages.tif", []string{"page 1 is 5 x 5 uint16", "page 0 is 5 x 4 uint16"}},
+	{"tiff/mixed_sizes", []string{"a1.tif is 5 x 4 uint16", "a2.tif is 6 x 4 uint16"}},
+	{"tiff/mixed_dtypes", []string{"a1.tif is 5 x 4 uint16", "a2.tif is 5 x 4 float32"}},
+}
+
+func TestBadTIFF(t *testing.T)        { checkBad(t, openVolume, badTIFF) }
+func TestBadTIFFInspect(t *testing.T) { checkBad(t, inspect, badTIFF) }
+
+func TestEmptyPlaneDir(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "no .tif") {
+		t.Errorf("empty folder: %v", err)
+	}
+}

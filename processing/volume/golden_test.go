@@ -188,3 +188,36 @@ func TestGoldenStacks(t *testing.T) {
 		})
 	}
 }
+
+func TestGoldenTIFF(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		dt    DType
+		shape [3]int
+		voxel [3]float64
+		want  func(z, y, x int) float64
+	}{
+		{"u8.tif", Uint8, goldShape, [3]float64{}, goldInts(251, 0)},
+		{"u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
+		{"f32.tif", Float32, goldShape, [3]float64{}, goldFloats(0)},
+		{"f64.tif", Float64, goldShape, [3]float64{}, goldFloats(0)},
+		{"be_f32.tif", Float32, goldShape, [3]float64{}, goldFloats(0)},
+		{"big_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
+		{"strips_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
+		{"scattered_u16.tif", Uint16, [3]int{1, 4, 5}, [3]float64{}, goldInts(60000, 0)},
+		{"imagej_u16.tif", Uint16, goldShape, [3]float64{2, 0.25, 0.5}, goldInts(60000, 0)},
+		{"planes", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			v, err := Open(filepath.Join("testdata", "tiff", tc.spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			checkVolume(t, v, tc.dt, tc.shape, tc.want)
+			if v.VoxelSize != tc.voxel {
+				t.Errorf("voxel size %v, want %v", v.VoxelSize, tc.voxel)
+			}
+		})
+	}
+}

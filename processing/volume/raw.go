@@ -190,8 +190,9 @@ type seqWriter struct {
 	info    Info
 	f       *outfile.File
 	next    int
-	observe func(src []byte)            // sees each slab (statistics)
-	finish  func(f *outfile.File) error // rewrites the header at Commit
+	observe func(src []byte)               // sees each slab (statistics)
+	before  func(z int, f io.Writer) error // writes what precedes plane z (a TIFF IFD)
+	finish  func(f *outfile.File) error    // rewrites the header at Commit
 	failed  error
 }
 
@@ -227,11 +228,28 @@ func (w *seqWriter) WriteSlab(z0 int, src []byte) error {
 	if w.observe != nil {
 		w.observe(src)
 	}
-	if _, err := w.f.Write(src); err != nil {
+	if err := w.write(z0, z1, src); err != nil {
 		w.failed = fmt.Errorf("write %s: %w", w.f.Target(), err)
 		return w.failed
 	}
 	w.next = z1
+	return nil
+}
+
+func (w *seqWriter) write(z0, z1 int, src []byte) error {
+	if w.before == nil {
+		_, err := w.f.Write(src)
+		return err
+	}
+	pb := w.info.PlaneBytes()
+	for z := z0; z < z1; z++ {
+		if err := w.before(z, w.f); err != nil {
+			return err
+		}
+		if _, err := w.f.Write(src[int64(z-z0)*pb : int64(z-z0+1)*pb]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

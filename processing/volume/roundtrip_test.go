@@ -81,6 +81,7 @@ func TestRoundTrip(t *testing.T) {
 		{".npy", []DType{Uint8, Uint16, Float32, Float64}},
 		{".mrc", []DType{Uint16, Float32}},
 		{".mrcs", []DType{Float32}},
+		{".tif", []DType{Uint8, Uint16, Float32, Float64}},
 	} {
 		for _, dt := range tc.dts {
 			t.Run(tc.ext+"/"+dt.String(), func(t *testing.T) {
@@ -106,7 +107,7 @@ func TestRoundTrip(t *testing.T) {
 				if v.Shape != info.Shape || v.DType != dt || !bytes.Equal(got, data) {
 					t.Fatalf("read back %v %s, data equal %v", v.Shape, v.DType, bytes.Equal(got, data))
 				}
-				if tc.ext != ".npy" && v.VoxelSize != info.VoxelSize {
+				if tc.ext != ".npy" && !(tc.ext == ".tif" && dt == Float64) && v.VoxelSize != info.VoxelSize {
 					t.Errorf("voxel size %v, want %v", v.VoxelSize, info.VoxelSize)
 				}
 			})
@@ -214,5 +215,63 @@ func TestWriterLeavesNothing(t *testing.T) {
 		w, _ = Create(filepath.Join(dir, "y"+ext), info)
 		w.Abort()
 		onlyTarget(t, dir)
+	}
+}
+
+func TestTIFFRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		big  bool
+		dir  bool
+	}{{"bigtiff", true, false}, {"planes", false, true}} {
+		for _, dt := range []DType{Uint8, Uint16, Float32, Float64} {
+			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
+				dir := t.TempDir()
+				info := Info{Shape: [3]int{12, 3, 7}, DType: dt, VoxelSize: [3]float64{5, 2, 2}}
+				path := filepath.Join(dir, "out.tif")
+				var w Writer
+				var err error
+				if tc.dir {
+					path = filepath.Join(dir, "planes") + "/"
+					w, err = Create(path, info)
+				} else {
+					w, err = createTIFF(path, info, tc.big)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				data := pattern(info)
+				writeAll(t, w, data)
+				v, err := Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer v.Close()
+				if tc.big && !v.Source().(*tiffSource).tf.bigTIFF {
+					t.Error("not written as BigTIFF")
+				}
+				got, err := v.ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.Shape != info.Shape || v.DType != dt || !bytes.Equal(got, data) {
+					t.Fatalf("read back %v %s, data equal %v", v.Shape, v.DType, bytes.Equal(got, data))
+				}
+				if dt != Float64 && v.VoxelSize != info.VoxelSize {
+					t.Errorf("voxel size %v, want %v", v.VoxelSize, info.VoxelSize)
+				}
+			})
+		}
+	}
+}
+
+func TestPlaneDirRefusesFullFolder(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "old.tif"), []byte("x"), 0o644)
+	if _, err := CreatePlaneDir(dir, Info{Shape: [3]int{1, 1, 1}, DType: Uint8}); err == nil || !strings.Contains(err.Error(), "already holds TIFF") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := Create(filepath.Join(dir, "sub")+"/", Info{Shape: [3]int{1, 1, 1}, DType: Uint8}); err != nil {
+		t.Errorf("new folder: %v", err)
 	}
 }

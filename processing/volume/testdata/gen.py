@@ -122,7 +122,77 @@ def mrc():
         f.write(bad)
 
 
+def tiff():
+    import struct
+    import tifffile
+    d = "tiff"
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    u8, u16, f32 = ints(251).astype("u1"), ints(60000).astype("<u2"), floats().astype("<f4")
+    tifffile.imwrite(f"{d}/u8.tif", u8, compression=None, photometric="minisblack")
+    tifffile.imwrite(f"{d}/u16.tif", u16, compression=None, photometric="minisblack")
+    tifffile.imwrite(f"{d}/f32.tif", f32, compression=None, photometric="minisblack")
+    tifffile.imwrite(f"{d}/f64.tif", floats().astype("<f8"), compression=None, photometric="minisblack")
+    tifffile.imwrite(f"{d}/be_f32.tif", f32, byteorder=">", compression=None, photometric="minisblack")
+    tifffile.imwrite(f"{d}/big_u16.tif", u16, bigtiff=True, compression=None, photometric="minisblack")
+    tifffile.imwrite(f"{d}/strips_u16.tif", u16, rowsperstrip=1, compression=None, photometric="minisblack")
+    tifffile.imwrite(f"{d}/imagej_u16.tif", u16, imagej=True, resolution=(1 / 0.5, 1 / 0.25),
+                     metadata={"spacing": 2.0, "unit": "um", "axes": "ZYX"})
+    # One page, two strips of two rows stored in reverse order.
+    rows = ints(60000)[0].astype("<u2")
+    s0, s1 = rows[:2].tobytes(), rows[2:].tobytes()
+    entries = [(256, 3, 1, 5), (257, 3, 1, 4), (258, 3, 1, 16), (259, 3, 1, 1), (262, 3, 1, 1),
+               (273, 4, 2, None), (277, 3, 1, 1), (278, 3, 1, 2), (279, 4, 2, None)]
+    ifd_off = 8
+    ifd_len = 2 + 12 * len(entries) + 4
+    arr_off = ifd_off + ifd_len
+    data_off = arr_off + 16
+    offsets = (data_off + len(s1), data_off)  # strip 0 after strip 1
+    b = bytearray(b"II*\x00" + struct.pack("<I", ifd_off))
+    b += struct.pack("<H", len(entries))
+    for tag, typ, count, val in entries:
+        if tag == 273:
+            b += struct.pack("<HHII", tag, typ, count, arr_off)
+        elif tag == 279:
+            b += struct.pack("<HHII", tag, typ, count, arr_off + 8)
+        else:
+            b += struct.pack("<HHIHH", tag, typ, count, val, 0)
+    b += struct.pack("<I", 0)
+    b += struct.pack("<II", *offsets) + struct.pack("<II", len(s0), len(s1))
+    b += s1 + s0
+    with open(f"{d}/scattered_u16.tif", "wb") as f:
+        f.write(b)
+    # Bad inputs.
+    tifffile.imwrite(f"{d}/deflate.tif", u16, compression="zlib", photometric="minisblack")
+    tifffile.imwrite(f"{d}/rgb.tif", np.zeros((4, 5, 3), "u1"), photometric="rgb")
+    tifffile.imwrite(f"{d}/int16.tif", ints(100).astype("<i2"), photometric="minisblack")
+    tifffile.imwrite(f"{d}/tiled.tif", np.zeros((32, 32), "<u2"), tile=(16, 16))
+    tifffile.imwrite(f"{d}/mixed_pages.tif", u16[0])
+    tifffile.imwrite(f"{d}/mixed_pages.tif", np.zeros((5, 5), "<u2"), append=True)
+    with open(f"{d}/u16.tif", "rb") as f:
+        b = f.read()
+    with open(f"{d}/truncated.tif", "wb") as f:
+        f.write(b[:560])  # inside the last IFD (tifffile writes data before IFDs)
+    with open(f"{d}/scattered_u16.tif", "rb") as f:
+        s = f.read()
+    with open(f"{d}/truncated_data.tif", "wb") as f:
+        f.write(s[:-7])  # inside the last strip
+    with open(f"{d}/wrongmagic.tif", "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + b[8:])
+    # Plane folders.
+    os.makedirs(f"{d}/planes")
+    for z, name in enumerate(["plane2", "plane10", "plane100"]):
+        tifffile.imwrite(f"{d}/planes/{name}.tif", u16[z])
+    os.makedirs(f"{d}/mixed_sizes")
+    tifffile.imwrite(f"{d}/mixed_sizes/a1.tif", u16[0])
+    tifffile.imwrite(f"{d}/mixed_sizes/a2.tif", np.zeros((4, 6), "<u2"))
+    os.makedirs(f"{d}/mixed_dtypes")
+    tifffile.imwrite(f"{d}/mixed_dtypes/a1.tif", u16[0])
+    tifffile.imwrite(f"{d}/mixed_dtypes/a2.tif", f32[1])
+
+
 if __name__ == "__main__":
     os.chdir(os.path.dirname(os.path.abspath(__file__)))
     npy()
     mrc()
+    tiff()

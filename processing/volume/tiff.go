@@ -1,0 +1,483 @@
+package volume
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// A hand-written baseline TIFF 6.0 parser (classic and BigTIFF) for
+// grayscale, uncompressed, stripped images. golang.org/x/image/tiff
+// decodes only the first page into an image.Image and has no float32
+// samples, so it can neither read a multi-page stack nor read one page of
+// it lazily; here only IFDs are parsed at open and a page's strips are
+// read straight into the caller's buffer.
+
+// TIFF tags voxlab reads.
+const (
+	tagNewSubfileType  = 254
+	tagImageWidth      = 256
+	tagImageLength     = 257
+	tagBitsPerSample   = 258
+	tagCompression     = 259
+	tagPhotometric     = 262
+	tagDescription     = 270
+	tagStripOffsets    = 273
+	tagSamplesPerPixel = 277
+	tagRowsPerStrip    = 278
+	tagStripByteCounts = 279
+	tagXResolution     = 282
+	tagYResolution     = 283
+	tagResolutionUnit  = 296
+	tagTileWidth       = 322
+	tagSampleFormat    = 339
+)
+
+// tiffTypeSize is the byte size of each TIFF field type (0: unknown).
+var tiffTypeSize = [19]int{0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8}
+
+var tiffCompression = map[uint64]string{
+	2: "CCITT RLE", 3: "CCITT Group 3 fax", 4: "CCITT Group 4 fax", 5: "LZW",
+	6: "old-style JPEG", 7: "JPEG", 8: "Deflate", 32773: "PackBits",
+	32946: "Deflate", 34712: "JPEG 2000", 34887: "LERC", 34925: "LZMA",
+	50000: "Zstandard", 50001: "WebP",
+}
+
+// tiffFile is a parsed TIFF: its byte order and the image pages.
+type tiffFile struct {
+	path      string
+	bigTIFF   bool
+	bigEndian bool
+	pages     []*tiffPage
+}
+
+// tiffPage is one grayscale, uncompressed, stripped image.
+type tiffPage struct {
+	width, height int
+	dtype         DType
+	rowsPerStrip  int
+	offsets       []int64
+	counts        []int64
+	desc          string
+	xres, yres    float64 // pixels per resolution unit, 0 if absent
+	resUnit       int
+}
+
+// tiffReader reads the structures of one file.
+type tiffReader struct {
+	path string
+	r    io.ReaderAt
+	size int64
+	bo   binary.ByteOrder
+	big  bool
+}
+
+// tiffEntry is an IFD entry; value holds the value itself when it fits,
+// else its offset.
+type tiffEntry struct {
+	tag, typ uint16
+	count    uint64
+	value    [8]byte
+}
+
+// readTIFF parses the header and up to maxPages image pages (all when
+// maxPages is 0), skipping reduced-resolution images (thumbnails).
+func readTIFF(path string, r io.ReaderAt, size int64, maxPages int) (*tiffFile, error) {
+	tr := &tiffReader{path: path, r: r, size: size}
+	var hdr [16]byte
+	if n, _ := r.ReadAt(hdr[:], 0); n < 8 {
+		return nil, fmt.Errorf("%s: not a TIFF file: only %d bytes", path, n)
+	}
+	switch string(hdr[:2]) {
+	case "II":
+		tr.bo = binary.LittleEndian
+	case "MM":
+		tr.bo = binary.BigEndian
+	default:
+		return nil, fmt.Errorf("%s: not a TIFF file: it starts with %q, not II or MM", path, hdr[:4])
+	}
+	tf := &tiffFile{path: path, bigEndian: hdr[0] == 'M'}
+	var next uint64
+	switch v := tr.bo.Uint16(hdr[2:]); v {
+	case 42:
+		next = uint64(tr.bo.Uint32(hdr[4:]))
+	case 43:
+		if tr.bo.Uint16(hdr[4:]) != 8 || size < 16 {
+			return nil, fmt.Errorf("%s: damaged BigTIFF header", path)
+		}
+		tr.big, tf.bigTIFF = true, true
+		next = tr.bo.Uint64(hdr[8:])
+	default:
+		return nil, fmt.Errorf("%s: not a TIFF file: version %d is neither 42 (TIFF) nor 43 (BigTIFF)", path, v)
+	}
+	seen := map[uint64]bool{}
+	for ifd := 0; next != 0; ifd++ {
+		if seen[next] {
+			return nil, fmt.Errorf("%s: damaged TIFF: IFD %d loops back to byte %d", path, ifd, next)
+		}
+		seen[next] = true
+		entries, nxt, err := tr.ifd(next)
+		if err != nil {
+			return nil, fmt.Errorf("%s: IFD %d: %w", path, ifd, err)
+		}
+		next = nxt
+		if sub, ok := entries[tagNewSubfileType]; ok {
+			if v, err := tr.uint(sub); err == nil && v&1 != 0 {
+				continue // a reduced-resolution copy, not a plane
+			}
+		}
+		p, err := tr.page(entries)
+		if err != nil {
+			return nil, fmt.Errorf("%s: page %d: %w", path, len(tf.pages), err)
+		}
+		tf.pages = append(tf.pages, p)
+		if maxPages > 0 && len(tf.pages) >= maxPages {
+			break
+		}
+	}
+	if len(tf.pages) == 0 {
+		return nil, fmt.Errorf("%s: the TIFF file holds no image", path)
+	}
+	return tf, nil
+}
+
+// ifd reads the IFD at off: its entries by tag and the next IFD's offset.
+func (t *tiffReader) ifd(off uint64) (map[uint16]tiffEntry, uint64, error) {
+	countSize, entrySize, nextSize := 2, 12, 4
+	if t.big {
+		countSize, entrySize, nextSize = 8, 20, 8
+	}
+	head, err := t.bytes(off, uint64(countSize))
+	if err != nil {
+		return nil, 0, err
+	}
+	var n uint64
+	if t.big {
+		n = t.bo.Uint64(head)
+	} else {
+		n = uint64(t.bo.Uint16(head))
+	}
+	if n == 0 || n > uint64(t.size)/uint64(entrySize) {
+		return nil, 0, fmt.Errorf("damaged: %d entries", n)
+	}
+	body, err := t.bytes(off+uint64(countSize), n*uint64(entrySize)+uint64(nextSize))
+	if err != nil {
+		return nil, 0, err
+	}
+	entries := make(map[uint16]tiffEntry, n)
+	for i := uint64(0); i < n; i++ {
+		b := body[i*uint64(entrySize):]
+		e := tiffEntry{tag: t.bo.Uint16(b), typ: t.bo.Uint16(b[2:])}
+		if t.big {
+			e.count = t.bo.Uint64(b[4:])
+			copy(e.value[:], b[12:20])
+		} else {
+			e.count = uint64(t.bo.Uint32(b[4:]))
+			copy(e.value[:4], b[8:12])
+		}
+		entries[e.tag] = e
+	}
+	tail := body[n*uint64(entrySize):]
+	if t.big {
+		return entries, t.bo.Uint64(tail), nil
+	}
+	return entries, uint64(t.bo.Uint32(tail)), nil
+}
+
+// bytes reads n bytes at off, refusing ranges outside the file.
+func (t *tiffReader) bytes(off, n uint64) ([]byte, error) {
+	if off > uint64(t.size) || n > uint64(t.size)-off {
+		return nil, fmt.Errorf("damaged or truncated: %d bytes at byte %d lie past the end of the file (%d bytes)", n, off, t.size)
+	}
+	b := make([]byte, n)
+	if _, err := t.r.ReadAt(b, int64(off)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// data returns an entry's value bytes.
+func (t *tiffReader) data(e tiffEntry) ([]byte, error) {
+	if int(e.typ) >= len(tiffTypeSize) || tiffTypeSize[e.typ] == 0 {
+		return nil, fmt.Errorf("tag %d has unknown type %d", e.tag, e.typ)
+	}
+	sz := uint64(tiffTypeSize[e.typ])
+	if e.count > uint64(t.size)/sz {
+		return nil, fmt.Errorf("tag %d claims %d values, more than the file holds", e.tag, e.count)
+	}
+	n := sz * e.count
+	inline := uint64(4)
+	if t.big {
+		inline = 8
+	}
+	if n <= inline {
+		return e.value[:n], nil
+	}
+	var off uint64
+	if t.big {
+		off = t.bo.Uint64(e.value[:])
+	} else {
+		off = uint64(t.bo.Uint32(e.value[:]))
+	}
+	return t.bytes(off, n)
+}
+
+// uints decodes an unsigned integer entry.
+func (t *tiffReader) uints(e tiffEntry) ([]uint64, error) {
+	b, err := t.data(e)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]uint64, e.count)
+	for i := range out {
+		switch e.typ {
+		case 1, 7:
+			out[i] = uint64(b[i])
+		case 3:
+			out[i] = uint64(t.bo.Uint16(b[2*i:]))
+		case 4, 13:
+			out[i] = uint64(t.bo.Uint32(b[4*i:]))
+		case 16, 18:
+			out[i] = t.bo.Uint64(b[8*i:])
+		default:
+			return nil, fmt.Errorf("tag %d has type %d, not an unsigned integer", e.tag, e.typ)
+		}
+	}
+	return out, nil
+}
+
+func (t *tiffReader) uint(e tiffEntry) (uint64, error) {
+	v, err := t.uints(e)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) == 0 {
+		return 0, fmt.Errorf("tag %d has no value", e.tag)
+	}
+	return v[0], nil
+}
+
+// rational decodes the first RATIONAL of an entry.
+func (t *tiffReader) rational(e tiffEntry) float64 {
+	if e.typ != 5 || e.count == 0 {
+		return 0
+	}
+	b, err := t.data(e)
+	if err != nil {
+		return 0
+	}
+	num, den := t.bo.Uint32(b), t.bo.Uint32(b[4:])
+	if den == 0 {
+		return 0
+	}
+	return float64(num) / float64(den)
+}
+
+// page checks that an IFD is an image voxlab reads and records its strips.
+func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
+	get := func(tag uint16, def uint64) (uint64, error) {
+		e, ok := en[tag]
+		if !ok {
+			return def, nil
+		}
+		return t.uint(e)
+	}
+	p := &tiffPage{}
+	w, err := get(tagImageWidth, 0)
+	if err != nil {
+		return nil, err
+	}
+	h, err := get(tagImageLength, 0)
+	if err != nil {
+		return nil, err
+	}
+	if w == 0 || h == 0 || w > math.MaxInt32 || h > math.MaxInt32 {
+		return nil, fmt.Errorf("image size %d x %d is missing or invalid", w, h)
+	}
+	p.width, p.height = int(w), int(h)
+	if c, err := get(tagCompression, 1); err != nil {
+		return nil, err
+	} else if c != 1 {
+		name := tiffCompression[c]
+		if name == "" {
+			name = "unknown"
+		}
+		return nil, fmt.Errorf("compression %d (%s) is not supported: voxlab reads uncompressed TIFF (save without compression, e.g. tifffile.imwrite(path, a, compression=None))", c, name)
+	}
+	if _, tiled := en[tagTileWidth]; tiled {
+		return nil, errors.New("tiled TIFF is not supported: voxlab reads images stored in strips")
+	}
+	if spp, err := get(tagSamplesPerPixel, 1); err != nil {
+		return nil, err
+	} else if spp != 1 {
+		return nil, fmt.Errorf("%d samples per pixel (colour?): voxlab reads one-channel (grayscale) images", spp)
+	}
+	if ph, err := get(tagPhotometric, 1); err != nil {
+		return nil, err
+	} else if ph > 1 {
+		return nil, fmt.Errorf("photometric interpretation %d (colour or palette): voxlab reads grayscale images", ph)
+	}
+	if p.dtype, err = t.sampleType(en, get); err != nil {
+		return nil, err
+	}
+	if err := t.strips(p, en, get); err != nil {
+		return nil, err
+	}
+	if e, ok := en[tagDescription]; ok && e.typ == 2 {
+		if b, err := t.data(e); err == nil {
+			p.desc = strings.TrimRight(string(b), "\x00")
+		}
+	}
+	p.xres, p.yres = t.rational(en[tagXResolution]), t.rational(en[tagYResolution])
+	ru, _ := get(tagResolutionUnit, 2)
+	p.resUnit = int(ru)
+	return p, nil
+}
+
+func (t *tiffReader) sampleType(en map[uint16]tiffEntry, get func(uint16, uint64) (uint64, error)) (DType, error) {
+	bits, err := get(tagBitsPerSample, 1)
+	if err != nil {
+		return InvalidDType, err
+	}
+	format, err := get(tagSampleFormat, 1)
+	if err != nil {
+		return InvalidDType, err
+	}
+	switch {
+	case format == 1 && bits == 8:
+		return Uint8, nil
+	case format == 1 && bits == 16:
+		return Uint16, nil
+	case format == 3 && bits == 32:
+		return Float32, nil
+	case format == 3 && bits == 64:
+		return Float64, nil
+	}
+	kind := map[uint64]string{1: "unsigned integer", 2: "signed integer", 3: "floating point"}[format]
+	if kind == "" {
+		kind = "sample format " + strconv.FormatUint(format, 10)
+	}
+	return InvalidDType, fmt.Errorf("%d-bit %s samples are not supported (voxlab reads uint8, uint16, float32 and float64)", bits, kind)
+}
+
+// strips records the strip offsets and checks that each strip holds its
+// rows and lies inside the file.
+func (t *tiffReader) strips(p *tiffPage, en map[uint16]tiffEntry, get func(uint16, uint64) (uint64, error)) error {
+	oe, ok1 := en[tagStripOffsets]
+	ce, ok2 := en[tagStripByteCounts]
+	if !ok1 || !ok2 {
+		return errors.New("no StripOffsets or StripByteCounts: not a stripped image")
+	}
+	rps, err := get(tagRowsPerStrip, uint64(p.height))
+	if err != nil {
+		return err
+	}
+	p.rowsPerStrip = int(min(max(rps, 1), uint64(p.height)))
+	nstrips := (p.height + p.rowsPerStrip - 1) / p.rowsPerStrip
+	offs, err := t.uints(oe)
+	if err != nil {
+		return err
+	}
+	counts, err := t.uints(ce)
+	if err != nil {
+		return err
+	}
+	if len(offs) != nstrips || len(counts) != nstrips {
+		return fmt.Errorf("%d strip offsets and %d byte counts for %d strips of %d rows", len(offs), len(counts), nstrips, p.rowsPerStrip)
+	}
+	rowBytes := int64(p.width) * int64(p.dtype.Size())
+	for i := range offs {
+		rows := min(p.rowsPerStrip, p.height-i*p.rowsPerStrip)
+		need := int64(rows) * rowBytes
+		if counts[i] < uint64(need) {
+			return fmt.Errorf("strip %d holds %d bytes, its %d rows need %d", i, counts[i], rows, need)
+		}
+		if offs[i] > uint64(t.size) || uint64(need) > uint64(t.size)-offs[i] {
+			return fmt.Errorf("truncated: strip %d (%d bytes at byte %d) lies past the end of the file (%d bytes)", i, need, offs[i], t.size)
+		}
+		p.offsets = append(p.offsets, int64(offs[i]))
+		p.counts = append(p.counts, need)
+	}
+	return nil
+}
+
+// planeBytes returns the bytes of the page's image.
+func (p *tiffPage) planeBytes() int64 {
+	return int64(p.width) * int64(p.height) * int64(p.dtype.Size())
+}
+
+// read reads the page's image into dst, with one ReadAt when its strips
+// lie back to back (as writers lay them out), else one per strip.
+func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
+	contiguous := true
+	for i := 1; i < len(p.offsets); i++ {
+		if p.offsets[i] != p.offsets[i-1]+p.counts[i-1] {
+			contiguous = false
+			break
+		}
+	}
+	var err error
+	if contiguous {
+		_, err = r.ReadAt(dst, p.offsets[0])
+	} else {
+		var at int64
+		for i, off := range p.offsets {
+			if _, err = r.ReadAt(dst[at:at+p.counts[i]], off); err != nil {
+				break
+			}
+			at += p.counts[i]
+		}
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("truncated: the file ended inside an image strip")
+		}
+		return err
+	}
+	if bigEndian {
+		swapBytes(dst, p.dtype.Size())
+	}
+	return nil
+}
+
+// imageJ reads the fields of an ImageJ description ("ImageJ=1.54f\n
+// images=60\nspacing=5\nunit=micron\n..."), or nil.
+func imageJ(desc string) map[string]string {
+	if !strings.HasPrefix(desc, "ImageJ=") {
+		return nil
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(desc, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}
+
+// voxelSize reads the voxel size in microns: from an ImageJ description
+// (unit micron; X/YResolution in pixels per micron; spacing = z step), or
+// from X/YResolution in pixels per centimetre. Zero where unknown.
+func (p *tiffPage) voxelSize() [3]float64 {
+	var vs [3]float64
+	scale := 0.0
+	if ij := imageJ(p.desc); ij != nil {
+		switch u := ij["unit"]; u {
+		case "micron", "um", "µm", "\\u00B5m", "microns":
+			scale = 1
+			if s, err := strconv.ParseFloat(ij["spacing"], 64); err == nil && s > 0 {
+				vs[0] = s
+			}
+		}
+	} else if p.resUnit == 3 {
+		scale = 1e4
+	}
+	if scale > 0 && p.yres > 0 && p.xres > 0 {
+		vs[1], vs[2] = scale/p.yres, scale/p.xres
+	}
+	return vs
+}
