@@ -251,7 +251,7 @@ func (v *Viewer) syncControls() {
 type dimsBar struct {
 	box    *fyne.Container
 	play   *widget.Button
-	axis   *widget.Select
+	axis   *widget.RadioGroup
 	slider *widget.Slider
 	label  *widget.Label
 	// setting is true while updateDims moves the slider, so its
@@ -262,10 +262,13 @@ type dimsBar struct {
 func (v *Viewer) newDimsBar() dimsBar {
 	d := dimsBar{}
 	d.play = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), v.togglePlay)
-	d.axis = widget.NewSelect([]string{"z", "y", "x"}, func(s string) {
-		a, _ := ParseAxis(s)
-		v.SetAxis(a)
+	d.axis = widget.NewRadioGroup([]string{"z", "y", "x"}, func(s string) {
+		if a, err := ParseAxis(s); err == nil {
+			v.SetAxis(a)
+		}
 	})
+	d.axis.Horizontal = true
+	d.axis.Required = true
 	d.axis.SetSelected("z")
 	d.slider = widget.NewSlider(0, 0)
 	d.slider.Step = 1

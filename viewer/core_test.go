@@ -1,0 +1,319 @@
+package viewer
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/resources"
+)
+
+// naivePercentile is the "lower" order statistic numpy.percentile uses
+// with method="lower": sorted[floor(q*(n-1))].
+func naivePercentile(vals []float64, q float64) float64 {
+	s := slices.Clone(vals)
+	slices.Sort(s)
+	return s[int(math.Floor(q*float64(len(s)-1)))]
+}
+
+func TestStatsMatchSortedPercentiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, dt := range []volume.DType{volume.Uint8, volume.Uint16, volume.Float32, volume.Float64} {
+		for _, n := range []int{1, 7, 1000, 12345} {
+			vals := make([]float64, n)
+			for i := range vals {
+				switch dt {
+				case volume.Uint8:
+					vals[i] = float64(rng.IntN(256))
+				case volume.Uint16:
+					vals[i] = float64(rng.IntN(4096) + rng.IntN(2)*60000*rng.IntN(2))
+				default:
+					vals[i] = float64(float32(rng.NormFloat64()*50 + 3))
+				}
+			}
+			vol := memVolume(t, dt, [3]int{1, 1, n}, func(z, y, x int) float64 { return vals[x] })
+			p, err := readPlane(vol, Z, 0, slabBytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := p.stats
+			lo, hi := naivePercentile(vals, autoLow), naivePercentile(vals, autoHigh)
+			tol := 0.0
+			if dt == volume.Float32 || dt == volume.Float64 {
+				tol = (slices.Max(vals) - slices.Min(vals)) / floatBins * 1.0001
+			}
+			if s.min != slices.Min(vals) || s.max != slices.Max(vals) {
+				t.Errorf("%s n=%d: min/max %v %v, want %v %v", dt, n, s.min, s.max, slices.Min(vals), slices.Max(vals))
+			}
+			if math.Abs(s.lo-lo) > tol || math.Abs(s.hi-hi) > tol || s.lo > lo || s.hi < hi {
+				t.Errorf("%s n=%d: percentiles %v %v, want %v %v (within %v, not inside)", dt, n, s.lo, s.hi, lo, hi, tol)
+			}
+		}
+	}
+	// NaN and infinities are ignored; all-NaN has no finite stats.
+	nan := memVolume(t, volume.Float32, [3]int{1, 1, 4}, func(z, y, x int) float64 { return []float64{math.NaN(), 1, math.Inf(1), 3}[x] })
+	p, _ := readPlane(nan, Z, 0, slabBytes)
+	if !p.stats.finite || p.stats.min != 1 || p.stats.max != 3 {
+		t.Errorf("stats with NaN/Inf: %+v", p.stats)
+	}
+	allNaN := memVolume(t, volume.Float64, [3]int{1, 2, 2}, func(z, y, x int) float64 { return math.NaN() })
+	if p, _ := readPlane(allNaN, Z, 0, slabBytes); p.stats.finite {
+		t.Errorf("all-NaN plane has finite stats %+v", p.stats)
+	}
+}
+
+// TestLUTMatchesFormula checks every table against the definition
+// colour = cmap[round(255 * clamp((v-lo)/(hi-lo), 0, 1)^gamma)].
+func TestLUTMatchesFormula(t *testing.T) {
+	cm, _ := resources.Colormap(resources.Magma)
+	for _, c := range []struct {
+		dt            volume.DType
+		lo, hi, gamma float64
+	}{
+		{volume.Uint8, 10, 200, 1},
+		{volume.Uint16, 100, 30000, 0.5},
+		{volume.Uint16, 500, 500, 1}, // step
+		{volume.Float32, -2, 3, 2},
+	} {
+		var l lut
+		l.build(c.dt, c.lo, c.hi, c.gamma, cm)
+		for _, v := range []float64{c.lo - 5, c.lo, (c.lo + c.hi) / 2, c.lo + (c.hi-c.lo)*0.3, c.hi, c.hi + 7} {
+			if c.dt.IsInteger() && (v < 0 || v != math.Trunc(v)) {
+				continue
+			}
+			var tt float64
+			if c.hi > c.lo {
+				tt = math.Pow(math.Min(math.Max((v-c.lo)/(c.hi-c.lo), 0), 1), c.gamma)
+			} else if v >= c.lo {
+				tt = 1
+			}
+			want := cm[int(tt*255+0.5)]
+			var got uint32
+			if c.dt.IsInteger() {
+				got = l.tab[int(v)]
+			} else {
+				row := make([]uint32, 1)
+				sampleFloat(row, []int32{0}, []float64{v}, &l)
+				got = row[0]
+			}
+			rgb := [3]uint8{uint8(got), uint8(got >> 8), uint8(got >> 16)}
+			// Floats are quantised to 4096 levels first: allow one
+			// colormap step.
+			d := 0
+			for i := range 3 {
+				d = max(d, int(math.Abs(float64(rgb[i])-float64(want[i]))))
+			}
+			if (c.dt.IsInteger() && d != 0) || d > 3 {
+				t.Errorf("%s [%v,%v] γ%v: v=%v → %v, want %v", c.dt, c.lo, c.hi, c.gamma, v, rgb, want)
+			}
+		}
+	}
+}
+
+func TestOrthogonalSlicesMatchIndexing(t *testing.T) {
+	shape := [3]int{7, 5, 6}
+	f := func(z, y, x int) float64 { return float64(z*100 + y*10 + x) }
+	vol := memVolume(t, volume.Uint16, shape, f)
+	for _, slab := range []int64{1, 2 * 5 * 6 * 3, 1 << 20} { // one plane, three planes, all
+		for _, c := range []struct {
+			axis Axis
+			idx  int
+		}{{Y, 0}, {Y, 4}, {X, 0}, {X, 5}, {Z, 6}} {
+			p, err := readPlane(vol, c.axis, c.idx, slab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range p.rows {
+				for col := range p.cols {
+					var want float64
+					switch c.axis {
+					case Z:
+						want = f(c.idx, r, col)
+					case Y:
+						want = f(r, c.idx, col)
+					case X:
+						want = f(r, col, c.idx)
+					}
+					if got := p.value(r, col); got != want {
+						t.Fatalf("slab %d axis %s idx %d (%d,%d) = %v, want %v", slab, c.axis, c.idx, r, col, got, want)
+					}
+				}
+			}
+		}
+	}
+	if _, err := readPlane(vol, Y, 5, slabBytes); err == nil {
+		t.Error("slice past the end accepted")
+	}
+}
+
+// slowSource records which planes were read and takes delay per read.
+type slowSource struct {
+	volume.Source
+	delay time.Duration
+	mu    sync.Mutex
+	read  []int
+	fail  int // plane that fails (-1: none)
+}
+
+func (s *slowSource) ReadSlab(z0, z1 int, dst []byte) error {
+	time.Sleep(s.delay)
+	s.mu.Lock()
+	s.read = append(s.read, z0)
+	s.mu.Unlock()
+	if z0 <= s.fail && s.fail < z1 {
+		return errors.New("disk on fire")
+	}
+	return s.Source.ReadSlab(z0, z1, dst)
+}
+
+func (s *slowSource) reads() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.read)
+}
+
+func TestLoaderDropsStaleRequests(t *testing.T) {
+	base := memVolume(t, volume.Uint8, [3]int{100, 8, 8}, func(z, y, x int) float64 { return float64(z) })
+	src := &slowSource{Source: base.Source(), delay: 20 * time.Millisecond, fail: -1}
+	ready := make(chan sliceKey, 100)
+	ld := newLoader(volume.New("slow", src), func(k sliceKey, err error) { ready <- k })
+	defer ld.close()
+	// The slider sweeps 0..60 far faster than one read.
+	for i := 0; i <= 60; i++ {
+		ld.get(sliceKey{Z, i})
+		time.Sleep(time.Millisecond)
+	}
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case k := <-ready:
+			if k.idx != 60 {
+				continue
+			}
+		case <-deadline:
+			t.Fatalf("slice 60 never loaded; reads %v", src.reads())
+		}
+		break
+	}
+	reads := src.reads()
+	if len(reads) > 10 {
+		t.Errorf("%d reads for a sweep of 61 slices: stale requests were not dropped (%v)", len(reads), reads)
+	}
+	if p := ld.get(sliceKey{Z, 60}); p == nil || p.value(0, 0) != 60 {
+		t.Errorf("slice 60 not cached with its data")
+	}
+}
+
+func TestLoaderIsLazyAndPrefetches(t *testing.T) {
+	base := memVolume(t, volume.Uint8, [3]int{1000, 4, 4}, func(z, y, x int) float64 { return float64(z % 256) })
+	src := &slowSource{Source: base.Source(), fail: 500}
+	errs := make(chan error, 10)
+	ld := newLoader(volume.New("lazy", src), func(k sliceKey, err error) { errs <- err })
+	defer ld.close()
+	ld.get(sliceKey{Z, 10})
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	for !ld.idle() {
+		time.Sleep(time.Millisecond)
+	}
+	got := src.reads()
+	slices.Sort(got)
+	// The slice and its two neighbours each side, nothing else.
+	if want := []int{8, 9, 10, 11, 12}; !slices.Equal(got, want) {
+		t.Errorf("read planes %v, want %v", got, want)
+	}
+	if ld.get(sliceKey{Z, 11}) == nil {
+		t.Error("prefetched neighbour not cached")
+	}
+	// A failing read is reported, not cached.
+	ld.get(sliceKey{Z, 500})
+	if err := <-errs; err == nil {
+		t.Error("read error not reported")
+	}
+}
+
+func TestReadPointsCSV(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	pts, err := ReadPointsCSV(write("a.csv", "x,y,z,type\n1,2,3,cell\n4.5,5,6,artifact\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Point{{Z: 3, Y: 2, X: 1, Type: "cell"}, {Z: 6, Y: 5, X: 4.5, Type: "artifact"}}
+	if !slices.Equal(pts, want) {
+		t.Errorf("with header: %v", pts)
+	}
+	pts, err = ReadPointsCSV(write("b.csv", "# cells\n3,2,1\n"))
+	if err != nil || !slices.Equal(pts, []Point{{Z: 3, Y: 2, X: 1}}) {
+		t.Errorf("without header: %v %v", pts, err)
+	}
+	if _, err := ReadPointsCSV(write("c.csv", "z,y,x\n1,2,oops\n")); err == nil {
+		t.Error("bad number accepted")
+	}
+	if _, err := ReadPointsCSV(filepath.Join(dir, "missing.csv")); err == nil {
+		t.Error("missing file accepted")
+	}
+}
+
+func TestOpenFilesAndRecent(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "cells.csv")
+	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
+	l, err := h.v.Open(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl, ok := l.(*PointsLayer); !ok || pl.Len() != 1 || pl.Name() != "cells.csv" {
+		t.Errorf("opened %T %v", l, l.Name())
+	}
+	if _, err := h.v.Open(filepath.Join(dir, "nope.npy")); err == nil {
+		t.Error("missing file opened")
+	}
+	if f := volume.FormatFor("x.npy"); f != nil && f.Create != nil {
+		spec := filepath.Join(dir, "v.npy")
+		w, err := volume.Create(spec, volume.Info{Shape: [3]int{2, 3, 4}, DType: volume.Uint16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]uint16, 24)
+		for i := range buf {
+			buf[i] = uint16(i)
+		}
+		if err := w.WriteSlab(0, volume.Bytes(buf)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		l, err := h.v.Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.v.SetSlice(1)
+		h.settle()
+		if v, ok := h.v.ValueAt(l, 2, 3); !ok || v != 23 {
+			t.Errorf("npy value at z1 (2,3) = %v %v, want 23", v, ok)
+		}
+		if r := h.v.Recent(); len(r) != 2 || r[0] != spec {
+			t.Errorf("recent %v", r)
+		}
+	} else {
+		t.Log("no NPY writer registered: the NPY part of this test did not run")
+	}
+	if r := h.v.Recent(); len(r) == 0 || r[len(r)-1] != csv {
+		t.Errorf("recent %v, want %s last", r, csv)
+	}
+}
