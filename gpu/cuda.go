@@ -272,8 +272,31 @@ func (c *CUDABackend) launch(name string, grid, block [3]int, sharedBytes int, a
 		if err != nil {
 			return fmt.Errorf("cuda: launch %s (grid %v, block %v, %d shared bytes): %w", name, grid, block, sharedBytes, cudaErr("cuLaunchKernel", err))
 		}
+		logLaunch(name)
 		return c.markUsed(used)
 	})
+}
+
+// launched holds the kernels this process has launched, for logLaunch.
+var launched sync.Map
+
+// logLaunch appends a kernel's name to the file VOXLAB_CUDA_KERNEL_LOG
+// names the first time this process launches it: scripts/gpu-check.sh
+// checks with it that the tests exercised every kernel.
+func logLaunch(name string) {
+	path := os.Getenv("VOXLAB_CUDA_KERNEL_LOG")
+	if path == "" {
+		return
+	}
+	if _, seen := launched.LoadOrStore(name, true); seen {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	fmt.Fprintln(f, name)
+	f.Close()
 }
 
 // markUsed records that the work just queued on the compute stream uses
