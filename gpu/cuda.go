@@ -75,7 +75,10 @@ type devBuf struct {
 	b *Buffer
 	// use is recorded on the compute stream after each kernel (or memset)
 	// that was given the buffer; copied after each async upload into it.
-	use, copied     cu.Event
+	use, copied cu.Event
+	// used and hasCopies say whether use and copied were ever recorded;
+	// guarded by the backend's mu, since uploads may be queued from
+	// another goroutine than the kernels.
 	used, hasCopies bool
 }
 
@@ -262,10 +265,8 @@ func (c *CUDABackend) launch(name string, grid, block [3]int, sharedBytes int, a
 	c.mu.Unlock()
 	return c.do(func() error {
 		for _, d := range used {
-			if d.hasCopies {
-				if err := c.compute.Wait(d.copied, 0); err != nil {
-					return cudaErr("cuStreamWaitEvent", err)
-				}
+			if err := c.awaitCopies(d); err != nil {
+				return err
 			}
 		}
 		err := k.fn.Launch(grid[0], grid[1], grid[2], block[0], block[1], block[2], sharedBytes, c.compute, params)
@@ -306,9 +307,23 @@ func (c *CUDABackend) markUsed(used []*devBuf) error {
 		if err := d.use.Record(c.compute); err != nil {
 			return cudaErr("cuEventRecord", err)
 		}
+		c.mu.Lock()
 		d.used = true
+		c.mu.Unlock()
 	}
 	return nil
+}
+
+// awaitCopies makes the compute stream wait for the uploads queued into
+// d so far. The context must be current.
+func (c *CUDABackend) awaitCopies(d *devBuf) error {
+	c.mu.Lock()
+	has := d.hasCopies
+	c.mu.Unlock()
+	if !has {
+		return nil
+	}
+	return cudaErr("cuStreamWaitEvent", c.compute.Wait(d.copied, 0))
 }
 
 // bufferAt returns the live buffer holding device address p, or nil.
@@ -471,18 +486,24 @@ func (c *CUDABackend) state(op string, b *Buffer, off int64, n int) (*devBuf, er
 	return d, nil
 }
 
-// settle waits until the kernels queued so far and the uploads into d
-// have finished, before a synchronous copy touches d.
-func (c *CUDABackend) settle(d *devBuf) error {
-	if err := c.compute.Synchronize(); err != nil {
-		return cudaErr("cuStreamSynchronize", err)
-	}
-	if d.hasCopies {
-		if err := d.copied.Synchronize(); err != nil {
-			return cudaErr("cuEventSynchronize", err)
+// syncCopy queues a copy on the compute stream, so that it comes after
+// the kernels queued so far and after the uploads into d, and waits for
+// it: src or dst may be Go memory, which the driver must not touch after
+// the call returns (the Pinner keeps it in place meanwhile).
+func (c *CUDABackend) syncCopy(d *devBuf, host []byte, queue func(p unsafe.Pointer) error) error {
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	p := unsafe.Pointer(unsafe.SliceData(host))
+	pin.Pin(p)
+	return c.do(func() error {
+		if err := c.awaitCopies(d); err != nil {
+			return err
 		}
-	}
-	return nil
+		if err := queue(p); err != nil {
+			return err
+		}
+		return cudaErr("cuStreamSynchronize", c.compute.Synchronize())
+	})
 }
 
 // Upload copies src into dst at off, after the kernels queued so far.
@@ -491,33 +512,28 @@ func (c *CUDABackend) Upload(dst *Buffer, off int64, src []byte) error {
 	if err != nil || len(src) == 0 {
 		return err
 	}
-	err = c.do(func() error {
-		if err := c.settle(d); err != nil {
-			return err
-		}
-		return cudaErr("cuMemcpyHtoD", cu.MemcpyHtoD(cu.DevicePtr(dst.dev+uintptr(off)), unsafe.Pointer(&src[0]), int64(len(src))))
+	err = c.syncCopy(d, src, func(p unsafe.Pointer) error {
+		return cudaErr("cuMemcpyHtoDAsync", cu.MemcpyHtoDAsync(cu.DevicePtr(dst.dev+uintptr(off)), p, int64(len(src)), c.compute))
 	})
-	runtime.KeepAlive(src)
 	if err != nil {
 		return fmt.Errorf("cuda: upload %d bytes to %q: %w", len(src), dst.label, err)
 	}
 	return nil
 }
 
-// Download copies from src at off into dst, after the kernels queued so
-// far have finished (so it also reports their errors).
+// Download copies from src at off into dst after the kernels queued so
+// far have finished, so it also reports their errors.
 func (c *CUDABackend) Download(dst []byte, src *Buffer, off int64) error {
 	d, err := c.state("download from", src, off, len(dst))
 	if err != nil {
 		return err
 	}
-	err = c.do(func() error {
-		if err := c.settle(d); err != nil || len(dst) == 0 {
-			return err
-		}
-		return cudaErr("cuMemcpyDtoH", cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), cu.DevicePtr(src.dev+uintptr(off)), int64(len(dst))))
+	if len(dst) == 0 {
+		return c.Sync()
+	}
+	err = c.syncCopy(d, dst, func(p unsafe.Pointer) error {
+		return cudaErr("cuMemcpyDtoHAsync", cu.MemcpyDtoHAsync(p, cu.DevicePtr(src.dev+uintptr(off)), int64(len(dst)), c.compute))
 	})
-	runtime.KeepAlive(dst)
 	if err != nil {
 		return fmt.Errorf("cuda: download %d bytes from %q: %w", len(dst), src.label, err)
 	}
@@ -543,8 +559,11 @@ func (c *CUDABackend) UploadAsync(dst *Buffer, off int64, src *HostBuffer) (func
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	used := d.used
+	c.mu.Unlock()
 	err = c.do(func() error {
-		if d.used {
+		if used {
 			if err := c.copy.Wait(d.use, 0); err != nil {
 				return cudaErr("cuStreamWaitEvent", err)
 			}
@@ -558,7 +577,9 @@ func (c *CUDABackend) UploadAsync(dst *Buffer, off int64, src *HostBuffer) (func
 		if err := d.copied.Record(c.copy); err != nil {
 			return cudaErr("cuEventRecord", err)
 		}
+		c.mu.Lock()
 		d.hasCopies = true
+		c.mu.Unlock()
 		return nil
 	})
 	if err != nil {
