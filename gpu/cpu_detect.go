@@ -1,0 +1,578 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+	"unsafe"
+)
+
+// The CPU kernels of cell detection: the reference the CUDA kernels are
+// tested against. Hand-written because no Go library offers a fused
+// median → Gaussian → Laplacian plane filter, and fusing the passes over
+// rows (so a plane's intermediates stay in cache) is what makes it fast.
+
+func f32view(b []byte) []float32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+func f64view(b []byte) []float64 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), len(b)/8)
+}
+
+func i32view(b []byte) []int32 {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
+}
+
+// chunks runs fn(w, lo, hi) on workers contiguous ranges of [0, n) in
+// parallel; w numbers the range so fn can use per-worker scratch.
+func chunks(workers, n int, fn func(w, lo, hi int)) {
+	workers = max(1, min(workers, n))
+	if workers == 1 {
+		fn(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			fn(w, w*n/workers, (w+1)*n/workers)
+		}(w)
+	}
+	wg.Wait()
+}
+
+// planeViews are the regions of a DetectPlane work buffer.
+type planeViews struct {
+	a, t, e []float32
+	rows    []byte
+	stats   []float64
+	gauss   []float32
+	seg     []float64
+	lthr    []float64
+}
+
+func viewsOf(w []byte, l DetectLayout, p *DetectPlaneParams) planeViews {
+	n := int64(p.H) * int64(p.W) * 4
+	lt := p.LocalTiles()
+	return planeViews{
+		a:     f32view(w[l.A : l.A+n]),
+		t:     f32view(w[l.T : l.T+n]),
+		e:     f32view(w[l.E : l.E+n]),
+		rows:  w[l.Rows : l.Rows+int64(p.H)*DetectRowBytes],
+		stats: f64view(w[l.Stats : l.Stats+detectStats*8]),
+		gauss: f32view(w[l.Gauss : l.Gauss+int64(p.Radius+1)*4]),
+		seg:   f64view(w[l.Seg : l.Seg+int64(lt.SegsY*lt.SegsX)*16]),
+		lthr:  f64view(w[l.LocalThr : l.LocalThr+int64(lt.TilesY*lt.TilesX)*8]),
+	}
+}
+
+func rowEntry(rows []byte, y int) []byte { return rows[y*DetectRowBytes : (y+1)*DetectRowBytes] }
+
+// DetectPlane runs the 2D stage on the host's cores; see DetectOps.
+func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int64, tiles *Buffer, tilesOff int64, p *DetectPlaneParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	n := p.H * p.W
+	lay := DetectWorkLayout(p)
+	ty, tx := p.BrainTiles()
+	for _, r := range []struct {
+		op  string
+		b   *Buffer
+		off int64
+		n   int
+	}{
+		{"detect plane: read", src, srcOff, n * p.ElemBytes},
+		{"detect plane: work in", work, 0, int(lay.Size)},
+		{"detect plane: mask to", mask, maskOff, n},
+		{"detect plane: tiles to", tiles, tilesOff, ty * tx},
+	} {
+		if err := checkRange(r.op, r.b, r.off, r.n); err != nil {
+			return err
+		}
+	}
+	in := src.host[srcOff : srcOff+int64(n*p.ElemBytes)]
+	v := viewsOf(work.host, lay, p)
+	copy(v.gauss, DetectGaussWeights(p.Sigma, p.Radius))
+
+	scr, workers := c.planeScratch(p, v.t)
+	chunks(workers, p.H, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })
+	mn, mx := minMaxOfRows(v.rows, p.H)
+	v.stats[DetectStatMin], v.stats[DetectStatMax] = float64(mn), float64(mx)
+	chunks(workers, p.H, func(w, lo, hi int) { laplaceRows(p, v, mn, mx, scr[w], lo, hi) })
+	planeThreshold(v.rows, v.stats, p)
+	lt := p.LocalTiles()
+	if lt.On {
+		chunks(c.workers, lt.SegsY, func(_, lo, hi int) { segmentSums(v.e, p, &lt, v.seg, lo, hi) })
+		localThresholds(v.seg, v.lthr, p, &lt)
+	}
+	m := mask.host[maskOff : maskOff+int64(n)]
+	chunks(c.workers, p.H, func(_, lo, hi int) { thresholdRows(m, v, p, &lt, lo, hi) })
+	brainTiles(in, p, tiles.host[tilesOff:tilesOff+int64(ty*tx)], v.stats)
+	return nil
+}
+
+// planeScratch splits the T plane into per-worker row scratch: pass 1
+// needs 3 clipped rows and the sorted columns, pass 2 a ring of 2R+1
+// normalised rows, a padded row and 3 Gaussian rows.
+func (c *CPUBackend) planeScratch(p *DetectPlaneParams, t []float32) ([][]float32, int) {
+	per := (2*p.Radius+6)*p.W + 2*p.Radius + 16
+	workers := min(c.workers, p.H, len(t)/per)
+	if workers < 1 {
+		return [][]float32{make([]float32, per)}, 1
+	}
+	s := make([][]float32, workers)
+	for w := range s {
+		s[w] = t[w*per : (w+1)*per]
+	}
+	return s, workers
+}
+
+func u16view(f []float32) []uint16 { return unsafe.Slice((*uint16)(unsafe.Pointer(&f[0])), len(f)*2) }
+
+// medianRows writes the 3x3 median (zero padded, as medfilt2d and
+// cellfinder's torch path) of the clipped source rows [y0, y1) into A and
+// each row's min and max into its row entry. The median of 9 is the median
+// of (max of the column minima, median of the column medians, min of the
+// column maxima) once each column of 3 is sorted (Paeth, Graphics Gems
+// "Median finding on a 3x3 grid"); the work is integer and branch free.
+func medianRows(in []byte, p *DetectPlaneParams, v planeViews, scr []float32, y0, y1 int) {
+	W := p.W
+	u := u16view(scr)
+	rowBuf := [3][]uint16{u[0:W], u[W : 2*W], u[2*W : 3*W]}
+	rowOf := [3]int{-2, -2, -2}
+	lo, mid, hi := u[3*W:4*W+2], u[4*W+2:5*W+4], u[5*W+4:6*W+6]
+	lo[0], mid[0], hi[0], lo[W+1], mid[W+1], hi[W+1] = 0, 0, 0, 0, 0, 0
+	clip := uint16(p.Clip)
+	row := func(y int) []uint16 {
+		k := (y + 3) % 3
+		r := rowBuf[k]
+		if rowOf[k] == y {
+			return r
+		}
+		rowOf[k] = y
+		switch {
+		case y < 0 || y >= p.H:
+			clear(r)
+		case p.ElemBytes == 1:
+			src := in[y*W : (y+1)*W]
+			for x, s := range src {
+				r[x] = min(uint16(s), clip)
+			}
+		default:
+			src := in[2*y*W : 2*(y+1)*W]
+			for x := range r {
+				r[x] = min(binary.LittleEndian.Uint16(src[2*x:]), clip)
+			}
+		}
+		return r
+	}
+	for y := y0; y < y1; y++ {
+		up, cur, dn := row(y-1), row(y), row(y+1)
+		up, cur, dn = up[:W], cur[:W], dn[:W]
+		l, m, h := lo[1:W+1], mid[1:W+1], hi[1:W+1]
+		for x := range cur {
+			a, b, c := int(up[x]), int(cur[x]), int(dn[x])
+			mn, mx := min(a, b, c), max(a, b, c)
+			l[x], m[x], h[x] = uint16(mn), uint16(a+b+c-mn-mx), uint16(mx)
+		}
+		out := v.a[y*W : (y+1)*W]
+		rmin, rmax := int32(math.MaxInt32), int32(-1)
+		for x := range out {
+			lx := max(lo[x], lo[x+1], lo[x+2])
+			hx := min(hi[x], hi[x+1], hi[x+2])
+			mx := med3(mid[x], mid[x+1], mid[x+2])
+			md := int32(med3(lx, mx, hx))
+			out[x] = float32(md)
+			rmin, rmax = min(rmin, md), max(rmax, md)
+		}
+		e := rowEntry(v.rows, y)
+		binary.LittleEndian.PutUint32(e[0:], uint32(rmin))
+		binary.LittleEndian.PutUint32(e[4:], uint32(rmax))
+	}
+}
+
+func med3(a, b, c uint16) uint16 { return max(min(a, b), min(max(a, b), c)) }
+
+func minMaxOfRows(rows []byte, h int) (mn, mx int32) {
+	mn, mx = math.MaxInt32, -1
+	for y := 0; y < h; y++ {
+		e := rowEntry(rows, y)
+		mn = min(mn, int32(binary.LittleEndian.Uint32(e[0:])))
+		mx = max(mx, int32(binary.LittleEndian.Uint32(e[4:])))
+	}
+	return mn, mx
+}
+
+// laplaceRows computes E = −Laplacian(Gaussian(normalised median)) for
+// rows [y0, y1), streaming: normalised rows in a ring of 2R+1, one
+// vertical pass into a row padded by R reflected values each side, one
+// horizontal pass into a ring of 3 Gaussian rows, then the 5-point
+// Laplacian with reflected edges, and each row's float64 sum and sum of
+// squares. Arithmetic order matches the CUDA kernels exactly.
+func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float32, y0, y1 int) {
+	H, W, R := p.H, p.W, p.Radius
+	K := 2*R + 1
+	mn := float32(mnI)
+	rng := float32(mxI) - mn
+	if rng == 0 {
+		rng = 1
+	}
+	ring := scr[:K*W]
+	ringRow := make([]int, K) // per call, not per pixel
+	for i := range ringRow {
+		ringRow[i] = -1
+	}
+	vp := scr[K*W : K*W+W+2*R]
+	g := [3][]float32{scr[K*W+W+2*R : K*W+2*W+2*R], scr[K*W+2*W+2*R : K*W+3*W+2*R], scr[K*W+3*W+2*R : K*W+4*W+2*R]}
+	w := v.gauss
+	norm := func(r int) []float32 {
+		k := r % K
+		dst := ring[k*W : (k+1)*W]
+		if ringRow[k] != r {
+			ringRow[k] = r
+			src := v.a[r*W : (r+1)*W]
+			for x, a := range src {
+				dst[x] = (a - mn) / rng
+			}
+		}
+		return dst
+	}
+	gaussRow := func(r int, dst []float32) {
+		mid := vp[R : R+W]
+		c := norm(r)
+		w0 := w[0]
+		for x, a := range c {
+			mid[x] = w0 * a
+		}
+		for i := 1; i <= R; i++ {
+			a, b := norm(Reflect(r-i, H)), norm(Reflect(r+i, H))
+			wi := w[i]
+			a, b = a[:W], b[:W]
+			for x := range mid {
+				mid[x] += float32(wi * float32(a[x]+b[x]))
+			}
+		}
+		for j := 0; j < R; j++ {
+			vp[R-1-j] = mid[Reflect(-1-j, W)]
+			vp[R+W+j] = mid[Reflect(W+j, W)]
+		}
+		dst = dst[:W]
+		for x := range dst {
+			dst[x] = w0 * vp[R+x]
+		}
+		for i := 1; i <= R; i++ {
+			wi := w[i]
+			a, b := vp[R-i:R-i+W], vp[R+i:R+i+W]
+			for x := range dst {
+				dst[x] += float32(wi * float32(a[x]+b[x]))
+			}
+		}
+	}
+	gm, g0, gp := g[0], g[1], g[2]
+	gaussRow(Reflect(y0-1, H), gm)
+	gaussRow(y0, g0)
+	for y := y0; y < y1; y++ {
+		gaussRow(Reflect(y+1, H), gp)
+		out := v.e[y*W : (y+1)*W]
+		var sum, sq float64
+		for x := range out {
+			c := g0[x]
+			l, r := g0[Reflect(x-1, W)], g0[Reflect(x+1, W)]
+			if x > 0 && x < W-1 {
+				l, r = g0[x-1], g0[x+1]
+			}
+			ly := (gm[x] + gp[x]) - 2*c
+			lx := (l + r) - 2*c
+			e := -(ly + lx)
+			out[x] = e
+			de := float64(e)
+			sum += de
+			sq += float64(de * de)
+		}
+		ent := rowEntry(v.rows, y)
+		binary.LittleEndian.PutUint64(ent[8:], math.Float64bits(sum))
+		binary.LittleEndian.PutUint64(ent[16:], math.Float64bits(sq))
+		gm, g0, gp = g0, gp, gm
+	}
+}
+
+// meanSD returns the mean and the unbiased standard deviation (as
+// torch.std_mean) of n values with sum s and sum of squares q, rounding
+// each step on its own so the CUDA path gives the same bits.
+func meanSD(s, q float64, n int) (mean, sd float64) {
+	mean = s / float64(n)
+	if n < 2 {
+		return mean, 0
+	}
+	v := (q - float64(s*mean)) / float64(n-1)
+	return mean, math.Sqrt(max(v, 0))
+}
+
+// planeThreshold sums the rows in order and stores mean, SD and the
+// threshold mean + NSD·SD of E.
+func planeThreshold(rows []byte, stats []float64, p *DetectPlaneParams) {
+	var s, q float64
+	for y := 0; y < p.H; y++ {
+		e := rowEntry(rows, y)
+		s += math.Float64frombits(binary.LittleEndian.Uint64(e[8:]))
+		q += math.Float64frombits(binary.LittleEndian.Uint64(e[16:]))
+	}
+	mean, sd := meanSD(s, q, p.H*p.W)
+	stats[DetectStatMean], stats[DetectStatSD] = mean, sd
+	stats[DetectStatThreshold] = mean + float64(p.NSD*sd)
+}
+
+func (t *LocalTiles) segRange(k int, start, segLen, n int) (int, int) {
+	a := start + k*segLen
+	return a, min(a+segLen, n)
+}
+
+// segmentSums sums E over the local-tile segments of segment rows
+// [sy0, sy1), row by row and left to right.
+func segmentSums(e []float32, p *DetectPlaneParams, t *LocalTiles, seg []float64, sy0, sy1 int) {
+	for sy := sy0; sy < sy1; sy++ {
+		ya, yb := t.segRange(sy, t.OffY, t.SegLenY, p.H)
+		for sx := 0; sx < t.SegsX; sx++ {
+			xa, xb := t.segRange(sx, t.OffX, t.SegLenX, p.W)
+			var s, q float64
+			for y := ya; y < yb; y++ {
+				for _, f := range e[y*p.W+xa : y*p.W+xb] {
+					d := float64(f)
+					s += d
+					q += float64(d * d)
+				}
+			}
+			k := 2 * (sy*t.SegsX + sx)
+			seg[k], seg[k+1] = s, q
+		}
+	}
+}
+
+// localThresholds turns segment sums into each local tile's threshold.
+func localThresholds(seg, thr []float64, p *DetectPlaneParams, t *LocalTiles) {
+	spanY, spanX := 1, 1
+	if t.DoY {
+		spanY = 2
+	}
+	if t.DoX {
+		spanX = 2
+	}
+	for ty := 0; ty < t.TilesY; ty++ {
+		for tx := 0; tx < t.TilesX; tx++ {
+			var s, q float64
+			n := 0
+			for a := ty; a < ty+spanY; a++ {
+				ya, yb := t.segRange(a, t.OffY, t.SegLenY, p.H)
+				for b := tx; b < tx+spanX; b++ {
+					xa, xb := t.segRange(b, t.OffX, t.SegLenX, p.W)
+					k := 2 * (a*t.SegsX + b)
+					s += seg[k]
+					q += seg[k+1]
+					n += (yb - ya) * (xb - xa)
+				}
+			}
+			mean, sd := meanSD(s, q, n)
+			thr[ty*t.TilesX+tx] = mean + float64(p.LocalNSD*sd)
+		}
+	}
+}
+
+// thresholdRows writes the mask of rows [y0, y1).
+func thresholdRows(m []byte, v planeViews, p *DetectPlaneParams, t *LocalTiles, y0, y1 int) {
+	thr := v.stats[DetectStatThreshold]
+	W := p.W
+	for y := y0; y < y1; y++ {
+		e, out := v.e[y*W:(y+1)*W], m[y*W:(y+1)*W]
+		if !t.On {
+			for x, f := range e {
+				out[x] = b2u(float64(f) > thr)
+			}
+			continue
+		}
+		trow := v.lthr[t.TileOf(y, t.DoY, t.ShiftY, t.TilesY)*t.TilesX:]
+		for x, f := range e {
+			d := float64(f)
+			out[x] = b2u(d > thr && d > trow[t.TileOf(x, t.DoX, t.ShiftX, t.TilesX)])
+		}
+	}
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// brainTiles marks the tiles whose mean of the clipped source reaches the
+// corner tile's mean + 2·SD + 1 (SD with ddof 0, as cellfinder). Partial
+// edge tiles, and every tile of a plane smaller than one tile, are out.
+func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64) {
+	clear(out)
+	t := p.BrainTile
+	if p.H < t || p.W < t {
+		stats[DetectStatBrainThreshold] = math.Inf(1)
+		return
+	}
+	_, nx := p.BrainTiles()
+	sum := func(ty, tx int) (s, q int64) {
+		for y := ty * t; y < (ty+1)*t; y++ {
+			for x := tx * t; x < (tx+1)*t; x++ {
+				var v int64
+				if p.ElemBytes == 1 {
+					v = int64(in[y*p.W+x])
+				} else {
+					v = int64(binary.LittleEndian.Uint16(in[2*(y*p.W+x):]))
+				}
+				v = min(v, int64(p.Clip))
+				s += v
+				q += v * v
+			}
+		}
+		return s, q
+	}
+	thr := brainThreshold(sum(0, 0))(t * t)
+	stats[DetectStatBrainThreshold] = thr
+	n := float64(t * t)
+	for ty := 0; ty < p.H/t; ty++ {
+		for tx := 0; tx < p.W/t; tx++ {
+			s, _ := sum(ty, tx)
+			out[ty*nx+tx] = b2u(float64(s)/n >= thr)
+		}
+	}
+}
+
+// brainThreshold returns mean + 2·SD + 1 of a corner tile of n pixels.
+func brainThreshold(s, q int64) func(n int) float64 {
+	return func(n int) float64 {
+		mean := float64(s) / float64(n)
+		v := (float64(q) - float64(float64(s)*mean)) / float64(n)
+		return mean + float64(2*math.Sqrt(max(v, 0))) + 1
+	}
+}
+
+// DetectBall runs the ball filter on the host's cores; see DetectOps. It
+// scatters the weights of each thresholded voxel into a row of sums, so
+// its cost follows the number of thresholded voxels (a few per cent of a
+// plane), not the plane area times the kernel volume.
+func (c *CPUBackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBallParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	plane := p.H * p.W
+	nt := p.TilesY * p.TilesX
+	checks := []struct {
+		op string
+		b  *Buffer
+		n  int
+	}{
+		{"ball filter: centres to", dst, p.Count * plane},
+		{"ball filter: masks in", masks, p.Ring * plane},
+		{"ball filter: weights in", weights, 4 * p.KZ * p.KY * p.KX},
+	}
+	if p.UseTiles {
+		checks = append(checks, struct {
+			op string
+			b  *Buffer
+			n  int
+		}{"ball filter: tiles in", tiles, p.Ring * nt})
+	}
+	for _, r := range checks {
+		if err := checkRange(r.op, r.b, 0, r.n); err != nil {
+			return err
+		}
+	}
+	out := dst.host[:p.Count*plane]
+	clear(out)
+	yLo, yHi := p.OffY, p.H-(p.KY-1-p.OffY)
+	xLo, xHi := p.OffX, p.W-(p.KX-1-p.OffX)
+	if yHi <= yLo || xHi <= xLo || p.Count == 0 {
+		return nil
+	}
+	w := i32view(weights.host[:4*p.KZ*p.KY*p.KX])
+	rows := yHi - yLo
+	workers := max(1, min(c.workers, p.Count*rows))
+	accs := make([][]int32, workers)
+	for i := range accs {
+		accs[i] = make([]int32, p.W)
+	}
+	chunks(workers, p.Count*rows, func(wk, lo, hi int) {
+		acc := accs[wk]
+		for t := lo; t < hi; t++ {
+			i, yc := t/rows, yLo+t%rows
+			ballRow(out[i*plane+yc*p.W:i*plane+(yc+1)*p.W], acc, masks.host, tiles, w, p, i, yc, xLo, xHi)
+		}
+	})
+	return nil
+}
+
+// ballRow computes the centre flags of row yc of middle plane i.
+func ballRow(out []byte, acc []int32, masks []byte, tiles *Buffer, w []int32, p *DetectBallParams, i, yc, xLo, xHi int) {
+	plane := p.H * p.W
+	touchLo, touchHi := p.W, -1
+	for dz := 0; dz < p.KZ; dz++ {
+		slot := (p.First + i + dz) % p.Ring
+		for dy := 0; dy < p.KY; dy++ {
+			r := yc - p.OffY + dy
+			row := masks[slot*plane+r*p.W : slot*plane+(r+1)*p.W]
+			kw := w[(dz*p.KY+dy)*p.KX : (dz*p.KY+dy+1)*p.KX]
+			forSet(row, func(x int) {
+				for dx, wt := range kw {
+					xc := x + p.OffX - dx
+					if xc >= xLo && xc < xHi {
+						acc[xc] += wt
+						touchLo, touchHi = min(touchLo, xc), max(touchHi, xc)
+					}
+				}
+			})
+		}
+	}
+	if touchHi < 0 {
+		return
+	}
+	var trow []byte
+	if p.UseTiles {
+		mid := (p.First + i + p.MidZ) % p.Ring
+		nt := p.TilesY * p.TilesX
+		trow = tiles.host[mid*nt+(yc/p.TileSize)*p.TilesX : mid*nt+(yc/p.TileSize+1)*p.TilesX]
+	}
+	for x := touchLo; x <= touchHi; x++ {
+		if int64(acc[x]) > p.Threshold && (trow == nil || trow[x/p.TileSize] != 0) {
+			out[x] = 1
+		}
+		acc[x] = 0
+	}
+}
+
+// forSet calls fn with the index of every non-zero byte of row, skipping
+// zero words eight bytes at a time.
+func forSet(row []byte, fn func(x int)) {
+	x := 0
+	for ; x+8 <= len(row); x += 8 {
+		if binary.LittleEndian.Uint64(row[x:]) == 0 {
+			continue
+		}
+		for k := x; k < x+8; k++ {
+			if row[k] != 0 {
+				fn(k)
+			}
+		}
+	}
+	for ; x < len(row); x++ {
+		if row[x] != 0 {
+			fn(x)
+		}
+	}
+}
