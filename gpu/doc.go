@@ -10,6 +10,17 @@
 // tests check the planner's predicted peak on machines without a GPU, and
 // SetLimit simulates a device of a given size.
 //
+// Host staging buffers come from a bounded pool (NewStaging) filled by a
+// loader goroutine (Load). With pin_memory they are page-locked on CUDA,
+// within a cap (DefaultPinnedCap: a quarter of RAM); a pool that cannot be
+// pinned is pageable instead, with a warning saying why. Bandwidth
+// measures whether pinning pays on the machine at hand.
+//
+// The CUDA build (cuda*.go) links gorgonia.org/cu, whose package
+// initialiser exits the process when the driver finds no device; a C
+// constructor (cuda_fallback.go) runs first and hands over to the CPU
+// build of voxlab, so voxlab-cuda starts everywhere.
+//
 // Pipeline-specific operations (the 3D median of dezinging, the plane
 // filters and ball filter of detection, the dot products of distance
 // matrices) are methods of the backends declared in ops_*.go; the CPU

@@ -2,7 +2,10 @@
 # build.sh compiles every kernels/*.cu to PTX for the virtual architecture
 # compute_70, which the driver JIT-compiles for any GPU of compute
 # capability 7.0 or later (V100, T4, A100, H100, H200, ...), so the
-# committed .ptx files need only the NVIDIA driver at run time.
+# committed .ptx files need only the NVIDIA driver at run time. nvcc 11.8
+# writes PTX ISA 7.8, which drivers from R520 (CUDA 11.8) on can JIT; an
+# older driver fails to load the module with CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+# and gpu.Open(auto) falls back to the CPU, saying so.
 #
 # Usage: gpu/kernels/build.sh          regenerate the .ptx files
 #        gpu/kernels/build.sh --check  fail if a committed .ptx is stale
