@@ -27,7 +27,13 @@ import (
 var ptxFS embed.FS
 
 func init() {
-	cudaOpener = func(device int) (Backend, error) { return OpenCUDA(device) }
+	cudaOpener = func(device int) (Backend, error) {
+		c, err := OpenCUDA(device)
+		if err != nil {
+			return nil, err // not a typed nil in a non-nil interface
+		}
+		return c, nil
+	}
 }
 
 // CUDABackend computes on an NVIDIA GPU through the CUDA driver API
@@ -115,7 +121,7 @@ func OpenCUDA(ordinal int) (c *CUDABackend, err error) {
 	defer func() {
 		if err != nil {
 			c.Close()
-			err = fmt.Errorf("cuda device %d: %w", ordinal, err)
+			c, err = nil, fmt.Errorf("cuda device %d: %w", ordinal, err)
 		}
 	}()
 	err = c.do(func() error {
