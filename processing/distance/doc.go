@@ -1,0 +1,21 @@
+// Package distance computes distance matrices between two sets of cryo-EM
+// maps — ground truth (rows) and submitted maps (columns) — as the cryo-EM
+// heterogeneity challenge compares them: l2, l2sq, correlation (a
+// similarity), corr-distance, BioEM (Cossio & Hummer 2013, eq. 10), the
+// Fourier shell correlation distance and the resolution at FSC 0.5.
+//
+// Both sets go through the same masking and normalisation (Prepare) in
+// every pipeline, turning each map into a row of float64: its masked,
+// normalised voxels; for the FSC, its half spectrum ordered by Fourier
+// shell (each map is Fourier transformed once, never once per pair); and
+// its statistics. Every metric is then made from products of rows — one
+// matrix product per column segment (gpu.DistanceOps.DistGram) — and the
+// rows' statistics (DistMetric), so the work that grows with the number of
+// pairs runs as dgemm on the CPU backend or as a CUDA kernel.
+//
+// Run has two pipelines with identical results: in memory (both sets
+// resident on the device, the matrix filled tile by tile) and low memory
+// (the submitted set resident, the ground truth streamed from disk chunk by
+// chunk, each chunk prepared on the host while the device computes the
+// previous one). MakePlan sizes tiles and chunks with processing/plan.
+package distance

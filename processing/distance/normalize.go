@@ -1,0 +1,113 @@
+package distance
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Normalization says how each map is scaled before it is compared.
+type Normalization int
+
+// The normalisations.
+const (
+	// MedianZScore maps x to (x − median)/std over the masked voxels, as
+	// the challenge's "median_zscore" does with torch: the median is the
+	// lower of the two middle values for an even count (torch.median) and
+	// std the sample standard deviation, n − 1 in the denominator
+	// (torch.std's default).
+	MedianZScore Normalization = iota
+	// NoNormalization compares the masked values as they are.
+	NoNormalization
+)
+
+func (n Normalization) String() string {
+	if n == NoNormalization {
+		return "none"
+	}
+	return "median-zscore"
+}
+
+// ParseNormalization parses "median-zscore" (or "median_zscore") and "none".
+func ParseNormalization(s string) (Normalization, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "median-zscore", "median_zscore", "":
+		return MedianZScore, nil
+	case "none":
+		return NoNormalization, nil
+	}
+	return 0, fmt.Errorf("normalisation %q: use median-zscore or none", s)
+}
+
+// normStats returns the shift and scale of (x − shift)/scale for the
+// masked values vals, which it reorders.
+func normStats(n Normalization, vals []float32) (shift, scale float64, err error) {
+	if n == NoNormalization {
+		return 0, 1, nil
+	}
+	if len(vals) < 2 {
+		return 0, 0, fmt.Errorf("%d masked voxels: the standard deviation needs at least 2", len(vals))
+	}
+	var sum float64
+	for _, v := range vals {
+		sum += float64(v)
+	}
+	mean := sum / float64(len(vals))
+	var ss float64
+	for _, v := range vals {
+		d := float64(v) - mean
+		ss += d * d
+	}
+	std := math.Sqrt(ss / float64(len(vals)-1))
+	if !(std > 0) {
+		return 0, 0, fmt.Errorf("constant inside the mask (every value %g): median-zscore would divide by 0; use --normalize none", vals[0])
+	}
+	return float64(selectK(vals, (len(vals)-1)/2)), std, nil
+}
+
+// selectK returns the k-th smallest value of v (0-based), reordering v.
+// It is Hoare's quickselect with a median-of-three pivot (Hoare, CACM
+// 4(7), 1961, "Algorithm 65: FIND"), expected linear time. Written by
+// hand: neither the standard library nor gonum offers selection, and
+// sorting every map would cost a factor log n.
+func selectK(v []float32, k int) float32 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// Order v[lo], v[mid], v[hi] so the pivot is their median.
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		p := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		// Now v[lo..j] ≤ p ≤ v[i..hi] and v[j+1..i-1] == p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}

@@ -1,0 +1,207 @@
+package distance
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSelectK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 10, 101, 1000} {
+		for _, dups := range []bool{false, true} {
+			v := make([]float32, n)
+			for i := range v {
+				v[i] = float32(rng.NormFloat64())
+				if dups {
+					v[i] = float32(rng.IntN(4))
+				}
+			}
+			sorted := slices.Clone(v)
+			slices.Sort(sorted)
+			for _, k := range []int{0, n / 2, (n - 1) / 2, n - 1} {
+				w := slices.Clone(v)
+				if got := selectK(w, k); got != sorted[k] {
+					t.Errorf("n=%d dups=%v: selectK(%d) = %g, sorted %g", n, dups, k, got, sorted[k])
+				}
+			}
+		}
+	}
+}
+
+func TestNormStats(t *testing.T) {
+	// Even count: the lower middle value (torch.median), std with n−1.
+	v := []float32{4, 1, 3, 2}
+	shift, scale, err := normStats(MedianZScore, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shift != 2 || math.Abs(scale-math.Sqrt(5.0/3)) > 1e-15 {
+		t.Errorf("median %g std %g, want 2 and √(5/3)", shift, scale)
+	}
+	if s, c, _ := normStats(NoNormalization, []float32{5, 6}); s != 0 || c != 1 {
+		t.Errorf("none: %g %g", s, c)
+	}
+	if _, _, err := normStats(MedianZScore, []float32{2, 2, 2}); err == nil || !strings.Contains(err.Error(), "constant") {
+		t.Errorf("constant: %v", err)
+	}
+	for _, s := range []string{"median-zscore", "median_zscore", "none"} {
+		if _, err := ParseNormalization(s); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := ParseNormalization("minmax"); err == nil {
+		t.Error("minmax accepted")
+	}
+}
+
+func TestShellOf(t *testing.T) {
+	for r2 := 0; r2 < 20000; r2++ {
+		want := int(math.Floor(math.Sqrt(float64(r2)) + 0.5))
+		if got := shellOf(r2); got != want {
+			t.Fatalf("shellOf(%d) = %d, want %d", r2, got, want)
+		}
+	}
+}
+
+// TestShellsCoverFullSpectrum: the weights make the half spectrum count
+// every frequency of the full spectrum in shells 1…K exactly once.
+func TestShellsCoverFullSpectrum(t *testing.T) {
+	for _, box := range []int{2, 5, 8, 9, 16} {
+		sh := NewShells(box)
+		var weighted float64
+		for _, w := range sh.weight {
+			weighted += w * w
+		}
+		full := 0
+		f := func(i int) int {
+			if i < (box+1)/2 {
+				return i
+			}
+			return i - box
+		}
+		for z := 0; z < box; z++ {
+			for y := 0; y < box; y++ {
+				for x := 0; x < box; x++ {
+					if s := shellOf(f(z)*f(z) + f(y)*f(y) + f(x)*f(x)); s >= 1 && s <= box/2 {
+						full++
+					}
+				}
+			}
+		}
+		if math.Abs(weighted-float64(full)) > 1e-9 {
+			t.Errorf("box %d: weights sum to %g, the full spectrum has %d frequencies in shells", box, weighted, full)
+		}
+	}
+}
+
+// TestSpectrumParseval: a map's shell powers plus the DC term and the
+// corners sum to box³·Σx² (Parseval), so the 3D transform is whole.
+func TestSpectrumParseval(t *testing.T) {
+	for _, box := range []int{6, 7} {
+		m := testMaps(t, 1, box, 9)
+		full, _ := FullMask(box)
+		sh := NewShells(box)
+		lay := newLayout([]Metric{FSC}, full.Len(), sh)
+		p := newPreparer(lay, full, sh, NoNormalization, 1)
+		row := make([]float64, lay.RowLen)
+		if err := p.prepare(row, m.Data, 1, 0, "test"); err != nil {
+			t.Fatal(err)
+		}
+		var power, sumsq float64
+		for s := 0; s < sh.K; s++ {
+			power += row[lay.StatOff+2+s]
+		}
+		for _, x := range m.Data {
+			sumsq += float64(x) * float64(x)
+		}
+		// Add what the shells leave out, from a naive DFT.
+		left := naiveOutsidePower(m.Data, box)
+		if got, want := power+left, float64(box*box*box)*sumsq; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("box %d: shells %g + outside %g = %g, Parseval %g", box, power, left, got, want)
+		}
+	}
+}
+
+// naiveOutsidePower is Σ|F(k)|² over the frequencies in no shell (DC and
+// |k| ≥ K + ½), by a direct DFT.
+func naiveOutsidePower(m []float32, box int) float64 {
+	f := func(i int) int {
+		if i < (box+1)/2 {
+			return i
+		}
+		return i - box
+	}
+	var total float64
+	for kz := 0; kz < box; kz++ {
+		for ky := 0; ky < box; ky++ {
+			for kx := 0; kx < box; kx++ {
+				s := shellOf(f(kz)*f(kz) + f(ky)*f(ky) + f(kx)*f(kx))
+				if s >= 1 && s <= box/2 {
+					continue
+				}
+				var re, im float64
+				for z := 0; z < box; z++ {
+					for y := 0; y < box; y++ {
+						for x := 0; x < box; x++ {
+							ph := -2 * math.Pi * float64(kz*z+ky*y+kx*x) / float64(box)
+							v := float64(m[(z*box+y)*box+x])
+							re += v * math.Cos(ph)
+							im += v * math.Sin(ph)
+						}
+					}
+				}
+				total += re*re + im*im
+			}
+		}
+	}
+	return total
+}
+
+func TestMasks(t *testing.T) {
+	m, err := SphereMask(5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Centre (2,2,2) and its 6 neighbours.
+	if m.Len() != 7 || m.Index[3] != (2*5+2)*5+2 {
+		t.Errorf("sphere of radius 1 in 5³: %v", m.Index)
+	}
+	runs := m.rowRuns()
+	if got := runs[2*5+2+1] - runs[2*5+2]; got != 3 {
+		t.Errorf("row (2,2) holds %d voxels, want 3", got)
+	}
+	vals := make([]float32, 27)
+	vals[4], vals[20] = 1, -2
+	if mm, err := MaskFromMap(3, vals); err != nil || !equalInts(mm.Index, []int32{4, 20}) {
+		t.Errorf("MaskFromMap: %v %v", mm, err)
+	}
+	for _, bad := range []func() error{
+		func() error { _, err := SphereMask(8, 0); return err },
+		func() error { _, err := SphereMask(8, 0.1); return err },
+		func() error { _, err := MaskFromMap(3, make([]float32, 27)); return err },
+		func() error { _, err := MaskFromMap(3, make([]float32, 26)); return err },
+		func() error { _, err := FullMask(1); return err },
+	} {
+		if bad() == nil {
+			t.Error("bad mask accepted")
+		}
+	}
+}
+
+func TestParseMetrics(t *testing.T) {
+	ms, err := ParseMetrics("l2, corr,bioem,fsc,res,l2sq,corr-distance")
+	if err != nil || len(ms) != 7 {
+		t.Fatalf("%v %v", ms, err)
+	}
+	for _, bad := range []string{"", "l2,l2", "l3"} {
+		if _, err := ParseMetrics(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if !Corr.Similarity() || L2.Similarity() || !strings.Contains(Corr.Describe(), "similarity") {
+		t.Error("corr must say it is a similarity")
+	}
+}

@@ -1,0 +1,423 @@
+package distance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/plan"
+)
+
+// testMaps makes n smooth random maps of box³ (a few Gaussian blobs plus
+// noise), deterministic from seed.
+func testMaps(t testing.TB, n, box int, seed uint64) *MemMaps {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	v := box * box * box
+	data := make([]float32, n*v)
+	for i := 0; i < n; i++ {
+		type blob struct{ z, y, x, w, a float64 }
+		var bs []blob
+		for range 3 {
+			bs = append(bs, blob{rng.Float64() * float64(box), rng.Float64() * float64(box), rng.Float64() * float64(box), 1 + rng.Float64()*float64(box)/5, 0.5 + rng.Float64()})
+		}
+		m := data[i*v : (i+1)*v]
+		for z := 0; z < box; z++ {
+			for y := 0; y < box; y++ {
+				for x := 0; x < box; x++ {
+					s := 0.2 * rng.NormFloat64()
+					for _, b := range bs {
+						d2 := sq(float64(z)-b.z) + sq(float64(y)-b.y) + sq(float64(x)-b.x)
+						s += b.a * math.Exp(-d2/(2*b.w*b.w))
+					}
+					m[(z*box+y)*box+x] = float32(s)
+				}
+			}
+		}
+	}
+	mm, err := NewMemMaps(data, n, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mm
+}
+
+func sq(x float64) float64 { return x * x }
+
+func mustRun(t *testing.T, be gpu.Backend, cfg Config, gt, sub Maps) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), nil, be, cfg, gt, sub)
+	if err != nil {
+		t.Fatalf("Run(low=%v chunk=%d auto=%v): %v", cfg.LowMemory, cfg.Chunk, cfg.AutoChunk, err)
+	}
+	return res
+}
+
+// TestPipelinesAgree: in memory and low memory give the same matrices for
+// every metric, whatever the chunk size (1, 3, n−1, n, > n; 10 is not a
+// multiple of 3), with and without a mask.
+func TestPipelinesAgree(t *testing.T) {
+	const ngt, nsub, box = 10, 4, 10
+	gt, sub := testMaps(t, ngt, box, 1), testMaps(t, nsub, box, 2)
+	sphere, err := SphereMask(box, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mask := range []*Mask{nil, sphere} {
+		base := Config{Metrics: AllMetrics(), Mask: mask, VoxelSize: 1.5, AutoChunk: true}
+		ref := mustRun(t, gpu.NewCPU(), base, gt, sub)
+		for _, low := range []bool{false, true} {
+			for _, chunk := range []int{1, 3, ngt - 1, ngt, ngt + 5} {
+				cfg := base
+				cfg.LowMemory, cfg.AutoChunk, cfg.Chunk = low, false, chunk
+				res := mustRun(t, gpu.NewCPU(), cfg, gt, sub)
+				if res.Chunk != min(chunk, ngt) {
+					t.Errorf("chunk %d: the run used %d", chunk, res.Chunk)
+				}
+				for k, m := range res.Metrics {
+					for i, want := range ref.Matrices[k] {
+						if got := res.Matrices[k][i]; !relClose(got, want, 1e-6) {
+							t.Errorf("mask=%v low=%v chunk=%d %s[%d,%d] = %.12g, in memory %.12g", mask != nil, low, chunk, m, i/nsub, i%nsub, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// relClose reports |a − b| ≤ tol·|b| (or both tiny).
+func relClose(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*math.Abs(b) || math.Abs(a-b) < 1e-12
+}
+
+// TestGroundTruthNormalisedInBothPipelines guards against the challenge's
+// bug, where only the low-memory path normalised the ground truth: scaling
+// and shifting the ground truth must not change any metric in either
+// pipeline, since median-zscore undoes it.
+func TestGroundTruthNormalisedInBothPipelines(t *testing.T) {
+	gt, sub := testMaps(t, 5, 8, 3), testMaps(t, 3, 8, 4)
+	moved := &MemMaps{Data: make([]float32, len(gt.Data)), N: gt.N, Edge: gt.Edge}
+	for i, v := range gt.Data {
+		moved.Data[i] = 3*v + 7
+	}
+	for _, low := range []bool{false, true} {
+		cfg := Config{Metrics: AllMetrics(), VoxelSize: 1, LowMemory: low, Chunk: 2}
+		a, b := mustRun(t, gpu.NewCPU(), cfg, gt, sub), mustRun(t, gpu.NewCPU(), cfg, moved, sub)
+		for k, m := range a.Metrics {
+			for i := range a.Matrices[k] {
+				// float32 rounding of 3x+7 moves values by ~1e-7 of the maps'
+				// scale; forgetting to normalise would move them by O(1).
+				if d := math.Abs(b.Matrices[k][i] - a.Matrices[k][i]); d > 1e-4*math.Max(1, math.Abs(a.Matrices[k][i])) {
+					t.Fatalf("low=%v %s[%d]: %g after scaling the ground truth, %g before", low, m, i, b.Matrices[k][i], a.Matrices[k][i])
+				}
+			}
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	gt, sub := testMaps(t, 4, 6, 1), testMaps(t, 2, 6, 2)
+	empty := &MemMaps{Edge: 6}
+	other := testMaps(t, 2, 8, 2)
+	mask8, _ := SphereMask(8, 3)
+	ok := Config{Metrics: []Metric{L2}, Chunk: 2}
+	cases := []struct {
+		name    string
+		cfg     Config
+		gt, sub Maps
+		want    string
+	}{
+		{"chunk 0", Config{Metrics: []Metric{L2}, Chunk: 0}, gt, sub, "chunk size 0"},
+		{"chunk 0 low", Config{Metrics: []Metric{L2}, Chunk: 0, LowMemory: true}, gt, sub, "chunk size 0"},
+		{"negative chunk", Config{Metrics: []Metric{L2}, Chunk: -3, LowMemory: true}, gt, sub, "chunk size -3"},
+		{"empty ground truth", ok, empty, sub, "ground-truth set is empty"},
+		{"empty submitted", ok, gt, empty, "submitted set is empty"},
+		{"box mismatch", ok, gt, other, "same box"},
+		{"mask box", Config{Metrics: []Metric{L2}, Chunk: 2, Mask: mask8}, gt, sub, "mask is a 8³ box"},
+		{"res without voxel size", Config{Metrics: []Metric{Res}, Chunk: 2}, gt, sub, "voxel size"},
+		{"no metrics", Config{Chunk: 2}, gt, sub, "no metrics"},
+		{"rows outside", Config{Metrics: []Metric{L2}, Chunk: 2, Rows: [2]int{3, 9}}, gt, sub, "outside"},
+	}
+	for _, c := range cases {
+		_, err := Run(context.Background(), nil, gpu.NewCPU(), c.cfg, c.gt, c.sub)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestBadMaps(t *testing.T) {
+	sub := testMaps(t, 2, 6, 2)
+	nan := testMaps(t, 3, 6, 1)
+	nan.Data[216+5] = float32(math.NaN())
+	flat := testMaps(t, 3, 6, 1)
+	for i := 2 * 216; i < 3*216; i++ {
+		flat.Data[i] = 1
+	}
+	for _, c := range []struct {
+		name string
+		gt   Maps
+		want string
+	}{
+		{"nan", nan, "map 1 of the ground-truth set: voxel (z 0, y 0, x 5) inside the mask is NaN"},
+		{"constant", flat, "map 2 of the ground-truth set: constant inside the mask"},
+	} {
+		for _, low := range []bool{false, true} {
+			_, err := Run(context.Background(), nil, gpu.NewCPU(), Config{Metrics: []Metric{L2}, Chunk: 2, LowMemory: low}, c.gt, sub)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s low=%v: error %v, want %q", c.name, low, err, c.want)
+			}
+		}
+	}
+	// Without normalisation a constant map is fine.
+	if _, err := Run(context.Background(), nil, gpu.NewCPU(), Config{Metrics: []Metric{L2}, Chunk: 2, Normalize: NoNormalization}, flat, sub); err != nil {
+		t.Errorf("constant map without normalisation: %v", err)
+	}
+}
+
+// countingMaps records every read.
+type countingMaps struct {
+	Maps
+	mu      sync.Mutex
+	reads   [][2]int
+	failAt  int // fail the read that starts at this map (−1: never)
+	maxSpan int
+}
+
+func (c *countingMaps) ReadMaps(i0, i1 int, dst []float32) error {
+	c.mu.Lock()
+	c.reads = append(c.reads, [2]int{i0, i1})
+	c.maxSpan = max(c.maxSpan, i1-i0)
+	c.mu.Unlock()
+	if i0 == c.failAt {
+		return errors.New("disk on fire")
+	}
+	return c.Maps.ReadMaps(i0, i1, dst)
+}
+
+// TestLowMemoryReadsByChunk: the ground truth is read once, chunk by
+// chunk, never more than a chunk at a time.
+func TestLowMemoryReadsByChunk(t *testing.T) {
+	gt := &countingMaps{Maps: testMaps(t, 11, 6, 1), failAt: -1}
+	sub := testMaps(t, 3, 6, 2)
+	res := mustRun(t, gpu.NewCPU(), Config{Metrics: []Metric{L2, FSC}, LowMemory: true, Chunk: 4}, gt, sub)
+	if gt.maxSpan != 4 {
+		t.Errorf("largest read %d maps, want the chunk of 4", gt.maxSpan)
+	}
+	seen := make([]int, 11)
+	for _, r := range gt.reads {
+		for i := r[0]; i < r[1]; i++ {
+			seen[i]++
+		}
+	}
+	for i, n := range seen {
+		if n != 1 {
+			t.Errorf("map %d read %d times", i, n)
+		}
+	}
+	if res.NGT != 11 {
+		t.Errorf("NGT %d", res.NGT)
+	}
+}
+
+func TestReadErrorStops(t *testing.T) {
+	for _, low := range []bool{false, true} {
+		gt := &countingMaps{Maps: testMaps(t, 9, 6, 1), failAt: 4}
+		_, err := Run(context.Background(), nil, gpu.NewCPU(), Config{Metrics: []Metric{L2}, LowMemory: low, Chunk: 2}, gt, testMaps(t, 2, 6, 2))
+		if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "ground-truth maps 4-6") {
+			t.Errorf("low=%v: error %v", low, err)
+		}
+	}
+}
+
+// cancelAfter cancels a context after n rows were reported done.
+func TestCancel(t *testing.T) {
+	for _, low := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var once sync.Once
+		p := job.NewProgress("t", func(e job.Event) {
+			if e.Stage == "distances" && e.Done >= 2 {
+				once.Do(cancel)
+			}
+		})
+		be := gpu.NewCPU()
+		_, err := Run(ctx, p, be, Config{Metrics: []Metric{L2}, LowMemory: low, Chunk: 2}, testMaps(t, 12, 6, 1), testMaps(t, 2, 6, 2))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("low=%v: error %v, want context.Canceled", low, err)
+		}
+		if cur := be.Stats().Current; cur != 0 {
+			t.Errorf("low=%v: %d device bytes still allocated after the cancelled run", low, cur)
+		}
+		cancel()
+	}
+}
+
+// TestPartials: every chunk of every metric is handed out once, with the
+// final values.
+func TestPartials(t *testing.T) {
+	var mu sync.Mutex
+	var got []Chunk
+	p := job.NewProgress("t", func(e job.Event) {
+		if e.Kind == job.Partial {
+			mu.Lock()
+			got = append(got, e.Partial.(Chunk))
+			mu.Unlock()
+		}
+	})
+	const ngt, nsub = 7, 3
+	res, err := Run(context.Background(), p, gpu.NewCPU(), Config{Metrics: []Metric{L2, Corr}, LowMemory: true, Chunk: 3}, testMaps(t, ngt, 6, 1), testMaps(t, nsub, 6, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3*2 {
+		t.Fatalf("%d partials, want 3 chunks x 2 metrics", len(got))
+	}
+	for _, c := range got {
+		k := map[string]int{"l2": 0, "corr": 1}[c.Metric]
+		if c.Cols != nsub || len(c.Values) != c.Rows*nsub {
+			t.Errorf("partial %+v has the wrong shape", c)
+		}
+		for i, v := range c.Values {
+			if v != res.Matrices[k][c.Row0*nsub+i] {
+				t.Errorf("partial %s row %d differs from the result", c.Metric, c.Row0)
+			}
+		}
+	}
+}
+
+// TestRowsRange: a task computing rows [3, 8) gets those rows of the full
+// matrix.
+func TestRowsRange(t *testing.T) {
+	gt, sub := testMaps(t, 10, 6, 1), testMaps(t, 3, 6, 2)
+	full := mustRun(t, gpu.NewCPU(), Config{Metrics: []Metric{BioEM, FSC}, Chunk: 4}, gt, sub)
+	part := mustRun(t, gpu.NewCPU(), Config{Metrics: []Metric{BioEM, FSC}, Chunk: 2, LowMemory: true, Rows: [2]int{3, 8}}, gt, sub)
+	if part.NGT != 5 || part.Row0 != 3 {
+		t.Fatalf("rows [3,8): NGT %d Row0 %d", part.NGT, part.Row0)
+	}
+	for k := range part.Matrices {
+		for i, v := range part.Matrices[k] {
+			if want := full.Matrices[k][3*3+i]; !relClose(v, want, 1e-9) {
+				t.Errorf("%s[%d] = %g, full run %g", part.Metrics[k], i, v, want)
+			}
+		}
+	}
+}
+
+// TestPeakMatchesPlan: on several shapes, the device memory a run really
+// held (the CPU backend's tracking allocator) is 80–100% of the plan's
+// prediction, for both pipelines and for planned and fixed chunks.
+func TestPeakMatchesPlan(t *testing.T) {
+	shapes := []struct {
+		ngt, nsub, box int
+		metrics        []Metric
+		mask           float64
+	}{
+		{9, 4, 8, []Metric{L2}, 0},
+		{13, 5, 10, []Metric{L2, Corr, BioEM}, 4},
+		{6, 7, 12, AllMetrics(), 5},
+		{20, 2, 8, []Metric{FSC, Res}, 0},
+	}
+	for _, s := range shapes {
+		gt, sub := testMaps(t, s.ngt, s.box, 1), testMaps(t, s.nsub, s.box, 2)
+		var mask *Mask
+		if s.mask > 0 {
+			mask, _ = SphereMask(s.box, s.mask)
+		}
+		for _, low := range []bool{false, true} {
+			for _, chunk := range []int{0, 3} {
+				cfg := Config{Metrics: s.metrics, Mask: mask, VoxelSize: 1, LowMemory: low, Chunk: chunk, AutoChunk: chunk == 0}
+				want := chunk
+				if chunk == 0 {
+					// A host budget that holds a third of the maps.
+					want = max(1, s.ngt/3)
+					ph, _, err := Phase(cfg, Shape{NGT: s.ngt, NSub: s.nsub, Box: s.box}, "cpu", gpu.NewCPU().Workers())
+					if err != nil {
+						t.Fatal(err)
+					}
+					u := ph.UsageAt(want)
+					cfg.Budget = plan.Budget{Host: int64(float64(u.Device+u.Host+u.Pinned)/plan.DefaultMargin) + 1}
+				}
+				be := gpu.NewCPU()
+				res, err := Run(context.Background(), nil, be, cfg, gt, sub)
+				if err != nil {
+					t.Fatalf("%+v low=%v chunk=%d: %v", s, low, chunk, err)
+				}
+				if res.Chunk != want {
+					t.Errorf("%+v low=%v: chunk %d, want %d", s, low, res.Chunk, want)
+				}
+				peak, planned := be.Stats().Peak, res.Plan.PeakDevice
+				r := float64(peak) / float64(planned)
+				t.Logf("%dx%d box %d low=%v: chunk %d of %d maps, device peak %d = %.3f of the plan", s.ngt, s.nsub, s.box, low, res.Chunk, s.ngt, peak, r)
+				if r < 0.8 || r > 1 {
+					t.Errorf("%dx%d box %d low=%v chunk=%d: device peak %d is %.2f of the plan's %d", s.ngt, s.nsub, s.box, low, res.Chunk, peak, r, planned)
+				}
+			}
+		}
+	}
+}
+
+// TestPlanFitsBudget: the planned chunk is the largest whose device and
+// host arrays fit the host budget on the CPU backend.
+func TestPlanFitsBudget(t *testing.T) {
+	cfg := Config{Metrics: []Metric{L2, FSC}, LowMemory: true, AutoChunk: true, Budget: plan.Budget{Host: 64 << 20}}
+	sh := Shape{NGT: 500, NSub: 10, Box: 32}
+	p, err := MakePlan(cfg, sh, "cpu", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, _, _ := Phase(cfg, sh, "cpu", 2)
+	total := func(b int) int64 { u := ph.UsageAt(b); return u.Device + u.Host + u.Pinned }
+	budget := float64(64 << 20)
+	lim := int64(budget * plan.DefaultMargin)
+	if b := p.Block(); total(b) > lim || (b < sh.NGT && total(b+1) <= lim) {
+		t.Errorf("chunk %d: uses %d, next %d, limit %d", b, total(b), total(b+1), lim)
+	}
+	// Too small for one map: a clear error.
+	cfg.Budget.Host = 1 << 20
+	if _, err := MakePlan(cfg, sh, "cpu", 2); err == nil || !strings.Contains(err.Error(), "smallest block needs") {
+		t.Errorf("1 MiB budget: %v", err)
+	}
+	// In memory, the hint says to stream.
+	cfg.LowMemory = false
+	cfg.Budget.Host = 8 << 20
+	if _, err := MakePlan(cfg, sh, "cpu", 2); err == nil || !strings.Contains(err.Error(), "--low-memory") {
+		t.Errorf("in memory over budget: %v", err)
+	}
+}
+
+func ExampleRun() {
+	// Two tiny sets of 4³ maps: ground-truth map i is submitted map i
+	// scaled and shifted, so after median-zscore they are the same map
+	// and their correlation is Σa²/n, just under 1 (std divides by n−1).
+	box := 4
+	mk := func(n int, f func(i, v int) float32) *MemMaps {
+		d := make([]float32, n*box*box*box)
+		for i := range d {
+			d[i] = f(i/(box*box*box), i%(box*box*box))
+		}
+		m, _ := NewMemMaps(d, n, box)
+		return m
+	}
+	gt := mk(3, func(i, v int) float32 { return float32((v*(i+1))%7) + float32(i) })
+	sub := mk(2, func(i, v int) float32 { return float32((v*(i+1))%7) * 2 })
+	res, err := Run(context.Background(), nil, gpu.NewCPU(),
+		Config{Metrics: []Metric{Corr}, AutoChunk: true}, gt, sub)
+	if err != nil {
+		panic(err)
+	}
+	for i := 0; i < res.NGT; i++ {
+		fmt.Printf("%.3f %.3f\n", res.Matrices[0][i*2], res.Matrices[0][i*2+1])
+	}
+	// Output:
+	// 0.985 0.509
+	// 0.509 0.985
+	// 0.272 0.272
+}
