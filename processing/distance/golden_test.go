@@ -126,4 +126,3 @@ func equalInts(a, b []int32) bool {
 	}
 	return true
 }
-
