@@ -25,6 +25,28 @@ const background = 0xff302926
 // reset sizes the frame to w x h device pixels, reallocating only when
 // the size changes, and clears it to the background colour.
 func (f *frame) reset(w, h int) {
+	f.resize(w, h)
+	f.fill(0, 0, f.w, f.h)
+}
+
+// fill paints the rectangle [x0,x1) x [y0,y1) with the background.
+func (f *frame) fill(x0, y0, x1, y1 int) {
+	if x0 >= x1 || y0 >= y1 {
+		return
+	}
+	row := f.px[y0*f.w+x0 : y0*f.w+x1]
+	row[0] = background
+	// Doubling copies fill a row in log(n) calls.
+	for n := 1; n < len(row); n *= 2 {
+		copy(row[n:], row[:n])
+	}
+	for y := y0 + 1; y < y1; y++ {
+		copy(f.px[y*f.w+x0:y*f.w+x1], row)
+	}
+}
+
+// resize sizes the frame without clearing it.
+func (f *frame) resize(w, h int) {
 	w, h = max(w, 1), max(h, 1)
 	if f.img == nil || f.w != w || f.h != h {
 		f.img = image.NewRGBA(image.Rect(0, 0, w, h))
@@ -34,14 +56,19 @@ func (f *frame) reset(w, h int) {
 		f.ys = make([]int32, h)
 		f.row = make([]uint32, w)
 	}
-	if len(f.px) == 0 {
+}
+
+// fillAround paints the background outside the rectangle a base layer
+// covered.
+func (f *frame) fillAround(x0, y0, x1, y1 int) {
+	if x0 >= x1 || y0 >= y1 {
+		f.fill(0, 0, f.w, f.h)
 		return
 	}
-	f.px[0] = background
-	// Doubling copies fill the frame in log(n) calls.
-	for n := 1; n < len(f.px); n *= 2 {
-		copy(f.px[n:], f.px[:n])
-	}
+	f.fill(0, 0, f.w, y0)
+	f.fill(0, y1, f.w, f.h)
+	f.fill(0, y0, x0, y1)
+	f.fill(x1, y0, f.w, y1)
 }
 
 // Blending says how a layer combines with the layers below it.
@@ -60,37 +87,61 @@ func (b Blending) String() string { return [...]string{"translucent", "additive"
 
 // drawPlane draws plane p through l onto f with the panel's xform (logical
 // size sw x sh, pxScale device pixels per logical pixel). Each row is
-// sampled into f.row with one table lookup per pixel, then blended.
-func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity float64, mode Blending) {
-	x0, x1 := sampleIndex(f.xs, t.cx, t.scale, sw, pxScale, p.cols)
-	y0, y1 := sampleIndex(f.ys, t.cy, t.scale, sh, pxScale, p.rows)
+// sampled with one table lookup per pixel, then blended; a base layer
+// (opaque, translucent, integer data) is written straight into the frame.
+// It returns the device rectangle it covered.
+func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity float64, mode Blending) (x0, y0, x1, y1 int) {
+	x0, x1 = sampleIndex(f.xs, t.cx, t.scale, sw, pxScale, p.cols)
+	y0, y1 = sampleIndex(f.ys, t.cy, t.scale, sh, pxScale, p.rows)
 	if x0 >= x1 || y0 >= y1 {
-		return
+		return 0, 0, 0, 0
 	}
 	xs := f.xs[x0:x1]
-	row := f.row[:x1-x0]
+	// At 1:1 the columns are consecutive and rows can be read as runs.
+	run := int(xs[len(xs)-1]-xs[0]) == len(xs)-1
 	a := uint32(opacity*256 + 0.5)
-	tab := l.tab
+	direct := mode == Translucent && a >= 256 && p.dtype.IsInteger()
 	for y := y0; y < y1; y++ {
 		r := int(f.ys[y]) * p.cols
+		row := f.row[:x1-x0]
+		if direct {
+			row = f.px[y*f.w+x0 : y*f.w+x1]
+		}
 		switch p.dtype {
 		case volume.Uint8:
+			tab := (*[256]uint32)(l.tab)
 			src := p.data[r : r+p.cols]
-			for i, c := range xs {
-				row[i] = tab[src[c]]
+			if run {
+				for i, v := range src[xs[0] : int(xs[0])+len(row)] {
+					row[i] = tab[v]
+				}
+			} else {
+				for i, c := range xs {
+					row[i] = tab[src[c]]
+				}
 			}
 		case volume.Uint16:
+			tab := (*[65536]uint32)(l.tab)
 			src := volume.Uint16s(p.data)[r : r+p.cols]
-			for i, c := range xs {
-				row[i] = tab[src[c]]
+			if run {
+				for i, v := range src[xs[0] : int(xs[0])+len(row)] {
+					row[i] = tab[v]
+				}
+			} else {
+				for i, c := range xs {
+					row[i] = tab[src[c]]
+				}
 			}
 		case volume.Float32:
 			sampleFloat(row, xs, volume.Float32s(p.data)[r:r+p.cols], l)
 		case volume.Float64:
 			sampleFloat(row, xs, volume.Float64s(p.data)[r:r+p.cols], l)
 		}
-		blendRow(f.px[y*f.w+x0:y*f.w+x1], row, a, mode)
+		if !direct {
+			blendRow(f.px[y*f.w+x0:y*f.w+x1], row, a, mode)
+		}
 	}
+	return x0, y0, x1, y1
 }
 
 // sampleFloat quantises float samples to the table; NaN is transparent

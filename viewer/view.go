@@ -104,7 +104,7 @@ func (s *sliceView) pixelScale() float64 {
 func (s *sliceView) draw() {
 	sz := s.Size()
 	ps := s.pixelScale()
-	s.f.reset(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
+	s.f.resize(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
 	s.v.paint(&s.f, s.only, float64(sz.Width), float64(sz.Height), ps)
 }
 

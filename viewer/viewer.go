@@ -504,13 +504,31 @@ func imageOf(l Layer) *ImageLayer {
 	return nil
 }
 
-// paint draws the panel's layers (all visible ones, or only) into f.
+// paint draws the panel's layers (all visible ones, or only) into f,
+// which must be sized. The background is painted first, except under a
+// bottom layer of opaque integer data, which is drawn straight into the
+// frame with the background painted around it.
 func (v *Viewer) paint(f *frame, only Layer, sw, sh, ps float64) {
 	idx := v.index[v.axis]
+	var shown []Layer
 	for _, l := range v.layers {
-		if !l.Visible() || (only != nil && l != only) {
-			continue
+		if l.Visible() && (only == nil || l == only) {
+			shown = append(shown, l)
 		}
+	}
+	start := 0
+	if len(shown) > 0 {
+		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
+			if p, _ := il.planeFor(v.axis, idx); p != nil && p.dtype.IsInteger() {
+				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), v.xf, sw, sh, ps, 1, Translucent))
+				start = 1
+			}
+		}
+	}
+	if start == 0 {
+		f.fill(0, 0, f.w, f.h)
+	}
+	for _, l := range shown[start:] {
 		switch l := l.(type) {
 		case *PointsLayer:
 			l.inView = drawPoints(f, l.store, v.axis, idx, l.outOfSlice, l.size, l.opacity, v.xf, sw, sh, ps)
