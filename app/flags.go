@@ -68,6 +68,9 @@ func (d *deviceFlags) budget(info gpu.DeviceInfo) (plan.Budget, error) {
 		b.Host = avail
 		b.HostSource = "available RAM"
 	}
+	// Pinned staging may use at most a quarter of physical RAM: page-locked
+	// memory cannot be swapped out, so the rest of the machine needs room.
+	b.PinnedCap = gpu.DefaultPinnedCap()
 	return b, nil
 }
 
