@@ -1,0 +1,174 @@
+package h5
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/voxlab/voxlab/processing/volume"
+	"gonum.org/v1/hdf5"
+)
+
+// Limits on walking a file's tree: hard links can form cycles.
+const (
+	maxDepth = 32
+	maxNodes = 100000
+)
+
+// walk lists the groups and datasets of f, depth first, with the shape and
+// type of each dataset. Call with lib held.
+func walk(f *file) ([]volume.Node, error) {
+	nodes := []volume.Node{{Path: "/", Kind: "group"}}
+	root, err := f.f.OpenGroup("/")
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the root group: the file is damaged", f.path)
+	}
+	defer root.Close()
+	err = walkGroup(f.path, &root.CommonFG, "", 0, &nodes)
+	return nodes, err
+}
+
+func walkGroup(p string, g *hdf5.CommonFG, prefix string, depth int, nodes *[]volume.Node) error {
+	if depth > maxDepth {
+		return fmt.Errorf("%s: groups nest deeper than %d (a cycle of links?)", p, maxDepth)
+	}
+	n, err := g.NumObjects()
+	if err != nil {
+		return fmt.Errorf("%s: cannot list group %s/: the file is damaged", p, prefix)
+	}
+	for i := uint(0); i < n; i++ {
+		if len(*nodes) >= maxNodes {
+			return fmt.Errorf("%s: more than %d objects", p, maxNodes)
+		}
+		name, err := g.ObjectNameByIndex(i)
+		if err != nil {
+			return fmt.Errorf("%s: cannot list group %s/: the file is damaged", p, prefix)
+		}
+		full := prefix + "/" + name
+		typ, err := g.ObjectTypeByIndex(i)
+		if err != nil {
+			*nodes = append(*nodes, volume.Node{Path: full, Kind: "link"}) // dangling or external
+			continue
+		}
+		switch typ {
+		case hdf5.H5G_GROUP:
+			*nodes = append(*nodes, volume.Node{Path: full, Kind: "group"})
+			sub, err := g.OpenGroup(name)
+			if err != nil {
+				return fmt.Errorf("%s: cannot open group %s", p, full)
+			}
+			err = walkGroup(p, &sub.CommonFG, full, depth+1, nodes)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		case hdf5.H5G_DATASET:
+			*nodes = append(*nodes, datasetNode(g, name, full))
+		default:
+			*nodes = append(*nodes, volume.Node{Path: full, Kind: typ.String()})
+		}
+	}
+	return nil
+}
+
+func datasetNode(g *hdf5.CommonFG, name, full string) volume.Node {
+	nd := volume.Node{Path: full, Kind: "dataset", DType: "unreadable"}
+	ds, err := g.OpenDataset(name)
+	if err != nil {
+		return nd
+	}
+	defer ds.Close()
+	if s := ds.Space(); s != nil {
+		nd.Shape, _ = dims(s)
+		s.Close()
+	}
+	if t, err := ds.Datatype(); err == nil {
+		_, nd.DType, _ = typeOf(t)
+		t.Close()
+	}
+	return nd
+}
+
+// Datasets lists the datasets of an HDF5 file with their shapes and
+// types (the viewer's dataset chooser); Readable tells which open as
+// volumes.
+func Datasets(p string) ([]volume.Node, error) {
+	lib.Lock()
+	defer lib.Unlock()
+	f, err := openFile(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.release()
+	nodes, err := walk(f)
+	if err != nil {
+		return nil, err
+	}
+	var out []volume.Node
+	for _, n := range nodes {
+		if n.Kind == "dataset" {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// Readable reports whether a dataset node opens as a volume: 2D or 3D of
+// uint8, uint16, float32 or float64, of a size that fits in 2^63 bytes.
+func Readable(n volume.Node) bool {
+	if n.Kind != "dataset" || (len(n.Shape) != 2 && len(n.Shape) != 3) {
+		return false
+	}
+	dt, err := volume.ParseDType(n.DType)
+	if err != nil {
+		return false
+	}
+	in := volume.Info{Shape: [3]int{1, n.Shape[0], n.Shape[1]}, DType: dt}
+	if len(n.Shape) == 3 {
+		in.Shape = [3]int{n.Shape[0], n.Shape[1], n.Shape[2]}
+	}
+	return in.Validate() == nil
+}
+
+// Inspect validates an HDF5 file and describes it: the tree of groups and
+// datasets, the dataset Open would pick (or the named one) and, for a
+// NeXus scan, its counts of projections, flats and darks.
+func Inspect(p, name string) (*volume.Description, error) {
+	lib.Lock()
+	f, err := openFile(p)
+	if err != nil {
+		lib.Unlock()
+		return nil, err
+	}
+	nodes, err := walk(f)
+	f.release()
+	lib.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	format := "hdf5"
+	if IsNeXus(p) {
+		format = "nexus"
+	}
+	d := &volume.Description{Path: p, Format: format, Tree: nodes}
+	v, err := Open(p, name)
+	switch {
+	case err == nil:
+		defer v.Close()
+		d.Dataset = strings.TrimPrefix(v.Name, p+":")
+		d.Shape, d.DType, d.Volume = v.Shape[:], v.DType.String(), true
+	case name != "":
+		return nil, err
+	default:
+		d.Notes = append(d.Notes, "no dataset opens by default: "+strings.TrimPrefix(err.Error(), p+": "))
+	}
+	if format == "nexus" {
+		nx, err := openNeXus(p) // keys only: a scan without projections is still described
+		if err != nil {
+			return nil, err
+		}
+		defer nx.Close()
+		d.NeXus = &volume.FrameCounts{Projections: countKey(nx.ImageKey, KeyProjection),
+			Flats: countKey(nx.ImageKey, KeyFlat), Darks: countKey(nx.ImageKey, KeyDark), Angles: nx.Angles != nil}
+	}
+	return d, nil
+}

@@ -1,0 +1,323 @@
+package h5
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/voxlab/voxlab/processing/volume"
+	"gonum.org/v1/hdf5"
+)
+
+// Paths of the NeXus tomography layout (NXtomo, as Diamond's beamlines
+// write it and httomo reads it).
+const (
+	TomoImageKey = "/entry1/tomo_entry/instrument/detector/image_key"
+	TomoAngles   = "/entry1/tomo_entry/data/rotation_angle"
+)
+
+// Image keys of NXtomo.
+const (
+	KeyProjection = 0
+	KeyFlat       = 1
+	KeyDark       = 2
+)
+
+// NeXus is an open tomography scan. Projections, Flats and Darks are lazy
+// volumes over the frames of Data with that image key, in file order
+// (flats taken before and after the scan become one stack); Flats and
+// Darks are nil when the scan has none. Close the NeXus, not the volumes.
+type NeXus struct {
+	Path string
+	// Data is every frame as stored: frames x rows x cols.
+	Data                      *volume.Volume
+	Projections, Flats, Darks *volume.Volume
+	// ImageKey is the key of each frame of Data (all 0 when the file has
+	// no image_key).
+	ImageKey []int
+	// Angles are the projections' rotation angles as stored (degrees in
+	// Diamond's files), one per projection; nil when the file has none.
+	Angles []float64
+	// ProjectionFrames, FlatFrames and DarkFrames are the indices into
+	// Data of each kind's frames.
+	ProjectionFrames, FlatFrames, DarkFrames []int
+	data                                     *dataset
+}
+
+// IsNeXus reports whether path is an HDF5 file with a tomography scan at
+// TomoData.
+func IsNeXus(p string) bool {
+	lib.Lock()
+	defer lib.Unlock()
+	f, err := openFile(p)
+	if err != nil {
+		return false
+	}
+	defer f.release()
+	return exists(f.f, TomoData)
+}
+
+// OpenNeXus opens a NeXus tomography scan. It reads the image keys and
+// angles, never the frames. A scan without projections is an error.
+func OpenNeXus(p string) (*NeXus, error) {
+	nx, err := openNeXus(p)
+	if err != nil {
+		return nil, err
+	}
+	if err := nx.split(); err != nil {
+		nx.Close()
+		return nil, err
+	}
+	return nx, nil
+}
+
+func openNeXus(p string) (*NeXus, error) {
+	lib.Lock()
+	defer lib.Unlock()
+	f, err := openFile(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.release()
+	if !exists(f.f, TomoData) {
+		return nil, fmt.Errorf("%s: not a NeXus tomography scan: no %s", p, TomoData)
+	}
+	d, err := openDataset(f, TomoData)
+	if err != nil {
+		return nil, err
+	}
+	nx := &NeXus{Path: p, data: d, Data: volume.New(p+":"+TomoData, d)}
+	if err := nx.readKeys(f); err != nil {
+		d.closeLocked()
+		return nil, err
+	}
+	return nx, nil
+}
+
+// readKeys reads image_key and rotation_angle. Call with lib held.
+func (nx *NeXus) readKeys(f *file) error {
+	n := nx.Data.Shape[0]
+	nx.ImageKey = make([]int, n)
+	if exists(f.f, TomoImageKey) {
+		keys, err := readNumbers(f, TomoImageKey)
+		if err != nil {
+			return err
+		}
+		if len(keys) != n {
+			return fmt.Errorf("%s:%s: %d keys for %d frames", nx.Path, TomoImageKey, len(keys), n)
+		}
+		for i, k := range keys {
+			if k != math.Trunc(k) {
+				return fmt.Errorf("%s:%s: key %v of frame %d is not an integer", nx.Path, TomoImageKey, k, i)
+			}
+			nx.ImageKey[i] = int(k)
+		}
+	}
+	if !exists(f.f, TomoAngles) {
+		return nil
+	}
+	all, err := readNumbers(f, TomoAngles)
+	if err != nil {
+		return err
+	}
+	var proj []float64
+	for i, k := range nx.ImageKey {
+		if k == KeyProjection && i < len(all) {
+			proj = append(proj, all[i])
+		}
+	}
+	switch {
+	case len(all) == n:
+		nx.Angles = proj
+	case len(all) == len(proj) || len(all) == countKey(nx.ImageKey, KeyProjection):
+		nx.Angles = all // one angle per projection only
+	default:
+		return fmt.Errorf("%s:%s: %d angles for %d frames", nx.Path, TomoAngles, len(all), n)
+	}
+	return nil
+}
+
+func countKey(keys []int, k int) int {
+	n := 0
+	for _, x := range keys {
+		if x == k {
+			n++
+		}
+	}
+	return n
+}
+
+// split builds the three subset volumes.
+func (nx *NeXus) split() error {
+	for i, k := range nx.ImageKey {
+		switch k {
+		case KeyProjection:
+			nx.ProjectionFrames = append(nx.ProjectionFrames, i)
+		case KeyFlat:
+			nx.FlatFrames = append(nx.FlatFrames, i)
+		case KeyDark:
+			nx.DarkFrames = append(nx.DarkFrames, i)
+		}
+	}
+	if len(nx.ProjectionFrames) == 0 {
+		return fmt.Errorf("%s: the scan has no projections (no frame has image_key 0)", nx.Path)
+	}
+	for _, s := range []struct {
+		frames []int
+		dst    **volume.Volume
+		name   string
+	}{{nx.ProjectionFrames, &nx.Projections, "projections"}, {nx.FlatFrames, &nx.Flats, "flats"}, {nx.DarkFrames, &nx.Darks, "darks"}} {
+		if len(s.frames) == 0 {
+			continue
+		}
+		src, err := volume.Subset(nx.data, s.frames)
+		if err != nil {
+			return err
+		}
+		*s.dst = volume.New(nx.Path+" "+s.name, src)
+	}
+	return nil
+}
+
+// Counts returns the number of frames of each kind.
+func (nx *NeXus) Counts() *volume.FrameCounts {
+	return &volume.FrameCounts{Projections: countKey(nx.ImageKey, KeyProjection), Flats: countKey(nx.ImageKey, KeyFlat),
+		Darks: countKey(nx.ImageKey, KeyDark), Angles: nx.Angles != nil}
+}
+
+// Close closes the scan's file.
+func (nx *NeXus) Close() error {
+	if nx.data == nil {
+		return nil
+	}
+	err := nx.data.Close()
+	nx.data = nil
+	return err
+}
+
+// readNumbers reads a 1D numeric dataset. Call with lib held.
+func readNumbers(f *file, name string) ([]float64, error) {
+	ds, err := f.f.OpenDataset(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%s: not a dataset", f.path, name)
+	}
+	defer ds.Close()
+	s := ds.Space()
+	if s == nil {
+		return nil, fmt.Errorf("%s:%s: cannot read the dataspace", f.path, name)
+	}
+	shape, err := dims(s)
+	s.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s:%s: %w", f.path, name, err)
+	}
+	if len(shape) != 1 {
+		return nil, fmt.Errorf("%s:%s: shape %v, want one value per frame", f.path, name, shape)
+	}
+	n := shape[0]
+	t, err := ds.Datatype()
+	if err != nil {
+		return nil, fmt.Errorf("%s:%s: cannot read the datatype", f.path, name)
+	}
+	ft, tname, ok := typeOf(t)
+	t.Close()
+	if !ok {
+		return nil, fmt.Errorf("%s:%s: values of type %s, want numbers", f.path, name, tname)
+	}
+	buf := make([]byte, n*ft.size)
+	if err := ds.Read(&buf); err != nil {
+		return nil, fmt.Errorf("%s:%s: read failed: %w", f.path, name, err)
+	}
+	return ft.decode(buf), nil
+}
+
+// WriteNeXus writes a tomography scan in the NXtomo layout: the frames of
+// data (read slab by slab, so the scan need not fit in memory) at
+// TomoData, imageKey (one per frame) at TomoImageKey as int32 and, when
+// not nil, angles (degrees, one per frame) at TomoAngles. The file is
+// written beside path and renamed when complete.
+func WriteNeXus(p string, data volume.Source, imageKey []int, angles []float64) (err error) {
+	in := data.Info()
+	n := in.Shape[0]
+	if len(imageKey) != n || (angles != nil && len(angles) != n) {
+		return fmt.Errorf("write %s: %d frames, %d image keys, %d angles", p, n, len(imageKey), len(angles))
+	}
+	f, err := Create(p)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Abort()
+		}
+	}()
+	groups := map[string]string{
+		"/entry1": "NXentry", "/entry1/tomo_entry": "NXsubentry", "/entry1/tomo_entry/data": "NXdata",
+		"/entry1/tomo_entry/instrument": "NXinstrument", "/entry1/tomo_entry/instrument/detector": "NXdetector",
+	}
+	for g, class := range groups {
+		attrs := map[string]any{"NX_class": class}
+		if class == "NXsubentry" {
+			attrs["definition"] = "NXtomo"
+		}
+		if class == "NXdata" {
+			attrs["signal"] = "data"
+		}
+		if err := f.SetAttrs(g, attrs); err != nil {
+			return err
+		}
+	}
+	if err := writeKeys(f, imageKey, angles); err != nil {
+		return err
+	}
+	w, err := f.CreateDataset(TomoData, in.DType, in.Shape[:])
+	if err != nil {
+		return err
+	}
+	step := max(1, int((64<<20)/in.PlaneBytes()))
+	buf := make([]byte, int64(min(step, n))*in.PlaneBytes())
+	for z := 0; z < n; z += step {
+		z1 := min(z+step, n)
+		b := buf[:int64(z1-z)*in.PlaneBytes()]
+		if err := data.ReadSlab(z, z1, b); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		if err := w.WriteSlab(z, b); err != nil {
+			return err
+		}
+	}
+	return f.Commit()
+}
+
+func writeKeys(f *File, imageKey []int, angles []float64) error {
+	keys := make([]int32, len(imageKey))
+	for i, k := range imageKey {
+		keys[i] = int32(k)
+	}
+	kw, err := f.createDataset(TomoImageKey, hdf5.T_NATIVE_INT32, 4, []int{len(keys)})
+	if err != nil {
+		return err
+	}
+	if err := kw.WriteSlab(0, int32Bytes(keys)); err != nil {
+		return err
+	}
+	if angles == nil {
+		return nil
+	}
+	aw, err := f.CreateDataset(TomoAngles, volume.Float64, []int{len(angles)})
+	if err != nil {
+		return err
+	}
+	if err := aw.WriteSlab(0, volume.Bytes(angles)); err != nil {
+		return err
+	}
+	return f.SetAttrs(TomoAngles, map[string]any{"units": "degrees"})
+}
+
+func int32Bytes(s []int32) []byte {
+	b := make([]byte, 4*len(s))
+	for i, v := range s {
+		u := uint32(v)
+		b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+	}
+	return b
+}

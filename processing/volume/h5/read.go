@@ -1,0 +1,309 @@
+package h5
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/voxlab/voxlab/processing/volume"
+	"gonum.org/v1/hdf5"
+)
+
+// TomoData is where NeXus tomography scans keep their frames; without a
+// dataset path it is opened when the file has no single 3D dataset.
+const TomoData = "/entry1/tomo_entry/data/data"
+
+func init() {
+	volume.RegisterFormat(&volume.Format{
+		Name:       "hdf5",
+		Extensions: []string{".h5", ".hdf5", ".hdf", ".nxs", ".nx5"},
+		Open:       Open,
+		Inspect:    Inspect,
+		Describe: func(p string, w io.Writer) error {
+			d, err := Inspect(p, "")
+			if err != nil {
+				return err
+			}
+			return d.WriteText(w)
+		},
+		Create: createVolume,
+	})
+}
+
+// file is an open HDF5 file shared by the volumes read from it; it is
+// closed when the last of them closes.
+type file struct {
+	path string
+	f    *hdf5.File
+	refs int
+}
+
+// openFile opens path read-only after checking that it is an HDF5 file.
+// Call with lib held.
+func openFile(p string) (*file, error) {
+	if _, err := os.Stat(p); err != nil {
+		return nil, err
+	}
+	if !hdf5.IsHDF5(p) {
+		return nil, fmt.Errorf("%s: not an HDF5 file (no HDF5 signature)", p)
+	}
+	f, err := hdf5.OpenFile(p, hdf5.F_ACC_RDONLY)
+	if err != nil {
+		return nil, fmt.Errorf("%s: HDF5 file cannot be opened: it is damaged or truncated", p)
+	}
+	return &file{path: p, f: f, refs: 1}, nil
+}
+
+// release drops one reference. Call with lib held.
+func (f *file) release() error {
+	f.refs--
+	if f.refs > 0 {
+		return nil
+	}
+	return f.f.Close()
+}
+
+// dataset is a Source over an HDF5 dataset of rank 2 (one plane) or 3.
+type dataset struct {
+	info volume.Info
+	file *file
+	ds   *hdf5.Dataset
+	name string
+	rank int
+	big  bool
+	elem int
+}
+
+// openDataset opens name in f as a Source. Call with lib held.
+func openDataset(f *file, name string) (*dataset, error) {
+	if !exists(f.f, name) {
+		return nil, fmt.Errorf("%s: no dataset %s%s", f.path, name, suggest(f, name))
+	}
+	ds, err := f.f.OpenDataset(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s is not a dataset (a group?)%s", f.path, name, suggest(f, name))
+	}
+	d, err := describeDataset(f.path, name, ds)
+	if err != nil {
+		ds.Close()
+		return nil, err
+	}
+	f.refs++
+	d.file = f
+	return d, nil
+}
+
+// describeDataset checks that ds is a 2D or 3D dataset of a type voxlab
+// reads and returns a source over it (file not set).
+func describeDataset(p, name string, ds *hdf5.Dataset) (*dataset, error) {
+	space := ds.Space()
+	if space == nil {
+		return nil, fmt.Errorf("%s:%s: cannot read the dataspace", p, name)
+	}
+	defer space.Close()
+	shape, err := dims(space)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%s: %w", p, name, err)
+	}
+	t, err := ds.Datatype()
+	if err != nil {
+		return nil, fmt.Errorf("%s:%s: cannot read the datatype", p, name)
+	}
+	defer t.Close()
+	ft, tname, ok := typeOf(t)
+	if !ok || ft.dt == volume.InvalidDType {
+		return nil, fmt.Errorf("%s:%s: unsupported dtype %s (voxlab reads uint8, uint16, float32 and float64)", p, name, tname)
+	}
+	info := volume.Info{DType: ft.dt}
+	switch len(shape) {
+	case 2:
+		info.Shape = [3]int{1, shape[0], shape[1]}
+	case 3:
+		info.Shape = [3]int{shape[0], shape[1], shape[2]}
+	default:
+		return nil, fmt.Errorf("%s:%s: dataset of shape %v: voxlab opens 2D and 3D datasets as volumes", p, name, shape)
+	}
+	if err := info.Validate(); err != nil {
+		return nil, fmt.Errorf("%s:%s: %w", p, name, err)
+	}
+	info.VoxelSize = voxelSize(ds)
+	return &dataset{info: info, ds: ds, name: name, rank: len(shape), big: ft.big, elem: ft.size}, nil
+}
+
+func (d *dataset) Info() volume.Info { return d.info }
+
+// ReadSlab reads planes [z0, z1) with one hyperslab selection.
+func (d *dataset) ReadSlab(z0, z1 int, dst []byte) error {
+	if err := volume.CheckSlab(d.info, z0, z1, len(dst)); err != nil {
+		return err
+	}
+	if z0 == z1 {
+		return nil
+	}
+	lib.Lock()
+	defer lib.Unlock()
+	if d.ds == nil {
+		return errors.New("dataset is closed")
+	}
+	off := []uint{uint(z0), 0, 0}
+	count := []uint{uint(z1 - z0), uint(d.info.Shape[1]), uint(d.info.Shape[2])}
+	if d.rank == 2 {
+		off, count = off[1:], count[1:]
+	}
+	fs := d.ds.Space()
+	if fs == nil {
+		return fmt.Errorf("%s:%s: cannot read the dataspace", d.file.path, d.name)
+	}
+	defer fs.Close()
+	if err := fs.SelectHyperslab(off, nil, count, nil); err != nil {
+		return fmt.Errorf("%s:%s: select planes %d-%d: %w", d.file.path, d.name, z0, z1, err)
+	}
+	ms, err := hdf5.CreateSimpleDataspace([]uint{uint(len(dst) / d.elem)}, nil)
+	if err != nil {
+		return err
+	}
+	defer ms.Close()
+	// The memory type is the file type, so libhdf5 copies bytes without
+	// converting; big-endian data are swapped here.
+	if err := d.ds.ReadSubset(&dst, ms, fs); err != nil {
+		return fmt.Errorf("%s:%s: HDF5 read of planes %d-%d failed (damaged file, or compressed with a filter this libhdf5 lacks)", d.file.path, d.name, z0, z1)
+	}
+	if d.big {
+		swap(dst, d.elem)
+	}
+	return nil
+}
+
+func (d *dataset) Close() error {
+	lib.Lock()
+	defer lib.Unlock()
+	return d.closeLocked()
+}
+
+// closeLocked closes the dataset. Call with lib held.
+func (d *dataset) closeLocked() error {
+	if d.ds == nil {
+		return nil
+	}
+	err := d.ds.Close()
+	d.ds = nil
+	return errors.Join(err, d.file.release())
+}
+
+// Open opens a dataset of an HDF5 file as a volume. Without a dataset
+// path it opens the file's only 3D dataset (or only 2D one when it has no
+// 3D dataset), else TomoData; otherwise the error lists the candidates.
+func Open(p, name string) (*volume.Volume, error) {
+	lib.Lock()
+	defer lib.Unlock()
+	f, err := openFile(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.release()
+	if name == "" {
+		if name, err = defaultDataset(f); err != nil {
+			return nil, err
+		}
+	}
+	d, err := openDataset(f, name)
+	if err != nil {
+		return nil, err
+	}
+	return volume.New(p+":"+name, d), nil
+}
+
+// defaultDataset picks the dataset Open uses when none is named. Call with
+// lib held.
+func defaultDataset(f *file) (string, error) {
+	nodes, err := walk(f)
+	if err != nil {
+		return "", err
+	}
+	var by [4][]string
+	var all []string
+	for _, n := range nodes {
+		if n.Kind == "dataset" {
+			all = append(all, fmt.Sprintf("%s %v %s", n.Path, n.Shape, n.DType))
+			if r := len(n.Shape); r == 2 || r == 3 {
+				by[r] = append(by[r], n.Path)
+			}
+		}
+	}
+	switch {
+	case len(by[3]) == 1:
+		return by[3][0], nil
+	case exists(f.f, TomoData):
+		return TomoData, nil
+	case len(by[3]) == 0 && len(by[2]) == 1:
+		return by[2][0], nil
+	case len(all) == 0:
+		return "", fmt.Errorf("%s: the HDF5 file holds no datasets", f.path)
+	}
+	return "", fmt.Errorf("%s: name the dataset to open as FILE:/path; the file holds %s", f.path, strings.Join(all, ", "))
+}
+
+// exists reports whether every link on the path exists (H5Lexists fails
+// on a path whose parent is missing). Call with lib held.
+func exists(f *hdf5.File, name string) bool {
+	parts := strings.Split(strings.Trim(name, "/"), "/")
+	for i := range parts {
+		if !f.LinkExists("/" + strings.Join(parts[:i+1], "/")) {
+			return false
+		}
+	}
+	return len(parts) > 0 && parts[0] != ""
+}
+
+// suggest lists the datasets of the named path's deepest existing group.
+// Call with lib held.
+func suggest(f *file, name string) string {
+	nodes, err := walk(f)
+	if err != nil {
+		return ""
+	}
+	var ds []string
+	for _, n := range nodes {
+		if n.Kind == "dataset" {
+			ds = append(ds, n.Path)
+		}
+	}
+	if len(ds) == 0 {
+		return " (the file holds no datasets)"
+	}
+	if len(ds) > 12 {
+		ds = append(ds[:12], "...")
+	}
+	return " (datasets: " + strings.Join(ds, ", ") + ")"
+}
+
+// voxelSize reads the (z, y, x) voxel size from the dataset's
+// "voxel_size" attribute (voxlab's) or "element_size_um" (ilastik's and
+// BigStitcher's); zero when absent. Call with lib held.
+func voxelSize(ds *hdf5.Dataset) [3]float64 {
+	for _, name := range []string{"voxel_size", "element_size_um"} {
+		a, err := ds.OpenAttribute(name)
+		if err != nil {
+			continue
+		}
+		var v [3]float64
+		ok := false
+		if s := a.Space(); s != nil {
+			ok = s.SimpleExtentNPoints() == 3
+			s.Close()
+		}
+		t := hdf5.Datatype{Identifier: a.GetType()}
+		ok = ok && (t.Class() == hdf5.T_FLOAT || t.Class() == hdf5.T_INTEGER)
+		t.Close()
+		if ok {
+			ok = a.Read(&v, hdf5.T_NATIVE_DOUBLE) == nil
+		}
+		a.Close()
+		if ok {
+			return v
+		}
+	}
+	return [3]float64{}
+}
