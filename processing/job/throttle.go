@@ -20,12 +20,13 @@ func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
 
 // Throttle returns a sink that forwards at most one Progressed event per
 // interval to sink (the GUI uses 50 ms, at most 20 updates a second).
-// Partial, Warning and terminal events are always forwarded at once. A
-// progress event held back is not lost: it is forwarded when the interval
-// ends (so a display never stays behind while the job waits on a long
-// block), or just before the next Partial, Warning or terminal event.
-// Nothing is forwarded after a terminal event. The returned sink serialises
-// its calls to sink, which may therefore be slow only at its own expense.
+// Partial and Warning events are always forwarded at once (they do not
+// release held-back progress, so a pipeline that hands out a partial
+// result per plane is still throttled). A progress event held back is not
+// lost: it is forwarded when the interval ends, so a display never stays
+// behind while the job waits on a long block, and always just before a
+// terminal event, which is forwarded at once. Nothing is forwarded after a
+// terminal event. Calls to sink are serialised.
 func Throttle(sink Sink, interval time.Duration) Sink {
 	return throttle(sink, interval, realClock{})
 }
@@ -55,13 +56,14 @@ func (t *throttler) handle(e Event) {
 	if t.ended {
 		return
 	}
-	if e.Kind != Progressed {
-		// Keep the order the job reported in: the held-back progress
-		// happened before this event.
+	switch {
+	case e.Kind.Terminal():
+		// The final counters come after the last progress.
 		t.flushLocked()
-		if e.Kind.Terminal() {
-			t.ended = true
-		}
+		t.ended = true
+		t.sink(e)
+		return
+	case e.Kind != Progressed:
 		t.sink(e)
 		return
 	}

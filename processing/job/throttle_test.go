@@ -68,11 +68,23 @@ type stamped struct {
 func TestThrottleRate(t *testing.T) {
 	clk := newFakeClock()
 	var got []stamped
-	sink := throttle(func(e Event) { got = append(got, stamped{e, clk.Now()}) }, 50*time.Millisecond, clk)
-	// 1000 progress events, one per millisecond: one second.
+	partials := 0
+	sink := throttle(func(e Event) {
+		if e.Kind == Partial {
+			partials++
+			return
+		}
+		got = append(got, stamped{e, clk.Now()})
+	}, 50*time.Millisecond, clk)
+	// 1000 progress events, one per millisecond: one second; each with a
+	// partial result, which must neither be dropped nor release progress.
 	for i := 1; i <= 1000; i++ {
 		sink(Event{Kind: Progressed, Done: int64(i), Total: 1000})
+		sink(Event{Kind: Partial, Done: int64(i), Total: 1000})
 		clk.Advance(time.Millisecond)
+	}
+	if partials != 1000 {
+		t.Errorf("%d partial results forwarded, want all 1000", partials)
 	}
 	if len(got) < 19 || len(got) > 21 {
 		t.Errorf("%d progress events forwarded in 1 s at 50 ms, want about 20", len(got))
@@ -98,7 +110,7 @@ func TestThrottleKeepsOtherEvents(t *testing.T) {
 	var got []Event
 	sink := throttle(func(e Event) { got = append(got, e) }, 50*time.Millisecond, clk)
 	sink(Event{Kind: Progressed, Done: 1}) // forwarded: the first
-	sink(Event{Kind: Progressed, Done: 2}) // held back
+	sink(Event{Kind: Progressed, Done: 2}) // held back, then replaced
 	sink(Event{Kind: Partial, Done: 2, Partial: "a"})
 	sink(Event{Kind: Partial, Done: 2, Partial: "b"})
 	sink(Event{Kind: Warning, Message: "w"})
@@ -110,7 +122,6 @@ func TestThrottleKeepsOtherEvents(t *testing.T) {
 
 	want := []Event{
 		{Kind: Progressed, Done: 1},
-		{Kind: Progressed, Done: 2},
 		{Kind: Partial, Done: 2, Partial: "a"},
 		{Kind: Partial, Done: 2, Partial: "b"},
 		{Kind: Warning, Message: "w"},
@@ -155,8 +166,13 @@ func TestThrottleRealJob(t *testing.T) {
 	if last.Done != 2000 {
 		t.Errorf("final Done %d", last.Done)
 	}
-	prev := got[len(got)-3] // progress, warning, finished
-	if prev.Kind != Progressed || prev.Done != 2000 {
-		t.Errorf("event before the warning is %v at %d, want the last progress (2000)", prev.Kind, prev.Done)
+	var lastProgress Event
+	for _, e := range got {
+		if e.Kind == Progressed {
+			lastProgress = e
+		}
+	}
+	if lastProgress.Done != 2000 {
+		t.Errorf("last progress forwarded at %d, want 2000", lastProgress.Done)
 	}
 }

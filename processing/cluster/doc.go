@@ -1,0 +1,10 @@
+// Package cluster runs voxlab pipelines on a SLURM cluster. A pipeline
+// that splits into independent tasks (Task, Task.Range) is submitted as a
+// job array, one array task per range, each running `voxlab PIPELINE …
+// --task i/N`, plus a merge job that depends on the array and runs
+// `voxlab merge PIPELINE …`. The sbatch scripts quote every argument so a
+// file name can never run anything (ShellQuote). Jobs are followed with
+// squeue and with the progress files the tasks write (ProgressFile: JSON
+// lines, one per event), because clusters without accounting storage have
+// no sacct; a failed task can be resubmitted alone.
+package cluster
