@@ -6,9 +6,13 @@ import (
 )
 
 // ShellQuote returns s as one bash word that stands for exactly s: the
-// whole string in single quotes, inside which bash expands nothing, with
-// each single quote written as '\” (close, escaped quote, reopen). NUL
-// cannot be passed in an argument, so it is an error.
+// whole string in single quotes, inside which bash expands nothing, each
+// single quote becoming a closing quote, an escaped quote and an opening
+// quote:
+//
+//	it's  →  'it'\''s'
+//
+// NUL cannot be passed in an argument, so it is an error.
 func ShellQuote(s string) (string, error) {
 	if strings.ContainsRune(s, 0) {
 		return "", fmt.Errorf("argument %q contains a NUL byte, which no program can receive", s)
