@@ -129,9 +129,24 @@ func needBytes(op, what string, b *Buffer, n int) error {
 
 // checkGram validates a DistGram call and returns the segment bounds.
 func checkGram(dst, a, b, segs *Buffer, g DistGramShape) ([]int64, error) {
+	if err := checkGramSizes(dst, a, b, segs, g); err != nil {
+		return nil, err
+	}
+	bounds := i64s(segs)[:g.Segs+1]
+	for s := 0; s < g.Segs; s++ {
+		if bounds[s] < 0 || bounds[s] > bounds[s+1] || bounds[s+1] > int64(g.RowLen) {
+			return nil, fmt.Errorf("DistGram: segment %d [%d,%d) outside a row of %d", s, bounds[s], bounds[s+1], g.RowLen)
+		}
+	}
+	return bounds, nil
+}
+
+// checkGramSizes validates a DistGram call's shape against its buffers'
+// sizes (what a backend can check without reading device memory).
+func checkGramSizes(dst, a, b, segs *Buffer, g DistGramShape) error {
 	const op = "DistGram"
 	if g.M < 0 || g.N < 0 || g.ARow0 < 0 || g.RowLen < 0 || g.Segs < 1 {
-		return nil, fmt.Errorf("%s: bad shape %+v", op, g)
+		return fmt.Errorf("%s: bad shape %+v", op, g)
 	}
 	for _, c := range []struct {
 		what string
@@ -139,16 +154,10 @@ func checkGram(dst, a, b, segs *Buffer, g DistGramShape) ([]int64, error) {
 		n    int
 	}{{"dst", dst, g.Segs * g.M * g.N}, {"a", a, (g.ARow0 + g.M) * g.RowLen}, {"b", b, g.N * g.RowLen}, {"segs", segs, g.Segs + 1}} {
 		if err := needBytes(op, c.what, c.b, c.n); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	bounds := i64s(segs)[:g.Segs+1]
-	for s := 0; s < g.Segs; s++ {
-		if bounds[s] < 0 || bounds[s] > bounds[s+1] || bounds[s+1] > int64(g.RowLen) {
-			return nil, fmt.Errorf("%s: segment %d [%d,%d) outside a row of %d", op, s, bounds[s], bounds[s+1], g.RowLen)
-		}
-	}
-	return bounds, nil
+	return nil
 }
 
 func checkMetric(dst, gram, a, b *Buffer, m DistMetricShape) error {

@@ -1,0 +1,48 @@
+//go:build cuda
+
+package gpu
+
+import "unsafe"
+
+// distTile is DIST_TILE of kernels/distance.cu.
+const distTile = 16
+
+// DistGram runs dist_gram: one 16x16 block per 16x16 tile of each
+// segment's products (grid z = segment). The segment bounds are read on
+// the device; the pipeline makes them from its layout, so only the
+// buffers' sizes are checked here.
+func (c *CUDABackend) DistGram(dst, a, b, segs *Buffer, g DistGramShape) error {
+	if err := checkGramSizes(dst, a, b, segs, g); err != nil {
+		return err
+	}
+	if g.M == 0 || g.N == 0 {
+		return nil
+	}
+	C, A, B, S := ptr(dst), ptr(a), ptr(b), ptr(segs)
+	m, n, arow0, rowLen := int32(g.M), int32(g.N), int32(g.ARow0), int32(g.RowLen)
+	grid := [3]int{(g.N + distTile - 1) / distTile, (g.M + distTile - 1) / distTile, g.Segs}
+	return c.launch("dist_gram", grid, [3]int{distTile, distTile, 1}, 0,
+		unsafe.Pointer(&C), unsafe.Pointer(&A), unsafe.Pointer(&B), unsafe.Pointer(&S),
+		unsafe.Pointer(&m), unsafe.Pointer(&n), unsafe.Pointer(&arow0), unsafe.Pointer(&rowLen))
+}
+
+// DistMetric runs dist_metric, one thread per pair.
+func (c *CUDABackend) DistMetric(dst, gram, a, b *Buffer, m DistMetricShape) error {
+	if err := checkMetric(dst, gram, a, b, m); err != nil {
+		return err
+	}
+	pairs := m.M * m.N
+	if pairs == 0 {
+		return nil
+	}
+	D, G, A, B := ptr(dst), ptr(gram), ptr(a), ptr(b)
+	kind, mm, n, arow0, rowLen, dst0 := int32(m.Kind), int32(m.M), int32(m.N), int32(m.ARow0), int32(m.RowLen), int32(m.Dst0)
+	dataSeg, shellSeg0, shells, statOff, voxels := int32(m.DataSeg), int32(m.ShellSeg0), int32(m.Shells), int32(m.StatOff), int32(m.Voxels)
+	resScale := m.ResScale
+	const threads = 128
+	return c.launch("dist_metric", [3]int{(pairs + threads - 1) / threads, 1, 1}, [3]int{threads, 1, 1}, 0,
+		unsafe.Pointer(&D), unsafe.Pointer(&G), unsafe.Pointer(&A), unsafe.Pointer(&B),
+		unsafe.Pointer(&kind), unsafe.Pointer(&mm), unsafe.Pointer(&n), unsafe.Pointer(&arow0),
+		unsafe.Pointer(&rowLen), unsafe.Pointer(&dst0), unsafe.Pointer(&dataSeg), unsafe.Pointer(&shellSeg0),
+		unsafe.Pointer(&shells), unsafe.Pointer(&statOff), unsafe.Pointer(&voxels), unsafe.Pointer(&resScale))
+}
