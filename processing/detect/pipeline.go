@@ -79,7 +79,9 @@ func Run(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, sr
 	if err := r.stream(ctx, src, cfg); err != nil {
 		return nil, err
 	}
-	r.finish(r.det.flush())
+	if last := r.finish(r.det.flush()); len(last) > 0 {
+		prog.Partial(last)
+	}
 	SortCandidates(r.res.Candidates)
 	r.res.PeakDevice = be.Stats().Peak
 	return r.res, nil

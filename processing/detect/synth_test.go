@@ -16,12 +16,16 @@ import (
 type sphere struct {
 	z, y, x   float64
 	r, bright float64
+	// blur, when set, makes the profile Gaussian with this SD (µm)
+	// instead of a disc of radius r.
+	blur float64
 }
 
 // synth renders a uint16 volume of shape with voxel size vs (µm): a bright
-// tissue level with a dark, smoothly ramped corner (so the in-brain tiles
-// have a reference), noise of SD noise, and the spheres with a
-// one-micron soft edge.
+// elliptical tissue region with a smooth edge leaving the plane's corners
+// dark (so the corner tile is out of the brain and no tissue touches the
+// corners, where the zero-padded median makes a dark dip), noise of SD
+// noise, and the spheres with a one-micron soft edge.
 func synth(shape [3]int, vs [3]float64, spheres []sphere, noise float64, seed uint64) *volume.Volume {
 	nz, ny, nx := shape[0], shape[1], shape[2]
 	data := make([]uint16, nz*ny*nx)
@@ -29,12 +33,17 @@ func synth(shape [3]int, vs [3]float64, spheres []sphere, noise float64, seed ui
 	for z := 0; z < nz; z++ {
 		for y := 0; y < ny; y++ {
 			for x := 0; x < nx; x++ {
-				d := math.Hypot(float64(y), float64(x))
-				v := 100 + 300/(1+math.Exp(-(d-45)/6))
+				ey, ex := (float64(y)-float64(ny-1)/2)/(float64(ny)/2-8), (float64(x)-float64(nx-1)/2)/(float64(nx)/2-8)
+				inside := (1 - math.Sqrt(ey*ey+ex*ex)) * float64(min(ny, nx)) / 2
+				v := 100 + 300/(1+math.Exp(-inside/6))
 				for _, s := range spheres {
 					dz, dy, dx := (float64(z)-s.z)*vs[0], (float64(y)-s.y)*vs[1], (float64(x)-s.x)*vs[2]
 					dist := math.Sqrt(dz*dz + dy*dy + dx*dx)
-					v += s.bright * min(max(s.r-dist+0.5, 0), 1)
+					if s.blur > 0 {
+						v += s.bright * math.Exp(-dist*dist/(2*s.blur*s.blur))
+					} else {
+						v += s.bright * min(max(s.r-dist+0.5, 0), 1)
+					}
 				}
 				if noise > 0 {
 					v += rng.NormFloat64() * noise
