@@ -29,6 +29,10 @@ type command struct {
 	// flags declares the command's flags on fs and returns the function
 	// that runs it with the positional arguments.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, env *env, args []string) error
+	// raw commands parse their own arguments (plan and submit take another
+	// command's flags): their function gets every argument after the
+	// command's name, unparsed, except a first -h/--help.
+	raw bool
 }
 
 // env is what commands write to.
@@ -74,6 +78,9 @@ func run(ctx context.Context, args []string, e *env) int {
 	fs := flag.NewFlagSet("voxlab "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runFn := c.flags(fs)
+	if c.raw && (len(args) < 2 || (args[1] != "-h" && args[1] != "--help")) {
+		return report(e, c, fs, runFn(ctx, e, args[1:]))
+	}
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(e.stdout, c, fs)

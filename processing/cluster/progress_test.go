@@ -77,3 +77,17 @@ func TestProgressFile(t *testing.T) {
 		t.Errorf("after a resubmission: %+v, %q, %v", last, warnings, err)
 	}
 }
+
+func TestCheckTasksFinished(t *testing.T) {
+	shared := t.TempDir()
+	writeProgress(t, shared, 0, `{"kind":"finished"}`)
+	writeProgress(t, shared, 1, `{"kind":"failed","error":"disk full"}`, `{"kind":"progress"}`, `{"kind":"finished"}`) // resubmitted
+	if err := CheckTasksFinished(shared, 2); err != nil {
+		t.Fatal(err)
+	}
+	writeProgress(t, shared, 2, `{"kind":"failed","error":"disk full"}`)
+	err := CheckTasksFinished(shared, 4)
+	if err == nil || !strings.Contains(err.Error(), "task 2 failed: disk full") || !strings.Contains(err.Error(), "task 3 has no progress file") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -27,9 +27,11 @@ type Spec struct {
 	// Exe is the voxlab binary the tasks run: an absolute path on the
 	// shared file system.
 	Exe string
-	// Args are the pipeline's arguments (inputs, outputs, --flag=value),
-	// passed to every task and to the merge job unchanged.
-	Args []string
+	// Args are the pipeline's options (--flag=value) and Inputs its
+	// positional arguments (files, folders), passed to every task and to
+	// the merge job unchanged. The scripts write the inputs after "--",
+	// so an input that starts with "-" is never read as an option.
+	Args, Inputs []string
 	// Tasks is the number of array tasks.
 	Tasks int
 	// Partition, Gres ("gpu:1") and Time ("01:00:00") are passed to sbatch
@@ -89,7 +91,7 @@ func (s Spec) ArrayScriptPath() string { return filepath.Join(s.Shared, "array.s
 func (s Spec) MergeScriptPath() string { return filepath.Join(s.Shared, "merge.sh") }
 
 // ArrayScript returns the sbatch script of the job array: task i runs
-// `EXE PIPELINE ARGS… --task i/N`.
+// `EXE PIPELINE ARGS… --task i/N -- INPUTS…`.
 func (s Spec) ArrayScript() (string, error) {
 	if err := s.Check(); err != nil {
 		return "", err
@@ -110,16 +112,16 @@ func (s Spec) ArrayScript() (string, error) {
 	// The task id comes from SLURM, and is a number; it is the only
 	// expansion in the script.
 	fmt.Fprintf(&b, "export %s=%s\"${SLURM_ARRAY_TASK_ID}\".jsonl\n", EnvProgressFile, dir)
-	cmd, err := s.command(s.Pipeline)
+	cmd, inputs, err := s.command(s.Pipeline)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(&b, "exec %s --task \"${SLURM_ARRAY_TASK_ID}\"/%d\n", cmd, s.Tasks)
+	fmt.Fprintf(&b, "exec %s --task \"${SLURM_ARRAY_TASK_ID}\"/%d%s\n", cmd, s.Tasks, inputs)
 	return b.String(), nil
 }
 
 // MergeScript returns the sbatch script of the merge job:
-// `EXE merge PIPELINE ARGS… --tasks N`.
+// `EXE merge PIPELINE ARGS… --tasks N -- INPUTS…`.
 func (s Spec) MergeScript() (string, error) {
 	if err := s.Check(); err != nil {
 		return "", err
@@ -138,11 +140,11 @@ func (s Spec) MergeScript() (string, error) {
 		}
 		fmt.Fprintf(&b, "export %s=%s\n", kv[0], q)
 	}
-	cmd, err := s.command("merge", s.Pipeline)
+	cmd, inputs, err := s.command("merge", s.Pipeline)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(&b, "exec %s --tasks %d\n", cmd, s.Tasks)
+	fmt.Fprintf(&b, "exec %s --tasks %d%s\n", cmd, s.Tasks, inputs)
 	return b.String(), nil
 }
 
@@ -169,14 +171,25 @@ func (s Spec) directives(b *strings.Builder, name, output string, gres bool) err
 	return nil
 }
 
-// command returns the quoted voxlab command line with words before the
-// pipeline's arguments.
-func (s Spec) command(words ...string) (string, error) {
-	all := append(append([]string{s.Exe}, words...), s.Args...)
-	q := make([]string, len(all))
-	for i, a := range all {
+// command returns the quoted voxlab command line up to the pipeline's
+// options, and its inputs (after " -- ", or nothing).
+func (s Spec) command(words ...string) (cmd, inputs string, err error) {
+	head, err := quoteAll(append(append([]string{s.Exe}, words...), s.Args...))
+	if err != nil {
+		return "", "", err
+	}
+	if len(s.Inputs) == 0 {
+		return head, "", nil
+	}
+	tail, err := quoteAll(s.Inputs)
+	return head, " -- " + tail, err
+}
+
+func quoteAll(words []string) (string, error) {
+	q := make([]string, len(words))
+	for i, w := range words {
 		var err error
-		if q[i], err = ShellQuote(a); err != nil {
+		if q[i], err = ShellQuote(w); err != nil {
 			return "", err
 		}
 	}

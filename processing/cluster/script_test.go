@@ -95,7 +95,8 @@ func nastySpec(t *testing.T) Spec {
 	return Spec{
 		Pipeline: "dezing",
 		Exe:      fakeVoxlab(t, weirdDir(t, "bin `x` 'y'")),
-		Args:     append([]string{}, nasty...),
+		Args:     []string{"--kernel=3", "--out=a b; $(touch PWNED)'\"", "--flag"},
+		Inputs:   append([]string{}, nasty...),
 		Tasks:    4,
 		Shared:   filepath.Join(base, `shared; $(touch PWNED) "x" 'y' %j`),
 		Workdir:  weirdDir(t, "work dir $(touch PWNED); `touch PWNED`"),
@@ -144,7 +145,7 @@ func TestScriptsPassArgumentsIntact(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "argv")
 
 	runScript(t, spec.ArrayScriptPath(), spec.Workdir, record, "2")
-	want := append(append([]string{"dezing"}, nasty...), "--task", "2/4")
+	want := slices.Concat([]string{"dezing"}, spec.Args, []string{"--task", "2/4", "--"}, nasty)
 	if got := readArgv(t, record+".2"); !slices.Equal(got, want) {
 		t.Errorf("array task argv:\n got %q\nwant %q", got, want)
 	}
@@ -153,7 +154,7 @@ func TestScriptsPassArgumentsIntact(t *testing.T) {
 	}
 
 	runScript(t, spec.MergeScriptPath(), spec.Workdir, record, "")
-	want = append(append([]string{"merge", "dezing"}, nasty...), "--tasks", "4")
+	want = slices.Concat([]string{"merge", "dezing"}, spec.Args, []string{"--tasks", "4", "--"}, nasty)
 	if got := readArgv(t, record+".merge"); !slices.Equal(got, want) {
 		t.Errorf("merge argv:\n got %q\nwant %q", got, want)
 	}
@@ -167,7 +168,7 @@ func TestScriptsPassArgumentsIntact(t *testing.T) {
 }
 
 func TestScriptDirectives(t *testing.T) {
-	spec := Spec{Pipeline: "detect", Exe: "/opt/voxlab/bin/voxlab", Args: []string{"brain", "--json"}, Tasks: 8,
+	spec := Spec{Pipeline: "detect", Exe: "/opt/voxlab/bin/voxlab", Args: []string{"--json"}, Inputs: []string{"brain"}, Tasks: 8,
 		Partition: "gpu", Gres: "gpu:a100:1", Time: "1-02:00:00",
 		Shared: "/scratch/run 1/%x", Workdir: "/home/me/data \"q\""}
 	array, err := spec.ArrayScript()
@@ -183,7 +184,7 @@ func TestScriptDirectives(t *testing.T) {
 		"#SBATCH --time=1-02:00:00\n",
 		`#SBATCH --output="/scratch/run 1/%%x/logs/task-%A_%a.out"` + "\n",
 		`#SBATCH --chdir="/home/me/data \"q\""` + "\n",
-		`exec '/opt/voxlab/bin/voxlab' 'detect' 'brain' '--json' --task "${SLURM_ARRAY_TASK_ID}"/8` + "\n",
+		`exec '/opt/voxlab/bin/voxlab' 'detect' '--json' --task "${SLURM_ARRAY_TASK_ID}"/8 -- 'brain'` + "\n",
 	} {
 		if !strings.Contains(array, want) {
 			t.Errorf("array script lacks %q:\n%s", want, array)
@@ -197,7 +198,7 @@ func TestScriptDirectives(t *testing.T) {
 		"#SBATCH --job-name=voxlab-detect-merge\n",
 		`#SBATCH --output="/scratch/run 1/%%x/logs/merge-%j.out"` + "\n",
 		"#SBATCH --partition=gpu\n",
-		`exec '/opt/voxlab/bin/voxlab' 'merge' 'detect' 'brain' '--json' --tasks 8` + "\n",
+		`exec '/opt/voxlab/bin/voxlab' 'merge' 'detect' '--json' --tasks 8 -- 'brain'` + "\n",
 	} {
 		if !strings.Contains(merge, want) {
 			t.Errorf("merge script lacks %q:\n%s", want, merge)
@@ -235,7 +236,7 @@ func TestSpecCheck(t *testing.T) {
 		t.Error("a shared folder with a line break was accepted")
 	}
 	s = good
-	s.Args = []string{"nul\x00byte"}
+	s.Inputs = []string{"nul\x00byte"}
 	if _, err := s.ArrayScript(); err == nil {
 		t.Error("an argument with a NUL byte was accepted")
 	}

@@ -63,7 +63,7 @@ func (f *fakeSlurm) calls(name string) [][]string {
 }
 
 func testSpec(t *testing.T) Spec {
-	return Spec{Pipeline: "dezing", Exe: "/opt/voxlab", Args: []string{"in.nxs", "out.nxs"}, Tasks: 4,
+	return Spec{Pipeline: "dezing", Exe: "/opt/voxlab", Inputs: []string{"in.nxs", "out.nxs"}, Tasks: 4,
 		Shared: filepath.Join(t.TempDir(), "shared dir"), Workdir: t.TempDir(), Gres: "gpu:1"}
 }
 
@@ -93,7 +93,7 @@ func TestSubmit(t *testing.T) {
 	// Found again from any of its job ids.
 	for _, id := range []string{"101", "102", "101_3"} {
 		got, err := Find(id)
-		if err != nil || got.ArrayJob != "101" || got.Spec.Shared != spec.Shared || got.Spec.Args[1] != "out.nxs" {
+		if err != nil || got.ArrayJob != "101" || got.Spec.Shared != spec.Shared || got.Spec.Inputs[1] != "out.nxs" {
 			t.Errorf("Find(%s) = %+v, %v", id, got, err)
 		}
 	}

@@ -185,3 +185,28 @@ func (s Slurm) Resubmit(ctx context.Context, sub *Submission, tasks []int) (task
 	sub.MergeJob = merge
 	return id, merge, sub.Save()
 }
+
+// CheckTasksFinished returns an error naming every task of a submission
+// whose progress file does not end with a finished run; the merge job
+// runs it first, since after a resubmission it may start once the other
+// tasks have ended, successfully or not.
+func CheckTasksFinished(shared string, tasks int) error {
+	var bad []string
+	for i := range tasks {
+		rec, _, err := ReadProgress(ProgressPath(shared, i))
+		switch {
+		case err != nil:
+			bad = append(bad, fmt.Sprintf("task %d has no progress file (%v)", i, err))
+		case rec.Kind != "finished":
+			what := rec.Kind
+			if rec.Error != "" {
+				what += ": " + rec.Error
+			}
+			bad = append(bad, fmt.Sprintf("task %d %s", i, what))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("cannot merge: %s (resubmit failed tasks with voxlab status JOBID --resubmit I)", strings.Join(bad, "; "))
+	}
+	return nil
+}

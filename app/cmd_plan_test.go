@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestPlanCommand(t *testing.T) {
+	// 16 MiB, 90% usable: input (b+2) + output b MiB ≤ 14.4 → b = 6.
+	code, out, errs := runCmd("plan", "fakepipe", "100", "out.h5", "--device-memory", "16MiB")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"fakepipe: blocks of 6 slices (17 blocks over 100 slices, slices phase)",
+		"device memory: peak 14 MiB of 14.4 MiB usable (90% of 16 MiB, --device-memory 16MiB)",
+		"  device  input       8 MiB\n  device  output      6 MiB\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// Flags anywhere, --json.
+	code, out, errs = runCmd("plan", "fakepipe", "--json", "100", "--kernel=5", "out.h5", "--device-memory=16MiB")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		BlockSlices  int                         `json:"block_slices"`
+		PeakDevice   int64                       `json:"peak_device_bytes"`
+		DeviceMemory int64                       `json:"device_memory_bytes"`
+		HostPinned   *int64                      `json:"host_pinned_bytes"`
+		Breakdown    map[string]map[string]int64 `json:"breakdown"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	// kernel 5: halo 2, (b+4) + b ≤ 14.4 → b = 5.
+	if got.BlockSlices != 5 || got.PeakDevice != 14<<20 || got.DeviceMemory != 16<<20 || got.HostPinned == nil ||
+		got.Breakdown["device"]["input"] != 9<<20 || got.Breakdown["device"]["output"] != 5<<20 {
+		t.Errorf("JSON plan %+v from %s", got, out)
+	}
+
+	// Default budget: the device's free memory (64 MiB in the fake).
+	if code, out, _ = runCmd("plan", "fakepipe", "100", "o", "--json"); code != 0 || !strings.Contains(out, `"device_memory_source": "free memory of fake device"`) {
+		t.Errorf("default budget: exit %d\n%s", code, out)
+	}
+
+	// A fixed block that does not fit is planned with a warning.
+	code, out, _ = runCmd("plan", "fakepipe", "100", "o", "--device-memory", "16MiB", "--batch-size", "50")
+	if code != 0 || !strings.Contains(out, "warning: slices: a block of 50 slices needs 102 MiB of device memory, more than the 14.4 MiB usable") {
+		t.Errorf("fixed block: exit %d\n%s", code, out)
+	}
+}
+
+func TestPlanCommandErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		// one slice, its two halo slices and one output slice: 4 MiB
+		{[]string{"plan", "fakepipe", "100", "o", "--device-memory", "2MiB"}, 1,
+			"voxlab plan: fakepipe: not enough device memory for slices: the smallest block needs 4 MiB, 1.8 MiB is usable of 2 MiB available (--device-memory 2MiB)\n"},
+		{[]string{"plan"}, 2, "which pipeline? one of fakepipe, fakewhole"},
+		{[]string{"plan", "nosuch", "x"}, 2, `unknown pipeline "nosuch"`},
+		{[]string{"plan", "--json"}, 2, "which pipeline?"},
+		{[]string{"plan", "fakepipe", "100", "o", "--nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"plan", "fakepipe", "100", "o", "--device-memory", "lots"}, 2, "--device-memory"},
+		{[]string{"plan", "fakepipe", "many", "o"}, 2, `UNITS "many"`},
+	} {
+		code, out, errs := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.msg) || out != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, out, errs, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestPlanHelp(t *testing.T) {
+	code, out, _ := runCmd("plan", "--help")
+	if code != 0 || !strings.Contains(out, "voxlab plan PIPELINE ARGS...") {
+		t.Errorf("plan --help: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd("plan", "fakepipe", "--help")
+	if code != 0 || !strings.Contains(out, "voxlab plan fakepipe UNITS OUT") || !strings.Contains(out, "--device-memory") {
+		t.Errorf("plan fakepipe --help: exit %d\n%s", code, out)
+	}
+}
