@@ -297,7 +297,7 @@ func (v *Viewer) updateDims() {
 	if d.axis.Selected != v.axis.String() {
 		d.axis.SetSelected(v.axis.String())
 	}
-	d.label.SetText(fmt.Sprintf("%s %d/%d", v.axis, v.index[v.axis], max(n-1, 0)))
+	setText(d.label, fmt.Sprintf("%s %d/%d", v.axis, v.index[v.axis], max(n-1, 0)), d.box)
 }
 
 // playInterval is the frame period of the play button (10 slices/s);

@@ -2,7 +2,6 @@ package viewer
 
 import (
 	"image/color"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,31 +10,6 @@ import (
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
-
-// uiQueue replaces fyne.Do in tests: loader goroutines queue their
-// callbacks and the test goroutine runs them in settle, so all UI work
-// happens on one goroutine as in the real app.
-type uiQueue struct {
-	mu  sync.Mutex
-	fns []func()
-}
-
-func (q *uiQueue) post(f func()) {
-	q.mu.Lock()
-	q.fns = append(q.fns, f)
-	q.mu.Unlock()
-}
-
-func (q *uiQueue) run() int {
-	q.mu.Lock()
-	fns := q.fns
-	q.fns = nil
-	q.mu.Unlock()
-	for _, f := range fns {
-		f()
-	}
-	return len(fns)
-}
 
 type harness struct {
 	t *testing.T
@@ -62,23 +36,9 @@ func newHarness(t *testing.T) *harness {
 // slices are loaded.
 func (h *harness) settle() {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		h.v.redraw() // asks for the slices on screen
-		idle := true
-		for _, l := range h.v.layers {
-			if il := imageOf(l); il != nil && il.ld != nil && !il.ld.idle() {
-				idle = false
-			}
-		}
-		ran := h.q.run()
-		if idle && ran == 0 && h.v.Loaded() {
-			h.v.redraw()
-			return
-		}
-		time.Sleep(time.Millisecond)
+	if err := h.v.settle(h.q, 10*time.Second); err != nil {
+		h.t.Fatal(err)
 	}
-	h.t.Fatal("viewer did not settle")
 }
 
 // panel returns the first panel.

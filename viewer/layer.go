@@ -171,7 +171,7 @@ func (l *ImageLayer) AutoContrast() bool {
 	if p == nil || !p.stats.finite {
 		return false
 	}
-	l.setLimits(p.stats.lo, p.stats.hi)
+	l.setLimits(p.stats.lo, math.Max(p.stats.hi, p.stats.lo+1))
 	return true
 }
 
@@ -286,8 +286,16 @@ func (l *ImageLayer) planeFor(axis Axis, idx int) (p *plane, exact bool) {
 			l.rangeLo, l.rangeHi = p.stats.min, p.stats.max
 		}
 		if (l.auto || !l.contrastSet) && p.stats.finite {
-			l.lo, l.hi = p.stats.lo, p.stats.hi
-			l.contrastSet = true
+			switch {
+			case p.stats.hi > p.stats.lo:
+				l.lo, l.hi = p.stats.lo, p.stats.hi
+				l.contrastSet = true
+			case !l.contrastSet:
+				// A flat slice (a blank first projection) says nothing
+				// about the data: show it, but let the next slice with
+				// a range set the limits.
+				l.lo, l.hi = p.stats.lo, p.stats.lo+1
+			}
 			l.lutDirty = true
 		}
 	}

@@ -118,10 +118,11 @@ type sliceRenderer struct {
 }
 
 func (r *sliceRenderer) Layout(size fyne.Size) {
-	first := r.size.IsZero()
+	resized := size != r.size
 	r.size = size
 	r.img.Resize(size)
-	if size.Width > 0 && size.Height > 0 && (first || r.s.v.needFit) {
+	// Until the user pans or zooms, the view keeps fitting the data.
+	if size.Width > 0 && size.Height > 0 && (r.s.v.needFit || resized && !r.s.v.navigated) {
 		r.s.v.fitTo(size)
 	}
 	r.Refresh()

@@ -33,7 +33,9 @@ type Viewer struct {
 	// needFit: fit the view to the data at the next layout (set until a
 	// panel has a size, and by ResetView before one has).
 	needFit bool
-	grid    bool
+	// navigated: the user panned or zoomed since the last reset.
+	navigated bool
+	grid      bool
 
 	// post runs f on the UI goroutine (fyne.Do; tests queue instead).
 	post          func(f func())
@@ -47,11 +49,14 @@ type Viewer struct {
 	dims     dimsBar
 	status   *widget.Label
 	info     *widget.Label
-	grdCheck *widget.Check
-	tabs     *container.AppTabs
-	dock     *container.AppTabs
-	centre   *fyne.Container
-	root     fyne.CanvasObject
+	// statusBar holds status and info; it is laid out again when the
+	// info text changes width.
+	statusBar *fyne.Container
+	grdCheck  *widget.Check
+	tabs      *container.AppTabs
+	dock      *container.AppTabs
+	centre    *fyne.Container
+	root      fyne.CanvasObject
 
 	playMu   sync.Mutex
 	playStop chan struct{}
@@ -105,8 +110,8 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.centre = container.NewStack(v.tabs)
 	split := container.NewHSplit(left, v.centre)
 	split.Offset = 0.24
-	statusBar := container.NewBorder(nil, nil, nil, v.info, v.status)
-	v.root = container.NewBorder(toolbar, statusBar, nil, nil, split)
+	v.statusBar = container.NewBorder(nil, nil, nil, v.info, v.status)
+	v.root = container.NewBorder(toolbar, v.statusBar, nil, nil, split)
 	v.rebuildControls()
 	return v
 }
@@ -401,12 +406,14 @@ func (v *Viewer) fitTo(sz fyne.Size) {
 	ra, ca := v.axis.displayAxes()
 	v.xf = fit(e[ra], e[ca], float64(sz.Width), float64(sz.Height))
 	v.needFit = len(v.layers) == 0
+	v.navigated = false
 }
 
 // setXform sets the shared view transform (pan or zoom) and redraws.
 func (v *Viewer) setXform(t xform) {
 	v.xf = t
 	v.needFit = false
+	v.navigated = true
 	v.redraw()
 }
 
@@ -657,7 +664,7 @@ func (v *Viewer) updateStatus() {
 		info = append(info, "loading…")
 	}
 	info = append(info, fmt.Sprintf("zoom %.0f%%", v.xf.scale*100))
-	v.info.SetText(strings.Join(info, "   "))
+	setText(v.info, strings.Join(info, "   "), v.statusBar)
 }
 
 func (v *Viewer) hint() string {
@@ -712,5 +719,18 @@ func (v *Viewer) Close() {
 			il.ld.close()
 			_ = il.vol.Close()
 		}
+	}
+}
+
+// setText sets a label's text and lays its container out again when the
+// label's width changed (Fyne does not propagate size changes upwards).
+func setText(l *widget.Label, s string, parent *fyne.Container) {
+	if l.Text == s {
+		return
+	}
+	old := l.MinSize()
+	l.SetText(s)
+	if parent != nil && l.MinSize() != old {
+		parent.Refresh()
 	}
 }

@@ -526,3 +526,29 @@ func TestPanelsHaveScaleBar(t *testing.T) {
 		t.Errorf("niceLength(37) = %v", n)
 	}
 }
+
+// A blank first slice must not fix the contrast limits: the first slice
+// with a range does.
+func TestBlankFirstSliceDoesNotFixContrast(t *testing.T) {
+	h := newHarness(t)
+	l, _ := h.v.AddImage("img", memVolume(t, volume.Uint16, [3]int{8, 20, 20}, func(z, y, x int) float64 {
+		if z == 5 {
+			return float64(100 + 10*x)
+		}
+		return 0
+	}), ImageOptions{})
+	h.settle()
+	if got := h.pixelAt(h.panel(), 3, 3); got != gray(0) {
+		t.Errorf("blank slice drew %v, want black", got)
+	}
+	h.v.SetSlice(5)
+	h.settle()
+	if lo, hi := l.ContrastLimits(); lo != 100 || hi != 290 {
+		t.Errorf("limits %v %v, want the percentiles of slice 5 (100 290)", lo, hi)
+	}
+	h.v.SetSlice(6)
+	h.settle()
+	if lo, hi := l.ContrastLimits(); lo != 100 || hi != 290 {
+		t.Errorf("a later blank slice changed the limits to %v %v", lo, hi)
+	}
+}

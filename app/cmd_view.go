@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/resources"
+	"github.com/voxlab/voxlab/viewer"
+)
+
+func init() {
+	register(&command{
+		name:    "view",
+		summary: "open files in the viewer, or render a screenshot of them",
+		usage:   "FILE... [--slice N] [--axis z|y|x] [--grid] [--screenshot OUT.png] [--size WxH]",
+		examples: []string{
+			"voxlab view demo/tomo/scan.nxs",
+			"voxlab view brain.h5:/data cells.csv --slice 40",
+			"voxlab view raw.npy dezinged.npy --grid --screenshot cmp.png --size 1400x700",
+		},
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+			o := &viewOpts{}
+			fs.IntVar(&o.slice, "slice", -1, "slice to show (default: the middle one)")
+			fs.StringVar(&o.axis, "axis", "z", "axis to slice along: z, y or x")
+			fs.BoolVar(&o.grid, "grid", false, "show each layer in its own panel, side by side")
+			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit")
+			fs.StringVar(&o.size, "size", "1280x800", "window size WxH")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) == 0 {
+					return usagef("no file to view")
+				}
+				return runViewer(ctx, e, args, o)
+			}
+		},
+	})
+}
+
+// viewOpts are the flags of view and gui.
+type viewOpts struct {
+	slice      int
+	axis       string
+	grid       bool
+	screenshot string
+	size       string
+	demo       string
+}
+
+// appID names the app for its Preferences (recent files).
+const appID = "org.voxlab.voxlab"
+
+// screenshotTimeout bounds how long --screenshot waits for slices.
+const screenshotTimeout = 2 * time.Minute
+
+func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
+	axis, err := viewer.ParseAxis(o.axis)
+	if err != nil {
+		return usagef("--axis: %v", err)
+	}
+	w, h, err := parseSize(o.size)
+	if err != nil {
+		return usagef("--size: %v", err)
+	}
+	// Check the inputs before a window opens, so a bad path is a plain
+	// error on the terminal.
+	for _, s := range specs {
+		p, _ := volume.SplitSpec(s)
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("view %s: %w", p, err)
+		}
+	}
+	if o.screenshot != "" && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
+		return usagef("--screenshot %s: the file name must end in .png", o.screenshot)
+	}
+
+	setup := func(v *viewer.Viewer) error {
+		var opened []string
+		for _, s := range specs {
+			if _, err := v.Open(s); err != nil {
+				if o.screenshot != "" || len(specs) == 1 {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "voxlab: skipping %s: %v\n", s, err)
+				continue
+			}
+			opened = append(opened, displayNames(s))
+		}
+		if len(opened) > 0 {
+			v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
+		}
+		v.SetAxis(axis)
+		if o.slice >= 0 {
+			v.SetSlice(o.slice)
+		} else {
+			v.SetSlice(middleSlice(v))
+		}
+		v.SetGrid(o.grid)
+		return nil
+	}
+	if o.screenshot != "" {
+		return screenshot(e, o.screenshot, w, h, setup)
+	}
+
+	a := fyneapp.NewWithID(appID)
+	a.SetIcon(resources.Icon)
+	win := a.NewWindow("voxlab")
+	v := viewer.New(win)
+	if err := setup(v); err != nil {
+		v.Close()
+		return err
+	}
+	win.Resize(fyne.NewSize(float32(w), float32(h)))
+	go func() {
+		<-ctx.Done()
+		fyne.Do(a.Quit)
+	}()
+	win.ShowAndRun()
+	v.Close()
+	// Closing the window (or Ctrl-C, which closes it) is the normal end.
+	return nil
+}
+
+// screenshot renders the viewer offscreen (see viewer.RenderOffscreen)
+// and writes it to path through a temporary file: no partial PNG.
+func screenshot(e *env, path string, w, h int, setup func(*viewer.Viewer) error) error {
+	img, err := viewer.RenderOffscreen(w, h, screenshotTimeout, setup)
+	if err != nil {
+		return fmt.Errorf("screenshot %s: %w", path, err)
+	}
+	f, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Abort()
+		return fmt.Errorf("screenshot %s: %w", path, err)
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s (%dx%d)\n", path, img.Bounds().Dx(), img.Bounds().Dy())
+	return nil
+}
+
+func displayNames(spec string) string {
+	p, _ := volume.SplitSpec(spec)
+	return p[strings.LastIndex(p, "/")+1:]
+}
+
+// middleSlice is the slice a view opens on: the middle of the data.
+func middleSlice(v *viewer.Viewer) int {
+	n := 0
+	for _, l := range v.Layers() {
+		if il, ok := l.(*viewer.ImageLayer); ok {
+			n = max(n, il.Volume().Shape[v.Axis()])
+		}
+	}
+	return n / 2
+}
+
+func parseSize(s string) (int, int, error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	if !ok {
+		return 0, 0, errors.New("want WIDTHxHEIGHT, e.g. 1280x800")
+	}
+	w, err1 := strconv.Atoi(ws)
+	h, err2 := strconv.Atoi(hs)
+	if err1 != nil || err2 != nil || w < 200 || h < 150 || w > 16384 || h > 16384 {
+		return 0, 0, fmt.Errorf("%q: want WIDTHxHEIGHT between 200x150 and 16384x16384", s)
+	}
+	return w, h, nil
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeNPY writes a uint16 array in NPY version 1.0 by hand (the format
+// is a short text header and the raw data), so the test does not depend
+// on the writer under test.
+func writeNPY(t *testing.T, path string, shape [3]int, f func(z, y, x int) uint16) {
+	t.Helper()
+	hdr := "{'descr': '<u2', 'fortran_order': False, 'shape': (" +
+		itoa(shape[0]) + ", " + itoa(shape[1]) + ", " + itoa(shape[2]) + "), }"
+	// Pad so that magic(6)+version(2)+len(2)+header is a multiple of 64.
+	for (10+len(hdr)+1)%64 != 0 {
+		hdr += " "
+	}
+	hdr += "\n"
+	var b bytes.Buffer
+	b.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
+	b.WriteString(hdr)
+	for z := range shape[0] {
+		for y := range shape[1] {
+			for x := range shape[2] {
+				binary.Write(&b, binary.LittleEndian, f(z, y, x))
+			}
+		}
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestViewScreenshot runs `voxlab view --screenshot` on a volume whose
+// slice 7 is black on the left half and white on the right, with one
+// cell, and checks the PNG: its size, that it is not blank, and known
+// pixels of the slice and of the cell marker.
+func TestViewScreenshot(t *testing.T) {
+	dir := t.TempDir()
+	vol := filepath.Join(dir, "vol.npy")
+	writeNPY(t, vol, [3]int{10, 100, 100}, func(z, y, x int) uint16 {
+		if z == 7 && x >= 50 {
+			return 1000
+		}
+		return 0
+	})
+	cells := filepath.Join(dir, "cells.csv")
+	os.WriteFile(cells, []byte("z,y,x,type\n7,50,25,cell\n"), 0o644)
+	out := filepath.Join(dir, "shot.png")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"view", vol, cells, "--slice", "7", "--screenshot", out, "--size", "900x600"}, &env{stdout: &stdout, stderr: &stderr})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 900 || b.Dy() != 600 {
+		t.Fatalf("screenshot is %v, want 900x600", b)
+	}
+	// Scan the middle row of the canvas for the slice's two halves: the
+	// black half then the white half, and a green marker pixel.
+	var black, white, green int
+	firstWhite := -1
+	for y := 150; y < 450; y++ {
+		for x := 0; x < 900; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			switch {
+			case r == 0 && g == 0 && b == 0:
+				black++
+			case r == 0xffff && g == 0xffff && b == 0xffff:
+				white++
+				if y == 300 && firstWhite < 0 {
+					firstWhite = x
+				}
+			case g>>8 > 200 && r>>8 < 120 && b>>8 < 150:
+				green++
+			}
+		}
+	}
+	if black < 10000 || white < 10000 {
+		t.Errorf("slice 7 not drawn: %d black and %d white pixels", black, white)
+	}
+	if green == 0 {
+		t.Error("the cell marker is not drawn")
+	}
+	if firstWhite < 400 || firstWhite > 800 {
+		t.Errorf("the white half starts at x=%d, want right of the canvas middle", firstWhite)
+	}
+	// Bad input: a clear error, exit 1, no PNG.
+	bad := filepath.Join(dir, "bad.png")
+	code = run(context.Background(), []string{"view", filepath.Join(dir, "missing.npy"), "--screenshot", bad}, &env{stdout: &stdout, stderr: &stderr})
+	if code != 1 || !strings.Contains(stderr.String(), "missing.npy") {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("a screenshot was written for a missing input")
+	}
+	if code := run(context.Background(), []string{"view", vol, "--size", "huge"}, &env{stdout: &stdout, stderr: &stderr}); code != 2 {
+		t.Errorf("bad --size: exit %d, want 2", code)
+	}
+}
+
+// guiEnv makes the test binary run `voxlab` with these arguments (tab
+// separated) instead of the tests: see init. It must happen in init,
+// on the main goroutine, because GLFW windows need the main thread.
+const guiEnv = "VOXLAB_TEST_RUN_ARGS"
+
+func init() {
+	args := os.Getenv(guiEnv)
+	if args == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	code := run(ctx, strings.Split(args, "\t"), &env{stdout: os.Stdout, stderr: os.Stderr})
+	cancel()
+	os.Exit(code)
+}
+
+// TestGUIUnderDisplay opens the real (OpenGL) viewer on a file under the
+// display (make test runs the tests under xvfb-run), grabs the X screen
+// while it is up with ImageMagick's import, and checks that the window
+// drew the slice.
+func TestGUIUnderDisplay(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no DISPLAY: run under xvfb-run (make test) to open a real window")
+	}
+	imp, err := exec.LookPath("import")
+	if err != nil {
+		t.Skip("ImageMagick's import is not installed: cannot grab the screen")
+	}
+	dir := t.TempDir()
+	vol := filepath.Join(dir, "vol.npy")
+	writeNPY(t, vol, [3]int{3, 64, 64}, func(z, y, x int) uint16 { return uint16(x * 1000) })
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), guiEnv+"=gui\t"+vol+"\t--size\t800x600")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	grab := filepath.Join(dir, "screen.png")
+	gerr := exec.Command(imp, "-window", "root", grab).Run()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("gui: %v\n%s", err, out.String())
+	}
+	if gerr != nil {
+		t.Fatalf("import: %v", gerr)
+	}
+	f, err := os.Open(grab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, _, err := image.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The slice is a gray ramp along x: look for a row holding a run of
+	// at least 200 gray pixels that never get darker and span most of
+	// the gray scale (text and widgets have no such run).
+	best := 0
+	bd := img.Bounds()
+	for y := bd.Min.Y; y < bd.Max.Y; y += 2 {
+		run, first, prev := 0, uint32(0), uint32(0)
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			r, g, b = r>>8, g>>8, b>>8
+			if r != g || g != b || (run > 0 && r < prev) {
+				run = 0
+			}
+			if r == g && g == b {
+				if run == 0 {
+					first = r
+				}
+				run++
+				prev = r
+				if run >= 200 && prev-first > 150 {
+					best = max(best, run)
+				}
+			}
+		}
+	}
+	if best == 0 {
+		t.Errorf("no gray ramp of the slice on screen (output: %s)", out.String())
+	}
+}
