@@ -105,6 +105,15 @@ func (b Ball) MidZ() int { return b.Z / 2 }
 // microns to voxels with it).
 func roundPy(x float64) int { return int(math.RoundToEven(x)) }
 
+// Validate checks the parameters that do not depend on the volume, as
+// Params does: voxel sizes, lengths, fractions, and ball sizes that round to
+// zero voxels.
+func (c Config) Validate() error {
+	info := volume.Info{Shape: [3]int{1 << 20, 1 << 20, 1 << 20}, DType: volume.Uint16}
+	_, err := c.Params(info)
+	return err
+}
+
 // Params validates c against a volume and converts it to voxels, with
 // cellfinder's formulas: in-plane pixel size = mean of y and x; xy lengths
 // = round(µm / pixel size); z lengths = round(µm / z size); max cluster =

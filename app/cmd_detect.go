@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/voxlab/voxlab/processing/detect"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+func init() {
+	registerPipeline(&pipelineCmd{
+		name:    "detect",
+		summary: "find cell candidates in a light-sheet volume (cellfinder's detection)",
+		usage:   "IN OUT.csv [--voxel-size 5,2,2] [--soma-diameter 16] [--ball-xy 6] [--ball-z 15] [--threshold 10] [--xml] [--batch-size N|auto] [--backend auto|cpu|cuda] [--pin-memory] ...",
+		examples: []string{
+			"voxlab detect demo-data/brain/planes cells.csv",
+			"voxlab detect brain.h5:/data cells.csv --voxel-size 4,1.8,1.8 --xml",
+			"voxlab detect planes/ cells.csv --backend cuda --pin-memory --batch-size 8",
+			"voxlab plan detect planes/ cells.csv --device-memory 2GiB --json",
+		},
+		setup: setupDetect,
+	})
+}
+
+// detectFlags are the flags of voxlab detect.
+type detectFlags struct {
+	cfg       detect.Config
+	voxel     string
+	xml       bool
+	dev       *deviceFlags
+	out       *outputFlags
+	voxelFrom string
+}
+
+func setupDetect(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
+	f := &detectFlags{cfg: detect.DefaultConfig(), out: out}
+	c := &f.cfg
+	fs.StringVar(&f.voxel, "voxel-size", "", "voxel size z,y,x in microns (default: the file's, else 5,2,2)")
+	fs.Float64Var(&c.SomaDiameter, "soma-diameter", c.SomaDiameter, "soma diameter, µm")
+	fs.Float64Var(&c.BallXY, "ball-xy", c.BallXY, "ball filter size in plane, µm")
+	fs.Float64Var(&c.BallZ, "ball-z", c.BallZ, "ball filter size along z, µm")
+	fs.Float64Var(&c.BallOverlap, "ball-overlap", c.BallOverlap, "fraction of the ball that must be above threshold")
+	fs.Float64Var(&c.LogSigma, "log-sigma", c.LogSigma, "Gaussian σ as a fraction of the soma diameter")
+	fs.Float64Var(&c.Threshold, "threshold", c.Threshold, "standard deviations above the plane mean")
+	fs.Float64Var(&c.TiledThreshold, "tiled-threshold", c.TiledThreshold, "standard deviations above the tile mean (with --tile-size)")
+	fs.Float64Var(&c.TileSize, "tile-size", c.TileSize, "tiled-threshold tile size in soma diameters (0: off)")
+	fs.Float64Var(&c.SomaSpread, "soma-spread", c.SomaSpread, "soma spread factor: largest single cell = sphere of spread × soma diameter")
+	fs.Float64Var(&c.MaxCluster, "max-cluster", c.MaxCluster, "structures of this many µm³ or more are artifacts")
+	fs.Float64Var(&c.SplitBallXY, "split-ball-xy", c.SplitBallXY, "cluster-splitting ball size in plane, µm")
+	fs.Float64Var(&c.SplitBallZ, "split-ball-z", c.SplitBallZ, "cluster-splitting ball size along z, µm")
+	fs.Float64Var(&c.SplitOverlap, "split-overlap", c.SplitOverlap, "cluster-splitting ball overlap fraction")
+	fs.IntVar(&c.SplitIterations, "split-iterations", c.SplitIterations, "cluster-splitting iterations")
+	fs.IntVar(&c.StartPlane, "start-plane", 0, "first plane to process")
+	fs.IntVar(&c.EndPlane, "end-plane", 0, "plane after the last to process (0: the last plane)")
+	fs.BoolVar(&f.xml, "xml", false, "also write cellfinder's XML marker file (OUT with .xml)")
+	f.dev = addDeviceFlags(fs, "batch-size", "planes")
+	return f.plan, f.run
+}
+
+// parseVoxel parses "z,y,x".
+func parseVoxel(s string) ([3]float64, error) {
+	var v [3]float64
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return v, usagef("--voxel-size %q: want three numbers z,y,x in microns, e.g. 5,2,2", s)
+	}
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return v, usagef("--voxel-size %q: %q is not a number", s, p)
+		}
+		if !(x > 0) {
+			return v, usagef("--voxel-size %q: voxel sizes must be positive (got %g for %c)", s, x, "zyx"[i])
+		}
+		v[i] = x
+	}
+	return v, nil
+}
+
+// prepare checks the arguments, opens the input (headers only) and
+// finishes the configuration. The caller closes the volume.
+func (f *detectFlags) prepare(args []string) (*volume.Volume, error) {
+	if len(args) != 2 {
+		return nil, usagef("want an input volume and an output CSV, got %d arguments", len(args))
+	}
+	switch {
+	case f.voxel != "":
+		v, err := parseVoxel(f.voxel)
+		if err != nil {
+			return nil, err
+		}
+		f.cfg.VoxelSize, f.voxelFrom = v, "--voxel-size"
+	default:
+		f.voxelFrom = "default"
+	}
+	n, err := f.dev.batchSize()
+	if err != nil {
+		return nil, err
+	}
+	f.cfg.BatchSize = n
+	f.cfg.PinMemory = f.dev.pin
+	if err := f.cfg.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	vol, err := volume.Open(args[0])
+	if err != nil {
+		return nil, err
+	}
+	if f.voxel == "" && vol.VoxelSize[0] > 0 && vol.VoxelSize[1] > 0 && vol.VoxelSize[2] > 0 {
+		f.cfg.VoxelSize, f.voxelFrom = vol.VoxelSize, "file"
+	}
+	if _, err := f.cfg.Params(vol.Info); err != nil {
+		vol.Close()
+		return nil, fmt.Errorf("%s: %w", vol.Name, err)
+	}
+	return vol, nil
+}
+
+// plan plans a run from the same arguments, reading only metadata.
+func (f *detectFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+	vol, err := f.prepare(args)
+	if err != nil {
+		return nil, err
+	}
+	defer vol.Close()
+	be, _, err := f.dev.open()
+	if err != nil {
+		return nil, err
+	}
+	defer be.Close()
+	b, err := f.dev.budget(be.Info())
+	if err != nil {
+		return nil, err
+	}
+	f.cfg.PinnedCap = b.PinnedCap
+	p, _ := f.cfg.Params(vol.Info)
+	return detect.MakePlan(&p, f.cfg, b, be.Name())
+}
+
+// outputs checks the output paths before any work, so a bad one fails at
+// once.
+func outputs(out string, xml bool) (csvPath, xmlPath string, err error) {
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return "", "", fmt.Errorf("output %s is a folder: give a CSV file name", out)
+	}
+	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+		return "", "", fmt.Errorf("output %s: the folder %s does not exist", out, filepath.Dir(out))
+	}
+	if xml {
+		xmlPath = strings.TrimSuffix(out, filepath.Ext(out)) + ".xml"
+		if xmlPath == out {
+			return "", "", fmt.Errorf("output %s: the XML file would replace it; name the CSV *.csv", out)
+		}
+	}
+	return out, xmlPath, nil
+}
+
+// detectSummary is the --json output of voxlab detect.
+type detectSummary struct {
+	Input      string     `json:"input"`
+	Output     string     `json:"output"`
+	XML        string     `json:"xml,omitempty"`
+	Cells      int        `json:"cells"`
+	Artifacts  int        `json:"artifacts"`
+	Structures int        `json:"structures"`
+	Split      int        `json:"clusters_split"`
+	Planes     int        `json:"planes"`
+	Seconds    float64    `json:"seconds"`
+	PlanesPerS float64    `json:"planes_per_second"`
+	Batch      int        `json:"batch_planes"`
+	Backend    string     `json:"backend"`
+	Pinned     bool       `json:"pinned"`
+	PeakDevice int64      `json:"peak_device_bytes"`
+	VoxelSize  [3]float64 `json:"voxel_size"`
+	VoxelFrom  string     `json:"voxel_size_from"`
+	Warnings   []string   `json:"warnings,omitempty"`
+}
+
+func (f *detectFlags) run(ctx context.Context, e *env, args []string) error {
+	vol, err := f.prepare(args)
+	if err != nil {
+		return err
+	}
+	defer vol.Close()
+	csvPath, xmlPath, err := outputs(args[1], f.xml)
+	if err != nil {
+		return err
+	}
+	be, note, err := f.dev.open()
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	b, err := f.dev.budget(be.Info())
+	if err != nil {
+		return err
+	}
+	f.cfg.PinnedCap = b.PinnedCap
+	var sinks []job.Sink
+	if !f.out.quiet && !f.out.json {
+		fmt.Fprintln(e.stderr, note)
+		tty := false
+		if fl, ok := e.stderr.(*os.File); ok {
+			tty = job.IsTerminal(fl)
+		}
+		sinks = append(sinks, job.TerminalSink(e.stderr, tty))
+	}
+	start := time.Now()
+	var res *detect.Result
+	err = job.Run(ctx, "detect", func(ctx context.Context, p *job.Progress) error {
+		var err error
+		res, err = detect.Run(ctx, p, be, f.cfg, vol, b)
+		if err != nil {
+			return err
+		}
+		if err := writeOut(csvPath, res.Candidates, detect.WriteCSV); err != nil {
+			return err
+		}
+		if xmlPath != "" {
+			if err := writeOut(xmlPath, res.Candidates, detect.WriteXML); err != nil {
+				os.Remove(csvPath)
+				return err
+			}
+		}
+		return nil
+	}, sinks...)
+	if err != nil {
+		return err
+	}
+	return f.report(e, vol, res, be.Name(), csvPath, xmlPath, time.Since(start))
+}
+
+// writeOut writes a result file under a temporary name and renames it.
+func writeOut(path string, c []detect.Candidate, write func(w io.Writer, c []detect.Candidate) error) error {
+	out, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Abort()
+	if err := write(out, c); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return out.Commit()
+}
+
+func (f *detectFlags) report(e *env, vol *volume.Volume, res *detect.Result, backend, csvPath, xmlPath string, took time.Duration) error {
+	s := detectSummary{Input: vol.Name, Output: csvPath, XML: xmlPath, Structures: res.Structures, Split: res.Split,
+		Planes: res.Plan.Phases[0].Units, Seconds: took.Seconds(), Batch: res.Batch, Backend: backend, Pinned: res.Pinned,
+		PeakDevice: res.PeakDevice, VoxelSize: f.cfg.VoxelSize, VoxelFrom: f.voxelFrom, Warnings: res.Warnings}
+	for _, c := range res.Candidates {
+		if c.Type == detect.Artifact {
+			s.Artifacts++
+		} else {
+			s.Cells++
+		}
+	}
+	if took > 0 {
+		s.PlanesPerS = float64(s.Planes) / took.Seconds()
+	}
+	if f.out.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	if !f.out.quiet {
+		fmt.Fprintf(e.stderr, "detect: %d cells and %d artifacts in %d planes (%.1f planes/s, batch %d, peak device %s) → %s\n",
+			s.Cells, s.Artifacts, s.Planes, s.PlanesPerS, s.Batch, plan.FormatBytes(s.PeakDevice), csvPath)
+		if xmlPath != "" {
+			fmt.Fprintf(e.stderr, "detect: cellfinder XML → %s\n", xmlPath)
+		}
+	}
+	return nil
+}
