@@ -113,6 +113,17 @@ func (c Config) check(sh Shape) error {
 	return nil
 }
 
+// ShapeOf returns the shape of a run over gt and sub, for MakePlan.
+func ShapeOf(gt, sub Maps) Shape {
+	sh := Shape{NGT: gt.Len(), NSub: sub.Len(), Box: gt.Box()}
+	for _, m := range []Maps{gt, sub} {
+		if c, ok := m.(interface{ ConvertBytes() int64 }); ok {
+			sh.ConvertBytes = max(sh.ConvertBytes, c.ConvertBytes())
+		}
+	}
+	return sh
+}
+
 // run is the state of one Run.
 type run struct {
 	ctx    context.Context
@@ -149,7 +160,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 	if gt.Box() != sub.Box() {
 		return nil, fmt.Errorf("the ground-truth maps are %d³ but the submitted maps are %d³: both sets must have the same box", gt.Box(), sub.Box())
 	}
-	sh := Shape{NGT: gt.Len(), NSub: sub.Len(), Box: gt.Box()}
+	sh := ShapeOf(gt, sub)
 	workers := cfg.workers()
 	if c, ok := be.(interface{ Workers() int }); ok && cfg.Workers == 0 {
 		workers = c.Workers()
