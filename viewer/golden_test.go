@@ -1,0 +1,84 @@
+package viewer
+
+import (
+	"image"
+	"image/png"
+	"os"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// TestGoldenFrame draws a two-layer scene (viridis with gamma under a
+// half-opaque magenta layer, zoomed 3x and panned) and compares it pixel
+// for pixel with testdata/frame_blend.png, which gen_golden.py computes
+// independently with numpy and matplotlib.
+func TestGoldenFrame(t *testing.T) {
+	h := newHarness(t)
+	h.v.AddImage("a", memVolume(t, volume.Uint16, [3]int{3, 48, 64}, func(z, y, x int) float64 {
+		return float64((1000*x + 300*y + 50*z) % 65536)
+	}), ImageOptions{Contrast: [2]float64{2000, 50000}, Gamma: 0.7, Colormap: "viridis"})
+	h.v.AddImage("b", memVolume(t, volume.Uint8, [3]int{3, 20, 30}, func(z, y, x int) float64 {
+		return float64((8*x + 5*y) % 256)
+	}), ImageOptions{Contrast: [2]float64{0, 255}, Colormap: "magenta", Opacity: 0.5})
+	h.v.SetSlice(1)
+	h.settle()
+	h.v.xf = xform{cx: 20, cy: 15, scale: 3}
+	var f frame
+	f.resize(160, 120)
+	h.v.paint(&f, nil, 160, 120, 1)
+
+	in, err := os.Open("testdata/frame_blend.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	want, err := png.Decode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Bounds() != f.img.Bounds() {
+		t.Fatalf("frame %v, golden %v", f.img.Bounds(), want.Bounds())
+	}
+	bad := 0
+	for y := range 120 {
+		for x := range 160 {
+			r, g, b, _ := want.At(x, y).RGBA()
+			got := f.img.RGBAAt(x, y)
+			if uint32(got.R) != r>>8 || uint32(got.G) != g>>8 || uint32(got.B) != b>>8 {
+				if bad < 5 {
+					t.Errorf("pixel (%d,%d) = %v, golden %d %d %d", x, y, got, r>>8, g>>8, b>>8)
+				}
+				bad++
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d pixels differ from the golden frame", bad, 160*120)
+		writeFailed(t, "frame_blend.png", f.img)
+	}
+}
+
+func writeFailed(t *testing.T, name string, img image.Image) {
+	os.MkdirAll("testdata/failed", 0o755)
+	if out, err := os.Create("testdata/failed/" + name); err == nil {
+		png.Encode(out, img)
+		out.Close()
+	}
+}
+
+// TestWindowMarkup guards the window's layout (toolbar, controls, layer
+// list, canvas, dims bar, status bar) against testdata/window.xml.
+func TestWindowMarkup(t *testing.T) {
+	h := newHarness(t)
+	vol := memVolume(t, volume.Uint8, [3]int{5, 40, 60}, func(z, y, x int) float64 { return float64(x * 4) })
+	vol.VoxelSize = [3]float64{2, 0.5, 0.5}
+	h.v.AddImage("raw", vol, ImageOptions{Colormap: "inferno"})
+	h.v.AddPoints("cells", []Point{{Z: 2, Y: 20, X: 30, Type: "cell"}})
+	h.v.Select(h.v.layers[0])
+	h.v.SetSlice(2)
+	h.settle()
+	test.AssertRendersToMarkup(t, "window.xml", h.w.Canvas())
+}
