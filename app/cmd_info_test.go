@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// runCmd is in fakepipe_test.go.
+
+const golden = "../processing/volume/testdata/"
+
+func TestInfoFormats(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"npy/f4be.npy", []string{"npy", "shape:      (3, 4, 5)", "float32", "byte order: big"}},
+		{"npy/stack4d.npy", []string{"shape:      (3, 4, 4, 4)", "maps:       3"}},
+		{"mrc/mode1.mrc", []string{"mrc", "float32", "voxel size: 2.5, 2, 1.5 (z, y, x)", "int16 stored"}},
+		{"tiff/imagej_u16.tif", []string{"tiff", "uint16", "voxel size: 2, 0.25, 0.5"}},
+		{"tiff/planes", []string{"tiff-dir", "planes:     3", "plane2.tif", "plane100.tif"}},
+		{"../h5/testdata/scan.nxs", []string{"nexus", "6 projections, 5 flats, 2 darks", "image_key  (13) int64"}},
+		{"../h5/testdata/types.h5:/u16be", []string{"hdf5", "dataset:    /u16be", "i16  (3, 4, 5) int16"}},
+	} {
+		code, out, errOut := runCmd("info", golden+tc.file)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", tc.file, code, errOut)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: output lacks %q:\n%s", tc.file, w, out)
+			}
+		}
+	}
+}
+
+func TestInfoJSON(t *testing.T) {
+	code, out, errOut := runCmd("info", "--json", golden+"mrc/stack.mrc", golden+"../h5/testdata/scan.nxs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var ds []volume.Description
+	if err := json.Unmarshal([]byte(out), &ds); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(ds) != 2 || ds[0].Maps != 3 || ds[1].NeXus == nil || ds[1].NeXus.Darks != 2 || len(ds[1].Tree) == 0 {
+		t.Errorf("%+v", ds)
+	}
+}
+
+// TestInfoRejects checks that info validates what it reports: exit 1 and
+// a message naming the file, for each kind of bad input.
+func TestInfoRejects(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake.tif")
+	os.WriteFile(fake, []byte("GIF89a not a tiff at all"), 0o644)
+	for _, tc := range []struct{ file, want string }{
+		{golden + "npy/truncated.npy", "truncated"},
+		{golden + "mrc/wrongmagic.mrc", "not an MRC file"},
+		{golden + "tiff/mixed_sizes", "planes differ"},
+		{golden + "../h5/testdata/truncated.h5", "damaged or truncated"},
+		{golden + "../h5/testdata/types.h5:/nope", "no dataset /nope"},
+		{fake, "not a TIFF file"},
+		{filepath.Join(dir, "missing.npy"), "no such file"},
+	} {
+		code, out, errOut := runCmd("info", tc.file)
+		path, _ := volume.SplitSpec(tc.file)
+		if code != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, path) || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.file, code, out, errOut)
+		}
+	}
+	if code, _, _ := runCmd("info"); code != 2 {
+		t.Errorf("no file: exit %d, want 2", code)
+	}
+	// One bad file among good ones: the good ones are described, exit 1.
+	code, out, _ := runCmd("info", golden+"npy/u1.npy", golden+"npy/truncated.npy")
+	if code != 1 || !strings.Contains(out, "u1.npy") {
+		t.Errorf("mixed: exit %d, %q", code, out)
+	}
+}
+
+func TestDemoCommand(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644)
+	code, out, errOut := runCmd("demo", dir, "--size", "small", "--seed", "3", "--headless")
+	if code != 0 || !strings.Contains(out, "already holds") || !strings.Contains(errOut, "not wired in yet") {
+		t.Errorf("exit %d: %q %q", code, out, errOut)
+	}
+	if code, _, _ := runCmd("demo", dir, "--size", "huge"); code != 2 {
+		t.Errorf("bad size: exit %d", code)
+	}
+	if code, _, _ := runCmd("demo"); code != 2 {
+		t.Errorf("no folder: exit %d", code)
+	}
+}
