@@ -119,7 +119,7 @@ func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, 
 	}
 	m := mask.host[maskOff : maskOff+int64(n)]
 	chunks(c.workers, p.H, func(_, lo, hi int) { thresholdRows(m, v, p, &lt, lo, hi) })
-	brainTiles(in, p, tiles.host[tilesOff:tilesOff+int64(ty*tx)], v.stats)
+	brainTiles(in, p, tiles.host[tilesOff:tilesOff+int64(ty*tx)], v.stats, c.workers)
 	return nil
 }
 
@@ -286,17 +286,25 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 	for y := y0; y < y1; y++ {
 		gaussRow(Reflect(y+1, H), gp)
 		out := v.e[y*W : (y+1)*W]
-		var sum, sq float64
-		for x := range out {
-			c := g0[x]
-			l, r := g0[Reflect(x-1, W)], g0[Reflect(x+1, W)]
-			if x > 0 && x < W-1 {
-				l, r = g0[x-1], g0[x+1]
-			}
-			ly := (gm[x] + gp[x]) - 2*c
+		up, c0, dn := gm[:W], g0[:W], gp[:W]
+		lap := func(x int, l, r float32) float32 {
+			c := c0[x]
+			ly := (up[x] + dn[x]) - 2*c
 			lx := (l + r) - 2*c
-			e := -(ly + lx)
-			out[x] = e
+			return -(ly + lx)
+		}
+		out[0] = lap(0, c0[Reflect(-1, W)], c0[Reflect(1, W)])
+		for x := 1; x < W-1; x++ {
+			c := c0[x]
+			ly := (up[x] + dn[x]) - 2*c
+			lx := (c0[x-1] + c0[x+1]) - 2*c
+			out[x] = -(ly + lx)
+		}
+		if W > 1 {
+			out[W-1] = lap(W-1, c0[W-2], c0[Reflect(W, W)])
+		}
+		var sum, sq float64
+		for _, e := range out {
 			de := float64(e)
 			sum += de
 			sq += float64(de * de)
@@ -419,7 +427,7 @@ func b2u(b bool) byte {
 // brainTiles marks the tiles whose mean of the clipped source reaches the
 // corner tile's mean + 2·SD + 1 (SD with ddof 0, as cellfinder). Partial
 // edge tiles, and every tile of a plane smaller than one tile, are out.
-func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64) {
+func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64, workers int) {
 	clear(out)
 	t := p.BrainTile
 	if p.H < t || p.W < t {
@@ -446,12 +454,14 @@ func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64) {
 	thr := brainThreshold(sum(0, 0))(t * t)
 	stats[DetectStatBrainThreshold] = thr
 	n := float64(t * t)
-	for ty := 0; ty < p.H/t; ty++ {
-		for tx := 0; tx < p.W/t; tx++ {
-			s, _ := sum(ty, tx)
-			out[ty*nx+tx] = b2u(float64(s)/n >= thr)
+	chunks(workers, p.H/t, func(_, lo, hi int) {
+		for ty := lo; ty < hi; ty++ {
+			for tx := 0; tx < p.W/t; tx++ {
+				s, _ := sum(ty, tx)
+				out[ty*nx+tx] = b2u(float64(s)/n >= thr)
+			}
 		}
-	}
+	})
 }
 
 // brainThreshold returns mean + 2·SD + 1 of a corner tile of n pixels.
