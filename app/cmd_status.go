@@ -193,7 +193,10 @@ func describe(t cluster.TaskStatus) string {
 		}
 		parts = append(parts, strings.TrimSpace(s))
 	}
-	if t.Reason != "" {
+	switch {
+	case t.Reason == "DependencyNeverSatisfied":
+		return "never runs: a task it waits for failed"
+	case t.Reason != "":
 		parts = append(parts, "("+t.Reason+")")
 	}
 	if t.Failed() {

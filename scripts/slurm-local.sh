@@ -155,7 +155,7 @@ start)
 	write_conf
 	start_munge
 	start_slurm
-	say "started in $(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || echo '?') s"
+	say "started in $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
 	;;
 stop)
 	[ "$(id -u)" = 0 ] || die "run as root"
