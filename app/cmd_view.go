@@ -105,7 +105,8 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 		} else {
 			v.SetSlice(middleSlice(v))
 		}
-		v.SetGrid(o.grid)
+		// The demo's datasets are unrelated: show them side by side.
+		v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
 		return nil
 	}
 	if o.screenshot != "" {
@@ -167,6 +168,16 @@ func middleSlice(v *viewer.Viewer) int {
 		}
 	}
 	return n / 2
+}
+
+func imageLayers(v *viewer.Viewer) int {
+	n := 0
+	for _, l := range v.Layers() {
+		if _, ok := l.(*viewer.ImageLayer); ok {
+			n++
+		}
+	}
+	return n
 }
 
 func parseSize(s string) (int, int, error) {

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/processing/volume/h5"
 )
 
 // Recent files are kept in the app's Preferences under this key, newest
@@ -26,8 +27,9 @@ const (
 	maxRecent = 10
 )
 
-// Open opens a file spec as a new layer: a volume ("scan.nxs",
-// "brain.h5:/data", a folder of TIFF planes, NPY, MRC), a stack of maps
+// Open opens a file spec as a new layer: a volume ("scan.nxs" shows the
+// projections of a NeXus scan, "brain.h5:/data" one dataset of an HDF5
+// file, a folder of TIFF planes, NPY, MRC), a stack of maps
 // (4D NPY, a folder of MRC files: shown map after map along z), or a CSV
 // of points (columns z,y,x and optionally type). Only headers are read
 // here; slices load in the background. The file joins the recent list.
@@ -46,6 +48,9 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		if err != nil {
 			return nil, err
 		}
+		if strings.HasSuffix(vol.Name, " (projections)") {
+			name += " projections"
+		}
 		if l, err = v.AddImage(name, vol, ImageOptions{}); err != nil {
 			vol.Close()
 			return nil, err
@@ -55,9 +60,18 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 	return l, nil
 }
 
-// openVolume opens spec as a volume, or else as a stack of maps viewed
-// plane after plane.
+// openVolume opens spec as a volume: a NeXus scan named without a
+// dataset shows its projections (frames with image_key 0); anything that
+// is not one volume is tried as a stack of maps viewed plane after plane.
 func openVolume(spec string) (*volume.Volume, error) {
+	path, ds := volume.SplitSpec(spec)
+	if ds == "" && isHDF5(path) && h5.IsNeXus(path) {
+		nx, err := h5.OpenNeXus(path)
+		if err != nil {
+			return nil, err
+		}
+		return volume.New(path+" (projections)", closer{nx.Projections.Source(), nx.Close}), nil
+	}
 	vol, err := volume.Open(spec)
 	if err == nil {
 		return vol, nil
@@ -67,6 +81,20 @@ func openVolume(spec string) (*volume.Volume, error) {
 		return nil, err
 	}
 	return st.Planes(), nil
+}
+
+// closer is a Source whose Close closes what it was cut from (the NeXus
+// file behind a projections subset).
+type closer struct {
+	volume.Source
+	close func() error
+}
+
+func (c closer) Close() error { return c.close() }
+
+func isHDF5(path string) bool {
+	f := volume.FormatFor(path)
+	return f != nil && (f.Name == "hdf5" || f.Name == "nexus")
 }
 
 // displayName is the layer name for a spec: the file name, and the
@@ -246,20 +274,19 @@ func (v *Viewer) openInteractive(spec string) {
 	}
 }
 
-// datasets lists the 3D datasets of an HDF5 (or NeXus) file, or nil for
-// other files.
+// datasets lists the datasets of an HDF5 file that open as volumes, or
+// nil for other files and NeXus scans (which open on their projections).
 func datasets(path string) []string {
-	f := volume.FormatFor(path)
-	if f == nil || f.Inspect == nil || !strings.Contains(f.Name, "hdf5") && !strings.Contains(f.Name, "nexus") && !strings.Contains(f.Name, "h5") {
+	if !isHDF5(path) || h5.IsNeXus(path) {
 		return nil
 	}
-	d, err := f.Inspect(path, "")
+	nodes, err := h5.Datasets(path)
 	if err != nil {
 		return nil
 	}
 	var names []string
-	for _, n := range d.Tree {
-		if n.Kind == "dataset" && len(n.Shape) >= 3 {
+	for _, n := range nodes {
+		if h5.Readable(n) {
 			names = append(names, n.Path)
 		}
 	}

@@ -12,18 +12,20 @@ import (
 )
 
 // sliceView is one panel of the canvas: it draws the viewer's layers (or,
-// in grid mode, one layer) into a reused RGBA frame the size of the
+// in grid mode, one group of them) into a reused RGBA frame the size of the
 // panel in device pixels, and turns drags into pans, scrolls into zooms
 // centred on the pointer and pointer moves into the status line.
 type sliceView struct {
 	widget.BaseWidget
-	v    *Viewer
-	only Layer // grid mode: the layer this panel shows
-	f    frame
+	v *Viewer
+	// group is what a grid panel shows: an image layer and the points
+	// layers above it; nil shows every visible layer.
+	group []Layer
+	f     frame
 }
 
-func newSliceView(v *Viewer, only Layer) *sliceView {
-	s := &sliceView{v: v, only: only}
+func newSliceView(v *Viewer, group []Layer) *sliceView {
+	s := &sliceView{v: v, group: group}
 	s.ExtendBaseWidget(s)
 	return s
 }
@@ -105,7 +107,7 @@ func (s *sliceView) draw() {
 	sz := s.Size()
 	ps := s.pixelScale()
 	s.f.resize(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
-	s.v.paint(&s.f, s.only, float64(sz.Width), float64(sz.Height), ps)
+	s.v.paint(&s.f, s.group, float64(sz.Width), float64(sz.Height), ps)
 }
 
 type sliceRenderer struct {
@@ -138,8 +140,8 @@ func (r *sliceRenderer) Refresh() {
 	r.img.Image = r.s.f.img
 	r.img.Refresh()
 	pad := theme.Padding()
-	if r.s.only != nil {
-		r.title.Text = r.s.only.Name()
+	if len(r.s.group) > 0 {
+		r.title.Text = r.s.group[0].Name()
 	} else {
 		r.title.Text = ""
 	}

@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -356,34 +357,41 @@ func (v *Viewer) SetGrid(on bool) {
 	v.redraw()
 }
 
-// setPanels rebuilds the panels for the current mode.
+// setPanels rebuilds the panels for the current mode. In grid mode each
+// visible image or heat-map layer gets a panel, shared with the points
+// layers stacked above it (detections over the data they came from).
 func (v *Viewer) setPanels() {
-	var want []Layer
+	var groups [][]Layer
 	if v.grid {
 		for _, l := range v.layers {
-			if l.Visible() {
-				want = append(want, l)
+			if !l.Visible() {
+				continue
 			}
+			if _, pts := l.(*PointsLayer); pts && len(groups) > 0 {
+				groups[len(groups)-1] = append(groups[len(groups)-1], l)
+				continue
+			}
+			groups = append(groups, []Layer{l})
 		}
 	}
-	if len(want) == 0 {
-		want = []Layer{nil}
+	if len(groups) == 0 {
+		groups = [][]Layer{nil}
 	}
-	same := len(want) == len(v.panels)
-	for i := 0; same && i < len(want); i++ {
-		same = v.panels[i].only == want[i]
+	same := len(groups) == len(v.panels)
+	for i := 0; same && i < len(groups); i++ {
+		same = slices.Equal(v.panels[i].group, groups[i])
 	}
 	if same {
 		return
 	}
 	v.panels = v.panels[:0]
-	objs := make([]fyne.CanvasObject, len(want))
-	for i, l := range want {
-		p := newSliceView(v, l)
+	objs := make([]fyne.CanvasObject, len(groups))
+	for i, g := range groups {
+		p := newSliceView(v, g)
 		v.panels = append(v.panels, p)
 		objs[i] = p
 	}
-	cols := int(math.Ceil(math.Sqrt(float64(len(want)))))
+	cols := int(math.Ceil(math.Sqrt(float64(len(groups)))))
 	v.panelBox.Layout = layout.NewGridLayoutWithColumns(cols)
 	v.panelBox.Objects = objs
 	v.panelBox.Refresh()
@@ -511,15 +519,15 @@ func imageOf(l Layer) *ImageLayer {
 	return nil
 }
 
-// paint draws the panel's layers (all visible ones, or only) into f,
+// paint draws the panel's layers (all visible ones, or a group) into f,
 // which must be sized. The background is painted first, except under a
 // bottom layer of opaque integer data, which is drawn straight into the
 // frame with the background painted around it.
-func (v *Viewer) paint(f *frame, only Layer, sw, sh, ps float64) {
+func (v *Viewer) paint(f *frame, group []Layer, sw, sh, ps float64) {
 	idx := v.index[v.axis]
 	var shown []Layer
 	for _, l := range v.layers {
-		if l.Visible() && (only == nil || l == only) {
+		if l.Visible() && (group == nil || slices.Contains(group, l)) {
 			shown = append(shown, l)
 		}
 	}
@@ -640,7 +648,7 @@ func (v *Viewer) updateStatus() {
 	if zyx, row, col, ok := v.cursorVoxel(); ok {
 		fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
 		for _, l := range v.layers {
-			if !l.Visible() || (v.hoverPanel.only != nil && v.hoverPanel.only != l) {
+			if !l.Visible() || (v.hoverPanel.group != nil && !slices.Contains(v.hoverPanel.group, l)) {
 				continue
 			}
 			if val, ok := v.ValueAt(l, row, col); ok {

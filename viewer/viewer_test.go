@@ -444,12 +444,17 @@ func TestGridModeLinksPanels(t *testing.T) {
 	if got := b.f.img.RGBAAt(b.f.w/2, b.f.h/2); got != (color.RGBA{0x26, 0x29, 0x30, 255}) {
 		t.Errorf("right panel did not follow the pan of the left one: centre %v", got)
 	}
+	// Points join the panel of the image below them.
+	h.v.AddPoints("cells", []Point{{Z: 0, Y: 10, X: 10}})
+	if len(h.v.panels) != 2 || len(h.v.panels[1].group) != 2 {
+		t.Errorf("points did not join the top image's panel: %d panels", len(h.v.panels))
+	}
 	raw.SetVisible(false)
 	if len(h.v.panels) != 1 {
 		t.Errorf("hiding a layer left %d panels", len(h.v.panels))
 	}
 	h.v.SetGrid(false)
-	if len(h.v.panels) != 1 || h.v.panels[0].only != nil {
+	if len(h.v.panels) != 1 || h.v.panels[0].group != nil {
 		t.Error("grid off did not return to one panel of all layers")
 	}
 }

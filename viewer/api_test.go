@@ -1,0 +1,91 @@
+package viewer
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+func TestContinuousAutoContrastFollowsSlices(t *testing.T) {
+	h := newHarness(t)
+	l, _ := h.v.AddImage("img", memVolume(t, volume.Uint16, [3]int{4, 30, 30}, func(z, y, x int) float64 {
+		return float64(1000*z + 10*x)
+	}), ImageOptions{})
+	h.settle()
+	h.v.ctl.auto.SetChecked(true)
+	if !l.ContinuousAutoContrast() {
+		t.Fatal("the continuous check did not turn auto-contrast on")
+	}
+	for _, z := range []int{2, 3} {
+		h.v.SetSlice(z)
+		h.settle()
+		if lo, hi := l.ContrastLimits(); lo != float64(1000*z) || hi != float64(1000*z+290) {
+			t.Errorf("slice %d: limits %v %v, want its percentiles %d %d", z, lo, hi, 1000*z, 1000*z+290)
+		}
+	}
+	// Setting limits by hand stops following.
+	l.SetContrastLimits(0, 5000)
+	h.v.SetSlice(1)
+	h.settle()
+	if lo, hi := l.ContrastLimits(); lo != 0 || hi != 5000 || h.v.ctl.auto.Checked {
+		t.Errorf("manual limits did not stick: %v %v, check %v", lo, hi, h.v.ctl.auto.Checked)
+	}
+}
+
+func TestPlayAdvancesAndStops(t *testing.T) {
+	h := newHarness(t)
+	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{5, 4, 4}, func(z, y, x int) float64 { return float64(z) }), ImageOptions{})
+	h.settle()
+	h.v.dims.play.OnTapped()
+	if !h.v.Playing() {
+		t.Fatal("play did not start")
+	}
+	time.Sleep(3*playInterval + playInterval/2)
+	h.q.drain()
+	if got := h.v.Slice(); got < 2 {
+		t.Errorf("after three ticks the slice is %d", got)
+	}
+	h.v.dims.play.OnTapped()
+	if h.v.Playing() {
+		t.Fatal("play did not stop")
+	}
+	time.Sleep(playInterval)
+	h.q.drain()
+	at := h.v.Slice()
+	time.Sleep(2 * playInterval)
+	h.q.drain()
+	if h.v.Slice() != at {
+		t.Errorf("slices still advance after stop: %d -> %d", at, h.v.Slice())
+	}
+}
+
+func TestDropAndPanels(t *testing.T) {
+	h := newHarness(t)
+	csv := filepath.Join(t.TempDir(), "dropped.csv")
+	os.WriteFile(csv, []byte("z,y,x\n0,1,1\n"), 0o644)
+	h.v.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(csv)})
+	if ls := h.v.Layers(); len(ls) != 1 || ls[0].Name() != "dropped.csv" {
+		t.Fatalf("dropping a CSV gave layers %v", ls)
+	}
+	// The processing panel docks beside the canvas; plots get a tab.
+	h.v.AddPanel("Process", widget.NewLabel("panel"))
+	if len(h.v.dock.Items) != 1 || h.v.dock.Items[0].Text != "Process" {
+		t.Error("panel not docked")
+	}
+	tab := h.v.AddTab("Plots", widget.NewLabel("plots"))
+	h.v.ShowTab(tab)
+	if h.v.tabs.Selected() != tab || len(h.v.tabs.Items) != 2 {
+		t.Error("plots tab not shown")
+	}
+	h.v.ShowTab(nil)
+	if h.v.tabs.SelectedIndex() != 0 {
+		t.Error("ShowTab(nil) did not return to the view")
+	}
+}
