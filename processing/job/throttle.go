@@ -37,7 +37,8 @@ type throttler struct {
 	interval time.Duration
 	clock    clock
 	last     time.Time // when the last progress event was forwarded
-	pending  *Event    // the latest progress event held back
+	pending  Event     // the latest progress event held back, if held
+	held     bool
 	stop     func() bool
 	// gen numbers timers, so one that fired while being stopped does
 	// nothing.
@@ -70,12 +71,12 @@ func (t *throttler) handle(e Event) {
 	now := t.clock.Now()
 	if t.last.IsZero() || now.Sub(t.last) >= t.interval {
 		t.cancelTimerLocked()
-		t.pending = nil
+		t.held = false
 		t.last = now
 		t.sink(e)
 		return
 	}
-	t.pending = &e
+	t.pending, t.held = e, true
 	if t.stop == nil {
 		gen := t.gen
 		t.stop = t.clock.AfterFunc(t.interval-now.Sub(t.last), func() { t.onTimer(gen) })
@@ -96,11 +97,11 @@ func (t *throttler) onTimer(gen int) {
 // flushLocked forwards the held-back progress event, if any.
 func (t *throttler) flushLocked() {
 	t.cancelTimerLocked()
-	if t.pending == nil {
+	if !t.held {
 		return
 	}
-	e := *t.pending
-	t.pending = nil
+	e := t.pending
+	t.pending, t.held = Event{}, false
 	t.last = t.clock.Now()
 	t.sink(e)
 }
