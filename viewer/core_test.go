@@ -1,7 +1,10 @@
 package viewer
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -153,17 +156,25 @@ func TestOrthogonalSlicesMatchIndexing(t *testing.T) {
 	}
 }
 
-// slowSource records which planes were read and takes delay per read.
+// slowSource records which planes were read; with a gate, each read
+// announces itself on started and waits until the gate is closed.
 type slowSource struct {
 	volume.Source
-	delay time.Duration
-	mu    sync.Mutex
-	read  []int
-	fail  int // plane that fails (-1: none)
+	gate    chan struct{}
+	started chan int
+	mu      sync.Mutex
+	read    []int
+	fail    int // plane that fails (-1: none)
 }
 
 func (s *slowSource) ReadSlab(z0, z1 int, dst []byte) error {
-	time.Sleep(s.delay)
+	if s.gate != nil {
+		select {
+		case s.started <- z0:
+		default:
+		}
+		<-s.gate
+	}
 	s.mu.Lock()
 	s.read = append(s.read, z0)
 	s.mu.Unlock()
@@ -181,30 +192,37 @@ func (s *slowSource) reads() []int {
 
 func TestLoaderDropsStaleRequests(t *testing.T) {
 	base := memVolume(t, volume.Uint8, [3]int{100, 8, 8}, func(z, y, x int) float64 { return float64(z) })
-	src := &slowSource{Source: base.Source(), delay: 20 * time.Millisecond, fail: -1}
+	src := &slowSource{Source: base.Source(), gate: make(chan struct{}), started: make(chan int, 1), fail: -1}
 	ready := make(chan sliceKey, 100)
 	ld := newLoader(volume.New("slow", src), func(k sliceKey, err error) { ready <- k })
 	defer ld.close()
-	// The slider sweeps 0..60 far faster than one read.
-	for i := 0; i <= 60; i++ {
+	// Slice 0 starts loading and stays stuck (slow storage) while the
+	// slider sweeps on to 60.
+	ld.get(sliceKey{Z, 0})
+	if z := <-src.started; z != 0 {
+		t.Fatalf("first read was plane %d", z)
+	}
+	for i := 1; i <= 60; i++ {
 		ld.get(sliceKey{Z, i})
+	}
+	close(src.gate)
+	for k := range ready {
+		if k.idx == 60 {
+			break
+		}
+	}
+	for !ld.idle() {
 		time.Sleep(time.Millisecond)
 	}
-	deadline := time.After(5 * time.Second)
-	for {
-		select {
-		case k := <-ready:
-			if k.idx != 60 {
-				continue
-			}
-		case <-deadline:
-			t.Fatalf("slice 60 never loaded; reads %v", src.reads())
-		}
-		break
-	}
+	// Read: 0 (already started), 60, and 60's prefetched neighbours.
 	reads := src.reads()
-	if len(reads) > 10 {
-		t.Errorf("%d reads for a sweep of 61 slices: stale requests were not dropped (%v)", len(reads), reads)
+	if len(reads) < 2 || reads[0] != 0 || reads[1] != 60 {
+		t.Errorf("reads %v: want 0 then straight to 60", reads)
+	}
+	for _, z := range reads[min(2, len(reads)):] {
+		if z < 58 || z > 62 {
+			t.Errorf("read plane %d: stale requests were not dropped (reads %v)", z, reads)
+		}
 	}
 	if p := ld.get(sliceKey{Z, 60}); p == nil || p.value(0, 0) != 60 {
 		t.Errorf("slice 60 not cached with its data")
@@ -316,4 +334,53 @@ func TestOpenFilesAndRecent(t *testing.T) {
 	if r := h.v.Recent(); len(r) == 0 || r[len(r)-1] != csv {
 		t.Errorf("recent %v, want %s last", r, csv)
 	}
+}
+
+// writeNPY4 writes a float32 (n, z, y, x) NPY file by hand (NPY 1.0: magic,
+// version, header length, a dict padded to 64 bytes, raw data).
+func writeNPY4(t *testing.T, path string, shape [4]int, f func(i, z, y, x int) float32) {
+	t.Helper()
+	hdr := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d, %d, %d), }", shape[0], shape[1], shape[2], shape[3])
+	for (10+len(hdr)+1)%64 != 0 {
+		hdr += " "
+	}
+	hdr += "\n"
+	var b bytes.Buffer
+	b.WriteString("\x93NUMPY\x01\x00")
+	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
+	b.WriteString(hdr)
+	for i := range shape[0] {
+		for z := range shape[1] {
+			for y := range shape[2] {
+				for x := range shape[3] {
+					binary.Write(&b, binary.LittleEndian, f(i, z, y, x))
+				}
+			}
+		}
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A 4D stack of maps (cryo-EM ground truth) opens as its maps one after
+// the other along z.
+func TestOpenStackOfMaps(t *testing.T) {
+	h := newHarness(t)
+	path := filepath.Join(t.TempDir(), "gt.npy")
+	writeNPY4(t, path, [4]int{3, 4, 5, 6}, func(i, z, y, x int) float32 { return float32(1000*i + 100*z + 10*y + x) })
+	l, err := h.v.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	il := l.(*ImageLayer)
+	if il.Volume().Shape != [3]int{12, 5, 6} || l.Name() != "gt.npy 3 maps" {
+		t.Fatalf("stack opened as %v named %q", il.Volume().Shape, l.Name())
+	}
+	h.v.SetSlice(2*4 + 3) // map 2, plane 3
+	h.settle()
+	if v, ok := h.v.ValueAt(l, 4, 5); !ok || v != 2345 {
+		t.Errorf("map 2 plane 3 (4,5) = %v %v, want 2345", v, ok)
+	}
+	h.v.RemoveLayer(l) // closes the file
 }

@@ -48,8 +48,8 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		if err != nil {
 			return nil, err
 		}
-		if strings.HasSuffix(vol.Name, " (projections)") {
-			name += " projections"
+		if i := strings.LastIndex(vol.Name, " ("); i > 0 && strings.HasSuffix(vol.Name, ")") {
+			name += " " + vol.Name[i+2:len(vol.Name)-1]
 		}
 		if l, err = v.AddImage(name, vol, ImageOptions{}); err != nil {
 			vol.Close()
@@ -80,7 +80,8 @@ func openVolume(spec string) (*volume.Volume, error) {
 	if serr != nil {
 		return nil, err
 	}
-	return st.Planes(), nil
+	pl := st.Planes()
+	return volume.New(fmt.Sprintf("%s (%d maps)", pl.Name, st.N), closer{pl.Source(), st.Close}), nil
 }
 
 // closer is a Source whose Close closes what it was cut from (the NeXus
