@@ -103,7 +103,7 @@ func (v *Viewer) settle(q *uiQueue, timeout time.Duration) error {
 			}
 		}
 		ran := q.drain()
-		if idle && ran == 0 && v.Loaded() {
+		if idle && ran == 0 && !v.redrawPending.Load() && v.Loaded() {
 			v.redraw()
 			return nil
 		}

@@ -41,6 +41,7 @@ type Viewer struct {
 	// post runs f on the UI goroutine (fyne.Do; tests queue instead).
 	post          func(f func())
 	redrawPending atomic.Bool
+	lastLive      atomic.Int64 // unix ns of the last posted redraw
 
 	panels   []*sliceView
 	panelBox *fyne.Container
@@ -433,18 +434,32 @@ func (v *Viewer) redraw() {
 	v.updateStatus()
 }
 
+// liveInterval spaces the redraws that live updates cause: at most 20
+// a second, however often a pipeline appends points or fills chunks.
+const liveInterval = 50 * time.Millisecond
+
 // postRedraw schedules one redraw on the UI goroutine; calls that arrive
-// before it runs are merged. Safe from any goroutine.
-func (v *Viewer) postRedraw(fromOther bool) {
+// before it runs are merged. Live updates (throttled) wait until
+// liveInterval has passed since the last live redraw; loaded slices show
+// at once. Safe from any goroutine.
+func (v *Viewer) postRedraw(throttled bool) {
 	if !v.redrawPending.CompareAndSwap(false, true) {
 		return
 	}
-	v.post(func() {
-		v.redrawPending.Store(false)
-		v.updateDims()
-		v.redraw()
-		v.syncControls()
-	})
+	run := func() {
+		v.post(func() {
+			v.redrawPending.Store(false)
+			v.lastLive.Store(time.Now().UnixNano())
+			v.updateDims()
+			v.redraw()
+			v.syncControls()
+		})
+	}
+	if wait := time.Duration(v.lastLive.Load()) + liveInterval - time.Duration(time.Now().UnixNano()); throttled && wait > 0 {
+		time.AfterFunc(wait, run)
+		return
+	}
+	run()
 }
 
 // sliceReady is the loaders' callback, on their goroutines.
@@ -453,7 +468,7 @@ func (v *Viewer) sliceReady(k sliceKey, err error) {
 		v.post(func() { v.ShowError(err) })
 		return
 	}
-	v.postRedraw(true)
+	v.postRedraw(false)
 }
 
 // ShowError shows err in the status bar and a dialog.
