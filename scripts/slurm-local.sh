@@ -151,11 +151,12 @@ stop_pid() {
 case ${1:-start} in
 start)
 	need
-	t0=$(date +%s.%N)
+	t0=$(date +%s%N)
 	write_conf
 	start_munge
 	start_slurm
-	say "started in $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)") s"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	say "started in $((ms / 1000)).$((ms % 1000 / 100)) s"
 	;;
 stop)
 	[ "$(id -u)" = 0 ] || die "run as root"
