@@ -81,27 +81,12 @@ func rowEntry(rows []byte, y int) []byte { return rows[y*DetectRowBytes : (y+1)*
 
 // DetectPlane runs the 2D stage on the host's cores; see DetectOps.
 func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int64, tiles *Buffer, tilesOff int64, p *DetectPlaneParams) error {
-	if err := p.Validate(); err != nil {
+	if err := checkDetectPlane(src, srcOff, work, mask, maskOff, tiles, tilesOff, p); err != nil {
 		return err
 	}
 	n := p.H * p.W
 	lay := DetectWorkLayout(p)
 	ty, tx := p.BrainTiles()
-	for _, r := range []struct {
-		op  string
-		b   *Buffer
-		off int64
-		n   int
-	}{
-		{"detect plane: read", src, srcOff, n * p.ElemBytes},
-		{"detect plane: work in", work, 0, int(lay.Size)},
-		{"detect plane: mask to", mask, maskOff, n},
-		{"detect plane: tiles to", tiles, tilesOff, ty * tx},
-	} {
-		if err := checkRange(r.op, r.b, r.off, r.n); err != nil {
-			return err
-		}
-	}
 	in := src.host[srcOff : srcOff+int64(n*p.ElemBytes)]
 	v := viewsOf(work.host, lay, p)
 	copy(v.gauss, DetectGaussWeights(p.Sigma, p.Radius))
@@ -478,32 +463,10 @@ func brainThreshold(s, q int64) func(n int) float64 {
 // its cost follows the number of thresholded voxels (a few per cent of a
 // plane), not the plane area times the kernel volume.
 func (c *CPUBackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBallParams) error {
-	if err := p.Validate(); err != nil {
+	if err := checkDetectBall(dst, masks, tiles, weights, p); err != nil {
 		return err
 	}
 	plane := p.H * p.W
-	nt := p.TilesY * p.TilesX
-	checks := []struct {
-		op string
-		b  *Buffer
-		n  int
-	}{
-		{"ball filter: centres to", dst, p.Count * plane},
-		{"ball filter: masks in", masks, p.Ring * plane},
-		{"ball filter: weights in", weights, 4 * p.KZ * p.KY * p.KX},
-	}
-	if p.UseTiles {
-		checks = append(checks, struct {
-			op string
-			b  *Buffer
-			n  int
-		}{"ball filter: tiles in", tiles, p.Ring * nt})
-	}
-	for _, r := range checks {
-		if err := checkRange(r.op, r.b, 0, r.n); err != nil {
-			return err
-		}
-	}
 	out := dst.host[:p.Count*plane]
 	clear(out)
 	yLo, yHi := p.OffY, p.H-(p.KY-1-p.OffY)

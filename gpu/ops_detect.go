@@ -255,3 +255,53 @@ func (p *DetectBallParams) Validate() error {
 	}
 	return nil
 }
+
+// checkDetectPlane validates DetectPlane's parameters and buffer ranges,
+// for every backend.
+func checkDetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int64, tiles *Buffer, tilesOff int64, p *DetectPlaneParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	n := p.H * p.W
+	ty, tx := p.BrainTiles()
+	for _, r := range []struct {
+		op  string
+		b   *Buffer
+		off int64
+		n   int
+	}{
+		{"detect plane: read", src, srcOff, n * p.ElemBytes},
+		{"detect plane: work in", work, 0, int(DetectWorkLayout(p).Size)},
+		{"detect plane: mask to", mask, maskOff, n},
+		{"detect plane: tiles to", tiles, tilesOff, ty * tx},
+	} {
+		if err := checkRange(r.op, r.b, r.off, r.n); err != nil {
+			return err
+		}
+	}
+	if p.ElemBytes == 2 && srcOff%2 != 0 {
+		return fmt.Errorf("detect plane: uint16 source at odd byte offset %d", srcOff)
+	}
+	return nil
+}
+
+// checkDetectBall validates DetectBall's parameters and buffer sizes.
+func checkDetectBall(dst, masks, tiles, weights *Buffer, p *DetectBallParams) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	plane := p.H * p.W
+	if err := checkRange("ball filter: centres to", dst, 0, p.Count*plane); err != nil {
+		return err
+	}
+	if err := checkRange("ball filter: masks in", masks, 0, p.Ring*plane); err != nil {
+		return err
+	}
+	if err := checkRange("ball filter: weights in", weights, 0, 4*p.KZ*p.KY*p.KX); err != nil {
+		return err
+	}
+	if p.UseTiles {
+		return checkRange("ball filter: tiles in", tiles, 0, p.Ring*p.TilesY*p.TilesX)
+	}
+	return nil
+}
