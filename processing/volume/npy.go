@@ -349,7 +349,10 @@ func npyFile(path string) (*os.File, *npyHeader, error) {
 	}
 	h, err := readNPYHeader(f)
 	if err == nil {
-		err = checkNPY(f, h)
+		var st os.FileInfo
+		if st, err = f.Stat(); err == nil {
+			err = checkNPY(st.Size(), h)
+		}
 	}
 	if err != nil {
 		f.Close()
@@ -358,17 +361,15 @@ func npyFile(path string) (*os.File, *npyHeader, error) {
 	return f, h, nil
 }
 
-func checkNPY(f *os.File, h *npyHeader) error {
+// checkNPY checks that the data are in C order and that a file of size
+// bytes holds them all.
+func checkNPY(size int64, h *npyHeader) error {
 	if h.fortran {
 		return fmt.Errorf("array of shape %v is in Fortran order; voxlab reads C order (save it with np.save(path, np.ascontiguousarray(a)))", h.shape)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	need, _ := product(h.shape, h.dtype.Size())
-	if st.Size() < h.dataOffset+need {
-		return fmt.Errorf("truncated: the header promises %d bytes of data (shape %v of %s) from byte %d, the file has %d bytes", need, h.shape, h.descr, h.dataOffset, st.Size())
+	if size < h.dataOffset || size-h.dataOffset < need {
+		return fmt.Errorf("truncated: the header promises %d bytes of data (shape %v of %s) from byte %d, the file has %d bytes", need, h.shape, h.descr, h.dataOffset, size)
 	}
 	return nil
 }
