@@ -116,6 +116,18 @@ func TestViewScreenshot(t *testing.T) {
 	if _, err := os.Stat(bad); err == nil {
 		t.Error("a screenshot was written for a missing input")
 	}
+	// A truncated file: an error naming it, no PNG.
+	data, _ := os.ReadFile(vol)
+	short := filepath.Join(dir, "short.npy")
+	os.WriteFile(short, data[:len(data)/2], 0o644)
+	stderr.Reset()
+	code = run(context.Background(), []string{"view", short, "--screenshot", bad}, &env{stdout: &stdout, stderr: &stderr})
+	if code != 1 || !strings.Contains(stderr.String(), "short.npy") {
+		t.Errorf("truncated file: exit %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("a screenshot was written for a truncated input")
+	}
 	if code := run(context.Background(), []string{"view", vol, "--size", "huge"}, &env{stdout: &stdout, stderr: &stderr}); code != 2 {
 		t.Errorf("bad --size: exit %d, want 2", code)
 	}

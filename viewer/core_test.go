@@ -251,10 +251,27 @@ func TestLoaderIsLazyAndPrefetches(t *testing.T) {
 	if ld.get(sliceKey{Z, 11}) == nil {
 		t.Error("prefetched neighbour not cached")
 	}
-	// A failing read is reported, not cached.
+	// A failing read is reported, remembered and not retried.
 	ld.get(sliceKey{Z, 500})
 	if err := <-errs; err == nil {
 		t.Error("read error not reported")
+	}
+	for !ld.idle() {
+		time.Sleep(time.Millisecond)
+	}
+	n := len(src.reads())
+	if ld.get(sliceKey{Z, 500}) != nil || ld.err(sliceKey{Z, 500}) == nil {
+		t.Error("failed slice not remembered")
+	}
+	for !ld.idle() {
+		time.Sleep(time.Millisecond)
+	}
+	if len(src.reads()) != n {
+		t.Error("a failed slice was read again")
+	}
+	ld.invalidate(500, 501)
+	if ld.err(sliceKey{Z, 500}) != nil {
+		t.Error("invalidate did not forget the failure")
 	}
 }
 

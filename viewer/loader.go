@@ -42,6 +42,9 @@ type loader struct {
 	closed   bool
 	// reads counts source reads, for tests of laziness.
 	reads int
+	// failed remembers slices whose read failed, so a broken file is not
+	// read again at every redraw (invalidate forgets them).
+	failed map[sliceKey]error
 	// whole holds a small volume read once for its y and x slices, with
 	// the gen it was read at; only the loader goroutine touches it.
 	whole    *volume.Volume
@@ -72,13 +75,23 @@ func newLoader(v *volume.Volume, ready func(sliceKey, error)) *loader {
 	return ld
 }
 
-// get returns the cached slice k, or nil after asking for it.
+// get returns the cached slice k, or nil after asking for it (unless
+// reading it failed before).
 func (ld *loader) get(k sliceKey) *plane {
 	if p, ok := ld.cache.Get(k); ok {
 		return p
 	}
-	ld.request(k)
+	if ld.err(k) == nil {
+		ld.request(k)
+	}
 	return nil
+}
+
+// err returns the error of a failed read of k, or nil.
+func (ld *loader) err(k sliceKey) error {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	return ld.failed[k]
 }
 
 // request asks for slice k, replacing any request still waiting and
@@ -107,6 +120,7 @@ func (ld *loader) idle() bool {
 func (ld *loader) invalidate(z0, z1 int) {
 	ld.mu.Lock()
 	ld.gen++
+	ld.failed = nil
 	ld.mu.Unlock()
 	for _, k := range ld.cache.Keys() {
 		if k.axis != Z || (k.idx >= z0 && k.idx < z1) {
@@ -181,6 +195,12 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 	}
 	p, err := readPlane(src, k.axis, k.idx, ld.slabBytes)
 	if err != nil {
+		ld.mu.Lock()
+		if ld.failed == nil {
+			ld.failed = map[sliceKey]error{}
+		}
+		ld.failed[k] = err
+		ld.mu.Unlock()
 		return err
 	}
 	ld.mu.Lock()

@@ -91,7 +91,7 @@ func renderOffscreen(w, h int, timeout time.Duration, setup func(v *Viewer) erro
 }
 
 // settle runs queued callbacks until every loader is idle and the slices
-// on screen are loaded.
+// on screen are loaded, and returns the error of a slice that failed.
 func (v *Viewer) settle(q *uiQueue, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -105,7 +105,7 @@ func (v *Viewer) settle(q *uiQueue, timeout time.Duration) error {
 		ran := q.drain()
 		if idle && ran == 0 && !v.redrawPending.Load() && v.Loaded() {
 			v.redraw()
-			return nil
+			return v.loadError()
 		}
 		time.Sleep(time.Millisecond)
 	}

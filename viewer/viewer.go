@@ -483,7 +483,7 @@ func (v *Viewer) ShowError(err error) {
 }
 
 // Loaded reports whether every visible image layer has its current slice
-// in memory (no slice is still loading).
+// in memory or failed to read it (no slice is still loading).
 func (v *Viewer) Loaded() bool {
 	for _, l := range v.layers {
 		il := imageOf(l)
@@ -494,11 +494,24 @@ func (v *Viewer) Loaded() bool {
 		if idx >= il.vol.Shape[v.axis] {
 			continue
 		}
-		if !il.ld.cache.Contains(sliceKey{v.axis, idx}) {
+		k := sliceKey{v.axis, idx}
+		if !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
 			return false
 		}
 	}
 	return true
+}
+
+// loadError returns the first error reading a slice on screen, or nil.
+func (v *Viewer) loadError() error {
+	for _, l := range v.layers {
+		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
+			if err := il.ld.err(sliceKey{v.axis, v.index[v.axis]}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // WaitLoaded blocks until Loaded, asking for the slices and redrawing,
