@@ -63,6 +63,7 @@ type Result struct {
 	Matrices   [][]float64
 	NGT, NSub  int
 	Row0       int
+	LowMemory  bool
 	Box        int
 	Voxels     int
 	Plan       *plan.Plan
@@ -79,6 +80,24 @@ func (c Config) workers() int {
 		return c.Workers
 	}
 	return runtime.GOMAXPROCS(0)
+}
+
+// hostWorkers is the number of goroutines preparing maps: the CPU
+// backend's workers, else all cores, unless Workers says.
+func (c Config) hostWorkers(be gpu.Backend) int {
+	if w, ok := be.(interface{ Workers() int }); ok && c.Workers == 0 {
+		return w.Workers()
+	}
+	return c.workers()
+}
+
+// PlanRun returns the plan Run would make for gt and sub on be, reading
+// nothing but the sets' sizes: what `voxlab plan distance` prints.
+func PlanRun(cfg Config, gt, sub Maps, be gpu.Backend) (*plan.Plan, error) {
+	if gt.Box() != sub.Box() {
+		return nil, fmt.Errorf("the ground-truth maps are %d³ but the submitted maps are %d³: both sets must have the same box", gt.Box(), sub.Box())
+	}
+	return MakePlan(cfg, ShapeOf(gt, sub), be.Name(), cfg.hostWorkers(be))
 }
 
 // check validates the configuration against the inputs' shape.
@@ -161,10 +180,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 		return nil, fmt.Errorf("the ground-truth maps are %d³ but the submitted maps are %d³: both sets must have the same box", gt.Box(), sub.Box())
 	}
 	sh := ShapeOf(gt, sub)
-	workers := cfg.workers()
-	if c, ok := be.(interface{ Workers() int }); ok && cfg.Workers == 0 {
-		workers = c.Workers()
-	}
+	workers := cfg.hostWorkers(be)
 	pl, err := MakePlan(cfg, sh, be.Name(), workers)
 	if err != nil {
 		return nil, err
@@ -185,7 +201,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 		r.shells = NewShells(sh.Box)
 	}
 	r.prep = newPreparer(lay, mask, r.shells, cfg.Normalize, workers)
-	r.res = &Result{Metrics: cfg.Metrics, NGT: r1 - r0, NSub: sh.NSub, Row0: r0, Box: sh.Box, Voxels: mask.Len(), Plan: pl, Chunk: r.chunk}
+	r.res = &Result{Metrics: cfg.Metrics, NGT: r1 - r0, NSub: sh.NSub, Row0: r0, LowMemory: cfg.LowMemory, Box: sh.Box, Voxels: mask.Len(), Plan: pl, Chunk: r.chunk}
 	defer r.free()
 	if err := r.setup(); err != nil {
 		return nil, err
