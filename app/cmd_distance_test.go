@@ -16,30 +16,14 @@ import (
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
-// distDemo writes the small cryo-EM demo once per test binary.
-var distDemoDir string
-
+// distDemo writes the small cryo-EM demo into a temporary folder.
 func distDemo(t *testing.T) (gt, sub, mask string) {
 	t.Helper()
-	if distDemoDir == "" {
-		dir, err := os.MkdirTemp("", "voxlab-distance-demo-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := demo.WriteMaps(dir, demo.Small, 11); err != nil {
-			t.Fatal(err)
-		}
-		distDemoDir = dir
+	dir := t.TempDir()
+	if err := demo.WriteMaps(dir, demo.Small, 11); err != nil {
+		t.Fatal(err)
 	}
-	return filepath.Join(distDemoDir, demo.MapsGT), filepath.Join(distDemoDir, demo.MapsSubmitted), filepath.Join(distDemoDir, demo.MapsMask)
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if distDemoDir != "" {
-		os.RemoveAll(distDemoDir)
-	}
-	os.Exit(code)
+	return filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted), filepath.Join(dir, demo.MapsMask)
 }
 
 // readNPY2 reads a 2D little-endian float64 NPY written by report.WriteNPY.
