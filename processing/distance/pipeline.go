@@ -151,7 +151,11 @@ type run struct {
 	cfg    Config
 	lay    Layout
 	prep   *preparer
-	chunk  int
+	// batch is the number of maps read and prepared at once; tile the
+	// number of ground-truth rows computed at once (equal in low-memory
+	// mode: the chunk).
+	batch  int
+	tile   int
 	box    int
 	nsub   int
 	stage  *gpu.Staging
@@ -185,7 +189,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 	if err != nil {
 		return nil, err
 	}
-	_, lay, _ := Phase(cfg, sh, be.Name(), workers)
+	_, lay, _ := Phases(cfg, sh, be.Name(), workers)
 	for _, w := range pl.Warnings {
 		p.Warn(w)
 	}
@@ -196,12 +200,12 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 		}
 	}
 	r0, r1 := cfg.plannedRows(sh.NGT)
-	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, lay: lay, chunk: pl.Block(), box: sh.Box, nsub: sh.NSub}
+	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, lay: lay, tile: pl.Block(), batch: pl.Phases[0].Block, box: sh.Box, nsub: sh.NSub}
 	if lay.Spec {
 		r.shells = NewShells(sh.Box)
 	}
 	r.prep = newPreparer(lay, mask, r.shells, cfg.Normalize, workers)
-	r.res = &Result{Metrics: cfg.Metrics, NGT: r1 - r0, NSub: sh.NSub, Row0: r0, LowMemory: cfg.LowMemory, Box: sh.Box, Voxels: mask.Len(), Plan: pl, Chunk: r.chunk}
+	r.res = &Result{Metrics: cfg.Metrics, NGT: r1 - r0, NSub: sh.NSub, Row0: r0, LowMemory: cfg.LowMemory, Box: sh.Box, Voxels: mask.Len(), Plan: pl, Chunk: r.tile}
 	defer r.free()
 	if err := r.setup(); err != nil {
 		return nil, err
@@ -215,6 +219,9 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 	if cfg.LowMemory {
 		r.res.Load = time.Since(t0)
 		t1 := time.Now()
+		if err := r.computeBuffers(); err != nil {
+			return nil, err
+		}
 		p.Stage("distances", int64(r1-r0), "rows")
 		if err := r.stream(gt, r0, r1); err != nil {
 			return nil, err
@@ -229,14 +236,21 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 		if err := r.loadAll(gt, "ground-truth", r0, r1, all); err != nil {
 			return nil, err
 		}
+		// The load phase ends: its host buffers go before the tiles'
+		// device buffers come (the plan's two phases).
+		r.stage.Close()
+		r.stage, r.raw = nil, nil
 		r.res.Load = time.Since(t0)
 		t1 := time.Now()
+		if err := r.computeBuffers(); err != nil {
+			return nil, err
+		}
 		p.Stage("distances", int64(r1-r0), "rows")
-		for i := 0; i < r1-r0; i += r.chunk {
+		for i := 0; i < r1-r0; i += r.tile {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if err := r.compute(all, i, i, min(r.chunk, r1-r0-i)); err != nil {
+			if err := r.compute(all, i, i, min(r.tile, r1-r0-i)); err != nil {
 				return nil, err
 			}
 		}
@@ -247,8 +261,9 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 	return r.res, nil
 }
 
-// setup allocates the device buffers, the staging pool and the read
-// buffer, once for the whole run: exactly the arrays Phase lists.
+// setup allocates what the whole run keeps: the submitted maps and segment
+// bounds on the device, the staging pool and read buffer for loading (in
+// batches of r.batch maps), and the result matrices.
 func (r *run) setup() error {
 	lay, n := r.lay, int64(r.nsub)
 	var err error
@@ -261,25 +276,30 @@ func (r *run) setup() error {
 	if err := r.be.Upload(r.segs, 0, int64Bytes(lay.Bounds)); err != nil {
 		return err
 	}
-	if r.gram, err = r.alloc("products", int64(lay.Segs())*int64(r.chunk)*n*8); err != nil {
-		return err
-	}
-	if r.out, err = r.alloc("metric values", int64(len(r.cfg.Metrics))*int64(r.chunk)*n*8); err != nil {
-		return err
-	}
-	r.stage, err = gpu.NewStaging(r.be, 2, int64(r.chunk)*lay.RowBytes(), r.cfg.Pin, r.cfg.PinCap)
+	r.stage, err = gpu.NewStaging(r.be, 2, int64(r.batch)*lay.RowBytes(), r.cfg.Pin, r.cfg.PinCap)
 	if err != nil {
 		return err
 	}
 	if w := r.stage.Warning(); w != "" {
 		r.p.Warn(w)
 	}
-	r.raw = make([]float32, r.chunk*r.box*r.box*r.box)
+	r.raw = make([]float32, r.batch*r.box*r.box*r.box)
 	r.res.Matrices = make([][]float64, len(r.cfg.Metrics))
 	for k := range r.res.Matrices {
 		r.res.Matrices[k] = make([]float64, r.res.NGT*r.nsub)
 	}
 	return nil
+}
+
+// computeBuffers allocates the products and metric values of a tile.
+func (r *run) computeBuffers() error {
+	n := int64(r.nsub)
+	var err error
+	if r.gram, err = r.alloc("products", int64(r.lay.Segs())*int64(r.tile)*n*8); err != nil {
+		return err
+	}
+	r.out, err = r.alloc("metric values", int64(len(r.cfg.Metrics))*int64(r.tile)*n*8)
+	return err
 }
 
 func (r *run) alloc(label string, n int64) (*gpu.Buffer, error) {
@@ -306,8 +326,8 @@ func (r *run) free() {
 func (r *run) reader(set Maps, name string, r0, r1 int) func(i int, dst []byte) (int, error) {
 	v := r.box * r.box * r.box
 	return func(i int, dst []byte) (int, error) {
-		i0 := r0 + i*r.chunk
-		i1 := min(i0+r.chunk, r1)
+		i0 := r0 + i*r.batch
+		i1 := min(i0+r.batch, r1)
 		n := i1 - i0
 		raw := r.raw[:n*v]
 		if err := set.ReadMaps(i0, i1, raw); err != nil {
@@ -321,8 +341,8 @@ func (r *run) reader(set Maps, name string, r0, r1 int) func(i int, dst []byte) 
 	}
 }
 
-// batches returns the number of chunks of [r0, r1).
-func (r *run) batches(r0, r1 int) int { return (r1 - r0 + r.chunk - 1) / r.chunk }
+// batches returns the number of batches of [r0, r1).
+func (r *run) batches(r0, r1 int) int { return (r1 - r0 + r.batch - 1) / r.batch }
 
 // loadAll reads, prepares and uploads maps [r0, r1) of set into dst, one
 // row per map; reading the next chunk overlaps uploading this one.
@@ -331,7 +351,7 @@ func (r *run) loadAll(set Maps, name string, r0, r1 int, dst *gpu.Buffer) error 
 	var err error
 	for b := range ch {
 		if err == nil {
-			err = r.upload(dst, int64(b.Index)*int64(r.chunk)*r.lay.RowBytes(), b)
+			err = r.upload(dst, int64(b.Index)*int64(r.batch)*r.lay.RowBytes(), b)
 			r.p.Add(int64(b.N) / r.lay.RowBytes())
 		}
 		r.stage.Put(b.Buf)
@@ -358,7 +378,7 @@ func (r *run) upload(dst *gpu.Buffer, off int64, b gpu.Batch) error {
 // reads and prepares chunk i+1 on the host while the device computes
 // chunk i. Only one chunk is ever on the device and two in staging.
 func (r *run) stream(gt Maps, r0, r1 int) error {
-	buf, err := r.alloc("ground-truth chunk", int64(r.chunk)*r.lay.RowBytes())
+	buf, err := r.alloc("ground-truth chunk", int64(r.tile)*r.lay.RowBytes())
 	if err != nil {
 		return err
 	}
@@ -371,7 +391,7 @@ func (r *run) stream(gt Maps, r0, r1 int) error {
 		}
 		r.stage.Put(b.Buf)
 		if err == nil {
-			err = r.compute(buf, 0, b.Index*r.chunk, int(int64(b.N)/r.lay.RowBytes()))
+			err = r.compute(buf, 0, b.Index*r.tile, int(int64(b.N)/r.lay.RowBytes()))
 		}
 		if err != nil {
 			cancel() // stop the loader; keep draining
@@ -392,7 +412,7 @@ func (r *run) compute(a *gpu.Buffer, a0, row0, m int) error {
 	for k, met := range r.cfg.Metrics {
 		ms := gpu.DistMetricShape{
 			Kind: metricInfo[met].kind, M: m, N: n, ARow0: a0, RowLen: lay.RowLen,
-			Dst0: k * r.chunk * n, Segs: lay.Segs(), DataSeg: lay.DataSeg,
+			Dst0: k * r.tile * n, Segs: lay.Segs(), DataSeg: lay.DataSeg,
 			ShellSeg0: lay.ShellSeg0, Shells: lay.Shells, StatOff: lay.StatOff,
 			Voxels: lay.Voxels, ResScale: float64(r.box) * r.cfg.VoxelSize,
 		}
@@ -402,7 +422,7 @@ func (r *run) compute(a *gpu.Buffer, a0, row0, m int) error {
 	}
 	for k, met := range r.cfg.Metrics {
 		vals := r.res.Matrices[k][row0*n : (row0+m)*n]
-		if err := r.be.Download(volume.Bytes(vals), r.out, int64(k*r.chunk*n)*8); err != nil {
+		if err := r.be.Download(volume.Bytes(vals), r.out, int64(k*r.tile*n)*8); err != nil {
 			return fmt.Errorf("distance: download %s of rows %d-%d: %w", met, row0, row0+m, err)
 		}
 		r.p.Transfer(0, int64(len(vals))*8)

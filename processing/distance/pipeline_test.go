@@ -188,7 +188,7 @@ type countingMaps struct {
 	Maps
 	mu      sync.Mutex
 	reads   [][2]int
-	failAt  int // fail the read that starts at this map (−1: never)
+	failAt  int // fail the read that includes this map (−1: never)
 	maxSpan int
 }
 
@@ -197,7 +197,7 @@ func (c *countingMaps) ReadMaps(i0, i1 int, dst []float32) error {
 	c.reads = append(c.reads, [2]int{i0, i1})
 	c.maxSpan = max(c.maxSpan, i1-i0)
 	c.mu.Unlock()
-	if i0 == c.failAt {
+	if i0 <= c.failAt && c.failAt < i1 {
 		return errors.New("disk on fire")
 	}
 	return c.Maps.ReadMaps(i0, i1, dst)
@@ -232,7 +232,7 @@ func TestReadErrorStops(t *testing.T) {
 	for _, low := range []bool{false, true} {
 		gt := &countingMaps{Maps: testMaps(t, 9, 6, 1), failAt: 4}
 		_, err := Run(context.Background(), nil, gpu.NewCPU(), Config{Metrics: []Metric{L2}, LowMemory: low, Chunk: 2}, gt, testMaps(t, 2, 6, 2))
-		if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "ground-truth maps 4-6") {
+		if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "read ground-truth maps") {
 			t.Errorf("low=%v: error %v", low, err)
 		}
 	}
@@ -336,14 +336,32 @@ func TestPeakMatchesPlan(t *testing.T) {
 				cfg := Config{Metrics: s.metrics, Mask: mask, VoxelSize: 1, LowMemory: low, Chunk: chunk, AutoChunk: chunk == 0}
 				want := chunk
 				if chunk == 0 {
-					// A host budget that holds a third of the maps.
-					want = max(1, s.ngt/3)
-					ph, _, err := Phase(cfg, Shape{NGT: s.ngt, NSub: s.nsub, Box: s.box}, "cpu", gpu.NewCPU().Workers())
+					// A host budget that holds about a third of the maps;
+					// the chunk must be the largest whose phase fits it
+					// (found here by a linear scan), at most a quarter of
+					// the maps in low-memory mode.
+					phases, _, err := Phases(cfg, Shape{NGT: s.ngt, NSub: s.nsub, Box: s.box}, "cpu", gpu.NewCPU().Workers())
 					if err != nil {
 						t.Fatal(err)
 					}
-					u := ph.UsageAt(want)
-					cfg.Budget = plan.Budget{Host: int64(float64(u.Device+u.Host+u.Pinned)/plan.DefaultMargin) + 1}
+					total := func(ph plan.Phase, b int) int64 { u := ph.UsageAt(b); return u.Device + u.Host + u.Pinned }
+					dist := phases[len(phases)-1]
+					need := total(dist, max(1, s.ngt/3))
+					if len(phases) == 2 {
+						need = max(need, total(phases[0], phases[0].Block))
+					}
+					budget := int64(float64(need)/plan.DefaultMargin) + 1
+					cfg.Budget = plan.Budget{Host: budget}
+					limit := s.ngt
+					if low {
+						limit = (s.ngt + 3) / 4
+					}
+					want = 0
+					for b := 1; b <= limit; b++ {
+						if float64(total(dist, b)) <= plan.DefaultMargin*float64(budget) {
+							want = b
+						}
+					}
 				}
 				be := gpu.NewCPU()
 				res, err := Run(context.Background(), nil, be, cfg, gt, sub)
@@ -373,11 +391,12 @@ func TestPlanFitsBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ph, _, _ := Phase(cfg, sh, "cpu", 2)
+	phases, _, _ := Phases(cfg, sh, "cpu", 2)
+	ph := phases[0]
 	total := func(b int) int64 { u := ph.UsageAt(b); return u.Device + u.Host + u.Pinned }
 	budget := float64(64 << 20)
 	lim := int64(budget * plan.DefaultMargin)
-	if b := p.Block(); total(b) > lim || (b < sh.NGT && total(b+1) <= lim) {
+	if b := p.Block(); total(b) > lim || (b < (sh.NGT+3)/4 && total(b+1) <= lim) {
 		t.Errorf("chunk %d: uses %d, next %d, limit %d", b, total(b), total(b+1), lim)
 	}
 	// Too small for one map: a clear error.
@@ -420,4 +439,27 @@ func ExampleRun() {
 	// 0.985 0.509
 	// 0.509 0.985
 	// 0.272 0.272
+}
+
+// TestRunsUnderPlannedCap: a device capped at the plan's peak is enough
+// (a simulated device of exactly that size), one byte less is not.
+func TestRunsUnderPlannedCap(t *testing.T) {
+	gt, sub := testMaps(t, 11, 8, 1), testMaps(t, 3, 8, 2)
+	for _, low := range []bool{false, true} {
+		cfg := Config{Metrics: AllMetrics(), VoxelSize: 1, LowMemory: low, Chunk: 4}
+		p, err := PlanRun(cfg, gt, sub, gpu.NewCPU())
+		if err != nil {
+			t.Fatal(err)
+		}
+		be := gpu.NewCPU()
+		be.SetLimit(p.PeakDevice)
+		if _, err := Run(context.Background(), nil, be, cfg, gt, sub); err != nil {
+			t.Errorf("low=%v: under a cap of the planned %d bytes: %v", low, p.PeakDevice, err)
+		}
+		be = gpu.NewCPU()
+		be.SetLimit(p.PeakDevice - 1)
+		if _, err := Run(context.Background(), nil, be, cfg, gt, sub); !errors.Is(err, gpu.ErrOutOfMemory) {
+			t.Errorf("low=%v: a cap one byte under the plan: %v, want out of memory", low, err)
+		}
+	}
 }

@@ -26,14 +26,22 @@ func (c Config) plannedRows(ngt int) (int, int) {
 	return 0, ngt
 }
 
-// Phase describes the memory of a run as one plan.Phase whose unit is a
-// ground-truth map of a chunk (low memory) or of a tile (in memory).
-// Every array it lists is resident at once during the distance stage,
-// which is the run's peak; the submitted set is loaded earlier through the
-// same staging and read buffers.
-func Phase(cfg Config, sh Shape, backend string, workers int) (plan.Phase, Layout, error) {
+// Phases describe the memory of a run for processing/plan; their unit is
+// a ground-truth map.
+//
+// Low memory has one phase, "distances": the submitted maps and one chunk
+// of ground-truth maps on the device, two chunks in staging and one in the
+// read buffer on the host, and the chunk's products and metric values.
+// Its block is the chunk.
+//
+// In memory has two: "load" reads and prepares both sets in batches
+// through staging into their resident device arrays (its block, the
+// batch, is fixed: a few maps per preparing goroutine), and "distances"
+// computes tile by tile from them (its block, the tile, is the run's
+// chunk); staging and the read buffer are gone by then.
+func Phases(cfg Config, sh Shape, backend string, workers int) ([]plan.Phase, Layout, error) {
 	if err := cfg.check(sh); err != nil {
-		return plan.Phase{}, Layout{}, err
+		return nil, Layout{}, err
 	}
 	voxels := sh.Box * sh.Box * sh.Box
 	if cfg.Mask != nil {
@@ -45,7 +53,8 @@ func Phase(cfg Config, sh Shape, backend string, workers int) (plan.Phase, Layou
 	}
 	lay := newLayout(cfg.Metrics, voxels, shells)
 	r0, r1 := cfg.plannedRows(sh.NGT)
-	ngt, nsub, row := int64(r1-r0), int64(sh.NSub), lay.RowBytes()
+	units := r1 - r0
+	ngt, nsub, row := int64(units), int64(sh.NSub), lay.RowBytes()
 	mapBytes := int64(sh.Box) * int64(sh.Box) * int64(sh.Box) * 4
 	staging := plan.Host
 	if cfg.Pin && backend == "cuda" {
@@ -55,64 +64,92 @@ func Phase(cfg Config, sh Shape, backend string, workers int) (plan.Phase, Layou
 	if shells != nil {
 		tables += int64(shells.Len()/2) * 12
 	}
-	ph := plan.Phase{
-		Name:  "distances",
-		Units: r1 - r0,
-		Unit:  "maps",
-		Arrays: []plan.Array{
-			{Name: "submitted maps", Where: plan.Device, Fixed: nsub * row},
-			{Name: "segment bounds", Where: plan.Device, Fixed: int64(lay.Segs()+1) * 8},
-			{Name: "products", Where: plan.Device, PerUnit: int64(lay.Segs()) * nsub * 8},
-			{Name: "metric values", Where: plan.Device, PerUnit: int64(len(cfg.Metrics)) * nsub * 8},
-			{Name: "staging", Where: staging, PerUnit: 2 * row},
-			{Name: "read buffer", Where: plan.Host, PerUnit: mapBytes + sh.ConvertBytes},
-			{Name: "prepare scratch", Where: plan.Host, Fixed: int64(workers) * prepScratchBytes(lay, sh.Box)},
-			{Name: "distance matrices", Where: plan.Host, Fixed: ngt * nsub * 8 * int64(len(cfg.Metrics))},
-			{Name: "mask and shell tables", Where: plan.Host, Fixed: tables},
-		},
+	resident := []plan.Array{
+		{Name: "submitted maps", Where: plan.Device, Fixed: nsub * row},
+		{Name: "segment bounds", Where: plan.Device, Fixed: int64(lay.Segs()+1) * 8},
+		{Name: "distance matrices", Where: plan.Host, Fixed: ngt * nsub * 8 * int64(len(cfg.Metrics))},
+		{Name: "mask and shell tables", Where: plan.Host, Fixed: tables},
+	}
+	loading := []plan.Array{
+		{Name: "staging", Where: staging, PerUnit: 2 * row},
+		{Name: "read buffer", Where: plan.Host, PerUnit: mapBytes + sh.ConvertBytes},
+		{Name: "prepare scratch", Where: plan.Host, Fixed: int64(workers) * prepScratchBytes(lay, sh.Box)},
+	}
+	computing := []plan.Array{
+		{Name: "products", Where: plan.Device, PerUnit: int64(lay.Segs()) * nsub * 8},
+		{Name: "metric values", Where: plan.Device, PerUnit: int64(len(cfg.Metrics)) * nsub * 8},
+	}
+	cat := func(parts ...[]plan.Array) []plan.Array {
+		var out []plan.Array
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	dist := plan.Phase{Name: "distances", Units: units, Unit: "maps"}
+	if !cfg.AutoChunk {
+		dist.Block = cfg.Chunk
 	}
 	if cfg.LowMemory {
-		ph.Arrays = append(ph.Arrays, plan.Array{Name: "ground-truth chunk", Where: plan.Device, PerUnit: row})
-	} else {
-		ph.Arrays = append(ph.Arrays, plan.Array{Name: "ground-truth maps", Where: plan.Device, Fixed: ngt * row})
+		dist.Arrays = cat(resident, loading, computing, []plan.Array{{Name: "ground-truth chunk", Where: plan.Device, PerUnit: row}})
+		return []plan.Phase{dist}, lay, nil
 	}
-	if !cfg.AutoChunk {
-		ph.Block = cfg.Chunk
-	}
-	return ph, lay, nil
+	all := []plan.Array{{Name: "ground-truth maps", Where: plan.Device, Fixed: ngt * row}}
+	load := plan.Phase{Name: "load", Units: max(units, sh.NSub), Unit: "maps", Block: loadBatch(workers, max(units, sh.NSub)),
+		Arrays: cat(resident, all, loading)}
+	dist.Arrays = cat(resident, all, computing)
+	return []plan.Phase{load, dist}, lay, nil
 }
 
+// loadBatch is the in-memory pipeline's load batch: a few maps per
+// preparing goroutine, so that they all have work and reading overlaps
+// preparing, without holding more than that in staging.
+func loadBatch(workers, units int) int {
+	return max(1, min(units, max(8, 2*workers)))
+}
+
+// chunkCap is the largest chunk the planner picks by itself in low-memory
+// mode: a quarter of the maps, so that at least four chunks stream and
+// reading overlaps computing even when the budget would hold them all.
+func chunkCap(units int) int { return max(1, (units+3)/4) }
+
 // MakePlan plans a run: the chunk (or tile) size and the predicted peak
-// memory. On the CPU backend the "device" is host memory, so device and
-// host arrays together must fit the host budget; on CUDA each fits its
-// own.
+// memory, phase by phase. On the CPU backend the "device" is host memory,
+// so device and host arrays together must fit the host budget; on CUDA
+// each fits its own budget.
 func MakePlan(cfg Config, sh Shape, backend string, workers int) (*plan.Plan, error) {
-	ph, _, err := Phase(cfg, sh, backend, workers)
+	phases, _, err := Phases(cfg, sh, backend, workers)
 	if err != nil {
 		return nil, err
 	}
 	b := cfg.Budget
-	var warn string
-	if backend == "cpu" {
-		if b.Device == 0 || (b.Host > 0 && b.Host < b.Device) {
-			b.Device, b.DeviceSource = b.Host, b.HostSource+" (the CPU backend computes in host memory)"
-		}
-		if ph.Block == 0 {
-			if ph.Block, err = largestUnified(ph, b); err != nil {
-				return nil, hint(cfg, err)
+	unified := backend == "cpu"
+	if unified && (b.Device == 0 || (b.Host > 0 && b.Host < b.Device)) {
+		b.Device, b.DeviceSource = b.Host, b.HostSource+" (the CPU backend computes in host memory)"
+	}
+	var warns []string
+	for i := range phases {
+		ph := &phases[i]
+		if ph.Block > 0 {
+			if u := ph.UsageAt(min(ph.Block, max(ph.Units, 1))); !fitsBudget(u, b, unified) {
+				warns = append(warns, fmt.Sprintf("%s: a block of %d %s needs %s, more than the budget allows (%s): it may not fit",
+					ph.Name, ph.Block, ph.Unit, plan.FormatBytes(u.Device+u.Host+u.Pinned), b.HostSource))
 			}
-		} else if u := ph.UsageAt(min(ph.Block, ph.Units)); !fitsUnified(u, b) {
-			warn = fmt.Sprintf("%s: a chunk of %d maps needs %s of host memory, more than the %s usable: it may not fit",
-				ph.Name, ph.Block, plan.FormatBytes(u.Device+u.Host+u.Pinned), plan.FormatBytes(usable(b.Host, b)))
+			continue
+		}
+		limit := max(ph.Units, 1)
+		if cfg.LowMemory {
+			limit = chunkCap(ph.Units)
+		}
+		if ph.Block, err = largestFitting(ph, b, unified, limit); err != nil {
+			return nil, hint(cfg, err)
 		}
 	}
-	p, err := plan.Make("distance", []plan.Phase{ph}, b)
+	p, err := plan.Make("distance", phases, b)
 	if err != nil {
 		return nil, hint(cfg, err)
 	}
-	if warn != "" {
-		p.Warnings = append(p.Warnings, warn)
-	}
+	p.Warnings = append(p.Warnings, warns...)
 	return p, nil
 }
 
@@ -124,24 +161,43 @@ func usable(n int64, b plan.Budget) int64 {
 	return int64(m * float64(n))
 }
 
-func fitsUnified(u plan.Usage, b plan.Budget) bool {
-	if b.Device > 0 && u.Device > usable(b.Device, b) {
+// fitsBudget reports whether u fits b's usable share: device and host
+// (with pinned) each in their own budget, and, when unified (the CPU
+// backend), all of it in the host budget.
+func fitsBudget(u plan.Usage, b plan.Budget, unified bool) bool {
+	switch {
+	case b.Device > 0 && u.Device > usable(b.Device, b):
+		return false
+	case b.PinnedCap > 0 && u.Pinned > b.PinnedCap:
+		return false
+	case b.Host > 0 && u.Host+u.Pinned > usable(b.Host, b):
+		return false
+	case unified && b.Host > 0 && u.Device+u.Host+u.Pinned > usable(b.Host, b):
 		return false
 	}
-	return b.Host <= 0 || u.Device+u.Host+u.Pinned <= usable(b.Host, b)
+	return true
 }
 
-// largestUnified returns the largest block whose device and host arrays
-// together fit the host budget.
-func largestUnified(ph plan.Phase, b plan.Budget) (int, error) {
-	if u := ph.UsageAt(1); !fitsUnified(u, b) {
-		return 0, &plan.TooSmallError{Pipeline: "distance", Phase: ph.Name, Where: plan.Host,
-			Need: u.Device + u.Host + u.Pinned, Have: b.Host, Usable: usable(b.Host, b), Source: b.HostSource}
+// largestFitting returns the largest block up to limit whose usage fits,
+// or a TooSmallError saying what one map needs.
+func largestFitting(ph *plan.Phase, b plan.Budget, unified bool, limit int) (int, error) {
+	if u := ph.UsageAt(1); !fitsBudget(u, b, unified) {
+		e := &plan.TooSmallError{Pipeline: "distance", Phase: ph.Name, Where: plan.Host,
+			Need: u.Host + u.Pinned, Have: b.Host, Usable: usable(b.Host, b), Source: b.HostSource}
+		switch {
+		case unified:
+			e.Need = u.Device + u.Host + u.Pinned
+		case b.Device > 0 && u.Device > usable(b.Device, b):
+			e.Where, e.Need, e.Have, e.Usable, e.Source = plan.Device, u.Device, b.Device, usable(b.Device, b), b.DeviceSource
+		case b.PinnedCap > 0 && u.Pinned > b.PinnedCap:
+			e.Where, e.Need, e.Have, e.Usable, e.Source = plan.Pinned, u.Pinned, b.PinnedCap, b.PinnedCap, "pinned memory cap"
+		}
+		return 0, e
 	}
-	lo, hi := 1, max(ph.Units, 1)
+	lo, hi := 1, max(limit, 1)
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
-		if fitsUnified(ph.UsageAt(mid), b) {
+		if fitsBudget(ph.UsageAt(mid), b, unified) {
 			lo = mid
 		} else {
 			hi = mid - 1
