@@ -145,12 +145,12 @@ func ShapeOf(gt, sub Maps) Shape {
 
 // run is the state of one Run.
 type run struct {
-	ctx    context.Context
-	p      *job.Progress
-	be     gpu.Backend
-	cfg    Config
-	lay    Layout
-	prep   *preparer
+	ctx  context.Context
+	p    *job.Progress
+	be   gpu.Backend
+	cfg  Config
+	lay  Layout
+	prep *preparer
 	// batch is the number of maps read and prepared at once; tile the
 	// number of ground-truth rows computed at once (equal in low-memory
 	// mode: the chunk).
