@@ -79,6 +79,7 @@ type Tomo struct {
 	seed    uint64
 	blobs   []blob
 	byFrame map[int][]Zinger
+	flat    []float64 // open beam above the dark level, fixed for the scan
 }
 
 // blob is a 3D Gaussian of the phantom: centre (x, y) in the rotating
@@ -103,6 +104,7 @@ func NewTomo(size Size, seed int64) *Tomo {
 		}
 	}
 	t.blobs = phantom(rng, l)
+	t.flat = flatField(l)
 	t.Zingers = append(t.Zingers, t.pickZingers(rng, h5.KeyProjection, l.ZingersProj)...)
 	t.Zingers = append(t.Zingers, t.pickZingers(rng, h5.KeyFlat, l.ZingersFlat)...)
 	t.Zingers = append(t.Zingers, t.pickZingers(rng, h5.KeyDark, l.ZingersDark)...)
@@ -221,15 +223,15 @@ func (s *tomoSource) ReadSlab(z0, z1 int, dst []byte) error {
 	return nil
 }
 
-// frameScratch holds one frame's separable factors, reused between frames.
+// frameScratch holds one frame's line integrals and separable factors,
+// reused between frames.
 type frameScratch struct {
-	flat, path []float64
+	path       []float64
 	rowF, colF []float64
 }
 
 func newFrameScratch(l TomoLayout) *frameScratch {
-	return &frameScratch{flat: make([]float64, l.Rows*l.Cols), path: make([]float64, l.Rows*l.Cols),
-		rowF: make([]float64, l.Rows), colF: make([]float64, l.Cols)}
+	return &frameScratch{path: make([]float64, l.Rows*l.Cols), rowF: make([]float64, l.Rows), colF: make([]float64, l.Cols)}
 }
 
 // frame computes frame z into dst. A projection at angle θ is
@@ -241,7 +243,6 @@ func newFrameScratch(l TomoLayout) *frameScratch {
 func (t *Tomo) frame(z int, zingers bool, dst []uint16, sc *frameScratch) {
 	l := t.Layout
 	rng := rand.New(rand.NewPCG(t.seed, uint64(z)+1))
-	t.flatField(sc.flat)
 	gain := 1 + flatJitter*(2*rng.Float64()-1)
 	key := t.Keys[z]
 	for i := range sc.path {
@@ -253,7 +254,7 @@ func (t *Tomo) frame(z int, zingers bool, dst []uint16, sc *frameScratch) {
 	for i := range dst {
 		v := darkLevel + darkNoise*rng.NormFloat64()
 		if key != h5.KeyDark {
-			open := gain * sc.flat[i] * math.Exp(-sc.path[i])
+			open := gain * t.flat[i] * math.Exp(-sc.path[i])
 			v += open + math.Sqrt(countGain*open)*rng.NormFloat64()
 		}
 		dst[i] = clampU16(v)
@@ -272,10 +273,10 @@ func (t *Tomo) frame(z int, zingers bool, dst []uint16, sc *frameScratch) {
 	}
 }
 
-// flatField fills dst with the open beam above the dark level: a wide
-// Gaussian beam profile, fixed for the scan.
-func (t *Tomo) flatField(dst []float64) {
-	l := t.Layout
+// flatField returns the open beam above the dark level: a wide Gaussian
+// beam profile.
+func flatField(l TomoLayout) []float64 {
+	dst := make([]float64, l.Rows*l.Cols)
 	cr, cc := 0.45*float64(l.Rows), 0.55*float64(l.Cols)
 	sr, scol := 0.8*float64(l.Rows), 0.7*float64(l.Cols)
 	for r := 0; r < l.Rows; r++ {
@@ -285,6 +286,7 @@ func (t *Tomo) flatField(dst []float64) {
 			dst[r*l.Cols+c] = flatBase + flatPeak*math.Exp(-0.5*(fr*fr+fc*fc))
 		}
 	}
+	return dst
 }
 
 // lineIntegrals adds the blobs' line integrals at angle deg (degrees) to

@@ -102,6 +102,9 @@ func TestWriteTomo(t *testing.T) {
 // key, edges clamped, dif 1000) the zingers are exactly the outliers. A
 // naive median, independent of any pipeline code.
 func TestTomoIsDezingable(t *testing.T) {
+	if raceEnabled {
+		t.Skip("slow under the race detector (a single-goroutine check); it runs in the ordinary test pass")
+	}
 	tomo := NewTomo(Small, 1)
 	l := tomo.Layout
 	data := readAll(t, tomo.Source(true))

@@ -163,3 +163,26 @@ func TestNaturalSort(t *testing.T) {
 		}
 	}
 }
+
+// TestSwapBytes compares the word-wise swap with a byte-by-byte reversal,
+// for lengths that leave a tail after the last whole word.
+func TestSwapBytes(t *testing.T) {
+	for _, elem := range []int{2, 4, 8} {
+		for n := 0; n < 40; n += elem {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(i*37 + 1)
+			}
+			want := append([]byte(nil), b...)
+			for i := 0; i < n; i += elem {
+				for j := 0; j < elem/2; j++ {
+					want[i+j], want[i+elem-1-j] = want[i+elem-1-j], want[i+j]
+				}
+			}
+			swapBytes(b, elem)
+			if string(b) != string(want) {
+				t.Fatalf("elem %d, %d bytes: %v, want %v", elem, n, b, want)
+			}
+		}
+	}
+}

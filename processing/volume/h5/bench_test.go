@@ -1,0 +1,40 @@
+package h5
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// BenchmarkReadSlab measures hyperslab reads of 8 planes of 512x512
+// uint16 from a file in the page cache.
+func BenchmarkReadSlab(b *testing.B) {
+	info := volume.Info{Shape: [3]int{64, 512, 512}, DType: volume.Uint16}
+	p := filepath.Join(b.TempDir(), "v.h5")
+	w, err := volume.Create(p, info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.WriteSlab(0, pattern(info)); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	v, err := volume.Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	buf := make([]byte, 8*info.PlaneBytes())
+	b.SetBytes(info.Bytes())
+	b.ResetTimer()
+	for range b.N {
+		for z := 0; z < 64; z += 8 {
+			if err := v.ReadSlab(z, z+8, buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
