@@ -1,4 +1,208 @@
 package gpu
 
-// DezingOps are the kernels of the dezinging pipeline.
-type DezingOps interface{}
+import (
+	"fmt"
+	"math"
+)
+
+// DezingOps are the kernels of the dezinging pipeline: the 3D median
+// outlier filter (remove_outlier), the reduction of a stack of darks or
+// flats to one frame, and flat-field correction. Each takes a scratch
+// buffer of the size its *Scratch method returns for the same parameters
+// (possibly 0 bytes, then nil is fine), so that every byte a kernel uses
+// is allocated through Alloc and counted by the planner.
+type DezingOps interface {
+	// DezingMedianScratch returns the scratch bytes DezingMedian needs.
+	DezingMedianScratch(p DezingMedianParams) int64
+	// DezingMedian writes remove_outlier of planes [Z0, Z0+N) of src into
+	// dst (N planes, same element type). dst must not overlap src.
+	DezingMedian(dst, src, scratch *Buffer, p DezingMedianParams) error
+
+	// DezingReduceScratch returns the scratch bytes DezingReduce needs.
+	DezingReduceScratch(p DezingReduceParams) int64
+	// DezingReduce reduces Frames frames of Pixels elements (frame-major
+	// in src) to one float32 frame of Pixels values in dst: the mean, or
+	// the median, over the frames at each pixel.
+	DezingReduce(dst, src, scratch *Buffer, p DezingReduceParams) error
+
+	// DezingFlatFieldScratch returns the scratch bytes DezingFlatField
+	// needs.
+	DezingFlatFieldScratch(p DezingFlatFieldParams) int64
+	// DezingFlatField writes the flat-field correction of Frames frames of
+	// src to dst as float32, using float32 dark and flat frames of Pixels
+	// values, and returns how many values it clipped. dst may be src when
+	// src is float32.
+	DezingFlatField(dst, src, dark, flat, scratch *Buffer, p DezingFlatFieldParams) (clipped int64, err error)
+}
+
+// DezingMedianParams describe one remove_outlier call on a block of planes.
+//
+// For every output voxel, m is the median of its Kernel³ neighbourhood,
+// where a neighbour outside [0, Planes) x [0, Rows) x [0, Cols) takes the
+// nearest valid index on that axis (scipy.ndimage's mode='nearest'); if
+// |x − m| ≥ Dif the voxel becomes m, otherwise it keeps x. A pipeline that
+// gives each block kernel/2 halo planes on each side (fewer only at the
+// ends of the volume) therefore gets the same output as one call on the
+// whole volume.
+//
+// float32 values are ordered by IEEE 754's totalOrder (−NaN < −Inf < … <
+// −0 < +0 < … < +Inf < +NaN), so the median is defined whatever the data
+// hold; a NaN voxel stays NaN (|NaN − m| ≥ Dif is false), and a voxel is
+// never replaced by a NaN median for the same reason.
+type DezingMedianParams struct {
+	// Float32 selects float32 elements; otherwise uint16.
+	Float32 bool
+	// Planes, Rows, Cols is the shape of src.
+	Planes, Rows, Cols int
+	// Z0 and N select the output planes: src planes [Z0, Z0+N).
+	Z0, N int
+	// Kernel is the side of the cube, odd, 3 to 13.
+	Kernel int
+	// Dif is the replacement threshold in data units, > 0.
+	Dif float64
+}
+
+// Validate checks the parameters.
+func (p DezingMedianParams) Validate() error {
+	switch {
+	case p.Kernel < 3 || p.Kernel > 13 || p.Kernel%2 == 0:
+		return fmt.Errorf("median kernel %d: must be odd, from 3 to 13", p.Kernel)
+	case !(p.Dif > 0):
+		return fmt.Errorf("median threshold dif %v: must be positive", p.Dif)
+	case p.Planes < 1 || p.Rows < 1 || p.Cols < 1:
+		return fmt.Errorf("median block shape %dx%dx%d: every dimension must be positive", p.Planes, p.Rows, p.Cols)
+	case p.Z0 < 0 || p.N < 0 || p.Z0+p.N > p.Planes:
+		return fmt.Errorf("median output planes [%d,%d) outside the block's %d planes", p.Z0, p.Z0+p.N, p.Planes)
+	}
+	return nil
+}
+
+func (p DezingMedianParams) elemSize() int64 {
+	if p.Float32 {
+		return 4
+	}
+	return 2
+}
+
+// SrcBytes and DstBytes are the sizes src and dst must have.
+func (p DezingMedianParams) SrcBytes() int64 {
+	return int64(p.Planes) * int64(p.Rows) * int64(p.Cols) * p.elemSize()
+}
+
+// DstBytes is the size of the output: N planes.
+func (p DezingMedianParams) DstBytes() int64 {
+	return int64(p.N) * int64(p.Rows) * int64(p.Cols) * p.elemSize()
+}
+
+// DezingReduceParams describe the reduction of a stack of frames (or of a
+// band of rows of every frame) to one float32 frame.
+//
+// Mean: the sum over frames in float64, in frame order, divided by Frames,
+// rounded once to float32 (exact for uint16 data, whatever the order).
+// Median: the middle value at each pixel, or for an even count the mean of
+// the two middle values computed in float64 and rounded once (NumPy's
+// median), with float32 ordered by totalOrder as in DezingMedian.
+type DezingReduceParams struct {
+	Float32        bool
+	Frames, Pixels int
+	Median         bool
+}
+
+// Validate checks the parameters.
+func (p DezingReduceParams) Validate() error {
+	if p.Frames < 1 || p.Pixels < 1 {
+		return fmt.Errorf("reduce %d frames of %d pixels: both must be positive", p.Frames, p.Pixels)
+	}
+	return nil
+}
+
+// DezingFlatFieldParams describe flat-field correction of Frames frames of
+// Pixels values:
+//
+//	out = clamp((I − D) / max(F − D, 1e-7), Low, High)   (float32)
+//	out = −log(out)                                       (if MinusLog)
+//
+// as httomolibgpu's normalisation and tomopy's minus_log define them. The
+// arithmetic is float32 with each operation rounded (no fused
+// multiply-add), and −log is computed in float64 by DezingLog and rounded
+// to float32, so the CPU and CUDA results are bit-identical. A value is
+// clipped when it lies outside [Low, High]; NaN is not clipped.
+type DezingFlatFieldParams struct {
+	Float32        bool
+	Frames, Pixels int
+	Low, High      float32
+	MinusLog       bool
+}
+
+// Validate checks the parameters.
+func (p DezingFlatFieldParams) Validate() error {
+	switch {
+	case p.Frames < 1 || p.Pixels < 1:
+		return fmt.Errorf("flat-field %d frames of %d pixels: both must be positive", p.Frames, p.Pixels)
+	case !(p.Low < p.High):
+		return fmt.Errorf("flat-field clipping bounds [%v, %v]: the low bound must be below the high one", p.Low, p.High)
+	}
+	return nil
+}
+
+// DezingFlatFieldEps is the smallest denominator of the flat-field
+// correction.
+const DezingFlatFieldEps = float32(1e-7)
+
+// DezingKey maps a float32's bits to a key whose unsigned order is IEEE
+// 754's totalOrder of the floats: flip every bit of a negative value,
+// only the sign bit of a positive one. It is a bijection.
+func DezingKey(bits uint32) uint32 {
+	return bits ^ (uint32(int32(bits)>>31) | 0x80000000)
+}
+
+// DezingUnkey is the inverse of DezingKey.
+func DezingUnkey(key uint32) uint32 {
+	return key ^ (uint32(int32(^key)>>31) | 0x80000000)
+}
+
+// DezingLog is the natural logarithm of a float64, computed with exactly
+// the operations of gpu/kernels/dezing.cu's dezing_log, each rounded to
+// float64 (no fused multiply-add), so that the CPU and CUDA backends give
+// the same bits. It is the FreeBSD/fdlibm algorithm of e_log.c (the one
+// Go's math.Log uses in pure Go): reduce x = 2^k·(1+f) with √2/2 ≤ 1+f <
+// √2, then log(1+f) = f − s·(f − R) with s = f/(2+f) and R a minimax
+// polynomial in s².
+func DezingLog(x float64) float64 {
+	const (
+		ln2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
+		ln2Lo = 1.90821492927058770002e-10 // 3dea39ef 35793c76
+		l1    = 6.666666666666735130e-01   // 3FE55555 55555593
+		l2    = 3.999999999940941908e-01   // 3FD99999 9997FA04
+		l3    = 2.857142874366239149e-01   // 3FD24924 94229359
+		l4    = 2.222219843214978396e-01   // 3FCC71C5 1D8E78AF
+		l5    = 1.818357216161805012e-01   // 3FC74664 96CB03DE
+		l6    = 1.531383769920937332e-01   // 3FC39A09 D078C69F
+		l7    = 1.479819860511658591e-01   // 3FC2F112 DF3E5244
+	)
+	switch {
+	case x != x || x > math.MaxFloat64:
+		return x
+	case x < 0:
+		return math.NaN()
+	case x == 0:
+		return math.Inf(-1)
+	}
+	f1, ki := math.Frexp(x)
+	if f1 < math.Sqrt2/2 {
+		f1 *= 2
+		ki--
+	}
+	f := f1 - 1
+	k := float64(ki)
+	// Explicit conversions round every product, which stops the compiler
+	// from fusing it with an addition (Go spec, "Floating-point operators").
+	s := f / (2 + f)
+	s2 := float64(s * s)
+	s4 := float64(s2 * s2)
+	t1 := float64(s2 * (l1 + float64(s4*(l3+float64(s4*(l5+float64(s4*l7)))))))
+	t2 := float64(s4 * (l2 + float64(s4*(l4+float64(s4*l6)))))
+	r := t1 + t2
+	hfsq := float64(float64(0.5*f) * f)
+	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f)
+}

@@ -1,0 +1,210 @@
+package gpu
+
+import "slices"
+
+// The median for kernels 5 to 13, by sorted slabs and a sliding cut.
+//
+// For an output row, each column x has a slab: the kernel² values of the
+// (z, y) square around the row in that column, kept sorted. Moving to the
+// next row replaces one row of kernel values in every slab, a merge of
+// O(kernel²). The window of an output voxel is the kernel slabs of columns
+// x−r..x+r, and its median is the value m with fewer than t+1 window
+// values below it and more than t at or below it (t = (kernel³−1)/2). For
+// each slab of the window the cut keeps how many values lie below m and
+// at or below m; sliding the window to x+1 swaps one slab (two binary
+// searches) and moves m over the distinct values between the old and new
+// median, each step a comparison across the kernel slabs. Smooth data move
+// the median little, so this costs about O(kernel²) per voxel instead of
+// the O(kernel³ log kernel) of sorting every neighbourhood, exactly.
+
+// dzSlabScratch is the elements one worker needs: a sorted slab per
+// column, a merge buffer, the outgoing and incoming values of an update,
+// and one row of medians.
+func dzSlabScratch(kernel, cols int) int {
+	k2 := kernel * kernel
+	return cols*k2 + k2 + 2*kernel + cols
+}
+
+// dzCut is one slab of the window with its cut at the current median.
+type dzCut[T dzKey] struct {
+	s      []T
+	lo, hi int // values < m, values ≤ m
+}
+
+func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []T) {
+	k, cols := p.Kernel, p.Cols
+	r, k2 := k/2, k*k
+	slabs := ws[:cols*k2]
+	tmp := ws[cols*k2 : cols*k2+k2]
+	out := ws[cols*k2+k2 : cols*k2+k2+k]
+	in := ws[cols*k2+k2+k : cols*k2+k2+2*k]
+	med := ws[cols*k2+k2+2*k : cols*k2+k2+2*k+cols]
+	clampY := func(y int) int { return min(max(y, 0), p.Rows-1) }
+	key := func(v T) T {
+		if p.Float32 {
+			return T(DezingKey(uint32(v)))
+		}
+		return v
+	}
+	// column gathers the kernel values of row y (clamped) at column x,
+	// one from each plane of the neighbourhood, sorted.
+	column := func(dst []T, y, x int) {
+		off := clampY(y)*cols + x
+		for d := 0; d < k; d++ {
+			dst[d] = key(pl.in[d][off])
+		}
+		dzInsertionSort(dst)
+	}
+	// Fill the slabs for row y0.
+	for x := 0; x < cols; x++ {
+		s := slabs[x*k2 : (x+1)*k2]
+		for dy := -r; dy <= r; dy++ {
+			column(s[(dy+r)*k:(dy+r+1)*k], y0+dy, x)
+		}
+		slices.Sort(s)
+	}
+	t := (k*k2 - 1) / 2
+	var cuts [13]dzCut[T]
+	for y := y0; y < y1; y++ {
+		if y > y0 && clampY(y-r-1) != clampY(y+r) {
+			for x := 0; x < cols; x++ {
+				column(out, y-r-1, x)
+				column(in, y+r, x)
+				dzSlabUpdate(slabs[x*k2:(x+1)*k2], tmp, out, in)
+			}
+		}
+		dzSlabRow(med, slabs, cuts[:k], cols, k2, r, t)
+		dzReplace(pl.out[y*cols:(y+1)*cols], pl.in[r][y*cols:(y+1)*cols], med, p.Float32, p.Dif)
+	}
+}
+
+// dzSlabRow finds the median of every window of one row.
+func dzSlabRow[T dzKey](med, slabs []T, cuts []dzCut[T], cols, k2, r, t int) {
+	slab := func(x int) []T {
+		x = min(max(x, 0), cols-1)
+		return slabs[x*k2 : (x+1)*k2]
+	}
+	k := len(cuts)
+	// Start at the middle value of the centre slab of column 0.
+	m := slab(0)[k2/2]
+	lo, hi := 0, 0
+	for i := range cuts {
+		c := &cuts[i]
+		c.s = slab(i - r)
+		c.lo, c.hi = dzBounds(c.s, m)
+		lo += c.lo
+		hi += c.hi
+	}
+	next := 0 // the cut that leaves the window next
+	for x := 0; ; x++ {
+		m, lo, hi = dzSlide(cuts, m, lo, hi, t)
+		med[x] = m
+		if x+1 == cols {
+			return
+		}
+		c := &cuts[next]
+		lo -= c.lo
+		hi -= c.hi
+		c.s = slab(x + 1 + r)
+		c.lo, c.hi = dzBounds(c.s, m)
+		lo += c.lo
+		hi += c.hi
+		next++
+		if next == k {
+			next = 0
+		}
+	}
+}
+
+// dzSlide moves m to the t-th smallest value (0-based) of the window,
+// given for m the counts lo (values < m) and hi (values ≤ m).
+func dzSlide[T dzKey](cuts []dzCut[T], m T, lo, hi, t int) (T, int, int) {
+	for t < lo {
+		// The median is below m: step down to the largest value < m.
+		first := true
+		var nm T
+		for i := range cuts {
+			c := &cuts[i]
+			if c.lo > 0 && (first || c.s[c.lo-1] > nm) {
+				nm, first = c.s[c.lo-1], false
+			}
+		}
+		m, hi, lo = nm, lo, 0
+		for i := range cuts {
+			c := &cuts[i]
+			c.hi = c.lo
+			for c.lo > 0 && c.s[c.lo-1] == m {
+				c.lo--
+			}
+			lo += c.lo
+		}
+	}
+	for t >= hi {
+		// The median is above m: step up to the smallest value > m.
+		first := true
+		var nm T
+		for i := range cuts {
+			c := &cuts[i]
+			if c.hi < len(c.s) && (first || c.s[c.hi] < nm) {
+				nm, first = c.s[c.hi], false
+			}
+		}
+		m, lo, hi = nm, hi, 0
+		for i := range cuts {
+			c := &cuts[i]
+			c.lo = c.hi
+			for c.hi < len(c.s) && c.s[c.hi] == m {
+				c.hi++
+			}
+			hi += c.hi
+		}
+	}
+	return m, lo, hi
+}
+
+// dzBounds returns how many values of sorted s are < m and ≤ m.
+func dzBounds[T dzKey](s []T, m T) (lo, hi int) {
+	lo, _ = slices.BinarySearch(s, m)
+	hi = lo
+	for hi < len(s) && s[hi] == m {
+		hi++
+	}
+	return lo, hi
+}
+
+// dzSlabUpdate removes the sorted values out from the sorted slab s and
+// merges in the sorted values in (as many), through tmp.
+func dzSlabUpdate[T dzKey](s, tmp, out, in []T) {
+	i, o, j, n := 0, 0, 0, 0
+	for i < len(s) {
+		v := s[i]
+		if o < len(out) && v == out[o] {
+			i++
+			o++
+			continue
+		}
+		for j < len(in) && in[j] <= v {
+			tmp[n] = in[j]
+			n++
+			j++
+		}
+		tmp[n] = v
+		n++
+		i++
+	}
+	n += copy(tmp[n:], in[j:])
+	copy(s, tmp[:n])
+}
+
+// dzInsertionSort sorts a handful of values.
+func dzInsertionSort[T dzKey](s []T) {
+	for i := 1; i < len(s); i++ {
+		v := s[i]
+		j := i
+		for j > 0 && s[j-1] > v {
+			s[j] = s[j-1]
+			j--
+		}
+		s[j] = v
+	}
+}
