@@ -1,13 +1,26 @@
 // Package volume is voxlab's model of a 3D volume: its shape (z, y, x),
-// element type and voxel size, backed by a lazy Source that reads any slab of
-// whole z planes into a caller's buffer without touching the rest of the file.
+// element type and voxel size, backed by a lazy Source that reads any slab
+// of whole z planes into a caller's buffer without touching the rest of the
+// file.
 //
-// Readers and writers for NPY, MRC/MRCS and TIFF live here; HDF5 and NeXus
-// live in the h5 sub-package (it needs cgo and libhdf5) and register
+// Readers and writers for NPY, MRC/MRCS and TIFF (multi-page files, classic
+// or BigTIFF, and folders of 2D planes sorted naturally) live here; HDF5 and
+// NeXus live in the h5 sub-package (it needs cgo and libhdf5) and register
 // themselves with RegisterFormat, so algorithm packages can import volume
-// without linking libhdf5.
+// without linking libhdf5. Open, Create and Inspect pick the format from
+// the file name; Inspect validates a file and describes it for `voxlab
+// info`.
+//
+// A Stack is a set of equally shaped maps (cryo-EM volumes) read lazily by
+// map: OpenStack opens 4D and flat (n, box³) NPY arrays, MRC stacks and
+// folders of MRC files; CreateStack writes them. Subset picks frames of a
+// Source by index (the projections of a NeXus scan) and Concat joins
+// sources along z.
 //
 // Slab buffers are raw bytes in the machine's native byte order (little
 // endian on every platform voxlab supports); Uint16s, Float32s and friends
-// view them as typed slices without copying.
+// view them as typed slices without copying. Files in big-endian order are
+// converted as they are read. Writers write to a temporary file (or
+// folder) beside the target and rename it on Commit, so a failed or
+// cancelled write leaves nothing behind.
 package volume

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -184,5 +185,59 @@ func TestSwapBytes(t *testing.T) {
 				t.Fatalf("elem %d, %d bytes: %v, want %v", elem, n, b, want)
 			}
 		}
+	}
+}
+
+// TestTIFFSlabReadsOnlyTheSlab: a slab of a multi-page TIFF is read with
+// one ReadAt per page, of exactly that page's strip.
+func TestTIFFSlabReadsOnlyTheSlab(t *testing.T) {
+	v, err := Open("testdata/tiff/u16.tif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	src := v.Source().(*tiffSource)
+	cr := &countingReader{r: src.r}
+	src.r = cr
+	buf := make([]byte, 2*v.PlaneBytes())
+	if err := v.ReadSlab(1, 3, buf); err != nil {
+		t.Fatal(err)
+	}
+	p1, p2 := src.tf.pages[1], src.tf.pages[2]
+	want := [][2]int64{{p1.offsets[0], 40}, {p2.offsets[0], 40}}
+	if len(cr.reads) != 2 || cr.reads[0] != want[0] || cr.reads[1] != want[1] {
+		t.Errorf("reads %v, want %v", cr.reads, want)
+	}
+}
+
+// TestImageJHugeStack reads the layout ImageJ uses past 4 GiB: one IFD
+// whose description says images=N, the other planes' data following the
+// first one's.
+func TestImageJHugeStack(t *testing.T) {
+	one := Info{Shape: [3]int{1, 4, 5}, DType: Uint16}
+	l := newTIFFLayout(one, false, false)
+	l.desc = "ImageJ=1.52p\nimages=3\nslices=3\n"
+	l.firstBytes = int64(len(l.ifdAt(l.headerBytes(), 0)))
+	data := pattern(Info{Shape: [3]int{3, 4, 5}, DType: Uint16})
+	b := append(append(l.header(), l.ifd(0)...), data...)
+	path := filepath.Join(t.TempDir(), "ij.tif")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	got, err := v.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Shape != [3]int{3, 4, 5} || string(got) != string(data) {
+		t.Errorf("shape %v, data equal %v", v.Shape, string(got) == string(data))
+	}
+	os.WriteFile(path, b[:len(b)-1], 0o644)
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "promises 3 images") {
+		t.Errorf("truncated ImageJ stack: %v", err)
 	}
 }
