@@ -401,3 +401,33 @@ func TestOpenStackOfMaps(t *testing.T) {
 	}
 	h.v.RemoveLayer(l) // closes the file
 }
+
+// The cache keeps to its byte budget whatever the slice sizes.
+func TestLoaderCacheBudget(t *testing.T) {
+	// Planes of 4 MiB (uint16 1024 x 2048), 100 of them: more than the budget.
+	info := volume.Info{Shape: [3]int{100, 1024, 2048}, DType: volume.Uint16}
+	ld := newLoader(volume.New("synthetic", &synthSource{info}), nil)
+	defer ld.close()
+	for z := range 100 {
+		for ld.get(sliceKey{Z, z}) == nil {
+			time.Sleep(time.Millisecond)
+		}
+		if b := ld.cachedBytes.Load(); b > cacheBytes {
+			t.Fatalf("cache holds %d bytes, budget %d", b, cacheBytes)
+		}
+	}
+	for !ld.idle() {
+		time.Sleep(time.Millisecond)
+	}
+	if n := ld.cache.Len(); n != cacheBytes/(4<<20) {
+		t.Errorf("cache holds %d slices of 4 MiB, want %d", n, cacheBytes/(4<<20))
+	}
+	var sum int64
+	for _, k := range ld.cache.Keys() {
+		p, _ := ld.cache.Peek(k)
+		sum += int64(len(p.data))
+	}
+	if sum != ld.cachedBytes.Load() {
+		t.Errorf("byte count %d, cache holds %d", ld.cachedBytes.Load(), sum)
+	}
+}

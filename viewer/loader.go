@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"sync"
+	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -30,7 +31,8 @@ type loader struct {
 	// (not a prefetched) slice is cached or failed.
 	ready func(k sliceKey, err error)
 
-	cache *lru.Cache[sliceKey, *plane]
+	cache       *lru.Cache[sliceKey, *plane]
+	cachedBytes atomic.Int64
 
 	mu       sync.Mutex
 	cond     *sync.Cond
@@ -51,11 +53,10 @@ type loader struct {
 	wholeGen uint64
 }
 
-// Cache sizing: at most cacheBytes of slices per layer, and at least
-// minCached slices so neighbours survive on huge planes.
+// Cache sizing: at most cacheBytes of slices per layer (but always the
+// newest slice, however large).
 const (
-	cacheBytes = 192 << 20
-	minCached  = 3
+	cacheBytes = 96 << 20
 	prefetchN  = 2
 	slabBytes  = 32 << 20
 	// wholeBytes: volumes up to this size are read whole for y and x
@@ -64,15 +65,25 @@ const (
 )
 
 func newLoader(v *volume.Volume, ready func(sliceKey, error)) *loader {
-	// Size the cache by the largest of the three slice shapes.
-	es := int64(v.DType.Size())
-	sz := max(int64(v.Shape[1])*int64(v.Shape[2]), int64(v.Shape[0])*int64(v.Shape[2]), int64(v.Shape[0])*int64(v.Shape[1])) * es
-	n := max(minCached, int(cacheBytes/max(sz, 1)))
-	c, _ := lru.New[sliceKey, *plane](n)
-	ld := &loader{vol: v, slabBytes: slabBytes, ready: ready, cache: c}
+	ld := &loader{vol: v, slabBytes: slabBytes, ready: ready}
+	// The LRU counts entries; the byte budget is kept by evicting the
+	// oldest after each insert (slices along z, y and x differ in size).
+	ld.cache, _ = lru.NewWithEvict(1<<20, func(_ sliceKey, p *plane) {
+		ld.cachedBytes.Add(-int64(len(p.data)))
+	})
 	ld.cond = sync.NewCond(&ld.mu)
 	go ld.run()
 	return ld
+}
+
+// add caches p and evicts the oldest slices while the cache holds more
+// than cacheBytes, keeping at least the newest one.
+func (ld *loader) add(k sliceKey, p *plane) {
+	ld.cache.Add(k, p)
+	ld.cachedBytes.Add(int64(len(p.data)))
+	for ld.cachedBytes.Load() > cacheBytes && ld.cache.Len() > 1 {
+		ld.cache.RemoveOldest()
+	}
 }
 
 // get returns the cached slice k, or nil after asking for it (unless
@@ -207,7 +218,7 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 	stale := gen != ld.gen
 	ld.mu.Unlock()
 	if !stale {
-		ld.cache.Add(k, p)
+		ld.add(k, p)
 	}
 	return nil
 }
