@@ -224,6 +224,7 @@ func (r *run) batchDone(b gpu.Batch) error {
 			return fmt.Errorf("plane %d: %w", r.p.Start+r.done, err)
 		}
 		r.done++
+		r.prog.Add(1)
 	}
 	count := r.done - r.p.Ball.Z + 1 - r.window
 	if count > 0 {
@@ -254,7 +255,6 @@ func (r *run) batchDone(b gpu.Batch) error {
 	if err := r.be.Sync(); err != nil {
 		return err
 	}
-	r.prog.Add(int64(planes))
 	r.prog.Memory(r.be.Stats().Peak, int64(len(r.host)))
 	return nil
 }
