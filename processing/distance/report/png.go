@@ -41,6 +41,14 @@ func (g grid) Z(c, r int) float64 {
 func (g grid) X(c int) float64 { return (float64(c)+0.5)/float64(g.kx) - 0.5 }
 func (g grid) Y(r int) float64 { return (float64(r)+0.5)/float64(g.ky) - 0.5 }
 
+// noGlyphs plots a heat map without its glyph boxes: plotter.HeatMap
+// gives one per cell for the axes' padding, which for a large (or, here,
+// upsampled) matrix costs gigabytes and changes nothing.
+type noGlyphs struct{ hm *plotter.HeatMap }
+
+func (n noGlyphs) Plot(c draw.Canvas, p *plot.Plot)            { n.hm.Plot(c, p) }
+func (n noGlyphs) DataRange() (xmin, xmax, ymin, ymax float64) { return n.hm.DataRange() }
+
 // finiteRange returns the smallest and largest finite values, widened to
 // a non-empty range.
 func finiteRange(v []float64) (lo, hi float64) {
@@ -88,7 +96,7 @@ func WritePNG(path string, h Heatmap) error {
 	hm.Min, hm.Max = lo, hi
 	hm.Rasterized = true
 	hm.NaN = color.Gray{Y: 128}
-	p.Add(hm)
+	p.Add(noGlyphs{hm})
 
 	bar := plot.New()
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
