@@ -431,3 +431,44 @@ func TestLoaderCacheBudget(t *testing.T) {
 		t.Errorf("byte count %d, cache holds %d", ld.cachedBytes.Load(), sum)
 	}
 }
+
+// TestXformMaths checks the view transform against its definition: the
+// inverse pair, zoom about a fixed point and pans, with square and
+// stretched (anisotropic voxel) rows.
+func TestXformMaths(t *testing.T) {
+	const w, h = 640.0, 480.0
+	for _, aspect := range []float64{0, 1, 2.5} {
+		t0 := fit(60, 256, aspect, w, h)
+		rs := t0.rowScale()
+		if a := math.Max(aspect, 1); math.Abs(rs-t0.scale*a) > 1e-12 {
+			t.Fatalf("aspect %v: row scale %v, column scale %v", aspect, rs, t0.scale)
+		}
+		// The whole plane fits and touches two sides.
+		x0, y0 := t0.toScreen(0, 0, w, h)
+		x1, y1 := t0.toScreen(256, 60, w, h)
+		if x0 < -1e-9 || y0 < -1e-9 || x1 > w+1e-9 || y1 > h+1e-9 || (math.Abs(x1-x0-w) > 1e-9 && math.Abs(y1-y0-h) > 1e-9) {
+			t.Errorf("aspect %v: fit spans (%v,%v)-(%v,%v)", aspect, x0, y0, x1, y1)
+		}
+		for _, p := range [][2]float64{{0, 0}, {100, 37}, {w, h}} {
+			x, y := t0.toData(p[0], p[1], w, h)
+			sx, sy := t0.toScreen(x, y, w, h)
+			if math.Abs(sx-p[0]) > 1e-9 || math.Abs(sy-p[1]) > 1e-9 {
+				t.Errorf("aspect %v: toScreen(toData(%v)) = %v %v", aspect, p, sx, sy)
+			}
+			z := t0.zoomAt(1.7, p[0], p[1], w, h)
+			zx, zy := z.toData(p[0], p[1], w, h)
+			if math.Abs(zx-x) > 1e-9 || math.Abs(zy-y) > 1e-9 || math.Abs(z.scale-t0.scale*1.7) > 1e-12 {
+				t.Errorf("aspect %v: zoom at %v moved the point: %v %v -> %v %v", aspect, p, x, y, zx, zy)
+			}
+		}
+		pn := t0.pan(30, -12)
+		ax, ay := t0.toScreen(10, 10, w, h)
+		bx, by := pn.toScreen(10, 10, w, h)
+		if math.Abs(bx-ax-30) > 1e-9 || math.Abs(by-ay+12) > 1e-9 {
+			t.Errorf("aspect %v: pan moved a point by %v %v", aspect, bx-ax, by-ay)
+		}
+	}
+	if s := fit(10, 10, 1, 1e6, 1e6).scale; s != maxScale {
+		t.Errorf("zoom not capped: %v", s)
+	}
+}

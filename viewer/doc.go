@@ -37,6 +37,10 @@
 //
 // # Rendering
 //
+// Data coordinates are voxels; rows are stretched by the ratio of the
+// voxel sizes of the displayed axes (from the lowest visible image layer),
+// so a y or x slice of a light-sheet stack keeps its physical shape.
+//
 // Each panel renders into a reused *image.RGBA the size of the panel in
 // device pixels (shown by a canvas.Image, which the GL painter uploads
 // without conversion). Contrast limits, gamma and the colormap are baked

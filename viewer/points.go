@@ -173,7 +173,7 @@ func drawPoints(f *frame, s *pointStore, a Axis, idx, n int, size, opacity float
 		if d != 0 {
 			alpha *= 0.6 * fall
 		}
-		diam := max(size*t.scale*fall, 3) * pxScale
+		diam := max(size*math.Sqrt(t.scale*t.rowScale())*fall, 3) * pxScale
 		for _, i := range planes[k] {
 			p := &s.pts[i]
 			_, r, c := coords(p, a)

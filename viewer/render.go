@@ -92,7 +92,7 @@ func (b Blending) String() string { return [...]string{"translucent", "additive"
 // It returns the device rectangle it covered.
 func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity float64, mode Blending) (x0, y0, x1, y1 int) {
 	x0, x1 = sampleIndex(f.xs, t.cx, t.scale, sw, pxScale, p.cols)
-	y0, y1 = sampleIndex(f.ys, t.cy, t.scale, sh, pxScale, p.rows)
+	y0, y1 = sampleIndex(f.ys, t.cy, t.rowScale(), sh, pxScale, p.rows)
 	if x0 >= x1 || y0 >= y1 {
 		return 0, 0, 0, 0
 	}

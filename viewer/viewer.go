@@ -413,9 +413,23 @@ func (v *Viewer) ResetView() {
 func (v *Viewer) fitTo(sz fyne.Size) {
 	e := v.extent()
 	ra, ca := v.axis.displayAxes()
-	v.xf = fit(e[ra], e[ca], float64(sz.Width), float64(sz.Height))
+	v.xf = fit(e[ra], e[ca], v.aspect(), float64(sz.Width), float64(sz.Height))
 	v.needFit = len(v.layers) == 0
 	v.navigated = false
+}
+
+// aspect returns the height/width of a displayed voxel from the voxel
+// size of the lowest visible image layer that has one (1 without).
+func (v *Viewer) aspect() float64 {
+	ra, ca := v.axis.displayAxes()
+	for _, l := range v.layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
+				return vs[ra] / vs[ca]
+			}
+		}
+	}
+	return 1
 }
 
 // setXform sets the shared view transform (pan or zoom) and redraws.

@@ -7,9 +7,22 @@ import "math"
 // coordinates put pixel (r, c) over [c, c+1) x [r, r+1), so a point at
 // integer coordinates sits at the centre of its pixel after adding 0.5.
 // Every panel of a grid shares one xform, which links their navigation.
+//
+// aspect stretches rows: a row is scale*aspect pixels tall, so voxels
+// that are longer along the row axis (z planes 5 µm apart under 2 µm
+// pixels) keep their physical shape. Zero means 1.
 type xform struct {
 	cx, cy float64 // data (x=col, y=row) at the panel centre
-	scale  float64 // logical pixels per data pixel
+	scale  float64 // logical pixels per data column
+	aspect float64
+}
+
+// rowScale returns logical pixels per data row.
+func (t xform) rowScale() float64 {
+	if t.aspect > 0 {
+		return t.scale * t.aspect
+	}
+	return t.scale
 }
 
 // Zoom limits: 1/64 (a 100k-pixel plane in a small window) to 256x.
@@ -20,22 +33,25 @@ const (
 
 // toData maps a panel position to data coordinates.
 func (t xform) toData(sx, sy, w, h float64) (x, y float64) {
-	return t.cx + (sx-w/2)/t.scale, t.cy + (sy-h/2)/t.scale
+	return t.cx + (sx-w/2)/t.scale, t.cy + (sy-h/2)/t.rowScale()
 }
 
 // toScreen maps data coordinates to a panel position.
 func (t xform) toScreen(x, y, w, h float64) (sx, sy float64) {
-	return (x-t.cx)*t.scale + w/2, (y-t.cy)*t.scale + h/2
+	return (x-t.cx)*t.scale + w/2, (y-t.cy)*t.rowScale() + h/2
 }
 
 // fit returns the xform that shows a rows x cols plane whole and centred
-// in a w x h panel.
-func fit(rows, cols int, w, h float64) xform {
-	if rows <= 0 || cols <= 0 || w <= 0 || h <= 0 {
-		return xform{scale: 1}
+// in a w x h panel, rows stretched by aspect (0 or 1: square pixels).
+func fit(rows, cols int, aspect, w, h float64) xform {
+	if aspect <= 0 {
+		aspect = 1
 	}
-	s := math.Min(w/float64(cols), h/float64(rows))
-	return xform{cx: float64(cols) / 2, cy: float64(rows) / 2, scale: clampScale(s)}
+	if rows <= 0 || cols <= 0 || w <= 0 || h <= 0 {
+		return xform{scale: 1, aspect: aspect}
+	}
+	s := math.Min(w/float64(cols), h/(float64(rows)*aspect))
+	return xform{cx: float64(cols) / 2, cy: float64(rows) / 2, scale: clampScale(s), aspect: aspect}
 }
 
 // zoomAt multiplies the scale by f keeping the data point under the
@@ -45,7 +61,7 @@ func (t xform) zoomAt(f, sx, sy, w, h float64) xform {
 	t.scale = clampScale(t.scale * f)
 	// Solve toData(sx, sy) == (x, y) for the centre.
 	t.cx = x - (sx-w/2)/t.scale
-	t.cy = y - (sy-h/2)/t.scale
+	t.cy = y - (sy-h/2)/t.rowScale()
 	return t
 }
 
@@ -53,7 +69,7 @@ func (t xform) zoomAt(f, sx, sy, w, h float64) xform {
 // the pointer.
 func (t xform) pan(dx, dy float64) xform {
 	t.cx -= dx / t.scale
-	t.cy -= dy / t.scale
+	t.cy -= dy / t.rowScale()
 	return t
 }
 
