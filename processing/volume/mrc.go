@@ -150,7 +150,7 @@ func (h *mrcHeader) info() Info {
 	in := Info{Shape: [3]int{h.n[2], h.n[1], h.n[0]}, DType: dt}
 	for i := range 3 {
 		if h.m[i] > 0 && h.cella[i] > 0 {
-			in.VoxelSize[2-i] = float64(h.cella[i]) / float64(h.m[i])
+			in.VoxelSize[2-i] = decimal32(h.cella[i]) / float64(h.m[i])
 		}
 	}
 	return in
@@ -372,4 +372,11 @@ func mrcHeaderBytes(info Info, mode, ispg, mz int, st mrcStats) []byte {
 	putI(55, 1)
 	copy(b[224:], "voxlab")
 	return b
+}
+
+// decimal32 widens a float32 through its shortest decimal form, so a cell
+// written as 137.344 Å gives 2.146 Å voxels, not 2.1459999.
+func decimal32(f float32) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
+	return v
 }

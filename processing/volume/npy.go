@@ -415,7 +415,7 @@ func inspectNPY(path string) (*Description, error) {
 		{"version", fmt.Sprintf("%d.%d", h.major, h.minor)},
 		{"descr", h.descr},
 		{"byte order", order},
-		{"data offset", strconv.FormatInt(h.dataOffset, 10)},
+		{"data at", "byte " + strconv.FormatInt(h.dataOffset, 10)},
 	}
 	switch len(h.shape) {
 	case 2, 3:
