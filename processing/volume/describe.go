@@ -163,3 +163,14 @@ func voxelSlice(v [3]float64) []float64 {
 	}
 	return v[:]
 }
+
+// noDataset adapts the inspect function of a format without internal
+// paths, refusing a dataset path as Open does.
+func noDataset(inspect func(path string) (*Description, error)) func(string, string) (*Description, error) {
+	return func(path, dataset string) (*Description, error) {
+		if dataset != "" {
+			return nil, fmt.Errorf("%s: the file has no datasets; drop %q", path, dataset)
+		}
+		return inspect(path)
+	}
+}

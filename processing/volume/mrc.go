@@ -35,7 +35,7 @@ func init() {
 			}
 			return openMRC(path)
 		},
-		Inspect:  func(path, _ string) (*Description, error) { return inspectMRC(path) },
+		Inspect:  noDataset(inspectMRC),
 		Describe: describeWith(inspectMRC),
 		Create: func(path, dataset string, info Info) (Writer, error) {
 			if dataset != "" {

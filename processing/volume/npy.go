@@ -34,7 +34,7 @@ func init() {
 			}
 			return openNPY(path)
 		},
-		Inspect:  func(path, _ string) (*Description, error) { return inspectNPY(path) },
+		Inspect:  noDataset(inspectNPY),
 		Describe: describeWith(func(path string) (*Description, error) { return inspectNPY(path) }),
 		Create: func(path, dataset string, info Info) (Writer, error) {
 			if dataset != "" {

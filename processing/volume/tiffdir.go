@@ -20,7 +20,7 @@ func init() {
 			}
 			return openPlaneDir(path)
 		},
-		Inspect:  func(path, _ string) (*Description, error) { return inspectPlaneDir(path) },
+		Inspect:  noDataset(inspectPlaneDir),
 		Describe: describeWith(inspectPlaneDir),
 		Create: func(path, dataset string, info Info) (Writer, error) {
 			if dataset != "" {

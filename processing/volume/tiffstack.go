@@ -20,7 +20,7 @@ func init() {
 			}
 			return openTIFF(path)
 		},
-		Inspect:  func(path, _ string) (*Description, error) { return inspectTIFF(path) },
+		Inspect:  noDataset(inspectTIFF),
 		Describe: describeWith(inspectTIFF),
 		Create: func(path, dataset string, info Info) (Writer, error) {
 			if dataset != "" {

@@ -208,6 +208,7 @@ func Open(p, name string) (*volume.Volume, error) {
 			return nil, err
 		}
 	}
+	name = "/" + strings.Trim(name, "/")
 	d, err := openDataset(f, name)
 	if err != nil {
 		return nil, err
