@@ -40,8 +40,8 @@ func ParseNormalization(s string) (Normalization, error) {
 }
 
 // normStats returns the shift and scale of (x − shift)/scale for the
-// masked values vals, which it reorders.
-func normStats(n Normalization, vals []float32) (shift, scale float64, err error) {
+// masked values vals, which it reorders; hist is selectK's scratch.
+func normStats(n Normalization, vals []float32, hist []int32) (shift, scale float64, err error) {
 	if n == NoNormalization {
 		return 0, 1, nil
 	}
@@ -62,15 +62,58 @@ func normStats(n Normalization, vals []float32) (shift, scale float64, err error
 	if !(std > 0) {
 		return 0, 0, fmt.Errorf("constant inside the mask (every value %g): median-zscore would divide by 0; use --normalize none", vals[0])
 	}
-	return float64(selectK(vals, (len(vals)-1)/2)), std, nil
+	return float64(selectK(vals, (len(vals)-1)/2, hist)), std, nil
 }
 
-// selectK returns the k-th smallest value of v (0-based), reordering v.
+// histBins is the size of selectK's histogram: one bin per value of the
+// top 16 bits of a float32's order key.
+const histBins = 1 << 16
+
+// orderKey maps a float32 to a uint32 whose unsigned order is the
+// numerical order (IEEE 754 bits with negatives' bits flipped and
+// positives' sign bit set), for finite values.
+func orderKey(f float32) uint32 {
+	b := math.Float32bits(f)
+	if b>>31 != 0 {
+		return ^b
+	}
+	return b | 1<<31
+}
+
+// selectK returns the k-th smallest value of v (0-based), reordering v. A
+// radix pass finds the bucket of the top 16 key bits that holds rank k
+// (one counting pass, one gathering pass), then quickselect finishes
+// inside that bucket, which is small unless the values crowd into one
+// 16-bit bucket. Written by hand: neither the standard library nor gonum
+// offers selection, and sorting every map would cost a factor log n.
+// hist must hold histBins counts.
+func selectK(v []float32, k int, hist []int32) float32 {
+	hist = hist[:histBins]
+	clear(hist)
+	for _, x := range v {
+		hist[orderKey(x)>>16]++
+	}
+	below, bucket := 0, 0
+	for ; bucket < histBins; bucket++ {
+		if below+int(hist[bucket]) > k {
+			break
+		}
+		below += int(hist[bucket])
+	}
+	n := 0
+	for _, x := range v {
+		if int(orderKey(x)>>16) == bucket {
+			v[n] = x // n ≤ the index read, so nothing unread is overwritten
+			n++
+		}
+	}
+	return quickSelect(v[:n], k-below)
+}
+
+// quickSelect returns the k-th smallest value of v (0-based), reordering v.
 // It is Hoare's quickselect with a median-of-three pivot (Hoare, CACM
-// 4(7), 1961, "Algorithm 65: FIND"), expected linear time. Written by
-// hand: neither the standard library nor gonum offers selection, and
-// sorting every map would cost a factor log n.
-func selectK(v []float32, k int) float32 {
+// 4(7), 1961, "Algorithm 65: FIND"), expected linear time.
+func quickSelect(v []float32, k int) float32 {
 	lo, hi := 0, len(v)-1
 	for lo < hi {
 		mid := lo + (hi-lo)/2

@@ -14,16 +14,19 @@ func TestSelectK(t *testing.T) {
 		for _, dups := range []bool{false, true} {
 			v := make([]float32, n)
 			for i := range v {
-				v[i] = float32(rng.NormFloat64())
+				v[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4)))
 				if dups {
-					v[i] = float32(rng.IntN(4))
+					v[i] = float32(rng.IntN(4)) - 1.5
+				}
+				if i%17 == 3 {
+					v[i] = float32(math.Copysign(0, float64(v[i]))) // ±0
 				}
 			}
 			sorted := slices.Clone(v)
 			slices.Sort(sorted)
 			for _, k := range []int{0, n / 2, (n - 1) / 2, n - 1} {
 				w := slices.Clone(v)
-				if got := selectK(w, k); got != sorted[k] {
+				if got := selectK(w, k, make([]int32, histBins)); got != sorted[k] {
 					t.Errorf("n=%d dups=%v: selectK(%d) = %g, sorted %g", n, dups, k, got, sorted[k])
 				}
 			}
@@ -34,17 +37,18 @@ func TestSelectK(t *testing.T) {
 func TestNormStats(t *testing.T) {
 	// Even count: the lower middle value (torch.median), std with n−1.
 	v := []float32{4, 1, 3, 2}
-	shift, scale, err := normStats(MedianZScore, v)
+	hist := make([]int32, histBins)
+	shift, scale, err := normStats(MedianZScore, v, hist)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if shift != 2 || math.Abs(scale-math.Sqrt(5.0/3)) > 1e-15 {
 		t.Errorf("median %g std %g, want 2 and √(5/3)", shift, scale)
 	}
-	if s, c, _ := normStats(NoNormalization, []float32{5, 6}); s != 0 || c != 1 {
+	if s, c, _ := normStats(NoNormalization, []float32{5, 6}, hist); s != 0 || c != 1 {
 		t.Errorf("none: %g %g", s, c)
 	}
-	if _, _, err := normStats(MedianZScore, []float32{2, 2, 2}); err == nil || !strings.Contains(err.Error(), "constant") {
+	if _, _, err := normStats(MedianZScore, []float32{2, 2, 2}, hist); err == nil || !strings.Contains(err.Error(), "constant") {
 		t.Errorf("constant: %v", err)
 	}
 	for _, s := range []string{"median-zscore", "median_zscore", "none"} {

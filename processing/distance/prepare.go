@@ -2,7 +2,6 @@ package distance
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/voxlab/voxlab/gpu"
 )
@@ -75,14 +74,15 @@ type preparer struct {
 }
 
 type prepWork struct {
-	sel []float32
-	fft *fft3
+	sel  []float32
+	hist []int32
+	fft  *fft3
 }
 
 func newPreparer(lay Layout, mask *Mask, sh *Shells, norm Normalization, workers int) *preparer {
 	p := &preparer{lay: lay, mask: mask, runs: mask.rowRuns(), norm: norm, sh: sh, workers: workers, work: make(chan *prepWork, workers)}
 	for range workers {
-		w := &prepWork{sel: make([]float32, mask.Len())}
+		w := &prepWork{sel: make([]float32, mask.Len()), hist: make([]int32, histBins)}
 		if lay.Spec {
 			w.fft = newFFT3(mask.Box)
 		}
@@ -93,7 +93,7 @@ func newPreparer(lay Layout, mask *Mask, sh *Shells, norm Normalization, workers
 
 // prepScratchBytes is the scratch one preparing goroutine holds.
 func prepScratchBytes(lay Layout, box int) int64 {
-	n := int64(lay.Voxels) * 4
+	n := int64(lay.Voxels)*4 + histBins*4
 	if lay.Spec {
 		n += fft3Bytes(box)
 	}
@@ -129,13 +129,13 @@ func (p *preparer) one(w *prepWork, row []float64, m []float32) error {
 	sel := w.sel[:len(idx)]
 	for k, i := range idx {
 		x := m[i]
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		if d := x - x; d != d { // NaN or ±Inf, in one subtraction
 			z, rem := int(i)/(p.mask.Box*p.mask.Box), int(i)%(p.mask.Box*p.mask.Box)
 			return fmt.Errorf("voxel (z %d, y %d, x %d) inside the mask is %g", z, rem/p.mask.Box, rem%p.mask.Box, x)
 		}
 		sel[k] = x
 	}
-	shift, scale, err := normStats(p.norm, sel)
+	shift, scale, err := normStats(p.norm, sel, w.hist)
 	if err != nil {
 		return err
 	}
