@@ -1,0 +1,19 @@
+// Package dezing removes zingers — single-voxel spikes from direct hits
+// on the detector — from tomography scans: the projections, and the darks
+// and flats, each as its own stack, with remove_outlier (a 3D median
+// outlier filter, as httomolibgpu defines it), then reduces the darks and
+// flats to one frame each and optionally applies the flat-field
+// correction and −log.
+//
+// The work runs on a gpu.Backend in blocks of frames with halo frames on
+// each side, sized by processing/plan from a description of every array
+// resident at once (inputs with halos, outputs, scratch, the reduced
+// frames, host staging), so that the field's failure case — a 2 GiB
+// device, 1800 projections of 2160 x 2560 uint16 with 20 darks and 50
+// flats (httomo issue 245) — plans and runs within its budget. Results do
+// not depend on the block sizes or the backend.
+//
+// The algorithm code takes volume.Sources and an Output, never files, so
+// it runs on a bare machine; app/cmd_dezing.go reads NeXus/HDF5 and writes
+// the result.
+package dezing

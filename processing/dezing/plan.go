@@ -1,0 +1,156 @@
+package dezing
+
+import (
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// Phase names, as the plan and the progress stages call them.
+const (
+	StageDarks       = "darks"
+	StageDarksReduce = "darks reduce"
+	StageFlats       = "flats"
+	StageFlatsReduce = "flats reduce"
+	StageProjections = "projections"
+)
+
+// stagingBuffers is the number of host staging buffers: one being read
+// while the other is uploaded.
+const stagingBuffers = 2
+
+// Plan describes the memory of a run and sizes its blocks. Each set is a
+// phase of its own, holding only what is resident while it runs:
+//
+//   - darks, flats: the input block with its halo frames, the output
+//     block and the median's scratch on the device; the staging buffers
+//     and the host copy of the whole dezinged set (which the reduction
+//     reads) on the host, plus the dark frame while the flats run.
+//   - darks reduce, flats reduce: a band of rows of every dezinged frame
+//     and the band of the reduced frame on the device, with the
+//     reduction's scratch.
+//   - projections: the input block with halos, the output block and the
+//     scratch; with the flat-field, the dark and flat frames, the
+//     float32 result (unless the input is float32, corrected in place) and
+//     its scratch. On the host: staging, the downloaded block, the reduced
+//     frames, and a copy of each block when partial results are on.
+//
+// The darks and flats never share the device with a projection block: the
+// field's failure case (httomo issue 245) was darks and flats resident
+// beside a block sized without them.
+func Plan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.Check(c); err != nil {
+		return nil, err
+	}
+	return plan.Make("dezing", phases(be, s, c), c.Budget)
+}
+
+func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
+	var out []plan.Phase
+	var frames int64 // host bytes of reduced frames already resident
+	stage := plan.Host
+	if c.Pin {
+		stage = plan.Pinned
+	}
+	frameLen := int64(s.Projections.PlaneLen())
+	for _, set := range []struct {
+		name, reduce string
+		in           volume.Info
+	}{{StageDarks, StageDarksReduce, s.Darks}, {StageFlats, StageFlatsReduce, s.Flats}} {
+		if set.in.Shape[0] == 0 {
+			continue
+		}
+		n := set.in.Shape[0]
+		fb := set.in.PlaneBytes()
+		mp := medianParams(set.in, c.Kernel, c.Dif)
+		dezinged := plan.Array{Name: set.name + " dezinged", Where: plan.Host, Fixed: int64(n) * fb}
+		resident := plan.Array{Name: "reduced frames", Where: plan.Host, Fixed: frames}
+		out = append(out, plan.Phase{
+			Name: set.name, Units: n, Unit: "frames", Halo: c.Kernel / 2, Block: c.FrameBlock,
+			Arrays: []plan.Array{
+				{Name: set.name + " input", Where: plan.Device, PerUnit: fb, Halo: true},
+				{Name: set.name + " output", Where: plan.Device, PerUnit: fb},
+				{Name: "median scratch", Where: plan.Device, Fixed: be.DezingMedianScratch(mp)},
+				{Name: "staging", Where: stage, PerUnit: stagingBuffers * fb, Halo: true},
+				dezinged, resident,
+			},
+		})
+		rp := reduceParams(set.in, c.Reduce, 1)
+		out = append(out, plan.Phase{
+			Name: set.reduce, Units: set.in.Shape[1], Unit: "rows", Block: c.ReduceRows,
+			Arrays: []plan.Array{
+				{Name: set.name + " rows", Where: plan.Device, PerUnit: int64(n) * int64(set.in.Shape[2]) * int64(set.in.DType.Size())},
+				{Name: "reduced rows", Where: plan.Device, PerUnit: int64(set.in.Shape[2]) * 4},
+				{Name: "reduce scratch", Where: plan.Device, Fixed: be.DezingReduceScratch(rp)},
+				dezinged, resident,
+				{Name: "reduced frame", Where: plan.Host, Fixed: frameLen * 4},
+			},
+		})
+		frames += frameLen * 4
+	}
+	p := s.Projections
+	z0, z1 := c.span(s)
+	fb := p.PlaneBytes()
+	outB := OutInfo(s, c).PlaneBytes()
+	arrays := []plan.Array{
+		{Name: "projections input", Where: plan.Device, PerUnit: fb, Halo: true},
+		{Name: "projections output", Where: plan.Device, PerUnit: fb},
+		{Name: "median scratch", Where: plan.Device, Fixed: be.DezingMedianScratch(medianParams(p, c.Kernel, c.Dif))},
+		{Name: "staging", Where: stage, PerUnit: stagingBuffers * fb, Halo: true},
+		{Name: "download", Where: plan.Host, PerUnit: outB},
+		{Name: "reduced frames", Where: plan.Host, Fixed: frames},
+	}
+	if c.FlatField {
+		arrays = append(arrays,
+			plan.Array{Name: "dark frame", Where: plan.Device, Fixed: frameLen * 4},
+			plan.Array{Name: "flat frame", Where: plan.Device, Fixed: frameLen * 4},
+			plan.Array{Name: "flat-field scratch", Where: plan.Device, Fixed: be.DezingFlatFieldScratch(flatParams(p, c, 1))})
+		if p.DType != volume.Float32 {
+			arrays = append(arrays, plan.Array{Name: "flat-field output", Where: plan.Device, PerUnit: frameLen * 4})
+		}
+	}
+	if extra := rangeHalo(s, c); extra > 0 {
+		// The planner caps a block's halo at the phase's units; a range
+		// inside the scan also reads halo frames from outside it.
+		arrays = append(arrays, plan.Array{Name: "range halo", Where: plan.Device, Fixed: int64(extra) * fb},
+			plan.Array{Name: "range halo staging", Where: stage, Fixed: int64(extra) * stagingBuffers * fb})
+	}
+	if c.Partials {
+		arrays = append(arrays, plan.Array{Name: "partial result copy", Where: plan.Host, PerUnit: outB})
+	}
+	return append(out, plan.Phase{
+		Name: StageProjections, Units: z1 - z0, Unit: "slices", Halo: c.Kernel / 2, Block: c.Block,
+		Arrays: arrays,
+	})
+}
+
+// medianParams are the kernel parameters for frames of in (the shape
+// fields the scratch depends on: the row length and the kernel).
+func medianParams(in volume.Info, kernel int, dif float64) gpu.DezingMedianParams {
+	return gpu.DezingMedianParams{
+		Float32: in.DType == volume.Float32, Planes: 1, Rows: in.Shape[1], Cols: in.Shape[2],
+		N: 1, Kernel: kernel, Dif: dif,
+	}
+}
+
+func reduceParams(in volume.Info, r Reduction, rows int) gpu.DezingReduceParams {
+	return gpu.DezingReduceParams{Float32: in.DType == volume.Float32, Frames: in.Shape[0], Pixels: rows * in.Shape[2], Median: r == Median}
+}
+
+func flatParams(in volume.Info, c Config, frames int) gpu.DezingFlatFieldParams {
+	return gpu.DezingFlatFieldParams{
+		Float32: in.DType == volume.Float32, Frames: frames, Pixels: in.PlaneLen(),
+		Low: c.ClipLow, High: c.ClipHigh, MinusLog: c.MinusLog,
+	}
+}
+
+// rangeHalo is the number of halo frames a range run can read from
+// outside its range.
+func rangeHalo(s Shapes, c Config) int {
+	z0, z1 := c.span(s)
+	r := c.Kernel / 2
+	return min(r, z0) + min(r, s.Projections.Shape[0]-z1)
+}

@@ -1,0 +1,439 @@
+package dezing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// Input is what a run reads: the projections, and the darks and flats
+// (nil when the scan has none). Sources are read only.
+type Input struct {
+	Projections, Darks, Flats volume.Source
+}
+
+// Shapes returns the inputs' descriptions.
+func (in Input) Shapes() Shapes {
+	var s Shapes
+	if in.Projections != nil {
+		s.Projections = in.Projections.Info()
+	}
+	if in.Darks != nil {
+		s.Darks = in.Darks.Info()
+	}
+	if in.Flats != nil {
+		s.Flats = in.Flats.Info()
+	}
+	return s
+}
+
+// Output receives a run's results. Data passed to it are reused after the
+// call returns.
+type Output interface {
+	// Frames receives the reduced dark and flat frames (rows x cols
+	// float32; nil when the scan has none) once, before any projection.
+	// After the flat-field correction they are part of the projections
+	// and an output may ignore them.
+	Frames(dark, flat []float32) error
+	// Slab receives processed projections [z0, z0+frames) in ascending
+	// order, z0 counted from the first projection of the run, as
+	// OutInfo's type in native byte order.
+	Slab(z0 int, data []byte) error
+}
+
+// Block is the partial result a run hands to the job's sinks after each
+// block of projections when Config.Partials is set: a copy of the
+// processed frames [Z0, Z0+Shape[0]) (counted like Output.Slab's), which
+// the pipeline never touches again.
+type Block struct {
+	Z0    int
+	Shape [3]int
+	DType volume.DType
+	Data  []byte
+}
+
+// Result is what a run reports.
+type Result struct {
+	Plan *plan.Plan
+	// Dark and Flat are the reduced frames (nil when absent).
+	Dark, Flat []float32
+	// Clipped of Values flat-field results were clipped.
+	Clipped, Values int64
+	// PeakDevice is the peak of the backend's tracked buffers.
+	PeakDevice int64
+	// ToDevice and FromDevice count the bytes moved.
+	ToDevice, FromDevice int64
+	Warnings             []string
+}
+
+// Run dezings the darks, the flats and the projections of in, in that
+// order, each in the blocks the plan gives, and hands the results to out.
+// It checks ctx between blocks; a cancelled or failed run returns the
+// error and writes nothing more to out (the caller discards what it had).
+func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in Input, out Output) (*Result, error) {
+	s := in.Shapes()
+	pl, err := Plan(be, s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, pl: pl, res: &Result{Plan: pl}}
+	for _, w := range pl.Warnings {
+		r.warn(w)
+	}
+	be.ResetPeak()
+	base := be.Stats().Current
+	if in.Darks != nil {
+		if r.res.Dark, err = r.darkOrFlat(in.Darks, StageDarks, StageDarksReduce); err != nil {
+			return nil, err
+		}
+	}
+	if in.Flats != nil {
+		if r.res.Flat, err = r.darkOrFlat(in.Flats, StageFlats, StageFlatsReduce); err != nil {
+			return nil, err
+		}
+	}
+	if err := out.Frames(r.res.Dark, r.res.Flat); err != nil {
+		return nil, fmt.Errorf("write the dark and flat frames: %w", err)
+	}
+	if err := r.projections(in.Projections, out); err != nil {
+		return nil, err
+	}
+	if r.res.Values > 0 && 2*r.res.Clipped >= r.res.Values {
+		r.warn(fmt.Sprintf("flat-field: %d of %d values (%.0f%%) were clipped to [%g, %g]: check the darks and flats",
+			r.res.Clipped, r.res.Values, 100*float64(r.res.Clipped)/float64(r.res.Values), cfg.ClipLow, cfg.ClipHigh))
+	}
+	r.res.PeakDevice = be.Stats().Peak - base
+	return r.res, nil
+}
+
+type run struct {
+	ctx context.Context
+	p   *job.Progress
+	be  gpu.Backend
+	cfg Config
+	pl  *plan.Plan
+	res *Result
+}
+
+func (r *run) warn(msg string) {
+	r.res.Warnings = append(r.res.Warnings, msg)
+	r.p.Warn(msg)
+}
+
+func (r *run) phase(name string) plan.PhasePlan {
+	for _, ph := range r.pl.Phases {
+		if ph.Name == name {
+			return ph
+		}
+	}
+	panic("dezing: no phase " + name)
+}
+
+// buffers allocates device buffers and frees them all at once.
+type buffers struct {
+	be   gpu.Backend
+	bufs []*gpu.Buffer
+}
+
+func (b *buffers) alloc(label string, n int64) (*gpu.Buffer, error) {
+	buf, err := b.be.Alloc(label, n)
+	if err != nil {
+		return nil, fmt.Errorf("dezing: %w", err)
+	}
+	b.bufs = append(b.bufs, buf)
+	return buf, nil
+}
+
+func (b *buffers) free() {
+	for _, buf := range b.bufs {
+		b.be.Free(buf)
+	}
+	b.bufs = nil
+}
+
+// darkOrFlat dezings one set as its own stack into a host copy, then
+// reduces it to one frame.
+func (r *run) darkOrFlat(src volume.Source, stage, reduce string) ([]float32, error) {
+	info := src.Info()
+	fb := info.PlaneBytes()
+	dezinged := make([]byte, int64(info.Shape[0])*fb)
+	st := stack{
+		stage: stage, unit: "frames", src: src, z0: 0, z1: info.Shape[0], block: r.phase(stage).Block,
+		outFrame: fb,
+		host:     func(i0, n int) []byte { return dezinged[int64(i0)*fb : int64(i0+n)*fb] },
+	}
+	if err := r.stack(st); err != nil {
+		return nil, err
+	}
+	return r.reduce(dezinged, info, reduce)
+}
+
+// reduce reduces a dezinged set, band of rows by band of rows.
+func (r *run) reduce(dezinged []byte, info volume.Info, stage string) ([]float32, error) {
+	n, rows, cols, es := info.Shape[0], info.Shape[1], info.Shape[2], int64(info.DType.Size())
+	ph := r.phase(stage)
+	var bufs buffers
+	bufs.be = r.be
+	defer bufs.free()
+	band := ph.Block
+	in, err := bufs.alloc(stage+" rows", int64(band)*int64(n)*int64(cols)*es)
+	if err != nil {
+		return nil, err
+	}
+	out, err := bufs.alloc("reduced rows", int64(band)*int64(cols)*4)
+	if err != nil {
+		return nil, err
+	}
+	scr, err := bufs.alloc("reduce scratch", r.be.DezingReduceScratch(reduceParams(info, r.cfg.Reduce, band)))
+	if err != nil {
+		return nil, err
+	}
+	frame := make([]float32, rows*cols)
+	fb := info.PlaneBytes()
+	r.p.Stage(stage, int64(rows), "rows")
+	for y0 := 0; y0 < rows; y0 += band {
+		if err := r.ctx.Err(); err != nil {
+			return nil, err
+		}
+		y1 := min(y0+band, rows)
+		piece := int64(y1-y0) * int64(cols) * es
+		for f := 0; f < n; f++ {
+			off := int64(f)*fb + int64(y0)*int64(cols)*es
+			if err := r.be.Upload(in, int64(f)*piece, dezinged[off:off+piece]); err != nil {
+				return nil, fmt.Errorf("%s: %w", stage, err)
+			}
+		}
+		rp := reduceParams(info, r.cfg.Reduce, y1-y0)
+		if err := r.be.DezingReduce(out, in, scr, rp); err != nil {
+			return nil, fmt.Errorf("%s: %w", stage, err)
+		}
+		if err := r.be.Download(volume.Bytes(frame[y0*cols:y1*cols]), out, 0); err != nil {
+			return nil, fmt.Errorf("%s: %w", stage, err)
+		}
+		r.transfer(int64(n)*piece, int64(y1-y0)*int64(cols)*4)
+		r.p.Add(int64(y1 - y0))
+	}
+	return frame, nil
+}
+
+func (r *run) transfer(up, down int64) {
+	r.res.ToDevice += up
+	r.res.FromDevice += down
+	r.p.Transfer(up, down)
+	r.p.Memory(r.be.Stats().Peak, r.pl.PeakHost)
+}
+
+// projections dezings the projections block by block, with the
+// flat-field correction when asked, and writes them to out.
+func (r *run) projections(src volume.Source, out Output) error {
+	info := src.Info()
+	z0, z1 := r.cfg.span(Shapes{Projections: info})
+	ph := r.phase(StageProjections)
+	outInfo := OutInfo(Shapes{Projections: info}, r.cfg)
+	ofb := outInfo.PlaneBytes()
+	download := make([]byte, int64(ph.Block)*ofb)
+	st := stack{
+		stage: StageProjections, unit: "slices", src: src, z0: z0, z1: z1, block: ph.Block, outFrame: ofb,
+		host: func(i0, n int) []byte { return download[:int64(n)*ofb] },
+		sink: func(i0 int, data []byte) error {
+			if err := out.Slab(i0, data); err != nil {
+				return fmt.Errorf("write projections %d-%d: %w", i0, i0+len(data)/int(ofb), err)
+			}
+			if r.cfg.Partials {
+				r.p.Partial(&Block{Z0: i0, Shape: [3]int{len(data) / int(ofb), info.Shape[1], info.Shape[2]}, DType: outInfo.DType, Data: append([]byte(nil), data...)})
+			}
+			return nil
+		},
+	}
+	if r.cfg.FlatField {
+		var bufs buffers
+		bufs.be = r.be
+		defer bufs.free()
+		ff, err := r.flatField(&bufs, info)
+		if err != nil {
+			return err
+		}
+		st.post = ff
+	}
+	return r.stack(st)
+}
+
+// flatField puts the reduced frames on the device and returns the step
+// that corrects a block of dezinged projections there.
+func (r *run) flatField(bufs *buffers, info volume.Info) (func(*gpu.Buffer, int) (*gpu.Buffer, error), error) {
+	frameBytes := int64(info.PlaneLen()) * 4
+	dark, err := bufs.alloc("dark frame", frameBytes)
+	if err != nil {
+		return nil, err
+	}
+	flat, err := bufs.alloc("flat frame", frameBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.be.Upload(dark, 0, volume.Bytes(r.res.Dark)); err != nil {
+		return nil, err
+	}
+	if err := r.be.Upload(flat, 0, volume.Bytes(r.res.Flat)); err != nil {
+		return nil, err
+	}
+	r.transfer(2*frameBytes, 0)
+	scr, err := bufs.alloc("flat-field scratch", r.be.DezingFlatFieldScratch(flatParams(info, r.cfg, 1)))
+	if err != nil {
+		return nil, err
+	}
+	var dst *gpu.Buffer
+	if info.DType != volume.Float32 {
+		if dst, err = bufs.alloc("flat-field output", int64(r.phase(StageProjections).Block)*frameBytes); err != nil {
+			return nil, err
+		}
+	}
+	return func(med *gpu.Buffer, frames int) (*gpu.Buffer, error) {
+		to := dst
+		if to == nil {
+			to = med // float32: corrected in place
+		}
+		n, err := r.be.DezingFlatField(to, med, dark, flat, scr, flatParams(info, r.cfg, frames))
+		if err != nil {
+			return nil, fmt.Errorf("flat-field: %w", err)
+		}
+		r.res.Clipped += n
+		r.res.Values += int64(frames) * int64(info.PlaneLen())
+		return to, nil
+	}, nil
+}
+
+// stack is one median pass over frames [z0, z1) of src.
+type stack struct {
+	stage  string
+	unit   string // "frames" of darks or flats, "slices" of projections
+	src    volume.Source
+	z0, z1 int
+	block  int
+	// outFrame is the bytes of one output frame (after post).
+	outFrame int64
+	// post runs on the device after the median of a block of frames and
+	// returns the buffer to download (nil: the median's output).
+	post func(med *gpu.Buffer, frames int) (*gpu.Buffer, error)
+	// host returns where to download frames [i0, i0+n) (counted from z0).
+	host func(i0, n int) []byte
+	// sink, if set, receives each downloaded block.
+	sink func(i0 int, data []byte) error
+}
+
+// stack runs the median over a stack in blocks: a loader goroutine reads
+// block i+1 (with its halo frames, clamped at the ends of the data) into
+// a staging buffer while block i is uploaded, filtered and downloaded.
+func (r *run) stack(st stack) (err error) {
+	info := st.src.Info()
+	nz, fb := info.Shape[0], info.PlaneBytes()
+	k := r.cfg.Kernel
+	h := k / 2
+	n := st.z1 - st.z0
+	held := min(st.block+2*h, n+min(h, st.z0)+min(h, nz-st.z1))
+	var bufs buffers
+	bufs.be = r.be
+	defer bufs.free()
+	in, err := bufs.alloc(st.stage+" input", int64(held)*fb)
+	if err != nil {
+		return err
+	}
+	med, err := bufs.alloc(st.stage+" output", int64(st.block)*fb)
+	if err != nil {
+		return err
+	}
+	mp := medianParams(info, k, r.cfg.Dif)
+	scr, err := bufs.alloc("median scratch", r.be.DezingMedianScratch(mp))
+	if err != nil {
+		return err
+	}
+	staging, err := gpu.NewStaging(r.be, stagingBuffers, int64(held)*fb, r.cfg.Pin, gpu.DefaultPinnedCap())
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.stage, err)
+	}
+	defer staging.Close()
+	if w := staging.Warning(); w != "" {
+		r.warn(w)
+	}
+	span := func(i int) (b0, b1, h0, h1 int) {
+		b0 = st.z0 + i*st.block
+		b1 = min(b0+st.block, st.z1)
+		return b0, b1, max(b0-h, 0), min(b1+h, nz)
+	}
+	blocks := (n + st.block - 1) / st.block
+	ctx, cancel := context.WithCancel(r.ctx)
+	batches, loadErr := gpu.Load(ctx, staging, blocks, func(i int, dst []byte) (int, error) {
+		_, _, h0, h1 := span(i)
+		m := int(int64(h1-h0) * fb)
+		if err := st.src.ReadSlab(h0, h1, dst[:m]); err != nil {
+			return 0, fmt.Errorf("%s: read frames %d-%d: %w", st.stage, h0, h1, err)
+		}
+		return m, nil
+	})
+	defer func() {
+		// Stop the loader and give its buffers back before the staging
+		// pool is closed.
+		cancel()
+		for b := range batches {
+			staging.Put(b.Buf)
+		}
+		if lerr := loadErr(); err == nil && lerr != nil && !errors.Is(lerr, context.Canceled) {
+			err = lerr
+		}
+	}()
+	r.p.Stage(st.stage, int64(n), st.unit)
+	for b := range batches {
+		if err := r.block(st, b, span, in, med, scr, fb, staging); err != nil {
+			return err
+		}
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	return loadErr()
+}
+
+// block filters one block that the loader has read into b.
+func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), in, med, scr *gpu.Buffer, fb int64, staging *gpu.Staging) error {
+	b0, b1, h0, h1 := span(b.Index)
+	wait, err := r.be.UploadAsync(in, 0, &gpu.HostBuffer{Bytes: b.Buf.Bytes[:b.N], Pinned: b.Buf.Pinned})
+	if err != nil {
+		staging.Put(b.Buf)
+		return fmt.Errorf("%s: %w", st.stage, err)
+	}
+	info := st.src.Info()
+	mp := medianParams(info, r.cfg.Kernel, r.cfg.Dif)
+	mp.Planes, mp.Z0, mp.N = h1-h0, b0-h0, b1-b0
+	err = r.be.DezingMedian(med, in, scr, mp)
+	res := med
+	if err == nil && st.post != nil {
+		res, err = st.post(med, b1-b0)
+	}
+	var host []byte
+	if err == nil {
+		host = st.host(b0-st.z0, b1-b0)
+		err = r.be.Download(host, res, 0)
+	}
+	if werr := wait(); err == nil {
+		err = werr
+	}
+	staging.Put(b.Buf)
+	if err != nil {
+		return fmt.Errorf("%s: frames %d-%d: %w", st.stage, b0, b1, err)
+	}
+	r.transfer(int64(b.N), int64(len(host)))
+	if st.sink != nil {
+		if err := st.sink(b0-st.z0, host); err != nil {
+			return err
+		}
+	}
+	r.p.Add(int64(b1 - b0))
+	return nil
+}
