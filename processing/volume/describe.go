@@ -92,31 +92,36 @@ func describeWith(inspect func(path string) (*Description, error)) func(string, 
 // WriteText writes the description for people.
 func (d *Description) WriteText(w io.Writer) error {
 	var b strings.Builder
+	width := len("voxel size:")
+	for _, f := range d.Header {
+		width = max(width, len(f.Name)+1)
+	}
+	line := func(name, value string) { fmt.Fprintf(&b, "  %-*s %s\n", width, name+":", value) }
 	fmt.Fprintf(&b, "%s: %s\n", d.Path, d.Format)
 	if d.Dataset != "" {
-		fmt.Fprintf(&b, "  dataset:    %s\n", d.Dataset)
+		line("dataset", d.Dataset)
 	}
 	if len(d.Shape) > 0 {
-		fmt.Fprintf(&b, "  shape:      %s\n", shapeString(d.Shape))
+		line("shape", shapeString(d.Shape))
 	}
 	if d.DType != "" {
-		fmt.Fprintf(&b, "  dtype:      %s\n", d.DType)
+		line("dtype", d.DType)
 	}
 	if len(d.VoxelSize) == 3 {
-		fmt.Fprintf(&b, "  voxel size: %s (z, y, x)\n", floats(d.VoxelSize))
+		line("voxel size", floats(d.VoxelSize)+" (z, y, x)")
 	}
 	if d.Maps > 0 {
-		fmt.Fprintf(&b, "  maps:       %d\n", d.Maps)
+		line("maps", strconv.Itoa(d.Maps))
 	}
 	for _, f := range d.Header {
-		fmt.Fprintf(&b, "  %-11s %s\n", f.Name+":", f.Value)
+		line(f.Name, f.Value)
 	}
 	if n := d.NeXus; n != nil {
-		fmt.Fprintf(&b, "  NeXus scan: %d projections, %d flats, %d darks", n.Projections, n.Flats, n.Darks)
+		s := fmt.Sprintf("%d projections, %d flats, %d darks", n.Projections, n.Flats, n.Darks)
 		if n.Angles {
-			b.WriteString(", with rotation angles")
+			s += ", with rotation angles"
 		}
-		b.WriteByte('\n')
+		line("NeXus scan", s)
 	}
 	if len(d.Tree) > 0 {
 		b.WriteString("  tree:\n")
@@ -135,7 +140,7 @@ func (d *Description) WriteText(w io.Writer) error {
 		}
 	}
 	for _, n := range d.Notes {
-		fmt.Fprintf(&b, "  note: %s\n", n)
+		line("note", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

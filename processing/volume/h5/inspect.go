@@ -159,7 +159,7 @@ func Inspect(p, name string) (*volume.Description, error) {
 	case name != "":
 		return nil, err
 	default:
-		d.Notes = append(d.Notes, "no dataset opens by default: "+strings.TrimPrefix(err.Error(), p+": "))
+		d.Notes = append(d.Notes, "no dataset opens by default (not one 3D dataset, no "+TomoData+"): name one as FILE:/path")
 	}
 	if format == "nexus" {
 		nx, err := openNeXus(p) // keys only: a scan without projections is still described
