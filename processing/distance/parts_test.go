@@ -209,3 +209,43 @@ func TestParseMetrics(t *testing.T) {
 		t.Error("corr must say it is a similarity")
 	}
 }
+
+// TestMaskAndNormalize: each row keeps the mask's voxels in order, has
+// lower median 0 and sample standard deviation 1.
+func TestMaskAndNormalize(t *testing.T) {
+	m := testMaps(t, 3, 6, 4)
+	mask, _ := SphereMask(6, 2.5)
+	rows, err := MaskAndNormalize(m.Data, 3, mask, MedianZScore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := mask.Len()
+	for i := 0; i < 3; i++ {
+		r := rows[i*k : (i+1)*k]
+		sorted := slices.Clone(r)
+		slices.Sort(sorted)
+		var mean, ss float64
+		for _, x := range r {
+			mean += x / float64(k)
+		}
+		for _, x := range r {
+			ss += (x - mean) * (x - mean)
+		}
+		if sorted[(k-1)/2] != 0 || math.Abs(math.Sqrt(ss/float64(k-1))-1) > 1e-12 {
+			t.Errorf("map %d: median %g, std %g", i, sorted[(k-1)/2], math.Sqrt(ss/float64(k-1)))
+		}
+		// Order kept: the largest raw voxel is the largest normalised one.
+		best := 0
+		for j, idx := range mask.Index {
+			if m.Data[i*216+int(idx)] > m.Data[i*216+int(mask.Index[best])] {
+				best = j
+			}
+		}
+		if r[best] != sorted[k-1] {
+			t.Errorf("map %d: voxel order not kept", i)
+		}
+	}
+	if _, err := MaskAndNormalize(m.Data[:10], 3, mask, MedianZScore); err == nil {
+		t.Error("short input accepted")
+	}
+}
