@@ -184,7 +184,8 @@ func (v *Viewer) add(l Layer) {
 		v.needFit = true
 	}
 	v.layersChanged()
-	if first {
+	// Until the user pans or zooms, the view fits whatever is open.
+	if first || !v.navigated {
 		v.ResetView()
 	}
 }
