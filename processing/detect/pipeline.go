@@ -3,6 +3,7 @@ package detect
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
@@ -61,14 +62,17 @@ func Run(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, sr
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
 	r := &run{p: p, be: be, prog: prog, pp: p.PlaneParams(), kern: BallKernel(p.Ball.XY, p.Ball.Z),
-		batch: pl.Block(), res: &Result{Plan: pl, Batch: pl.Block(), Warnings: pl.Warnings}}
+		batch: pl.Block(), res: &Result{Plan: pl, Batch: pl.Block(), Warnings: slices.Clone(pl.Warnings)}}
 	r.ring = p.Ball.Z - 1 + r.batch
 	r.bp = ballParams(p.Ball, r.kern, p.Shape[1], p.Shape[2], r.ring)
 	ty, tx := r.pp.BrainTiles()
 	r.bp.UseTiles, r.bp.TileSize, r.bp.TilesY, r.bp.TilesX = true, p.BrainTile, ty, tx
 	r.det = newDetector(p.Shape[1], p.Shape[2])
 	r.split = newSplitter(&p)
-	for _, w := range pl.Warnings {
+	if cfg.PinMemory && be.Name() == "cpu" {
+		r.res.Warnings = append(r.res.Warnings, "pin_memory: the CPU backend uploads nothing, so pinning has no effect; staging stays pageable")
+	}
+	for _, w := range r.res.Warnings {
 		prog.Warn(w)
 	}
 	if err := r.alloc(); err != nil {
