@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"sync"
 	"unsafe"
@@ -89,7 +90,11 @@ func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, 
 	ty, tx := p.BrainTiles()
 	in := src.host[srcOff : srcOff+int64(n*p.ElemBytes)]
 	v := viewsOf(work.host, lay, p)
-	copy(v.gauss, DetectGaussWeights(p.Sigma, p.Radius))
+	for i, w := range DetectGaussWeights(p.Sigma, p.Radius) {
+		if v.gauss[i] != w {
+			return fmt.Errorf("detect plane: the work buffer %q holds no Gaussian weights for σ %g, radius %d: prepare it with gpu.DetectPrepareWork", work.label, p.Sigma, p.Radius)
+		}
+	}
 
 	scr, workers := c.planeScratch(p, v.t)
 	chunks(workers, p.H, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })

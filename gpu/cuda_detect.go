@@ -37,10 +37,6 @@ func (c *CUDABackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer,
 		return err
 	}
 	lay := DetectWorkLayout(p)
-	w := DetectGaussWeights(p.Sigma, p.Radius)
-	if err := c.Upload(work, lay.Gauss, unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 4*len(w))); err != nil {
-		return err
-	}
 	S, A, T, E := at(src, srcOff), at(work, lay.A), at(work, lay.T), at(work, lay.E)
 	rows, stats, gauss, seg, lthr := at(work, lay.Rows), at(work, lay.Stats), at(work, lay.Gauss), at(work, lay.Seg), at(work, lay.LocalThr)
 	M, TL := at(mask, maskOff), at(tiles, tilesOff)

@@ -70,6 +70,9 @@ func TestCUDADetectPlaneParity(t *testing.T) {
 				if err := be.Upload(src, int64(len(raw)), raw); err != nil {
 					t.Fatal(err)
 				}
+				if err := DetectPrepareWork(be, wk, &p); err != nil {
+					t.Fatal(err)
+				}
 				if err := be.DetectPlane(src, int64(len(raw)), wk, mk, int64(tc.h*tc.w), tl, int64(ty*tx), &p); err != nil {
 					t.Fatal(err)
 				}

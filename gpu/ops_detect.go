@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -201,6 +202,22 @@ func DetectGaussWeights(sigma float64, radius int) []float32 {
 		w[i] = float32(f[i] / sum)
 	}
 	return w
+}
+
+// DetectPrepareWork writes the Gaussian weights DetectPlane reads into a
+// work buffer. Call it once after allocating the buffer (and again when σ
+// or the radius change): uploading them with every plane would make each
+// plane wait for the previous one on a GPU.
+func DetectPrepareWork(be Backend, work *Buffer, p *DetectPlaneParams) error {
+	w := DetectGaussWeights(p.Sigma, p.Radius)
+	b := make([]byte, 4*len(w))
+	for i, v := range w {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	if err := be.Upload(work, DetectWorkLayout(p).Gauss, b); err != nil {
+		return fmt.Errorf("detect: prepare work buffer: %w", err)
+	}
+	return nil
 }
 
 // Reflect maps index i into [0, n) the way SciPy's mode 'reflect' does

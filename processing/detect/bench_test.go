@@ -57,6 +57,7 @@ func BenchmarkPlane2048(b *testing.B) {
 	src, _ := be.Alloc("src", v.PlaneBytes())
 	v.ReadSlab(0, 1, src.HostBytes())
 	work, _ := be.Alloc("work", gpu.DetectWorkLayout(&pp).Size)
+	gpu.DetectPrepareWork(be, work, &pp)
 	mask, _ := be.Alloc("mask", 2048*2048)
 	ty, tx := pp.BrainTiles()
 	tiles, _ := be.Alloc("tiles", int64(ty*tx))
@@ -99,6 +100,7 @@ func BenchmarkBall2048(b *testing.B) {
 	ty, tx := pp.BrainTiles()
 	src, _ := be.Alloc("src", v.PlaneBytes())
 	work, _ := be.Alloc("work", gpu.DetectWorkLayout(&pp).Size)
+	gpu.DetectPrepareWork(be, work, &pp)
 	masks, _ := be.Alloc("masks", 3*hw)
 	tiles, _ := be.Alloc("tiles", int64(3*ty*tx))
 	for z := 0; z < 3; z++ {

@@ -90,6 +90,7 @@ func BenchmarkCUDAPlane2048(b *testing.B) {
 	v.ReadSlab(0, 1, raw)
 	be.Upload(src, 0, raw)
 	work, _ := be.Alloc("work", gpu.DetectWorkLayout(&pp).Size)
+	gpu.DetectPrepareWork(be, work, &pp)
 	mask, _ := be.Alloc("mask", 2048*2048)
 	ty, tx := pp.BrainTiles()
 	tiles, _ := be.Alloc("tiles", int64(ty*tx))

@@ -116,6 +116,9 @@ func (r *run) alloc() error {
 		}
 	}
 	r.host = make([]byte, b*hw)
+	if err := gpu.DetectPrepareWork(r.be, r.bufs.work, &r.pp); err != nil {
+		return err
+	}
 	return r.be.Upload(r.bufs.weights, 0, int32Bytes(r.kern.W))
 }
 

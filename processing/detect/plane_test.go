@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
@@ -80,6 +81,9 @@ func runPlane(t *testing.T, be gpu.Backend, raw []byte, p gpu.DetectPlaneParams)
 	tl, _ := be.Alloc("tiles", int64(ty*tx))
 	defer func() { be.Free(src); be.Free(wk); be.Free(mk); be.Free(tl) }()
 	if err := be.Upload(src, 0, raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := gpu.DetectPrepareWork(be, wk, &p); err != nil {
 		t.Fatal(err)
 	}
 	if err := be.DetectPlane(src, 0, wk, mk, 0, tl, 0, &p); err != nil {
@@ -175,5 +179,22 @@ func TestPlaneGolden(t *testing.T) {
 			}
 			t.Logf("%s: %d mask pixels (SciPy %d, %d differ), E within %.2g, %d/%d tiles in", name, set, g.MaskPixels, differ, worst, inside, len(tiles))
 		})
+	}
+}
+
+// TestUnpreparedWorkBuffer: a work buffer without the Gaussian weights is
+// refused, not filtered with zeros.
+func TestUnpreparedWorkBuffer(t *testing.T) {
+	g := readGolden(t, "plane16")
+	p := g.params()
+	be := gpu.NewCPU()
+	src, _ := be.Alloc("src", int64(2*g.H*g.W))
+	wk, _ := be.Alloc("work", gpu.DetectWorkLayout(&p).Size)
+	mk, _ := be.Alloc("mask", int64(g.H*g.W))
+	ty, tx := p.BrainTiles()
+	tl, _ := be.Alloc("tiles", int64(ty*tx))
+	err := be.DetectPlane(src, 0, wk, mk, 0, tl, 0, &p)
+	if err == nil || !strings.Contains(err.Error(), "DetectPrepareWork") {
+		t.Errorf("got %v", err)
 	}
 }
