@@ -160,19 +160,20 @@ func dzReplace[T dzKey](out, center, med []T, float bool, dif float64) {
 	}
 }
 
-// DezingReduceScratch: a float64 accumulator of dzChunk pixels per worker
-// for the mean; one frame's worth of keys per worker for the median.
+// DezingReduceScratch: one pixel's keys per worker for the median; none
+// for the mean.
 func (c *CPUBackend) DezingReduceScratch(p DezingReduceParams) int64 {
 	return int64(c.workers) * dzReducePer(p)
 }
 
+// dzChunk is the pixels a worker reduces at a time.
 const dzChunk = 2048
 
 func dzReducePer(p DezingReduceParams) int64 {
 	if p.Median {
 		return int64(p.Frames) * 4
 	}
-	return dzChunk * 8
+	return 0
 }
 
 // DezingReduce reduces frames to their per-pixel mean or median.
@@ -197,36 +198,33 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 	out := dzF32(dst)
 	chunks := (p.Pixels + dzChunk - 1) / dzChunk
 	dzWorkers(c.workers, chunks, func(w, lo, hi int) {
-		ws := scratch.host[int64(w)*per : int64(w+1)*per]
 		for ch := lo; ch < hi; ch++ {
 			x0, x1 := ch*dzChunk, min((ch+1)*dzChunk, p.Pixels)
 			switch {
 			case p.Median:
+				ws := scratch.host[int64(w)*per : int64(w+1)*per]
 				dzReduceMedian(out, src.host, dzU32b(ws), p, x0, x1)
 			case p.Float32:
-				dzReduceMean(out, dzF32(src), dzF64b(ws), p, x0, x1)
+				dzReduceMean(out, dzF32(src), p, x0, x1)
 			default:
-				dzReduceMean(out, dzU16(src), dzF64b(ws), p, x0, x1)
+				dzReduceMean(out, dzU16(src), p, x0, x1)
 			}
 		}
 	})
 	return nil
 }
 
-// dzReduceMean sums frame after frame into acc (the same order at every
-// pixel as a per-pixel loop, so the same bits as the CUDA kernel).
-func dzReduceMean[T uint16 | float32](out []float32, src []T, acc []float64, p DezingReduceParams, x0, x1 int) {
-	acc = acc[:x1-x0]
-	clear(acc)
-	for f := 0; f < p.Frames; f++ {
-		row := src[f*p.Pixels+x0 : f*p.Pixels+x1]
-		for i, v := range row {
-			acc[i] += float64(v)
-		}
-	}
+// dzReduceMean sums each pixel over the frames in frame order in float64
+// (the CUDA kernel's order, so the same bits). Reading a pixel down the
+// frames touches one cache line per frame, and the next pixels reuse them.
+func dzReduceMean[T uint16 | float32](out []float32, src []T, p DezingReduceParams, x0, x1 int) {
 	n := float64(p.Frames)
-	for i, s := range acc {
-		out[x0+i] = float32(s / n)
+	for x := x0; x < x1; x++ {
+		s := 0.0
+		for f := 0; f < p.Frames; f++ {
+			s += float64(src[f*p.Pixels+x])
+		}
+		out[x] = float32(s / n)
 	}
 }
 
@@ -371,13 +369,6 @@ func dzU32b(b []byte) []uint32 {
 		return nil
 	}
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
-
-func dzF64b(b []byte) []float64 {
-	if len(b) < 8 {
-		return nil
-	}
-	return unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), len(b)/8)
 }
 
 func dzF32(b *Buffer) []float32 {
