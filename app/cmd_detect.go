@@ -208,14 +208,12 @@ func (f *detectFlags) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	f.cfg.PinnedCap = b.PinnedCap
-	var sinks []job.Sink
+	sinks, done, err := jobSinks(e, f.out)
+	if err != nil {
+		return err
+	}
 	if !f.out.quiet && !f.out.json {
 		fmt.Fprintln(e.stderr, note)
-		tty := false
-		if fl, ok := e.stderr.(*os.File); ok {
-			tty = job.IsTerminal(fl)
-		}
-		sinks = append(sinks, job.TerminalSink(e.stderr, tty))
 	}
 	start := time.Now()
 	var res *detect.Result
@@ -236,6 +234,9 @@ func (f *detectFlags) run(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}, sinks...)
+	if derr := done(); err == nil {
+		err = derr
+	}
 	if err != nil {
 		return err
 	}

@@ -205,3 +205,24 @@ func TestDetectPlan(t *testing.T) {
 		t.Errorf("plan: batch %d, peak %d, %d planes", p.Block(), p.PeakDevice, p.Phases[0].Units)
 	}
 }
+
+// TestPlanDetectCommand: `voxlab plan detect` takes detect's arguments and
+// prints the plan as JSON.
+func TestPlanDetectCommand(t *testing.T) {
+	in, _ := smallBrain(t)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"plan", "detect", in, "x.csv", "--backend", "cpu", "--device-memory", "8MiB", "--json"}, &env{stdout: &out, stderr: &errb})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var p map[string]any
+	if err := json.Unmarshal(out.Bytes(), &p); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if b, ok := p["batch_planes"].(float64); !ok || b < 1 || b > 4 {
+		t.Errorf("batch_planes %v in %s", p["batch_planes"], out.String())
+	}
+	if peak, ok := p["peak_device_bytes"].(float64); !ok || peak > 8<<20 {
+		t.Errorf("peak_device_bytes %v", p["peak_device_bytes"])
+	}
+}
