@@ -24,11 +24,12 @@ func init() {
 	register(&command{
 		name:    "view",
 		summary: "open files in the viewer, or render a screenshot of them",
-		usage:   "FILE... [--slice N] [--axis z|y|x] [--grid] [--screenshot OUT.png] [--size WxH]",
+		usage:   "FILE... [--slice N] [--axis z|y|x] [--grid] [--colormap NAME] [--screenshot OUT.png] [--size WxH]",
 		examples: []string{
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
 			"voxlab view raw.npy dezinged.npy --grid --screenshot cmp.png --size 1400x700",
+			"voxlab view maps/gt.npy --slice 16 --colormap inferno",
 		},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			o := &viewOpts{}
@@ -37,6 +38,7 @@ func init() {
 			fs.BoolVar(&o.grid, "grid", false, "show each layer in its own panel, side by side")
 			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit")
 			fs.StringVar(&o.size, "size", "1280x800", "window size WxH")
+			fs.StringVar(&o.colormap, "colormap", "", "colormap of the image layers: "+strings.Join(resources.ColormapNames(), ", "))
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no file to view")
@@ -55,6 +57,7 @@ type viewOpts struct {
 	screenshot string
 	size       string
 	demo       string
+	colormap   string
 }
 
 // appID names the app for its Preferences (recent files).
@@ -80,35 +83,19 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 			return fmt.Errorf("view %s: %w", p, err)
 		}
 	}
+	if _, ok := resources.Colormap(o.colormap); o.colormap != "" && !ok {
+		return usagef("--colormap %q: use one of %s", o.colormap, strings.Join(resources.ColormapNames(), ", "))
+	}
 	if o.screenshot != "" && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
 		return usagef("--screenshot %s: the file name must end in .png", o.screenshot)
 	}
 
-	setup := func(v *viewer.Viewer) error {
-		var opened []string
-		for _, s := range specs {
-			if _, err := v.Open(s); err != nil {
-				if o.screenshot != "" || len(specs) == 1 {
-					return err
-				}
-				fmt.Fprintf(e.stderr, "voxlab: skipping %s: %v\n", s, err)
-				continue
-			}
-			opened = append(opened, displayNames(s))
-		}
-		if len(opened) > 0 {
-			v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
-		}
-		v.SetAxis(axis)
-		if o.slice >= 0 {
-			v.SetSlice(o.slice)
-		} else {
-			v.SetSlice(middleSlice(v))
-		}
-		// The demo's datasets are unrelated: show them side by side.
-		v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
-		return nil
+	setup := func(v *viewer.Viewer) (err error) {
+		// One batch: the first slice read is the one asked for.
+		v.Batch(func() { err = openAll(e, v, specs, o, axis) })
+		return err
 	}
+
 	if o.screenshot != "" {
 		return screenshot(e, o.screenshot, w, h, setup)
 	}
@@ -129,6 +116,39 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 	win.ShowAndRun()
 	v.Close()
 	// Closing the window (or Ctrl-C, which closes it) is the normal end.
+	return nil
+}
+
+// openAll opens the files into v and sets the axis, slice and grid.
+func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.Axis) error {
+	var opened []string
+	for _, s := range specs {
+		l, err := v.Open(s)
+		if err == nil && o.colormap != "" {
+			if il, ok := l.(*viewer.ImageLayer); ok {
+				err = il.SetColormap(o.colormap)
+			}
+		}
+		if err != nil {
+			if o.screenshot != "" || len(specs) == 1 {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "voxlab: skipping %s: %v\n", s, err)
+			continue
+		}
+		opened = append(opened, displayNames(s))
+	}
+	if len(opened) > 0 {
+		v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
+	}
+	v.SetAxis(axis)
+	if o.slice >= 0 {
+		v.SetSlice(o.slice)
+	} else {
+		v.SetSlice(middleSlice(v))
+	}
+	// The demo's datasets are unrelated: show them side by side.
+	v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
 	return nil
 }
 
@@ -159,12 +179,16 @@ func displayNames(spec string) string {
 	return p[strings.LastIndex(p, "/")+1:]
 }
 
-// middleSlice is the slice a view opens on: the middle of the data.
+// middleSlice is the slice a view opens on: the middle of the shortest
+// image layer along the axis, so that every layer has data there (the
+// demo's maps stack is 20 times deeper than its brain).
 func middleSlice(v *viewer.Viewer) int {
 	n := 0
 	for _, l := range v.Layers() {
 		if il, ok := l.(*viewer.ImageLayer); ok {
-			n = max(n, il.Volume().Shape[v.Axis()])
+			if d := il.Volume().Shape[v.Axis()]; n == 0 || d < n {
+				n = d
+			}
 		}
 	}
 	return n / 2

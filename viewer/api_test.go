@@ -92,3 +92,23 @@ func TestDropAndPanels(t *testing.T) {
 		t.Error("ShowTab(nil) did not return to the view")
 	}
 }
+
+// Inside Batch nothing is drawn, so only the slice finally chosen is read
+// and sets the contrast limits.
+func TestBatchReadsOnlyTheChosenSlice(t *testing.T) {
+	h := newHarness(t)
+	base := memVolume(t, volume.Uint16, [3]int{50, 8, 8}, func(z, y, x int) float64 { return float64(100*z + x) })
+	src := &slowSource{Source: base.Source(), fail: -1}
+	var l *ImageLayer
+	h.v.Batch(func() {
+		l, _ = h.v.AddImage("img", volume.New("img", src), ImageOptions{})
+		h.v.SetSlice(40)
+	})
+	h.settle()
+	if reads := src.reads(); len(reads) == 0 || reads[0] != 40 {
+		t.Errorf("reads %v: the first read must be slice 40", reads)
+	}
+	if lo, hi := l.ContrastLimits(); lo != 4000 || hi != 4007 {
+		t.Errorf("limits %v %v, want slice 40's (4000 4007)", lo, hi)
+	}
+}

@@ -133,7 +133,7 @@ func (r *sliceRenderer) Layout(size fyne.Size) {
 func (r *sliceRenderer) MinSize() fyne.Size { return fyne.NewSize(64, 64) }
 
 func (r *sliceRenderer) Refresh() {
-	if r.size.IsZero() {
+	if r.size.IsZero() || r.s.v.frozen > 0 {
 		return
 	}
 	r.s.draw()

@@ -37,6 +37,8 @@ type Viewer struct {
 	// navigated: the user panned or zoomed since the last reset.
 	navigated bool
 	grid      bool
+	// frozen > 0 inside Batch: redraws are skipped.
+	frozen int
 
 	// post runs f on the UI goroutine (fyne.Do; tests queue instead).
 	post          func(f func())
@@ -441,8 +443,26 @@ func (v *Viewer) setXform(t xform) {
 	v.redraw()
 }
 
+// Batch runs f with drawing suspended and draws once afterwards: open
+// several files and choose the slice without reading (and taking the
+// contrast limits from) slices that are never meant to be seen.
+func (v *Viewer) Batch(f func()) {
+	v.frozen++
+	defer func() {
+		v.frozen--
+		if v.frozen == 0 {
+			v.updateDims()
+			v.redraw()
+		}
+	}()
+	f()
+}
+
 // redraw repaints every panel and the status bar now.
 func (v *Viewer) redraw() {
+	if v.frozen > 0 {
+		return
+	}
 	for _, p := range v.panels {
 		p.Refresh()
 	}
