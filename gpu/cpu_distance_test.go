@@ -9,7 +9,7 @@ import (
 )
 
 // f64Buf allocates a buffer on be holding vals.
-func f64Buf(t *testing.T, be Backend, label string, vals []float64) *Buffer {
+func f64Buf(t testing.TB, be Backend, label string, vals []float64) *Buffer {
 	t.Helper()
 	b, err := be.Alloc(label, int64(len(vals))*8)
 	if err != nil {
@@ -32,7 +32,7 @@ func download(t *testing.T, be Backend, b *Buffer) []float64 {
 	return out
 }
 
-func int64Buf(t *testing.T, be Backend, vals []int64) *Buffer {
+func int64Buf(t testing.TB, be Backend, vals []int64) *Buffer {
 	t.Helper()
 	f := make([]float64, len(vals))
 	for i, v := range vals {
@@ -226,4 +226,31 @@ func TestCPUDistBadShapes(t *testing.T) {
 			t.Errorf("error %v, want %q", c.err, c.want)
 		}
 	}
+}
+
+// BenchmarkCPUDistGram is the products of the in-memory case
+// (200 x 40 maps of 64³ voxels): OpenBLAS dgemm by default, gonum's
+// pure-Go Dgemm with -tags noopenblas.
+func BenchmarkCPUDistGram(b *testing.B) {
+	const m, n, k = 200, 40, 64 * 64 * 64
+	be := NewCPU()
+	rng := rand.New(rand.NewPCG(1, 1))
+	vals := func(rows int) []float64 {
+		v := make([]float64, rows*k)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return v
+	}
+	a, bb := f64Buf(b, be, "a", vals(m)), f64Buf(b, be, "b", vals(n))
+	segs := f64Buf(b, be, "segs", []float64{0, math.Float64frombits(k)})
+	dst, _ := be.Alloc("dst", m*n*8)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := be.DistGram(dst, a, bb, segs, DistGramShape{M: m, N: n, RowLen: k, Segs: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(m*n)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
+	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
