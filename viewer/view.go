@@ -37,6 +37,7 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 	r.img.FillMode = canvas.ImageFillStretch
 	r.img.ScaleMode = canvas.ImageScalePixels
 	r.title = canvas.NewText("", color.NRGBA{0xdd, 0xdd, 0xdd, 0xff})
+	r.titleBg = canvas.NewRectangle(color.NRGBA{0, 0, 0, 0xa0})
 	r.title.TextSize = theme.TextSize() * 0.9
 	r.bar = canvas.NewRectangle(color.White)
 	r.barText = canvas.NewText("", color.White)
@@ -114,6 +115,7 @@ type sliceRenderer struct {
 	s       *sliceView
 	img     *canvas.Image
 	title   *canvas.Text
+	titleBg *canvas.Rectangle
 	bar     *canvas.Rectangle
 	barText *canvas.Text
 	size    fyne.Size
@@ -147,6 +149,11 @@ func (r *sliceRenderer) Refresh() {
 	}
 	r.title.Move(fyne.NewPos(pad*2, pad))
 	r.title.Refresh()
+	ts := fyne.MeasureText(r.title.Text, r.title.TextSize, r.title.TextStyle)
+	r.titleBg.Hidden = r.title.Text == ""
+	r.titleBg.Move(fyne.NewPos(pad, pad))
+	r.titleBg.Resize(fyne.NewSize(ts.Width+2*pad, ts.Height))
+	r.titleBg.Refresh()
 	length, label := r.s.v.scaleBar(r.size)
 	r.bar.Hidden, r.barText.Hidden = length == 0, length == 0
 	if length > 0 {
@@ -155,16 +162,16 @@ func (r *sliceRenderer) Refresh() {
 		r.bar.Resize(fyne.NewSize(float32(length), 3))
 		r.bar.Move(fyne.NewPos(x, y))
 		r.barText.Text = label
-		ts := fyne.MeasureText(label, r.barText.TextSize, r.barText.TextStyle)
-		r.barText.Move(fyne.NewPos(x+float32(length)/2-ts.Width/2, y-ts.Height))
-		r.barText.Resize(ts)
+		bs := fyne.MeasureText(label, r.barText.TextSize, r.barText.TextStyle)
+		r.barText.Move(fyne.NewPos(x+float32(length)/2-bs.Width/2, y-bs.Height))
+		r.barText.Resize(bs)
 	}
 	r.bar.Refresh()
 	r.barText.Refresh()
 }
 
 func (r *sliceRenderer) Objects() []fyne.CanvasObject {
-	return []fyne.CanvasObject{r.img, r.title, r.bar, r.barText}
+	return []fyne.CanvasObject{r.img, r.titleBg, r.title, r.bar, r.barText}
 }
 
 func (r *sliceRenderer) Destroy() {}
