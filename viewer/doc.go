@@ -13,9 +13,13 @@
 //	pts := v.AddPoints("cells", []viewer.Point{{Z: 10, Y: 20, X: 30, Type: "cell"}})
 //	hm, err := v.AddHeatmap("l2", rows, cols, nil) // nil: filled later
 //	_, err = v.Open("scan.nxs:/entry1/tomo_entry/data/data")
+//	v.Batch(func() { v.Open(a); v.Open(b); v.SetSlice(40) }) // one draw
 //	v.SetGrid(true)                           // raw and result side by side
 //	v.AddPanel("Process", panel)              // a dock tab right of the canvas
 //	tab := v.AddTab("Plots", plots)           // a tab beside "View"
+//
+// RenderOffscreen builds a viewer in a window that is never shown and
+// returns its image (`voxlab view --screenshot`); it needs no display.
 //
 // Viewer methods and layer setters run on the UI goroutine (wrap calls
 // from elsewhere in fyne.Do). The live-update methods are safe from any
