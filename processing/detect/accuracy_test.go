@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/demo/lightsheet"
 )
 
 // match pairs found candidates with true centres one to one, nearest first,
@@ -38,7 +38,7 @@ func abs(a int) int { return max(a, -a) }
 // voxels.
 func TestDemoBrainRecallPrecision(t *testing.T) {
 	for _, seed := range []int64{1, 2} {
-		b := demo.NewBrain(demo.Small, seed)
+		b := lightsheet.New(lightsheet.SmallShape, seed)
 		res := detectAll(t, gpu.NewCPU(), DefaultConfig(), b.Volume())
 		truth := b.Cells()
 		m := match(res.Candidates, truth, 3)

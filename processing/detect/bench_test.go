@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/demo/lightsheet"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -29,7 +29,7 @@ func (c *cyclic) ReadSlab(z0, z1 int, dst []byte) error {
 
 func benchVolume(b *testing.B, planes, keep int) *volume.Volume {
 	b.Helper()
-	br := demo.NewBrainShape([3]int{keep, 2048, 2048}, 1)
+	br := lightsheet.New([3]int{keep, 2048, 2048}, 1)
 	info := br.Info()
 	c := &cyclic{info: info}
 	c.info.Shape[0] = planes

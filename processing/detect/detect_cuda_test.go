@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/demo/lightsheet"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
@@ -27,7 +27,7 @@ func openCUDA(t testing.TB) gpu.Backend {
 func TestCUDAPipelineParity(t *testing.T) {
 	be := openCUDA(t)
 	defer be.Close()
-	v := demo.NewBrain(demo.Small, 1).Volume()
+	v := lightsheet.New(lightsheet.SmallShape, 1).Volume()
 	ref := detectAll(t, gpu.NewCPU(), DefaultConfig(), v).Candidates
 	if len(ref) < 100 {
 		t.Fatalf("CPU found %d candidates", len(ref))

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/demo/lightsheet"
 	"github.com/voxlab/voxlab/processing/detect"
 	"github.com/voxlab/voxlab/processing/plan"
 )
@@ -13,7 +13,7 @@ import (
 // Detect the somata of the small demo brain on the CPU with cellfinder's
 // defaults.
 func ExampleRun() {
-	brain := demo.NewBrain(demo.Small, 1)
+	brain := lightsheet.New(lightsheet.SmallShape, 1)
 	cfg := detect.DefaultConfig()
 	cfg.BatchSize = 4
 	res, err := detect.Run(context.Background(), nil, gpu.NewCPU(), cfg, brain.Volume(), plan.Budget{})
