@@ -5,6 +5,8 @@
 package main
 
 import (
+	_ "github.com/voxlab/voxlab/internal/posixlocale"
+
 	"context"
 	"errors"
 	"flag"
