@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/processing/volume/h5"
+	"gonum.org/v1/hdf5"
+)
+
+// dezingScan writes the small demo scan into a temporary folder.
+func dezingScan(t *testing.T) (scan, zingers string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := demo.WriteTomo(dir, demo.Small, 5); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, demo.TomoScan), filepath.Join(dir, demo.TomoZingers)
+}
+
+func readAll(t *testing.T, spec string) (volume.Info, []byte) {
+	t.Helper()
+	v, err := volume.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	data, err := v.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Info, data
+}
+
+// onlyFiles lists a folder's entries.
+func onlyFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestDezingCommand(t *testing.T) {
+	scan, zcsv := dezingScan(t)
+	out := filepath.Join(t.TempDir(), "out.h5")
+	code, stdout, stderr := runCmd("dezing", scan, out, "--backend", "cpu", "--json", "--batch-size", "7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum dezingSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("--json: %v\n%s", err, stdout)
+	}
+	l := demo.TomoLayoutFor(demo.Small)
+	if sum.Projections != l.Projections || sum.Darks != l.Darks || sum.Flats != l.FlatsBefore+l.FlatsAfter ||
+		sum.Block != 7 || sum.DType != "uint16" || sum.PeakDevice <= 0 || sum.PeakDevice > sum.Predicted {
+		t.Errorf("summary %+v", sum)
+	}
+
+	// Every injected projection zinger is gone, and little else changed.
+	nx, err := h5.OpenNeXus(scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nx.Close()
+	orig, err := nx.Projections.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, got := readAll(t, out+":/data")
+	if info.Shape != nx.Projections.Shape || info.DType != volume.Uint16 {
+		t.Fatalf("/data is %v %s", info.Shape, info.DType)
+	}
+	zs, err := demo.ReadZingers(zcsv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj := map[int]int{}
+	for i, f := range nx.ProjectionFrames {
+		proj[f] = i
+	}
+	a, b := volume.Uint16s(orig), volume.Uint16s(got)
+	n := 0
+	for _, z := range zs {
+		p, ok := proj[z.Frame]
+		if !ok {
+			continue
+		}
+		n++
+		i := (p*info.Shape[1]+z.Row)*info.Shape[2] + z.Col
+		if math.Abs(float64(a[i])-float64(b[i])) < demo.MinZinger/2 {
+			t.Errorf("zinger at projection %d (%d, %d): %d → %d, not removed", p, z.Row, z.Col, a[i], b[i])
+		}
+	}
+	changed := 0
+	for i := range a {
+		if a[i] != b[i] {
+			changed++
+		}
+	}
+	if n == 0 || changed > 2*n {
+		t.Errorf("%d voxels changed for %d zingers", changed, n)
+	}
+
+	// The reduced frames and the parameters.
+	for _, name := range []string{"/dark", "/flat"} {
+		fi, frame := readAll(t, out+":"+name)
+		if fi.Shape != [3]int{1, info.Shape[1], info.Shape[2]} || fi.DType != volume.Float32 {
+			t.Errorf("%s is %v %s", name, fi.Shape, fi.DType)
+		}
+		if m := volume.Float32s(frame)[0]; !(m > 1000) {
+			t.Errorf("%s starts with %v", name, m)
+		}
+	}
+	attrs := readAttrs(t, out, "/voxlab/params", "kernel", "dif", "reduction", "flat_field", "minus_log", "version", "input")
+	if attrs["kernel"] != 3 || attrs["dif"] != 1000 {
+		t.Errorf("attributes %v", attrs)
+	}
+}
+
+// readAttrs checks that the attributes exist and returns the numeric ones.
+func readAttrs(t *testing.T, path, group string, names ...string) map[string]float64 {
+	t.Helper()
+	f, err := hdf5.OpenFile(path, hdf5.F_ACC_RDONLY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := f.OpenGroup(group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	out := map[string]float64{}
+	for _, n := range names {
+		a, err := g.OpenAttribute(n)
+		if err != nil {
+			t.Errorf("attribute %s of %s: %v", n, group, err)
+			continue
+		}
+		switch n {
+		case "kernel":
+			var v int64
+			if err := a.Read(&v, hdf5.T_NATIVE_INT64); err == nil {
+				out[n] = float64(v)
+			}
+		case "dif":
+			var v float64
+			if err := a.Read(&v, hdf5.T_NATIVE_DOUBLE); err == nil {
+				out[n] = v
+			}
+		}
+		a.Close()
+	}
+	return out
+}
+
+func TestDezingFlatFieldCommand(t *testing.T) {
+	scan, _ := dezingScan(t)
+	out := filepath.Join(t.TempDir(), "ff.h5")
+	code, _, stderr := runCmd("dezing", scan, out, "--backend", "cpu", "--quiet", "--flat-field", "--minus-log", "--darks-flats", "median", "--kernel", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	info, data := readAll(t, out+":/data")
+	if info.DType != volume.Float32 {
+		t.Fatalf("/data is %s", info.DType)
+	}
+	// −log of transmission through the phantom: finite, mostly in [0, 5].
+	inside := 0
+	for _, v := range volume.Float32s(data) {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			t.Fatalf("non-finite value %v", v)
+		}
+		if v > -0.5 && v < 5 {
+			inside++
+		}
+	}
+	if inside < len(data)/4*9/10 {
+		t.Errorf("only %d of %d values look like −log transmissions", inside, len(data)/4)
+	}
+	if _, err := volume.Open(out + ":/dark"); err == nil {
+		t.Error("/dark written although the flat-field used it")
+	}
+	if stderr != "" {
+		t.Errorf("--quiet printed %q", stderr)
+	}
+}
+
+func TestDezingPlainVolumes(t *testing.T) {
+	scan, _ := dezingScan(t)
+	dir := t.TempDir()
+	nx, err := h5.OpenNeXus(scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nx.Close()
+	for _, v := range []struct {
+		vol  *volume.Volume
+		name string
+	}{{nx.Projections, "proj.npy"}, {nx.Darks, "darks.npy"}, {nx.Flats, "flats.npy"}} {
+		data, err := v.vol.ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := volume.Create(filepath.Join(dir, v.name), v.vol.Info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteSlab(0, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "a.h5"), filepath.Join(dir, "b.h5")
+	if code, _, stderr := runCmd("dezing", scan, a, "--backend", "cpu", "--quiet", "--flat-field"); code != 0 {
+		t.Fatalf("NeXus: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCmd("dezing", filepath.Join(dir, "proj.npy"), b, "--darks", filepath.Join(dir, "darks.npy"),
+		"--flats", filepath.Join(dir, "flats.npy"), "--backend", "cpu", "--quiet", "--flat-field", "--batch-size", "4"); code != 0 {
+		t.Fatalf("plain volumes: exit %d: %s", code, stderr)
+	}
+	_, da := readAll(t, a+":/data")
+	_, db := readAll(t, b+":/data")
+	if !slices.Equal(da, db) {
+		t.Error("plain volumes with --darks/--flats differ from the NeXus scan")
+	}
+}
+
+func TestDezingBadInput(t *testing.T) {
+	scan, _ := dezingScan(t)
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small.npy")
+	w, err := volume.Create(small, volume.Info{Shape: [3]int{3, 5, 5}, DType: volume.Uint16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteSlab(0, make([]byte, 150))
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	onlyFlats := filepath.Join(dir, "flats-only.nxs")
+	src, _ := volume.NewMemory(volume.Info{Shape: [3]int{2, 5, 5}, DType: volume.Uint16}, make([]byte, 100))
+	if err := h5.WriteNeXus(onlyFlats, src, []int{1, 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.h5")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing input", []string{filepath.Join(dir, "nope.nxs"), out}, 1, "no such file"},
+		{"one argument", []string{scan}, 2, "want an input"},
+		{"even kernel", []string{scan, out, "--kernel", "4"}, 2, "odd"},
+		{"kernel 15", []string{scan, out, "--kernel", "15"}, 2, "3 to 13"},
+		{"dif 0", []string{scan, out, "--dif", "0"}, 2, "dif"},
+		{"dif negative", []string{scan, out, "--dif", "-3"}, 2, "dif"},
+		{"reduction", []string{scan, out, "--darks-flats", "mode"}, 2, "mean or median"},
+		{"minus-log alone", []string{scan, out, "--minus-log"}, 2, "flat-field"},
+		{"darks of another size", []string{scan, out, "--darks", small}, 1, "same size"},
+		{"no projections", []string{onlyFlats, out}, 1, "projection"},
+		{"flat-field without darks", []string{small, out, "--flat-field"}, 1, "darks and flats"},
+		{"output folder missing", []string{scan, filepath.Join(dir, "no", "out.h5")}, 1, "does not exist"},
+		{"output is the input", []string{small, small}, 1, "is the input"},
+		{"device too small", []string{scan, out, "--device-memory", "64KiB"}, 1, "not enough device memory"},
+		{"bad backend", []string{scan, out, "--backend", "tpu"}, 2, "unknown backend"},
+	} {
+		before := onlyFiles(t, dir)
+		// --backend cpu first: a case's own --backend comes later and wins.
+		code, _, stderr := runCmd(append([]string{"dezing", "--backend", "cpu"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q; want exit %d and %q", tc.name, code, stderr, tc.code, tc.want)
+		}
+		if after := onlyFiles(t, dir); !slices.Equal(before, after) {
+			t.Errorf("%s: files changed from %v to %v", tc.name, before, after)
+		}
+	}
+}
+
+func TestDezingCancelled(t *testing.T) {
+	scan, _ := dezingScan(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e strings.Builder
+	code := run(ctx, []string{"dezing", scan, filepath.Join(dir, "out.h5"), "--backend", "cpu"}, &env{stdout: &o, stderr: &e})
+	if code != 1 || !strings.Contains(e.String(), "cancelled") {
+		t.Errorf("exit %d: %s", code, e.String())
+	}
+	if files := onlyFiles(t, dir); len(files) != 0 {
+		t.Errorf("files left after cancelling: %v", files)
+	}
+}
+
+func TestPlanDezing(t *testing.T) {
+	scan, _ := dezingScan(t)
+	code, stdout, stderr := runCmd("plan", "dezing", scan, "--device-memory", "2MiB", "--backend", "cpu", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	for _, k := range []string{"block_slices", "peak_device_bytes", "device_memory_bytes", "host_pinned_bytes", "breakdown"} {
+		if _, ok := p[k]; !ok {
+			t.Errorf("plan JSON has no %q: %s", k, stdout)
+		}
+	}
+	if b, _ := p["block_slices"].(float64); b < 1 || b >= 90 {
+		t.Errorf("block_slices %v under 2 MiB", p["block_slices"])
+	}
+	if code, _, stderr := runCmd("plan", "dezing", scan, "--device-memory", "64KiB", "--backend", "cpu"); code != 1 || !strings.Contains(stderr, "not enough device memory") {
+		t.Errorf("too small: exit %d: %s", code, stderr)
+	}
+}
