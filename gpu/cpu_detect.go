@@ -178,11 +178,15 @@ func medianRows(in []byte, p *DetectPlaneParams, v planeViews, scr []float32, y0
 			l[x], m[x], h[x] = uint16(mn), uint16(a+b+c-mn-mx), uint16(mx)
 		}
 		out := v.a[y*W : (y+1)*W]
+		n := len(out)
+		lo0, lo1, lo2 := lo[0:n], lo[1:n+1], lo[2:n+2]
+		mi0, mi1, mi2 := mid[0:n], mid[1:n+1], mid[2:n+2]
+		hi0, hi1, hi2 := hi[0:n], hi[1:n+1], hi[2:n+2]
 		rmin, rmax := int32(math.MaxInt32), int32(-1)
 		for x := range out {
-			lx := max(lo[x], lo[x+1], lo[x+2])
-			hx := min(hi[x], hi[x+1], hi[x+2])
-			mx := med3(mid[x], mid[x+1], mid[x+2])
+			lx := max(lo0[x], lo1[x], lo2[x])
+			hx := min(hi0[x], hi1[x], hi2[x])
+			mx := med3(mi0[x], mi1[x], mi2[x])
 			md := int32(med3(lx, mx, hx))
 			out[x] = float32(md)
 			rmin, rmax = min(rmin, md), max(rmax, md)
@@ -241,10 +245,10 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 	}
 	gaussRow := func(r int, dst []float32) {
 		mid := vp[R : R+W]
-		c := norm(r)
+		c := norm(r)[:len(mid)]
 		w0 := w[0]
-		for x, a := range c {
-			mid[x] = w0 * a
+		for x := range mid {
+			mid[x] = w0 * c[x]
 		}
 		for i := 1; i <= R; i++ {
 			a, b := norm(Reflect(r-i, H)), norm(Reflect(r+i, H))
@@ -259,12 +263,13 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 			vp[R+W+j] = mid[Reflect(W+j, W)]
 		}
 		dst = dst[:W]
+		ctr := vp[R : R+len(dst)]
 		for x := range dst {
-			dst[x] = w0 * vp[R+x]
+			dst[x] = w0 * ctr[x]
 		}
 		for i := 1; i <= R; i++ {
 			wi := w[i]
-			a, b := vp[R-i:R-i+W], vp[R+i:R+i+W]
+			a, b := vp[R-i:R-i+len(dst)], vp[R+i:R+i+len(dst)]
 			for x := range dst {
 				dst[x] += float32(wi * float32(a[x]+b[x]))
 			}

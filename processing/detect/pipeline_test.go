@@ -321,3 +321,45 @@ func TestCancel(t *testing.T) {
 		t.Errorf("%d bytes still allocated after cancelling", be.Stats().Current)
 	}
 }
+
+// TestUint8Volume: 8-bit data is clipped at 253 and detected the same way.
+func TestUint8Volume(t *testing.T) {
+	cfg := DefaultConfig()
+	c := sphere{z: 6, y: 48, x: 50, r: 8, bright: 1500}
+	v16 := synth([3]int{12, 96, 96}, cfg.VoxelSize, []sphere{c}, 0, 1)
+	raw, err := v16.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u8 := make([]byte, len(raw)/2)
+	for i := range u8 {
+		u8[i] = byte(min((int(raw[2*i])|int(raw[2*i+1])<<8)/8, 255))
+	}
+	info := v16.Info
+	info.DType = volume.Uint8
+	m, err := volume.NewMemory(info, u8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := detectAll(t, gpu.NewCPU(), cfg, volume.New("u8", m))
+	if want := (Candidate{6, 48, 50, Cell}); len(res.Candidates) != 1 || res.Candidates[0] != want {
+		t.Errorf("found %v, want [%v]", res.Candidates, want)
+	}
+}
+
+// TestClusterTooLargeToSplit: a cluster whose bounding box passes the
+// splitting bound keeps its one centre (the caller warns).
+func TestClusterTooLargeToSplit(t *testing.T) {
+	p, err := DefaultConfig().Params(volume.Info{Shape: [3]int{500, 500, 500}, DType: volume.Uint16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pts []point
+	for i := int32(0); i < 400; i++ {
+		pts = append(pts, point{i, i, i}, point{i, i, i + 1}, point{i, i + 1, i + 1})
+	}
+	got, ok, err := newSplitter(&p).split(pts)
+	if err != nil || ok || len(got) != 1 {
+		t.Errorf("split of a %d-voxel diagonal: %v, ok %v, err %v; want its one centre, not split", len(pts), got, ok, err)
+	}
+}
