@@ -64,7 +64,7 @@ func setupDetect(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	fs.IntVar(&c.SplitIterations, "split-iterations", c.SplitIterations, "cluster-splitting iterations")
 	fs.IntVar(&c.StartPlane, "start-plane", 0, "first plane to process")
 	fs.IntVar(&c.EndPlane, "end-plane", 0, "plane after the last to process (0: the last plane)")
-	fs.BoolVar(&f.xml, "xml", false, "also write cellfinder's XML marker file (OUT with .xml)")
+	fs.BoolVar(&f.xml, "xml", false, "also write cellfinder's XML marker file, OUT with .xml (Marker_Type 2 cells, 1 artifacts)")
 	f.dev = addDeviceFlags(fs, "batch-size", "planes")
 	return f.plan, f.run
 }

@@ -29,21 +29,23 @@ type Result struct {
 
 // run is the state of one detection run.
 type run struct {
-	p      Params
-	be     gpu.Backend
-	prog   *job.Progress
-	pp     gpu.DetectPlaneParams
-	bp     gpu.DetectBallParams
-	kern   Kernel
-	batch  int
-	ring   int
-	bufs   struct{ in, work, masks, tiles, centres, weights *gpu.Buffer }
-	host   []byte // downloaded centre planes
-	det    *detector
-	split  *splitter
-	res    *Result
-	done   int // planes through the 2D stage
-	window int // next window (relative to Start) for the ball filter
+	p     Params
+	be    gpu.Backend
+	prog  *job.Progress
+	pp    gpu.DetectPlaneParams
+	bp    gpu.DetectBallParams
+	kern  Kernel
+	batch int
+	ring  int
+	bufs  struct{ in, work, masks, tiles, centres, weights *gpu.Buffer }
+	host  []byte // downloaded centre planes
+	det   *detector
+	split *splitter
+	res   *Result
+	// hostBytes: staging, downloaded centres and structure labels.
+	hostBytes int64
+	done      int // planes through the 2D stage
+	window    int // next window (relative to Start) for the ball filter
 }
 
 // Run detects cells in src on be: planes are read by a loader goroutine in
@@ -145,6 +147,7 @@ func (r *run) stream(ctx context.Context, src *volume.Volume, cfg Config) error 
 		r.res.Warnings = append(r.res.Warnings, w)
 	}
 	r.res.Pinned = st.Pinned()
+	r.hostBytes = st.Bytes() + int64(len(r.host)) + 8*int64(r.p.Shape[1])*int64(r.p.Shape[2])
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ch, loadErr := gpu.Load(lctx, st, batches, func(i int, dst []byte) (int, error) {
@@ -262,7 +265,7 @@ func (r *run) batchDone(b gpu.Batch) error {
 	if err := r.be.Sync(); err != nil {
 		return err
 	}
-	r.prog.Memory(r.be.Stats().Peak, int64(len(r.host)))
+	r.prog.Memory(r.be.Stats().Peak, r.hostBytes)
 	return nil
 }
 
