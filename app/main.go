@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/voxlab/voxlab/processing/job"
 )
 
 // command is one `voxlab CMD` subcommand. Each lives in its own cmd_*.go
@@ -40,6 +42,12 @@ type command struct {
 // env is what commands write to.
 type env struct {
 	stdout, stderr io.Writer
+	// sinks receive the events of the jobs a command runs, besides the
+	// terminal's (the GUI's processing panel relays them to its queue).
+	sinks []job.Sink
+	// partials asks pipelines that copy partial results only on request
+	// (dezing's finished blocks) to hand them out: someone shows them.
+	partials bool
 }
 
 var commands = map[string]*command{}

@@ -12,7 +12,8 @@ import (
 // progress bar on stderr (plain lines when stderr is not a terminal)
 // unless --quiet or --json, and, in a cluster task, the progress file the
 // sbatch script names in $VOXLAB_PROGRESS_FILE, which `voxlab status`
-// reads. Call done when the job has ended.
+// reads, and the env's own sinks (the GUI's). Call done when the job has
+// ended.
 func jobSinks(e *env, out *outputFlags) (sinks []job.Sink, done func() error, err error) {
 	if !out.quiet && !out.json {
 		tty := false
@@ -21,6 +22,7 @@ func jobSinks(e *env, out *outputFlags) (sinks []job.Sink, done func() error, er
 		}
 		sinks = append(sinks, job.TerminalSink(e.stderr, tty))
 	}
+	sinks = append(sinks, e.sinks...)
 	done = func() error { return nil }
 	if path := os.Getenv(cluster.EnvProgressFile); path != "" {
 		pf, err := cluster.CreateProgressFile(path)
