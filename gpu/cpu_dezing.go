@@ -25,13 +25,14 @@ func dzWorkerScratch(kernel, cols int) int {
 	if kernel == 3 {
 		return dzK3Scratch(cols)
 	}
-	return dzSlabScratch(kernel, cols)
+	return max(dzSlabScratch(kernel, cols), dzBoundScratch(kernel, cols))
 }
 
 // DezingMedianScratch returns the per-worker working rows of the median
 // filter: for kernel 3, the z-sorted triples of four rows and the sorted
-// 9-lists of two (cpu_dezing_k3.go); for larger kernels one sorted list of
-// kernel² values per column (cpu_dezing_slab.go).
+// 9-lists of two (cpu_dezing_k3.go); for larger kernels the rows of column
+// medians of the bound path (cpu_dezing_bound.go) or, sharing the same
+// memory, one sorted list of kernel² values per column (cpu_dezing_slab.go).
 func (c *CPUBackend) DezingMedianScratch(p DezingMedianParams) int64 {
 	return int64(c.workers) * int64(dzWorkerScratch(p.Kernel, p.Cols)) * p.elemSize()
 }
@@ -94,7 +95,7 @@ func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T,
 			if p.Kernel == 3 {
 				dzK3Band(&pl, p, y0, y1, ws)
 			} else {
-				dzSlabBand(&pl, p, y0, y1, ws)
+				dzBoundBand(&pl, p, y0, y1, ws)
 			}
 		}
 	})

@@ -120,7 +120,18 @@ func runMedian(t testing.TB, be *CPUBackend, src []byte, p DezingMedianParams) [
 	return slices.Clone(out.HostBytes())
 }
 
-func TestDezingMedianMatchesNaive(t *testing.T) {
+// bothMethods runs a test with the bound method for kernels of 5 or more
+// (switching to slabs where the data are noisy) and with slabs only.
+func bothMethods(t *testing.T, test func(t *testing.T)) {
+	t.Run("bounds", test)
+	dzSlabOnly = true
+	defer func() { dzSlabOnly = false }()
+	t.Run("slabs", test)
+}
+
+func TestDezingMedianMatchesNaive(t *testing.T) { bothMethods(t, testMatchesNaive) }
+
+func testMatchesNaive(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	shapes := [][3]int{{1, 1, 1}, {1, 5, 7}, {4, 3, 2}, {5, 9, 8}, {7, 16, 13}, {3, 2, 31}, {9, 14, 15}}
 	for _, kernel := range []int{3, 5, 7, 9, 13} {
@@ -156,7 +167,9 @@ func TestDezingMedianMatchesNaive(t *testing.T) {
 	}
 }
 
-func TestDezingMedianLargeRandom(t *testing.T) {
+func TestDezingMedianLargeRandom(t *testing.T) { bothMethods(t, testLargeRandom) }
+
+func testLargeRandom(t *testing.T) {
 	// Larger, noisier blocks through both kernel-3 paths (row pairs and a
 	// single last row, odd and even widths) and the slab path.
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -381,7 +394,9 @@ func TestDezingFlatField(t *testing.T) {
 	}
 }
 
-func TestDezingMedianPhantom(t *testing.T) {
+func TestDezingMedianPhantom(t *testing.T) { bothMethods(t, testPhantom) }
+
+func testPhantom(t *testing.T) {
 	// Smooth data with sparse zingers: most rows are settled by the
 	// bounds, a few voxels take the single-voxel path; with a small dif
 	// the dense path runs too. All must equal the naive reference.
