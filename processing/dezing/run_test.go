@@ -282,6 +282,9 @@ func TestFieldCaseDryRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves about 40 GB through memory; run without -short")
 	}
+	if raceEnabled {
+		t.Skip("moves about 40 GB through memory, which the race detector makes take many minutes; the run without -race covers it")
+	}
 	const cap2G = 2 << 30
 	be := gpu.NewCPUWorkers(2)
 	be.SetLimit(cap2G)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package dezing
+
+const raceEnabled = false
