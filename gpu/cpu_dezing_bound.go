@@ -177,7 +177,8 @@ func dzWindowMedian[T dzKey](pl *dzPlane[T], p DezingMedianParams, y, x int, lo,
 }
 
 // dzSelectNth returns the n-th smallest (0-based) of s, reordering s:
-// Hoare's selection (quickselect) with a median-of-three pivot.
+// Hoare's selection (quickselect) with a median-of-three pivot, written
+// here because the standard library sorts (O(n log n)) but does not select.
 func dzSelectNth[T dzKey](s []T, n int) T {
 	lo, hi := 0, len(s)-1
 	for lo < hi {
