@@ -1,6 +1,9 @@
 package gpu
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // The median for kernels 5 to 13, by sorted slabs and a sliding cut.
 //
@@ -65,6 +68,8 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 	}
 	t := (k*k2 - 1) / 2
 	var cuts [13]dzCut[T]
+	thr := int32(min(math.Ceil(p.Dif), 1<<17))
+	counting := !p.Float32
 	for y := y0; y < y1; y++ {
 		if y > y0 && clampY(y-r-1) != clampY(y+r) {
 			for x := 0; x < cols; x++ {
@@ -73,9 +78,81 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 				dzSlabUpdate(slabs[x*k2:(x+1)*k2], tmp, out, in)
 			}
 		}
+		dst, center := pl.out[y*cols:(y+1)*cols], pl.in[r][y*cols:(y+1)*cols]
+		if counting {
+			// Most voxels keep their value: decide by counting, and go
+			// back to tracking the median when many are replaced.
+			counting = dzSlabRowCounts(dst, center, slabs, cols, k2, r, t, thr)*8 <= cols
+			continue
+		}
 		dzSlabRow(med, slabs, cuts[:k], cols, k2, r, t)
-		dzReplace(pl.out[y*cols:(y+1)*cols], pl.in[r][y*cols:(y+1)*cols], med, p.Float32, p.Dif)
+		dzReplace(dst, center, med, p.Float32, p.Dif)
 	}
+}
+
+// dzSlabRowCounts filters one row of uint16 data without tracking the
+// median: a voxel x keeps its value iff its median m satisfies
+// x − thr < m < x + thr, that is iff fewer than t+1 window values lie
+// below x − thr + 1 and more than t lie at or below x + thr − 1 — two
+// counts, each a binary search in the kernel sorted slabs. Only the
+// voxels that change need their median, found by bisecting the value
+// range with the same counts. It returns how many voxels changed.
+func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, thr int32) int {
+	slab := func(x int) []T {
+		x = min(max(x, 0), cols-1)
+		return slabs[x*k2 : (x+1)*k2]
+	}
+	// below counts the window values < v (or ≤ v with le).
+	below := func(x int, v int32, le bool) int {
+		n := 0
+		for d := -r; d <= r; d++ {
+			n += dzRank(slab(x+d), v, le)
+		}
+		return n
+	}
+	changed := 0
+	for x, c := range center[:cols] {
+		v := int32(c)
+		keep := true
+		if a := v - thr + 1; a > 0 {
+			keep = below(x, a, false) <= t
+		}
+		if b := v + thr - 1; keep && b < 65535 {
+			keep = below(x, b, true) > t
+		}
+		if keep {
+			dst[x] = c
+			continue
+		}
+		// The median is the smallest value with more than t values at
+		// or below it.
+		lo, hi := int32(0), int32(65535)
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if below(x, mid, true) > t {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		dst[x] = T(lo)
+		changed++
+	}
+	return changed
+}
+
+// dzRank returns how many values of sorted s are < v (≤ v with le).
+func dzRank[T dzKey](s []T, v int32, le bool) int {
+	i, j := 0, len(s)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if e := int32(s[h]); e < v || (le && e == v) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
 }
 
 // dzSlabRow finds the median of every window of one row.
