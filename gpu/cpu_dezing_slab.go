@@ -18,7 +18,9 @@ import (
 // searches) and moves m over the distinct values between the old and new
 // median, each step a comparison across the kernel slabs. Smooth data move
 // the median little, so this costs about O(kernel²) per voxel instead of
-// the O(kernel³ log kernel) of sorting every neighbourhood, exactly.
+// the O(kernel³ log kernel) of sorting every neighbourhood, exactly. For
+// uint16 data most voxels need no median at all: dzSlabRowCounts decides
+// them by counting in the slabs.
 
 // dzSlabScratch is the elements one worker needs: a sorted slab per
 // column, a merge buffer, the outgoing and incoming values of an update,
