@@ -351,7 +351,11 @@ func (r *run) stack(st stack) (err error) {
 	if err != nil {
 		return err
 	}
-	staging, err := gpu.NewStaging(r.be, stagingBuffers, int64(held)*fb, r.cfg.Pin, gpu.DefaultPinnedCap())
+	pinCap := r.cfg.Budget.PinnedCap
+	if pinCap <= 0 {
+		pinCap = gpu.DefaultPinnedCap()
+	}
+	staging, err := gpu.NewStaging(r.be, stagingBuffers, int64(held)*fb, r.cfg.Pin, pinCap)
 	if err != nil {
 		return fmt.Errorf("%s: %w", st.stage, err)
 	}
