@@ -183,6 +183,7 @@ func (f *dezingFlags) plan(ctx context.Context, e *env, args []string) (*plan.Pl
 		return nil, err
 	}
 	defer s.Close()
+	f.cfg.Partials = e.partials
 	be, _, err := f.setup()
 	if err != nil {
 		return nil, err
@@ -274,6 +275,9 @@ func (f *dezingFlags) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
+	// Someone shows partial results (the GUI): hand out a copy of each
+	// finished block of projections as a *dezing.Block.
+	f.cfg.Partials = e.partials
 	outPath := args[1]
 	if err := checkOutput(outPath, args[0]); err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/dezing"
+	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
 	"gonum.org/v1/hdf5"
@@ -330,5 +333,31 @@ func TestPlanDezing(t *testing.T) {
 	}
 	if code, _, stderr := runCmd("plan", "dezing", scan, "--device-memory", "64KiB", "--backend", "cpu"); code != 1 || !strings.Contains(stderr, "not enough device memory") {
 		t.Errorf("too small: exit %d: %s", code, stderr)
+	}
+}
+
+func TestDezingPartials(t *testing.T) {
+	scan, _ := dezingScan(t)
+	out := filepath.Join(t.TempDir(), "out.h5")
+	var blocks []*dezing.Block
+	e := &env{stdout: io.Discard, stderr: io.Discard, partials: true, sinks: []job.Sink{func(ev job.Event) {
+		if b, ok := ev.Partial.(*dezing.Block); ok {
+			blocks = append(blocks, b)
+		}
+	}}}
+	if code := run(context.Background(), []string{"dezing", scan, out, "--backend", "cpu", "--batch-size", "40", "--quiet"}, e); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	_, data := readAll(t, out+":/data")
+	z := 0
+	for _, b := range blocks {
+		n := int64(len(b.Data))
+		if b.Z0 != z || b.DType != volume.Uint16 || !slices.Equal(b.Data, data[int64(z)*n/int64(b.Shape[0]):][:n]) {
+			t.Errorf("block at %d (%v) does not hold the written projections", b.Z0, b.Shape)
+		}
+		z += b.Shape[0]
+	}
+	if len(blocks) != 3 || z != 90 {
+		t.Errorf("%d partial blocks covering %d projections, want 3 covering 90", len(blocks), z)
 	}
 }
