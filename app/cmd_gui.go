@@ -4,37 +4,72 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
 
 	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/resources"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 func init() {
 	register(&command{
 		name:    "gui",
-		summary: "open the viewer (the default when no command is given)",
-		usage:   "[FILE...] [--demo DIR]",
+		summary: "open the viewer with the processing panel (the default when no command is given)",
+		usage:   "[FILE...] [--demo DIR] [--run PIPELINE [--set NAME=VALUE]...] [--screenshot OUT.png] [--size WxH] [--grid]",
 		examples: []string{
 			"voxlab gui",
 			"voxlab gui --demo demo-data",
 			"voxlab gui scan.nxs cells.csv",
+			"voxlab gui --demo demo-data --run dezing --set kernel=5",
+			"voxlab gui --demo demo-data --run distance --screenshot docs/distance.png --size 1400x900",
 		},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			o := &viewOpts{slice: -1, axis: "z", size: "1280x800"}
+			g := &guiOpts{}
 			fs.StringVar(&o.demo, "demo", "", "open the demo datasets written by `voxlab demo DIR`")
-			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit")
+			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit (after the --run job ends)")
 			fs.StringVar(&o.size, "size", o.size, "window size WxH")
 			fs.BoolVar(&o.grid, "grid", false, "show each layer in its own panel")
+			fs.StringVar(&g.run, "run", "", "start this pipeline (dezing, detect, distance) in the processing panel on the open files")
+			fs.Var(&g.set, "set", "NAME=VALUE: a parameter of the --run pipeline, by its flag name (repeatable)")
 			return func(ctx context.Context, e *env, args []string) error {
 				specs := append([]string(nil), args...)
 				if o.demo != "" {
 					specs = append(specs, demoSpecs(e, o.demo)...)
 				}
-				return runViewer(ctx, e, specs, o)
+				return runGUI(ctx, e, specs, o, g)
 			}
 		},
 	})
+}
+
+// guiOpts are gui's own flags.
+type guiOpts struct {
+	run string
+	set setFlag
+}
+
+// setFlag collects --set NAME=VALUE pairs.
+type setFlag []string
+
+func (s *setFlag) String() string { return strings.Join(*s, " ") }
+
+func (s *setFlag) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return fmt.Errorf("%q: want NAME=VALUE", v)
+	}
+	*s = append(*s, v)
+	return nil
 }
 
 // demoSpecs lists the demo datasets found in dir, saying which are
@@ -51,4 +86,161 @@ func demoSpecs(e *env, dir string) []string {
 		specs = append(specs, p)
 	}
 	return specs
+}
+
+// guiJobTimeout bounds how long --screenshot waits for its --run job.
+const guiJobTimeout = 10 * time.Minute
+
+// runGUI opens the viewer with the processing panel docked beside it,
+// optionally starts a pipeline, and runs the window (or renders it once
+// offscreen for --screenshot).
+func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts) error {
+	axis, err := viewer.ParseAxis(o.axis)
+	if err != nil {
+		return usagef("--axis: %v", err)
+	}
+	w, h, err := parseSize(o.size)
+	if err != nil {
+		return usagef("--size: %v", err)
+	}
+	for _, s := range specs {
+		p, _ := volume.SplitSpec(s)
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("view %s: %w", p, err)
+		}
+	}
+	if g.run != "" {
+		if _, ok := pipelines[g.run]; !ok {
+			return usagef("--run %q: one of %s", g.run, pipelineNames())
+		}
+	} else if len(g.set) > 0 {
+		return usagef("--set needs --run")
+	}
+	if o.screenshot != "" && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
+		return usagef("--screenshot %s: the file name must end in .png", o.screenshot)
+	}
+	open := func(v *viewer.Viewer) (err error) {
+		v.Batch(func() { err = openAll(e, v, specs, o, axis) })
+		return err
+	}
+	if o.screenshot != "" {
+		return guiScreenshot(e, o.screenshot, w, h, open, g)
+	}
+
+	a := fyneapp.NewWithID(appID)
+	a.SetIcon(resources.Icon)
+	win := a.NewWindow("voxlab")
+	v := viewer.New(win)
+	if err := open(v); err != nil {
+		v.Close()
+		return err
+	}
+	panel := viewer.NewPanel(v, viewer.PanelOptions{}, guiPipelines()...)
+	if g.run != "" {
+		if _, err := startRun(panel, g); err != nil {
+			panel.Close()
+			v.Close()
+			return err
+		}
+	}
+	// Jobs stop (removing their partial outputs) before the event loop
+	// ends, whether the window is closed or Ctrl-C arrives.
+	quit := func() {
+		panel.Close()
+		v.WaitBackground()
+		a.Quit()
+	}
+	win.SetCloseIntercept(quit)
+	win.Resize(fyne.NewSize(float32(w), float32(h)))
+	go func() {
+		<-ctx.Done()
+		fyne.Do(quit)
+	}()
+	win.ShowAndRun()
+	v.Close()
+	return nil
+}
+
+// startRun chooses the --run pipeline in the panel, applies --set and
+// submits it on the panel's suggestions for the open files.
+func startRun(p *viewer.Panel, g *guiOpts) (int, error) {
+	if err := p.Select(g.run); err != nil {
+		return 0, usagef("--run: %v", err)
+	}
+	for _, kv := range g.set {
+		name, val, _ := strings.Cut(kv, "=")
+		if err := p.Set(name, val); err != nil {
+			return 0, usagef("--set %s: %v", kv, err)
+		}
+	}
+	req, err := p.Request()
+	if err != nil {
+		return 0, fmt.Errorf("--run %s: %w", g.run, err)
+	}
+	return p.Submit(req)
+}
+
+// guiScreenshot renders the viewer and panel offscreen, after the --run
+// job (if any) has ended and its results are on screen, into path
+// through a temporary file: no partial PNG.
+func guiScreenshot(e *env, path string, w, h int, open func(*viewer.Viewer) error, g *guiOpts) error {
+	type result struct {
+		img image.Image
+		err error
+	}
+	ch := make(chan result)
+	// Fyne's headless driver wants to be driven off the main goroutine.
+	go func() {
+		img, err := renderGUI(w, h, open, g)
+		ch <- result{img, err}
+	}()
+	r := <-ch
+	if r.err != nil {
+		return fmt.Errorf("screenshot %s: %w", path, r.err)
+	}
+	f, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, r.img); err != nil {
+		f.Abort()
+		return fmt.Errorf("screenshot %s: %w", path, err)
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s (%dx%d)\n", path, r.img.Bounds().Dx(), r.img.Bounds().Dy())
+	return nil
+}
+
+// renderGUI builds the window offscreen, runs the --run job to its end
+// with its live results, and captures the window.
+func renderGUI(w, h int, open func(*viewer.Viewer) error, g *guiOpts) (image.Image, error) {
+	hl := viewer.NewOffscreen(w, h)
+	defer hl.Close()
+	if err := open(hl.Viewer); err != nil {
+		return nil, err
+	}
+	panel := viewer.NewPanel(hl.Viewer, viewer.PanelOptions{}, guiPipelines()...)
+	defer panel.Close()
+	if g.run != "" {
+		id, err := startRun(panel, g)
+		if err != nil {
+			return nil, err
+		}
+		if err := hl.Until(guiJobTimeout, func() bool { return !panel.Busy() }); err != nil {
+			return nil, fmt.Errorf("--run %s: %w", g.run, err)
+		}
+		if st, _ := panel.Jobs().Status(id); st.Err != nil {
+			return nil, fmt.Errorf("--run %s: %w", g.run, st.Err)
+		}
+	}
+	// Let the plan preview, plots and slices settle.
+	if err := hl.Until(screenshotTimeout, func() bool { return !panel.Planning() && hl.Idle() }); err != nil {
+		return nil, err
+	}
+	if err := hl.Settle(screenshotTimeout); err != nil {
+		return nil, err
+	}
+	return hl.Capture(), nil
 }

@@ -56,6 +56,7 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 			return nil, err
 		}
 	}
+	l.base().spec = spec
 	v.addRecent(spec)
 	return l, nil
 }

@@ -29,6 +29,9 @@ type layerBase struct {
 	opacity float64
 	blend   Blending
 	v       *Viewer
+	// spec is the file spec the layer was opened from ("" for layers
+	// made in memory): the processing panel offers it as an input.
+	spec string
 }
 
 func (b *layerBase) base() *layerBase { return b }

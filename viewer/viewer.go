@@ -68,6 +68,14 @@ type Viewer struct {
 	hoverPanel *sliceView
 	hoverPos   fyne.Position
 	lastErr    string
+
+	// onLayers are called after the layer stack changed (the processing
+	// panel refreshes its input choices).
+	onLayers []func()
+	// bg counts background goroutines that post to the UI (plot
+	// renderers), so a closing window can wait for them.
+	bg      sync.WaitGroup
+	bgCount atomic.Int32
 }
 
 // New builds a viewer and makes it the content of win, with a File menu,
@@ -269,6 +277,9 @@ func (v *Viewer) layersChanged() {
 	v.rebuildControls()
 	v.updateDims()
 	v.redraw()
+	for _, f := range v.onLayers {
+		f()
+	}
 }
 
 // layerChanged redraws after a layer setting changed.

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/voxlab/voxlab/processing/detect"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer"
+)
+
+func init() {
+	registerGUI(&guiSpec{
+		name: "Detect cells", command: "detect",
+		args: []viewer.Field{
+			{Name: "in", Label: "Light-sheet volume", Kind: viewer.InputField, Help: "a folder of TIFF planes, a TIFF stack, HDF5 or NPY"},
+			{Name: "out", Label: "Output", Kind: viewer.OutputField, Default: "cells.csv", Help: "CSV of z,y,x,type (and cellfinder's XML with --xml)"},
+		},
+		basic: []string{"voxel-size", "soma-diameter", "ball-xy", "ball-z", "ball-overlap", "threshold", "xml"},
+		labels: map[string]string{
+			"voxel-size": "Voxel size z,y,x (µm)", "soma-diameter": "Soma diameter (µm)", "ball-xy": "Ball size in plane (µm)",
+			"ball-z": "Ball size in z (µm)", "ball-overlap": "Ball overlap", "threshold": "Threshold (SDs)",
+			"xml": "Also write cellfinder XML",
+		},
+		batchLabel: "Planes per batch",
+		suggest:    suggestDetect,
+		live:       newDetectLive,
+	})
+}
+
+// suggestDetect proposes the first open folder of planes or TIFF stack,
+// and a free CSV name beside it.
+func suggestDetect(open []string) ([]string, map[string]string) {
+	in := ""
+	for _, s := range open {
+		p, _ := volume.SplitSpec(s)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			in = s
+			break
+		}
+	}
+	if in == "" {
+		in = firstSpec(open, ".tif", ".tiff")
+	}
+	if in == "" {
+		return nil, nil
+	}
+	return []string{in, freeName(siblingPath(in, "-cells.csv"))}, nil
+}
+
+// detectLive shows a detection run: the cells found so far as a points
+// layer over the volume, plane by plane, then the output CSV.
+type detectLive struct {
+	v       *viewer.Viewer
+	in      viewer.Layer
+	out     string
+	mu      sync.Mutex
+	pending []viewer.Point
+	layer   *viewer.PointsLayer
+	posted  bool
+	count   int
+}
+
+func newDetectLive(v *viewer.Viewer, r viewer.Request) viewer.Live {
+	return &detectLive{v: v, in: v.LayerFor(r.Args[0]), out: r.Args[1]}
+}
+
+func points(c []detect.Candidate) []viewer.Point {
+	pts := make([]viewer.Point, len(c))
+	for i, x := range c {
+		pts[i] = viewer.Point{Z: float64(x.Z), Y: float64(x.Y), X: float64(x.X), Type: x.Type.String()}
+	}
+	return pts
+}
+
+// Partial appends the cells of a []detect.Candidate.
+func (l *detectLive) Partial(e job.Event) {
+	c, ok := e.Partial.([]detect.Candidate)
+	if !ok || len(c) == 0 {
+		return
+	}
+	pts := points(c)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count += len(pts)
+	if l.layer != nil {
+		l.layer.Append(pts...)
+		return
+	}
+	l.pending = append(l.pending, pts...)
+	if !l.posted {
+		l.posted = true
+		l.v.Do(l.addLayer)
+	}
+}
+
+// addLayer makes the points layer over the volume (UI goroutine).
+func (l *detectLive) addLayer() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.layer = l.v.AddPoints(filepath.Base(l.out)+" (running)", l.pending)
+	l.pending = nil
+	l.focus(l.layer)
+}
+
+func (l *detectLive) focus(pts viewer.Layer) {
+	if l.in == nil {
+		return
+	}
+	l.v.PlaceAbove(pts, l.in)
+	l.v.Focus(false, l.in, pts)
+}
+
+// Done replaces the live points with the output file's.
+func (l *detectLive) Done(err error) {
+	l.mu.Lock()
+	if l.layer != nil {
+		l.v.RemoveLayer(l.layer)
+		l.layer = nil
+	}
+	l.mu.Unlock()
+	if err != nil {
+		return
+	}
+	res, oerr := l.v.Open(l.out)
+	if oerr != nil {
+		l.v.ShowError(fmt.Errorf("open the detected cells: %w", oerr))
+		return
+	}
+	l.focus(res)
+}

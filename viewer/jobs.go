@@ -1,0 +1,330 @@
+package viewer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/plan"
+)
+
+// JobStatus is what the job list shows of one job.
+type JobStatus struct {
+	ID     int
+	Name   string
+	Device string
+	State  job.State
+	// Event is the latest progress (for an ended job, its final event
+	// with the peak memory it reported).
+	Event    job.Event
+	Err      error
+	Duration time.Duration
+	// Warnings the job reported.
+	Warnings []string
+}
+
+// jobRow is one job in the list: a progress bar with stage, done/total,
+// throughput and ETA while it runs; timing and peak memory once it ended.
+type jobRow struct {
+	st     JobStatus
+	title  *widget.Label
+	state  *widget.Label
+	bar    *widget.ProgressBar
+	detail *widget.Label
+	warn   *widget.Label
+	cancel *widget.Button
+	box    *fyne.Container
+	live   Live
+	// ended: the terminal event was applied (the row is final).
+	ended bool
+}
+
+// JobList lists the panel's jobs, running and queued first as they were
+// submitted, finished ones kept with their timing and peak memory until
+// cleared.
+type JobList struct {
+	p      *Panel
+	rows   map[int]*jobRow
+	order  []int
+	list   *fyne.Container
+	top    *fyne.Container
+	banner *widget.Label
+	box    *fyne.Container
+}
+
+func newJobList(p *Panel) *JobList {
+	jl := &JobList{p: p, rows: map[int]*jobRow{}}
+	jl.list = container.NewVBox()
+	jl.banner = wrapLabel("", widget.SuccessImportance)
+	jl.banner.Hide()
+	clear := widget.NewButtonWithIcon("Clear finished", theme.ContentClearIcon(), jl.clearEnded)
+	clear.Importance = widget.LowImportance
+	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Jobs", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), clear)
+	empty := wrapLabel("No jobs yet: choose a pipeline above and press Run.", widget.LowImportance)
+	jl.list.Add(empty)
+	jl.top = container.NewVBox(widget.NewSeparator(), head, jl.banner)
+	jl.box = container.NewBorder(jl.top, nil, nil, nil, container.NewVScroll(jl.list))
+	return jl
+}
+
+// relayout lays the list out again after labels were shown or hidden.
+func (jl *JobList) relayout() { jl.box.Refresh() }
+
+// Len returns the number of jobs listed.
+func (jl *JobList) Len() int { return len(jl.order) }
+
+// Status returns job id's status, and whether it is listed.
+func (jl *JobList) Status(id int) (JobStatus, bool) {
+	r, ok := jl.rows[id]
+	if !ok {
+		return JobStatus{}, false
+	}
+	return r.st, true
+}
+
+// Statuses returns every listed job's status in submission order.
+func (jl *JobList) Statuses() []JobStatus {
+	out := make([]JobStatus, 0, len(jl.order))
+	for _, id := range jl.order {
+		out = append(out, jl.rows[id].st)
+	}
+	return out
+}
+
+// Banner returns the text of the last job-ended notice.
+func (jl *JobList) Banner() string { return jl.banner.Text }
+
+// add lists a submitted job.
+func (jl *JobList) add(id int, name, device, output string, live Live) *jobRow {
+	r := &jobRow{st: JobStatus{ID: id, Name: name, Device: device, State: job.StateQueued}, live: live}
+	r.title = widget.NewLabelWithStyle(fmt.Sprintf("#%d %s", id, name), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.title.Truncation = fyne.TextTruncateEllipsis
+	r.state = wrapLabel("", widget.MediumImportance)
+	r.bar = widget.NewProgressBar()
+	r.detail = wrapLabel("", widget.LowImportance)
+	r.warn = wrapLabel("", widget.WarningImportance)
+	r.warn.Hide()
+	r.cancel = widget.NewButtonWithIcon("", theme.CancelIcon(), func() { jl.p.queue.Cancel(id) })
+	r.cancel.Importance = widget.LowImportance
+	out := wrapLabel("", widget.LowImportance)
+	if output != "" {
+		out.SetText("→ " + output)
+	}
+	out.Hidden = output == ""
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.cancel, r.title), out, r.state, r.bar, r.detail, r.warn)
+	if len(jl.order) == 0 {
+		jl.list.Objects = nil
+	}
+	jl.rows[id] = r
+	jl.order = append(jl.order, id)
+	jl.list.Add(r.box)
+	r.render()
+	jl.relayout()
+	return r
+}
+
+// changed applies a queue state change (queued, running, ended).
+func (jl *JobList) changed(e job.Entry) {
+	r, ok := jl.rows[e.ID]
+	if !ok || r.ended {
+		return
+	}
+	r.st.State = e.State
+	if e.State.Ended() {
+		r.st.Duration = e.Duration()
+		if e.Progress.Kind.Terminal() {
+			r.st.Event = e.Progress
+		}
+		if e.State == job.StateCancelled && e.Started.IsZero() {
+			// Cancelled while queued: it never ran, so no sink will end it.
+			jl.end(r, job.Event{Kind: job.Cancelled, Err: context.Canceled})
+			return
+		}
+	}
+	r.render()
+}
+
+// progress applies a (throttled) progress event.
+func (jl *JobList) progress(id int, e job.Event) {
+	r, ok := jl.rows[id]
+	if !ok || r.ended {
+		return
+	}
+	if r.st.State == job.StateQueued {
+		r.st.State = job.StateRunning
+	}
+	r.st.Event = e
+	r.render()
+}
+
+// warning records a job's warning.
+func (jl *JobList) warning(id int, msg string) {
+	if r, ok := jl.rows[id]; ok {
+		r.st.Warnings = append(r.st.Warnings, msg)
+		setLabel(r.warn, strings.Join(r.st.Warnings, "\n"))
+		jl.relayout()
+	}
+}
+
+// end applies a job's terminal event: the row shows its timing and peak
+// memory, the live results are finished, and the user is told.
+func (jl *JobList) end(r *jobRow, e job.Event) {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	r.st.Event = e
+	r.st.Err = e.Err
+	switch e.Kind {
+	case job.Finished:
+		r.st.State = job.StateFinished
+	case job.Cancelled:
+		r.st.State = job.StateCancelled
+	default:
+		r.st.State = job.StateFailed
+	}
+	if r.st.Duration == 0 {
+		r.st.Duration = e.Elapsed
+	}
+	r.render()
+	var msg string
+	switch r.st.State {
+	case job.StateFinished:
+		msg = fmt.Sprintf("%s finished in %s", r.st.Name, roundDuration(r.st.Duration))
+		jl.banner.Importance = widget.SuccessImportance
+	case job.StateCancelled:
+		msg = fmt.Sprintf("%s cancelled; no output was written", r.st.Name)
+		jl.banner.Importance = widget.WarningImportance
+	default:
+		msg = fmt.Sprintf("%s failed: %v", r.st.Name, e.Err)
+		jl.banner.Importance = widget.DangerImportance
+	}
+	jl.banner.SetText(msg)
+	jl.banner.Show()
+	jl.relayout()
+	if r.live != nil {
+		func() {
+			// A result that cannot be shown is reported, never a crash.
+			defer func() {
+				if x := recover(); x != nil {
+					jl.p.v.ShowError(fmt.Errorf("showing the results of %s: %v", r.st.Name, x))
+				}
+			}()
+			r.live.Done(e.Err)
+		}()
+	}
+	if a := fyne.CurrentApp(); a != nil {
+		a.SendNotification(fyne.NewNotification("voxlab", msg))
+	}
+	if r.st.State == job.StateFailed {
+		jl.p.v.ShowError(fmt.Errorf("%s: %w", r.st.Name, e.Err))
+	}
+}
+
+// clearEnded removes the ended jobs from the list and the queue.
+func (jl *JobList) clearEnded() {
+	jl.p.queue.Clear()
+	kept := jl.order[:0]
+	jl.list.Objects = nil
+	for _, id := range jl.order {
+		r := jl.rows[id]
+		if r.ended {
+			delete(jl.rows, id)
+			continue
+		}
+		kept = append(kept, id)
+		jl.list.Objects = append(jl.list.Objects, r.box)
+	}
+	jl.order = kept
+	jl.banner.Hide()
+	jl.relayout()
+}
+
+// render shows the row's status.
+func (r *jobRow) render() {
+	st, e := r.st, r.st.Event
+	r.bar.SetValue(e.Fraction())
+	switch st.State {
+	case job.StateQueued:
+		r.state.SetText("queued for " + st.Device)
+		r.detail.SetText("waiting for the job before it on this device")
+	case job.StateRunning:
+		r.state.SetText("running on " + st.Device)
+		r.detail.SetText(progressText(e))
+	case job.StateFinished:
+		r.bar.SetValue(1)
+		r.state.Importance = widget.SuccessImportance
+		r.state.SetText(fmt.Sprintf("finished in %s", roundDuration(st.Duration)))
+		r.detail.SetText(memoryText(e))
+	case job.StateCancelled:
+		r.state.Importance = widget.WarningImportance
+		r.state.SetText("cancelled after " + roundDuration(st.Duration) + "; no output was written")
+		r.detail.SetText(memoryText(e))
+	case job.StateFailed:
+		r.state.Importance = widget.DangerImportance
+		msg := "failed"
+		if st.Err != nil {
+			msg += ": " + st.Err.Error()
+		}
+		r.state.SetText(msg)
+		r.detail.SetText(memoryText(e))
+	}
+	if st.State.Ended() {
+		r.cancel.Disable()
+	}
+	r.state.Refresh()
+}
+
+// progressText is a running job's line: stage, done/total, rate, ETA and
+// memory so far.
+func progressText(e job.Event) string {
+	var parts []string
+	unit := e.Unit
+	if unit == "" {
+		unit = "units"
+	}
+	stage := e.Stage
+	if stage == "" {
+		stage = "starting"
+	}
+	if e.Total > 0 {
+		parts = append(parts, fmt.Sprintf("%s %d/%d %s (%.0f%%)", stage, e.Done, e.Total, unit, 100*e.Fraction()))
+	} else {
+		parts = append(parts, fmt.Sprintf("%s %d %s", stage, e.Done, unit))
+	}
+	if e.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("%.3g %s/s", e.Rate, unit))
+	}
+	if e.ETA > 0 {
+		parts = append(parts, "ETA "+roundDuration(e.ETA))
+	}
+	if m := memoryText(e); m != "" {
+		parts = append(parts, m)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// memoryText gives the peak memory a job reported.
+func memoryText(e job.Event) string {
+	if e.PeakDevice == 0 && e.PeakHost == 0 {
+		return ""
+	}
+	return fmt.Sprintf("peak device %s, host %s", plan.FormatBytes(e.PeakDevice), plan.FormatBytes(e.PeakHost))
+}
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -1,0 +1,543 @@
+package viewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/plan"
+)
+
+// PanelOptions tune a processing panel; zero values take the defaults.
+type PanelOptions struct {
+	// Probe describes the device a backend choice opens (default: open
+	// it with gpu.Open and read its Info).
+	Probe DeviceProbe
+	// BandwidthBytes is the size of the Measure button's copies (0:
+	// gpu.DefaultBandwidthBytes).
+	BandwidthBytes int64
+	// PlanDelay is how long edits must pause before the plan is
+	// recomputed (default 300 ms).
+	PlanDelay time.Duration
+}
+
+// progressInterval spaces the job list's updates: at most 20 a second
+// (DESIGN.md), however often a pipeline reports.
+const progressInterval = 50 * time.Millisecond
+
+// Panel is the processing panel, docked right of the canvas: choose a
+// pipeline, its inputs (open layers or files) and parameters, the device
+// settings; see the plan; run. Jobs queue (one at a time per device) and
+// are listed with live progress; their partial results appear in the
+// viewer while they run. Its methods run on the UI goroutine.
+type Panel struct {
+	v         *Viewer
+	opts      PanelOptions
+	pipelines []*Pipeline
+	cur       *Pipeline
+
+	choose   *widget.Select
+	summary  *widget.Label
+	args     *fyne.Container
+	params   *fyne.Container
+	advanced *fyne.Container
+	fields   map[string]*fieldEditor
+	dev      *deviceControls
+	pv       *planView
+	runBtn   *widget.Button
+	jobs     *JobList
+	form     *fyne.Container
+	scroll   *container.Scroll
+	root     fyne.CanvasObject
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	queue  *job.Queue
+	async  sync.WaitGroup
+
+	planGen   int
+	planTimer *time.Timer
+	// planning: edits are waiting for a plan, or one is computing.
+	planning bool
+	planErr  error
+	closed   bool
+}
+
+// NewPanel builds a processing panel for pipelines and docks it in v as
+// the "Process" tab.
+func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
+	if opts.Probe == nil {
+		opts.Probe = probeDevice
+	}
+	if opts.PlanDelay <= 0 {
+		opts.PlanDelay = 300 * time.Millisecond
+	}
+	p := &Panel{v: v, opts: opts, pipelines: pipelines, fields: map[string]*fieldEditor{}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.queue = job.NewQueue(p.ctx, func(e job.Entry) { v.post(func() { p.jobs.changed(e) }) })
+	var names []string
+	for _, pl := range pipelines {
+		names = append(names, pl.Name)
+	}
+	p.summary = wrapLabel("", widget.LowImportance)
+	p.args = container.NewVBox()
+	p.params = container.NewVBox()
+	p.advanced = container.NewVBox()
+	p.pv = newPlanView()
+	p.jobs = newJobList(p)
+	p.runBtn = widget.NewButtonWithIcon("Run", theme.MediaPlayIcon(), func() {
+		if _, err := p.Run(); err != nil {
+			p.v.ShowError(err)
+		}
+	})
+	p.runBtn.Importance = widget.HighImportance
+	p.dev = newDeviceControls(p)
+	p.choose = widget.NewSelect(names, func(name string) { p.Select(name) })
+
+	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
+	p.form = container.NewVBox(
+		heading("Pipeline"), p.choose, p.summary,
+		heading("Inputs and outputs"), p.args,
+		heading("Parameters"), p.params, more,
+		heading("Device"), p.dev.box,
+		heading("Plan"), p.pv.box,
+		p.runBtn,
+	)
+	p.scroll = container.NewVScroll(container.NewPadded(p.form))
+	split := container.NewVSplit(p.scroll, p.jobs.box)
+	split.Offset = 0.7
+	p.root = split
+	v.onLayers = append(v.onLayers, p.layersChanged)
+	if len(pipelines) > 0 {
+		p.choose.SetSelected(pipelines[0].Name)
+	}
+	v.AddPanel("Process", p.root)
+	return p
+}
+
+func heading(s string) fyne.CanvasObject {
+	return container.NewVBox(widget.NewSeparator(), widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+}
+
+// relayout lays the form out again: Fyne does not tell a container when
+// a child is shown or hidden (messages appear and go beside fields).
+func (p *Panel) relayout() {
+	p.form.Refresh()
+	p.scroll.Refresh()
+}
+
+// Object returns the panel's root object.
+func (p *Panel) Object() fyne.CanvasObject { return p.root }
+
+// Jobs returns the job list.
+func (p *Panel) Jobs() *JobList { return p.jobs }
+
+// Pipeline returns the chosen pipeline.
+func (p *Panel) Pipeline() *Pipeline { return p.cur }
+
+// Select chooses a pipeline by its name or command and shows its form,
+// with its defaults and the suggestions for the open layers.
+func (p *Panel) Select(name string) error {
+	var pl *Pipeline
+	for _, x := range p.pipelines {
+		if x.Name == name || x.Command == name {
+			pl = x
+		}
+	}
+	if pl == nil {
+		return fmt.Errorf("no pipeline %q", name)
+	}
+	if pl == p.cur {
+		return nil
+	}
+	p.cur = pl
+	if p.choose.Selected != pl.Name {
+		p.choose.SetSelected(pl.Name)
+	}
+	p.summary.SetText(pl.Summary)
+	p.fields = map[string]*fieldEditor{}
+	p.args.Objects, p.params.Objects, p.advanced.Objects = nil, nil, nil
+	for _, f := range pl.Args {
+		fe := p.newFieldEditor(f)
+		p.fields[f.Name] = fe
+		p.args.Add(fe.box)
+	}
+	for _, f := range pl.Params {
+		fe := p.newFieldEditor(f)
+		p.fields[f.Name] = fe
+		if f.Advanced {
+			p.advanced.Add(fe.box)
+		} else {
+			p.params.Add(fe.box)
+		}
+	}
+	p.dev.setBatchField(pl.Batch)
+	p.layersChanged()
+	p.suggest(false)
+	for _, fe := range p.fields {
+		fe.checkErr = p.check(fe)
+		fe.render()
+	}
+	p.args.Refresh()
+	p.params.Refresh()
+	p.advanced.Refresh()
+	p.changed()
+	return nil
+}
+
+// layersChanged offers the open layers as inputs.
+func (p *Panel) layersChanged() {
+	specs := p.v.Specs()
+	for _, fe := range p.fields {
+		if fe.options != nil {
+			fe.options(specs)
+		}
+	}
+}
+
+// suggest applies the pipeline's suggestions: to every field, or only to
+// the outputs (after a run, so the next one gets a fresh name).
+func (p *Panel) suggest(outputsOnly bool) {
+	if p.cur.Suggest == nil {
+		return
+	}
+	args, params := p.cur.Suggest(p.v.Specs())
+	for i, f := range p.cur.Args {
+		if i >= len(args) || args[i] == "" || outputsOnly && f.Kind != OutputField {
+			continue
+		}
+		p.fields[f.Name].set(args[i])
+	}
+	if outputsOnly {
+		return
+	}
+	for name, val := range params {
+		if fe, ok := p.fields[name]; ok {
+			fe.set(val)
+		}
+	}
+}
+
+// Set sets a field as the user would: an argument or parameter by its
+// name, or a device control ("backend", "pin-memory", the block-size
+// flag, "device-memory", "host-memory").
+func (p *Panel) Set(name, value string) error {
+	if fe, ok := p.fields[name]; ok {
+		fe.set(value)
+		if fe.get() != value && fe.f.Kind != MultiField {
+			return fmt.Errorf("%s: %q is not one of its choices", name, value)
+		}
+		return nil
+	}
+	d := p.dev
+	switch name {
+	case "backend":
+		d.backend.SetSelected(value)
+	case "pin-memory":
+		d.pin.SetChecked(value == "true")
+	case p.cur.Batch.Name, "batch":
+		d.batch.SetText(value)
+	case "device-memory":
+		d.devMem.SetText(value)
+	case "host-memory":
+		d.hostMem.SetText(value)
+	default:
+		return fmt.Errorf("%s has no field %q", p.cur.Name, name)
+	}
+	return nil
+}
+
+// Field returns the widget editing a field (an Entry, Select, Check,
+// CheckGroup or SelectEntry), or nil.
+func (p *Panel) Field(name string) fyne.CanvasObject {
+	if fe, ok := p.fields[name]; ok {
+		return fe.widget
+	}
+	return nil
+}
+
+// FieldError returns the message shown beside a field ("" when none).
+func (p *Panel) FieldError(name string) string {
+	if fe, ok := p.fields[name]; ok && !fe.msg.Hidden {
+		return fe.msg.Text
+	}
+	return ""
+}
+
+// RunButton returns the Run button.
+func (p *Panel) RunButton() *widget.Button { return p.runBtn }
+
+// Request returns the run the panel describes, or the first thing wrong
+// with it.
+func (p *Panel) Request() (Request, error) {
+	if p.cur == nil {
+		return Request{}, errors.New("no pipeline chosen")
+	}
+	r := Request{Command: p.cur.Command, Params: map[string]string{}, Device: p.dev.device()}
+	var first error
+	note := func(name string, err error) {
+		if err != nil && first == nil {
+			first = fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	for _, f := range p.cur.Args {
+		fe := p.fields[f.Name]
+		note(f.Label, fe.checkErr)
+		r.Args = append(r.Args, fe.get())
+	}
+	for _, f := range p.cur.Params {
+		fe := p.fields[f.Name]
+		note(f.Label, fe.checkErr)
+		r.Params[f.Name] = fe.get()
+	}
+	if err := p.dev.check(); err != nil {
+		note("device", err)
+	}
+	return r, first
+}
+
+// changed schedules a new plan once edits pause.
+func (p *Panel) changed() {
+	if p.cur == nil || p.closed {
+		return
+	}
+	p.planGen++
+	p.planning = true
+	p.updateRun()
+	p.relayout()
+	gen := p.planGen
+	if p.planTimer != nil {
+		p.planTimer.Stop()
+	}
+	p.planTimer = time.AfterFunc(p.opts.PlanDelay, func() { p.v.post(func() { p.startPlan(gen) }) })
+}
+
+// startPlan plans the current request off the UI goroutine.
+func (p *Panel) startPlan(gen int) {
+	if gen != p.planGen || p.closed {
+		return
+	}
+	req, err := p.Request()
+	p.pv.cmd.SetText(req.CommandLine(p.cur))
+	if err != nil {
+		p.planDone(gen, nil, err)
+		return
+	}
+	if p.dev.dev.Backend == "" && p.dev.probeErr == nil {
+		// The device probe replans when it answers.
+		p.pv.clear("Looking for the device…")
+		p.relayout()
+		return
+	}
+	if p.dev.probeErr != nil {
+		p.planDone(gen, nil, p.dev.probeErr)
+		return
+	}
+	pl := p.cur
+	p.pv.clear("Planning…")
+	p.relayout()
+	p.goAsync(func() {
+		pp, err := pl.Plan(p.ctx, req)
+		p.v.post(func() { p.planDone(gen, pp, err) })
+	})
+}
+
+// planDone shows a finished plan, or its error beside the field it is
+// about.
+func (p *Panel) planDone(gen int, pp *plan.Plan, err error) {
+	if gen != p.planGen || p.closed {
+		return
+	}
+	p.planning = false
+	p.planErr = err
+	for _, fe := range p.fields {
+		if fe.planErr != nil {
+			fe.planErr = nil
+			fe.render()
+		}
+	}
+	if err != nil {
+		p.pv.fail(err)
+		if fe, ok := p.fields[p.cur.fieldOf(err.Error())]; ok && fe.checkErr == nil {
+			fe.planErr = err
+			fe.render()
+		}
+	} else {
+		p.pv.show(pp)
+		p.dev.warnBatch(pp.Warnings)
+	}
+	p.updateRun()
+	p.relayout()
+}
+
+// Planning reports whether a plan is pending or computing.
+func (p *Panel) Planning() bool { return p.planning }
+
+// Plan returns the plan on show, or nil.
+func (p *Panel) Plan() *plan.Plan { return p.pv.last }
+
+// PlanError returns why there is no plan (nil when there is one, or one
+// is still computing).
+func (p *Panel) PlanError() error { return p.planErr }
+
+// updateRun enables Run when the request is valid and planned.
+func (p *Panel) updateRun() {
+	switch {
+	case p.planning:
+		p.runBtn.SetText("Run (planning…)")
+		p.runBtn.Disable()
+	case p.planErr != nil:
+		p.runBtn.SetText("Run")
+		p.runBtn.Disable()
+	default:
+		p.runBtn.SetText("Run")
+		p.runBtn.Enable()
+	}
+}
+
+// jobRef names a submitted job for its sinks; id is set (on the UI
+// goroutine) before any of their posted callbacks run there.
+type jobRef struct{ id int }
+
+// Run submits the panel's request to the queue and lists it; it returns
+// the job's id. Partial results go to the pipeline's Live as they come.
+func (p *Panel) Run() (int, error) {
+	if p.planning {
+		return 0, errors.New("the plan is not ready yet")
+	}
+	if p.planErr != nil {
+		return 0, fmt.Errorf("cannot run: %w", p.planErr)
+	}
+	req, err := p.Request()
+	if err != nil {
+		return 0, err
+	}
+	return p.Submit(req)
+}
+
+// Submit queues a request as it is (without the panel's plan check).
+func (p *Panel) Submit(req Request) (int, error) {
+	var pl *Pipeline
+	for _, x := range p.pipelines {
+		if x.Command == req.Command {
+			pl = x
+		}
+	}
+	if pl == nil {
+		return 0, fmt.Errorf("no pipeline %q", req.Command)
+	}
+	var live Live
+	if pl.Live != nil {
+		live = pl.Live(p.v, req)
+	}
+	name := pl.Command
+	if len(req.Args) > 0 {
+		name += " " + filepath.Base(req.Args[0])
+	}
+	ref := &jobRef{}
+	ui := job.Throttle(func(e job.Event) {
+		if e.Kind != job.Partial {
+			p.v.post(func() { p.event(ref.id, e) })
+		}
+	}, progressInterval)
+	var once sync.Once
+	partial := func(e job.Event) {
+		if e.Kind != job.Partial || live == nil {
+			return
+		}
+		defer func() {
+			if x := recover(); x != nil {
+				once.Do(func() {
+					p.v.post(func() { p.v.ShowError(fmt.Errorf("showing partial results of %s: %v", name, x)) })
+				})
+			}
+		}()
+		live.Partial(e)
+	}
+	var outs []string
+	for i, f := range pl.Args {
+		if f.Kind == OutputField && i < len(req.Args) {
+			outs = append(outs, req.Args[i])
+		}
+	}
+	device := p.dev.key()
+	t := p.queue.Submit(name, device, func(ctx context.Context, pr *job.Progress) error {
+		return pl.Run(ctx, req, pr)
+	}, partial, ui)
+	ref.id = t.ID
+	p.jobs.add(t.ID, name, device, strings.Join(outs, ", "), live)
+	if pl == p.cur {
+		p.suggest(true)
+	}
+	return t.ID, nil
+}
+
+// event applies a job's (throttled) event on the UI goroutine.
+func (p *Panel) event(id int, e job.Event) {
+	switch {
+	case e.Kind == job.Warning:
+		p.jobs.warning(id, e.Message)
+	case e.Kind.Terminal():
+		if r, ok := p.jobs.rows[id]; ok {
+			p.jobs.end(r, e)
+		}
+	default:
+		p.jobs.progress(id, e)
+	}
+}
+
+// Cancel cancels job id (a queued one leaves the queue).
+func (p *Panel) Cancel(id int) bool { return p.queue.Cancel(id) }
+
+// Busy reports whether a job is queued or running.
+func (p *Panel) Busy() bool {
+	for _, st := range p.jobs.Statuses() {
+		if !st.State.Ended() {
+			return true
+		}
+	}
+	return false
+}
+
+// Close cancels every job and waits for them to stop (their outputs are
+// removed) and for the panel's background work.
+func (p *Panel) Close() {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	if p.planTimer != nil {
+		p.planTimer.Stop()
+	}
+	p.queue.CancelAll()
+	p.cancel()
+	p.async.Wait()
+}
+
+// goAsync runs f on its own goroutine; Close waits for it.
+func (p *Panel) goAsync(f func()) {
+	p.async.Add(1)
+	go func() {
+		defer p.async.Done()
+		f()
+	}()
+}
+
+// showInfo shows a help text in a dialog that wraps it.
+func (p *Panel) showInfo(title, text string) {
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom(title, "Close", container.NewGridWrap(fyne.NewSize(420, 180), l), p.v.win)
+	d.Show()
+}

@@ -1,0 +1,206 @@
+package viewer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// fieldEditor edits one Field, with its help below it and, when its value
+// is wrong, the message saying why.
+type fieldEditor struct {
+	f   Field
+	box *fyne.Container
+	get func() string
+	set func(string)
+	// widget is the editing widget (an Entry, Select, Check, CheckGroup
+	// or SelectEntry), for tests.
+	widget  fyne.CanvasObject
+	options func(specs []string)
+	msg     *widget.Label
+	// checkErr is the field's own check; planErr the planner's complaint
+	// about it.
+	checkErr, planErr error
+	ready             bool
+}
+
+func (p *Panel) newFieldEditor(f Field) *fieldEditor {
+	fe := &fieldEditor{f: f, msg: wrapLabel("", widget.DangerImportance)}
+	fe.msg.Hide()
+	changed := func() {
+		if fe.ready {
+			p.fieldChanged(fe)
+		}
+	}
+	var w fyne.CanvasObject
+	switch f.Kind {
+	case BoolField:
+		c := widget.NewCheck(f.Label, func(bool) { changed() })
+		fe.get = func() string { return strconv.FormatBool(c.Checked) }
+		fe.set = func(s string) { c.SetChecked(s == "true") }
+		w, fe.widget = c, c
+	case ChoiceField:
+		s := widget.NewSelect(f.Options, func(string) { changed() })
+		fe.get = func() string { return s.Selected }
+		fe.set = s.SetSelected
+		w, fe.widget = s, s
+	case MultiField:
+		// Checks in a grid: a horizontal group of many would widen the
+		// narrow dock.
+		checks := make([]*widget.Check, len(f.Options))
+		objs := make([]fyne.CanvasObject, len(f.Options))
+		for i, o := range f.Options {
+			checks[i] = widget.NewCheck(o, func(bool) { changed() })
+			objs[i] = checks[i]
+		}
+		fe.get = func() string {
+			var on []string
+			for i, o := range f.Options {
+				if checks[i].Checked {
+					on = append(on, o)
+				}
+			}
+			return strings.Join(on, ",")
+		}
+		fe.set = func(s string) {
+			want := map[string]bool{}
+			for _, x := range strings.Split(s, ",") {
+				want[strings.TrimSpace(x)] = true
+			}
+			for i, o := range f.Options {
+				checks[i].SetChecked(want[o])
+			}
+		}
+		grid := container.NewGridWithColumns(2, objs...)
+		w, fe.widget = grid, grid
+	case InputField:
+		se := widget.NewSelectEntry(nil)
+		se.OnChanged = func(string) { changed() }
+		fe.get = func() string { return strings.TrimSpace(se.Text) }
+		fe.set = se.SetText
+		fe.options = func(specs []string) { se.SetOptions(specs) }
+		browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		w, fe.widget = container.NewBorder(nil, nil, nil, browse, se), se
+	case OutputField:
+		e := widget.NewEntry()
+		e.OnChanged = func(string) { changed() }
+		fe.get = func() string { return strings.TrimSpace(e.Text) }
+		fe.set = e.SetText
+		browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		w, fe.widget = container.NewBorder(nil, nil, nil, browse, e), e
+	default:
+		e := widget.NewEntry()
+		e.OnChanged = func(string) { changed() }
+		fe.get = func() string { return strings.TrimSpace(e.Text) }
+		fe.set = e.SetText
+		w, fe.widget = e, e
+	}
+	fe.set(f.Default)
+	var objs []fyne.CanvasObject
+	if f.Kind != BoolField {
+		objs = append(objs, widget.NewLabelWithStyle(f.Label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	}
+	objs = append(objs, w)
+	if f.Help != "" {
+		objs = append(objs, wrapLabel(f.Help, widget.LowImportance))
+	}
+	fe.box = container.NewVBox(append(objs, fe.msg)...)
+	fe.ready = true
+	return fe
+}
+
+// render shows the field's error: its own check first, else the
+// planner's.
+func (fe *fieldEditor) render() {
+	err := fe.checkErr
+	if err == nil {
+		err = fe.planErr
+	}
+	if err == nil {
+		setLabel(fe.msg, "")
+		return
+	}
+	setLabel(fe.msg, err.Error())
+}
+
+// check validates the field's value on its own: a required argument is
+// given, an input exists, and the pipeline's check accepts the value.
+func (p *Panel) check(fe *fieldEditor) error {
+	v := fe.get()
+	if v == "" {
+		if (fe.f.Kind == InputField || fe.f.Kind == OutputField) && !fe.f.Optional {
+			return fmt.Errorf("choose the %s", strings.ToLower(fe.f.Label))
+		}
+		return nil
+	}
+	switch fe.f.Kind {
+	case InputField:
+		path, _ := volume.SplitSpec(v)
+		st, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%s: no such file or folder", path)
+		case fe.f.Folder && !st.IsDir():
+			return fmt.Errorf("%s is a file; this wants a folder", path)
+		}
+	case OutputField:
+		dir := filepath.Dir(v)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("the folder %s does not exist", dir)
+		}
+	}
+	if p.cur.Check != nil {
+		return p.cur.Check(fe.f.Name, v)
+	}
+	return nil
+}
+
+// fieldChanged re-checks an edited field and replans.
+func (p *Panel) fieldChanged(fe *fieldEditor) {
+	fe.checkErr = p.check(fe)
+	fe.planErr = nil
+	fe.render()
+	p.changed()
+}
+
+// browse lets the user pick a file or folder for a field; an output's
+// Browse picks the folder it is written to, keeping its name.
+func (p *Panel) browse(fe *fieldEditor) {
+	win := p.v.win
+	switch {
+	case fe.f.Kind == OutputField || fe.f.Folder:
+		dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
+			if err != nil || u == nil {
+				return
+			}
+			if fe.f.Kind == OutputField {
+				name := filepath.Base(fe.get())
+				if name == "." || name == "/" || fe.get() == "" {
+					name = fe.f.Default
+				}
+				fe.set(filepath.Join(u.Path(), name))
+				return
+			}
+			fe.set(u.Path())
+		}, win)
+	default:
+		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err != nil || r == nil {
+				return
+			}
+			path := r.URI().Path()
+			r.Close()
+			fe.set(path)
+		}, win)
+	}
+}

@@ -1,0 +1,595 @@
+package viewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/plan"
+)
+
+// fakeLive records what the panel hands a pipeline's live view, and adds
+// a points layer on the first partial result as a real one would.
+type fakeLive struct {
+	v        *Viewer
+	mu       sync.Mutex
+	partials []int
+	stages   []string
+	layer    *PointsLayer
+	doneErr  error
+	done     int
+}
+
+func (l *fakeLive) Partial(e job.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.partials = append(l.partials, e.Partial.(int))
+	l.stages = append(l.stages, e.Stage)
+	if len(l.partials) == 1 {
+		l.v.Do(func() { l.layer = l.v.AddPoints("fake result", nil) })
+	}
+}
+
+func (l *fakeLive) Done(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done++
+	l.doneErr = err
+}
+
+// fakePipeline counts to its count parameter, one step per partial
+// result, writing the steps to its output through outfile (so a
+// cancelled run leaves nothing). A step waits on gates[output] when the
+// output has a gate.
+type fakePipeline struct {
+	gates map[string]chan struct{}
+	fail  error
+	lives []*fakeLive
+}
+
+const fakeDevice = 64 << 20
+
+func (f *fakePipeline) pipeline() *Pipeline {
+	return &Pipeline{
+		Name: "Fake", Command: "fake", Summary: "counts",
+		Args: []Field{
+			{Name: "in", Label: "Input", Kind: InputField},
+			{Name: "out", Label: "Output", Kind: OutputField},
+		},
+		Params: []Field{
+			{Name: "count", Label: "Count", Default: "5", Help: "steps"},
+			{Name: "mode", Label: "Mode", Kind: ChoiceField, Options: []string{"a", "b"}, Default: "a"},
+			{Name: "metrics", Label: "Metrics", Kind: MultiField, Options: []string{"x", "y", "z"}, Default: "x,z"},
+			{Name: "fast", Label: "Fast", Kind: BoolField, Default: "false", Advanced: true},
+		},
+		Batch: Field{Name: "batch-size", Label: "Steps per block"},
+		Check: func(name, v string) error {
+			if name == "count" {
+				if _, err := strconv.Atoi(v); err != nil {
+					return fmt.Errorf("%q: want a whole number", v)
+				}
+			}
+			return nil
+		},
+		Plan: func(ctx context.Context, r Request) (*plan.Plan, error) {
+			n, _ := strconv.Atoi(r.Params["count"])
+			if n > 1000 {
+				return nil, fmt.Errorf("count %d: too many steps", n)
+			}
+			blk, _ := strconv.Atoi(r.Device.Batch)
+			return plan.Make("fake", []plan.Phase{{Name: "work", Units: n, Unit: "steps", Block: blk,
+				Arrays: []plan.Array{{Name: "buf", Where: plan.Device, PerUnit: 1 << 20}}}},
+				plan.Budget{Device: fakeDevice, DeviceSource: "fake device", Host: 1 << 30, HostSource: "fake RAM"})
+		},
+		Run: func(ctx context.Context, r Request, p *job.Progress) error {
+			n, _ := strconv.Atoi(r.Params["count"])
+			out, err := outfile.Create(r.Args[1])
+			if err != nil {
+				return err
+			}
+			defer out.Abort()
+			p.Stage("work", int64(n), "steps")
+			for i := range n {
+				if g := f.gates[r.Args[1]]; g != nil {
+					select {
+					case <-g:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if f.fail != nil && i == n/2 {
+					return f.fail
+				}
+				p.Memory(int64(i+1)<<20, 1<<20)
+				p.Add(1)
+				p.Partial(i)
+				fmt.Fprintf(out, "%d\n", i)
+			}
+			return out.Commit()
+		},
+		Live: func(v *Viewer, r Request) Live {
+			l := &fakeLive{v: v}
+			f.lives = append(f.lives, l)
+			return l
+		},
+	}
+}
+
+func cpuProbe(string) (gpu.DeviceInfo, string, error) {
+	return gpu.DeviceInfo{Backend: "cpu", Name: "test cpu", Cores: 2, TotalBytes: 8 << 30, FreeBytes: 4 << 30}, "backend: cpu (test)", nil
+}
+
+func cudaProbe(string) (gpu.DeviceInfo, string, error) {
+	return gpu.DeviceInfo{Backend: "cuda", Name: "test gpu", Cores: 100, ComputeCapability: "9.0", TotalBytes: 80 << 30, FreeBytes: 70 << 30}, "backend: cuda (test)", nil
+}
+
+type panelHarness struct {
+	t   *testing.T
+	hl  *Headless
+	p   *Panel
+	f   *fakePipeline
+	dir string
+	in  string
+}
+
+func newPanelHarness(t *testing.T, probe DeviceProbe) *panelHarness {
+	t.Helper()
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	hl := NewHeadless(w)
+	w.Resize(fyne.NewSize(1280, 900))
+	f := &fakePipeline{gates: map[string]chan struct{}{}}
+	p := NewPanel(hl.Viewer, PanelOptions{Probe: probe, PlanDelay: time.Millisecond, BandwidthBytes: 1 << 20}, f.pipeline())
+	t.Cleanup(func() {
+		p.Close()
+		hl.Close()
+	})
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.txt")
+	os.WriteFile(in, []byte("x"), 0o644)
+	h := &panelHarness{t: t, hl: hl, p: p, f: f, dir: dir, in: in}
+	h.set("in", in)
+	h.set("out", filepath.Join(dir, "out.txt"))
+	h.planned()
+	return h
+}
+
+// set types a value into a field's entry, or sets it as the user would.
+func (h *panelHarness) set(name, value string) {
+	h.t.Helper()
+	switch w := h.p.Field(name).(type) {
+	case *widget.Entry:
+		w.SetText(value)
+	case *widget.SelectEntry:
+		w.SetText(value)
+	default:
+		if err := h.p.Set(name, value); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+// planned waits until the plan preview is up to date.
+func (h *panelHarness) planned() {
+	h.t.Helper()
+	if err := h.hl.Until(10*time.Second, func() bool { return !h.p.Planning() }); err != nil {
+		h.t.Fatalf("plan: %v", err)
+	}
+}
+
+// until waits for cond, draining the UI queue.
+func (h *panelHarness) until(what string, cond func() bool) {
+	h.t.Helper()
+	if err := h.hl.Until(10*time.Second, cond); err != nil {
+		h.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// run taps Run and returns the new job's id.
+func (h *panelHarness) run() int {
+	h.t.Helper()
+	h.planned()
+	if h.p.RunButton().Disabled() {
+		h.t.Fatalf("Run is disabled: %v", h.p.PlanError())
+	}
+	n := h.p.Jobs().Len()
+	test.Tap(h.p.RunButton())
+	if h.p.Jobs().Len() != n+1 {
+		h.t.Fatalf("tapping Run listed %d jobs, want %d (%s)", h.p.Jobs().Len(), n+1, h.p.v.lastErr)
+	}
+	return h.p.Jobs().Statuses()[n].ID
+}
+
+func (h *panelHarness) status(id int) JobStatus {
+	st, ok := h.p.Jobs().Status(id)
+	if !ok {
+		h.t.Fatalf("job %d is not listed", id)
+	}
+	return st
+}
+
+func (h *panelHarness) ended(id int) JobStatus {
+	h.t.Helper()
+	h.until(fmt.Sprintf("job %d to end", id), func() bool { return h.status(id).State.Ended() })
+	return h.status(id)
+}
+
+func TestPanelRunsJobToTheEnd(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	h.set("count", "7")
+	h.set("mode", "b")
+	id := h.run()
+	st := h.ended(id)
+	if st.State != job.StateFinished || st.Err != nil {
+		t.Fatalf("job ended %v: %v", st.State, st.Err)
+	}
+	if e := st.Event; e.Done != 7 || e.Total != 7 || e.Fraction() != 1 || e.Stage != "work" {
+		t.Errorf("final progress %+v, want 7/7 steps of work", e)
+	}
+	if st.Event.PeakDevice != 7<<20 || st.Event.PeakHost != 1<<20 {
+		t.Errorf("peak memory %d/%d, want %d/%d", st.Event.PeakDevice, st.Event.PeakHost, 7<<20, 1<<20)
+	}
+	r := h.p.jobs.rows[id]
+	if r.bar.Value != 1 || !strings.Contains(r.state.Text, "finished in") || !strings.Contains(r.detail.Text, "peak device 7 MiB") {
+		t.Errorf("row shows bar %v, %q, %q", r.bar.Value, r.state.Text, r.detail.Text)
+	}
+	// Every partial result reached the live view, in order, then Done.
+	l := h.f.lives[0]
+	if !slices.Equal(l.partials, []int{0, 1, 2, 3, 4, 5, 6}) || l.done != 1 || l.doneErr != nil {
+		t.Errorf("live view got partials %v, done %d (%v)", l.partials, l.done, l.doneErr)
+	}
+	if l.stages[0] != "work" {
+		t.Errorf("partial events carry stage %q, want work", l.stages[0])
+	}
+	if l.layer == nil || !slices.Contains(h.hl.Layers(), Layer(l.layer)) {
+		t.Error("the result layer did not appear")
+	}
+	got, err := os.ReadFile(filepath.Join(h.dir, "out.txt"))
+	if err != nil || string(got) != "0\n1\n2\n3\n4\n5\n6\n" {
+		t.Errorf("output %q, %v", got, err)
+	}
+	if b := h.p.Jobs().Banner(); !strings.Contains(b, "finished") {
+		t.Errorf("banner %q", b)
+	}
+}
+
+func TestPanelCancelLeavesNoOutput(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	out := filepath.Join(h.dir, "out.txt")
+	gate := make(chan struct{})
+	h.f.gates[out] = gate
+	h.set("count", "10")
+	id := h.run()
+	gate <- struct{}{} // one step done, then it waits
+	h.until("the first step", func() bool { return h.status(id).Event.Done == 1 })
+	if st := h.status(id); st.State != job.StateRunning {
+		t.Fatalf("job is %v, want running", st.State)
+	}
+	test.Tap(h.p.jobs.rows[id].cancel)
+	st := h.ended(id)
+	if st.State != job.StateCancelled || !errors.Is(st.Err, context.Canceled) {
+		t.Fatalf("job ended %v (%v), want cancelled", st.State, st.Err)
+	}
+	entries, _ := os.ReadDir(h.dir)
+	if len(entries) != 1 || entries[0].Name() != "input.txt" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("after cancelling, the folder holds %v; want only the input", names)
+	}
+	l := h.f.lives[0]
+	if l.done != 1 || !errors.Is(l.doneErr, context.Canceled) {
+		t.Errorf("live Done got %v (%d calls), want context.Canceled", l.doneErr, l.done)
+	}
+	if r := h.p.jobs.rows[id]; !strings.Contains(r.state.Text, "no output was written") || !r.cancel.Disabled() {
+		t.Errorf("row says %q", r.state.Text)
+	}
+}
+
+func TestPanelQueuesOneJobPerDevice(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	out1, out2 := filepath.Join(h.dir, "out.txt"), filepath.Join(h.dir, "second.txt")
+	g1 := make(chan struct{})
+	h.f.gates[out1] = g1
+	h.set("count", "2")
+	id1 := h.run()
+	h.set("out", out2)
+	id2 := h.run()
+	h.until("job 1 to run", func() bool { return h.status(id1).State == job.StateRunning })
+	// Job 1 waits on its gate: job 2 must wait its turn on the same device.
+	time.Sleep(50 * time.Millisecond)
+	h.hl.Drain()
+	if st := h.status(id2); st.State != job.StateQueued {
+		t.Fatalf("job 2 is %v while job 1 runs on the same device", st.State)
+	}
+	if r := h.p.jobs.rows[id2]; !strings.Contains(r.state.Text, "queued") {
+		t.Errorf("queued row says %q", r.state.Text)
+	}
+	close(g1)
+	if st := h.ended(id1); st.State != job.StateFinished {
+		t.Fatalf("job 1 ended %v", st.State)
+	}
+	if st := h.ended(id2); st.State != job.StateFinished {
+		t.Fatalf("job 2 ended %v: %v", st.State, st.Err)
+	}
+	// Cancelling a queued job removes it without running it.
+	g3 := make(chan struct{})
+	out3, out4 := filepath.Join(h.dir, "third.txt"), filepath.Join(h.dir, "fourth.txt")
+	h.f.gates[out3] = g3
+	h.set("out", out3)
+	id3 := h.run()
+	h.set("out", out4)
+	id4 := h.run()
+	test.Tap(h.p.jobs.rows[id4].cancel)
+	if st := h.ended(id4); st.State != job.StateCancelled {
+		t.Errorf("queued job cancelled: %v", st.State)
+	}
+	close(g3)
+	h.ended(id3)
+	if _, err := os.Stat(out4); !os.IsNotExist(err) {
+		t.Errorf("the cancelled queued job wrote %s", out4)
+	}
+	// Clear drops the ended jobs.
+	test.Tap(findButton(t, h.p.jobs.top, "Clear finished"))
+	if n := h.p.Jobs().Len(); n != 0 {
+		t.Errorf("%d jobs listed after clearing", n)
+	}
+}
+
+func findButton(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
+	t.Helper()
+	var found *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *widget.Button:
+			if x.Text == text {
+				found = x
+			}
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(o)
+	if found == nil {
+		t.Fatalf("no button %q", text)
+	}
+	return found
+}
+
+func TestPanelFailureShowsErrorWithoutCrash(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	h.f.fail = errors.New("disk on fire")
+	h.set("count", "4")
+	id := h.run()
+	st := h.ended(id)
+	if st.State != job.StateFailed || st.Err == nil || !strings.Contains(st.Err.Error(), "disk on fire") {
+		t.Fatalf("job ended %v (%v)", st.State, st.Err)
+	}
+	if !strings.Contains(h.hl.lastErr, "disk on fire") {
+		t.Errorf("no error dialog: last error %q", h.hl.lastErr)
+	}
+	if _, err := os.Stat(filepath.Join(h.dir, "out.txt")); !os.IsNotExist(err) {
+		t.Error("a failed job left its output")
+	}
+}
+
+func TestPanelValidationBesideFields(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	if h.p.RunButton().Disabled() {
+		t.Fatalf("valid defaults cannot run: %v", h.p.PlanError())
+	}
+	h.set("count", "abc")
+	h.planned()
+	if msg := h.p.FieldError("count"); !strings.Contains(msg, "whole number") {
+		t.Errorf("count abc: message %q", msg)
+	}
+	if !h.p.RunButton().Disabled() {
+		t.Error("Run is enabled with a bad count")
+	}
+	// The planner's complaint goes beside the field it names.
+	h.set("count", "5000")
+	h.planned()
+	if msg := h.p.FieldError("count"); !strings.Contains(msg, "too many") {
+		t.Errorf("count 5000: message %q", msg)
+	}
+	if h.p.PlanError() == nil || !h.p.RunButton().Disabled() {
+		t.Error("Run is enabled though the plan failed")
+	}
+	h.set("count", "5")
+	h.planned()
+	if msg := h.p.FieldError("count"); msg != "" || h.p.RunButton().Disabled() {
+		t.Errorf("after fixing: message %q, run disabled %v", msg, h.p.RunButton().Disabled())
+	}
+	h.set("in", filepath.Join(h.dir, "missing.txt"))
+	h.planned()
+	if msg := h.p.FieldError("in"); !strings.Contains(msg, "no such file") {
+		t.Errorf("missing input: %q", msg)
+	}
+	h.set("in", "")
+	h.planned()
+	if msg := h.p.FieldError("in"); !strings.Contains(msg, "choose the input") {
+		t.Errorf("empty input: %q", msg)
+	}
+	if _, err := h.p.Run(); err == nil {
+		t.Error("Run accepted a request without input")
+	}
+	h.set("in", h.in)
+	h.set("out", filepath.Join(h.dir, "nowhere", "out.txt"))
+	h.planned()
+	if msg := h.p.FieldError("out"); !strings.Contains(msg, "does not exist") {
+		t.Errorf("output in a missing folder: %q", msg)
+	}
+}
+
+func TestPanelBatchAndMemoryControls(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	h.set("count", "100")
+	h.planned()
+	// Auto: the largest block under 90% of the 64 MiB device, 1 MiB a step.
+	if p := h.p.Plan(); p == nil || p.Block() != 57 {
+		t.Fatalf("auto plan %v, want blocks of 57", p)
+	}
+	if s := h.p.pv.blocks.Text; !strings.Contains(s, "work: 100 steps in 2 blocks of 57") {
+		t.Errorf("plan preview says %q", s)
+	}
+	if s := h.p.pv.device.Text(); !strings.Contains(s, "57 MiB of 64 MiB") || !strings.Contains(s, "fake device") {
+		t.Errorf("device bar says %q", s)
+	}
+	if f := h.p.pv.device.Fraction(); f < 0.89 || f > 0.9 {
+		t.Errorf("device bar at %v", f)
+	}
+	// A manual block that does not fit is planned, with a warning beside it.
+	h.p.dev.batch.SetText("80")
+	h.planned()
+	if msg := h.p.dev.batchMsg.Text; h.p.dev.batchMsg.Hidden || !strings.Contains(msg, "may not fit") {
+		t.Errorf("batch 80: message %q", msg)
+	}
+	// Past the usable share but within the device: the warning colour;
+	// past the device: the error colour.
+	if barColour(60<<20, fakeDevice, fakeDevice*9/10) != theme.Color(theme.ColorNameWarning) ||
+		barColour(80<<20, 64<<20, 57<<20) != theme.Color(theme.ColorNameError) ||
+		barColour(8<<20, 64<<20, 57<<20) != theme.Color(theme.ColorNameSuccess) {
+		t.Errorf("memory bar colours do not follow the margin")
+	}
+	h.p.dev.batch.SetText("x")
+	h.planned()
+	if msg := h.p.dev.batchMsg.Text; !strings.Contains(msg, "positive number, or auto") || !h.p.RunButton().Disabled() {
+		t.Errorf("batch x: %q, run disabled %v", msg, h.p.RunButton().Disabled())
+	}
+	h.p.dev.batch.SetText("auto")
+	h.p.dev.devMem.SetText("lots")
+	h.planned()
+	if msg := h.p.dev.memMsg.Text; !strings.Contains(msg, "device memory cap") {
+		t.Errorf("device memory lots: %q", msg)
+	}
+	h.p.dev.devMem.SetText("2GiB")
+	h.planned()
+	req, err := h.p.Request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Device != (Device{Backend: "auto", Batch: "auto", DeviceMemory: "2GiB"}) {
+		t.Errorf("device part of the request %+v", req.Device)
+	}
+}
+
+func TestPinMemoryFollowsTheDevice(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	d := h.p.dev
+	if !d.pin.Disabled() || d.pin.Checked {
+		t.Error("pin_memory is enabled or on with the CPU backend")
+	}
+	if !strings.Contains(d.pinNote.Text, "CPU backend") {
+		t.Errorf("the disabled pin_memory says %q", d.pinNote.Text)
+	}
+	if d.key() != "cpu" {
+		t.Errorf("queue key %q", d.key())
+	}
+
+	h2 := newPanelHarness(t, cudaProbe)
+	d = h2.p.dev
+	if d.pin.Disabled() || d.pin.Checked {
+		t.Error("pin_memory is disabled, or on by default, with a CUDA device")
+	}
+	if !strings.Contains(d.pinNote.Text, "cannot be swapped out") || !strings.Contains(d.info.Text, "test gpu") {
+		t.Errorf("pin note %q, device %q", d.pinNote.Text, d.info.Text)
+	}
+	test.Tap(d.pin)
+	req, _ := h2.p.Request()
+	if !req.Device.Pin || d.key() != "cuda:0" {
+		t.Errorf("checked pin_memory: request %+v, key %q", req.Device, d.key())
+	}
+}
+
+func TestMeasureSaysWhetherPinningPays(t *testing.T) {
+	// The real probe on the CPU backend (1 MiB copies).
+	h := newPanelHarness(t, nil)
+	test.Tap(h.p.dev.measure)
+	h.until("the measurement", func() bool { return !h.p.dev.measure.Disabled() })
+	msg := h.p.dev.result.Text
+	if !strings.Contains(msg, "GB/s") || !strings.Contains(msg, "pinning does not apply") {
+		t.Errorf("measure says %q", msg)
+	}
+}
+
+func TestRequestCommandLine(t *testing.T) {
+	f := &fakePipeline{}
+	p := f.pipeline()
+	r := Request{Command: "fake", Args: []string{"my scan.nxs", "out.h5"},
+		Params: map[string]string{"count": "7", "mode": "a", "metrics": "x,z", "fast": "true"},
+		Device: Device{Backend: "cpu", Pin: true, Batch: "4", HostMemory: "8GiB"}}
+	want := "voxlab fake 'my scan.nxs' out.h5 --count 7 --fast --backend cpu --pin-memory --batch-size 4 --host-memory 8GiB"
+	if got := r.CommandLine(p); got != want {
+		t.Errorf("command line\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestFieldOfNamesTheField(t *testing.T) {
+	p := (&fakePipeline{}).pipeline()
+	p.Params = append(p.Params, Field{Name: "mask"}, Field{Name: "mask-radius"})
+	for msg, want := range map[string]string{
+		"count 4: must be odd":                    "count",
+		"give --mask-radius or nothing":           "mask-radius",
+		"--mask: file is not a volume":            "mask",
+		"the mask is 32³ but the maps are 64³":    "",
+		"batch-size 0: want a positive number":    "batch-size",
+		"not enough device memory for the blocks": "",
+	} {
+		if got := p.fieldOf(msg); got != want {
+			t.Errorf("fieldOf(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
+
+func TestPanelSuggestsAndOffersOpenLayers(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	pl := h.p.cur
+	pl.Suggest = func(open []string) ([]string, map[string]string) {
+		if len(open) == 0 {
+			return nil, nil
+		}
+		return []string{open[0], filepath.Join(h.dir, "suggested.txt")}, map[string]string{"count": "3"}
+	}
+	csv := filepath.Join(h.dir, "pts.csv")
+	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
+	if _, err := h.hl.Open(csv); err != nil {
+		t.Fatal(err)
+	}
+	se := h.p.Field("in").(*widget.SelectEntry)
+	// The open layer's file is offered as an input.
+	h.p.cur = nil
+	h.p.Select("fake")
+	se = h.p.Field("in").(*widget.SelectEntry)
+	if se.Text != csv || h.p.Field("out").(*widget.Entry).Text != filepath.Join(h.dir, "suggested.txt") {
+		t.Errorf("suggested %q, %q", se.Text, h.p.Field("out").(*widget.Entry).Text)
+	}
+	if h.p.Field("count").(*widget.Entry).Text != "3" {
+		t.Error("the suggested parameter was not applied")
+	}
+	if l := h.hl.LayerFor(csv); l == nil || Spec(l) != csv {
+		t.Errorf("LayerFor(%s) = %v", csv, l)
+	}
+}
