@@ -18,9 +18,9 @@ import (
 // searches) and moves m over the distinct values between the old and new
 // median, each step a comparison across the kernel slabs. Smooth data move
 // the median little, so this costs about O(kernel²) per voxel instead of
-// the O(kernel³ log kernel) of sorting every neighbourhood, exactly. For
-// uint16 data most voxels need no median at all: dzSlabRowCounts decides
-// them by counting in the slabs.
+// the O(kernel³ log kernel) of sorting every neighbourhood, exactly. Most
+// voxels need no median at all: dzSlabRowCounts decides them by counting
+// in the slabs, and the sliding cut takes over where many are replaced.
 
 // dzSlabScratch is the elements one worker needs: a sorted slab per
 // column, a merge buffer, the outgoing and incoming values of an update,
@@ -70,8 +70,7 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 	}
 	t := (k*k2 - 1) / 2
 	var cuts [13]dzCut[T]
-	thr := int32(min(math.Ceil(p.Dif), 1<<17))
-	counting := !p.Float32
+	counting := true
 	for y := y0; y < y1; y++ {
 		if y > y0 && clampY(y-r-1) != clampY(y+r) {
 			for x := 0; x < cols; x++ {
@@ -84,7 +83,7 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 		if counting {
 			// Most voxels keep their value: decide by counting, and go
 			// back to tracking the median when many are replaced.
-			counting = dzSlabRowCounts(dst, center, slabs, cols, k2, r, t, thr)*8 <= cols
+			counting = dzSlabRowCounts(dst, center, slabs, cols, k2, r, t, p)*8 <= cols
 			continue
 		}
 		dzSlabRow(med, slabs, cuts[:k], cols, k2, r, t)
@@ -92,63 +91,101 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 	}
 }
 
-// dzSlabRowCounts filters one row of uint16 data without tracking the
-// median: a voxel x keeps its value iff its median m satisfies
-// x − thr < m < x + thr, that is iff fewer than t+1 window values lie
-// below x − thr + 1 and more than t lie at or below x + thr − 1 — two
-// counts, each a binary search in the kernel sorted slabs. Only the
-// voxels that change need their median, found by bisecting the value
-// range with the same counts. It returns how many voxels changed.
-func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, thr int32) int {
+// dzSlabRowCounts filters one row without tracking the median. A uint16
+// voxel x keeps its value iff its median m satisfies x − thr < m < x +
+// thr, that is iff fewer than t+1 window values lie below x − thr + 1 and
+// more than t lie at or below x + thr − 1: two counts, each a binary
+// search in the kernel sorted slabs. For float32 the same counts test a
+// slightly narrower range, [x − d, x + d] with d = dif·(1 − 2⁻²⁰), in
+// which |fl(x − m)| < dif holds whatever the rounding; a voxel outside it
+// (or a NaN or infinite one) gets its exact median and the exact test.
+// Medians are found by bisecting the key range with the same counts. It
+// returns how many voxels changed.
+func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, p DezingMedianParams) int {
 	slab := func(x int) []T {
 		x = min(max(x, 0), cols-1)
 		return slabs[x*k2 : (x+1)*k2]
 	}
-	// below counts the window values < v (or ≤ v with le).
-	below := func(x int, v int32, le bool) int {
+	// below counts the window keys < v (or ≤ v with le).
+	below := func(x int, v uint32, le bool) int {
 		n := 0
 		for d := -r; d <= r; d++ {
 			n += dzRank(slab(x+d), v, le)
 		}
 		return n
 	}
+	thr := int32(min(math.Ceil(p.Dif), 1<<17))
+	fd := float32(p.Dif)
+	inner := float64(fd) * (1 - 1.0/(1<<20))
+	top := uint64(65535)
+	if p.Float32 {
+		top = math.MaxUint32
+	}
 	changed := 0
 	for x, c := range center[:cols] {
-		v := int32(c)
-		keep := true
-		if a := v - thr + 1; a > 0 {
-			keep = below(x, a, false) <= t
+		// Keep x if the median's key lies in [a, b] (bounds checked only
+		// where they exclude something).
+		var a, b uint32
+		checkA, checkB, sure := false, false, true
+		if !p.Float32 {
+			v := int32(c)
+			if av := v - thr + 1; av > 0 {
+				a, checkA = uint32(av), true
+			}
+			if bv := v + thr - 1; bv < 65535 {
+				b, checkB = uint32(bv), true
+			}
+		} else if xv := float64(math.Float32frombits(uint32(c))); math.IsNaN(xv) || math.IsInf(xv, 0) {
+			sure = false
+		} else {
+			lo, hi := dzFloatRange(xv, inner)
+			a, b, checkA, checkB = DezingKey(math.Float32bits(lo)), DezingKey(math.Float32bits(hi)), true, true
 		}
-		if b := v + thr - 1; keep && b < 65535 {
-			keep = below(x, b, true) > t
-		}
-		if keep {
+		keep := !checkA || below(x, a, false) <= t
+		keep = keep && (!checkB || below(x, b, true) > t)
+		if keep && sure {
 			dst[x] = c
 			continue
 		}
-		// The median is the smallest value with more than t values at
-		// or below it.
-		lo, hi := int32(0), int32(65535)
+		// The median is the smallest key with more than t keys at or
+		// below it.
+		lo, hi := uint64(0), top
 		for lo < hi {
 			mid := lo + (hi-lo)/2
-			if below(x, mid, true) > t {
+			if below(x, uint32(mid), true) > t {
 				hi = mid
 			} else {
 				lo = mid + 1
 			}
 		}
-		dst[x] = T(lo)
-		changed++
+		m := [1]T{T(lo)}
+		dzReplace(dst[x:x+1], center[x:x+1], m[:], p.Float32, p.Dif)
+		if dst[x] != c {
+			changed++
+		}
 	}
 	return changed
 }
 
-// dzRank returns how many values of sorted s are < v (≤ v with le).
-func dzRank[T dzKey](s []T, v int32, le bool) int {
+// dzFloatRange returns the float32 range [lo, hi] = [x − d, x + d] rounded
+// inwards and kept finite, so that every float32 m in it is within d of x.
+func dzFloatRange(x, d float64) (lo, hi float32) {
+	lo, hi = float32(x-d), float32(x+d)
+	if float64(lo) < x-d {
+		lo = math.Nextafter32(lo, float32(math.Inf(1)))
+	}
+	if float64(hi) > x+d {
+		hi = math.Nextafter32(hi, float32(math.Inf(-1)))
+	}
+	return max(lo, -math.MaxFloat32), min(hi, math.MaxFloat32)
+}
+
+// dzRank returns how many keys of sorted s are < v (≤ v with le).
+func dzRank[T dzKey](s []T, v uint32, le bool) int {
 	i, j := 0, len(s)
 	for i < j {
 		h := int(uint(i+j) >> 1)
-		if e := int32(s[h]); e < v || (le && e == v) {
+		if e := uint32(s[h]); e < v || (le && e == v) {
 			i = h + 1
 		} else {
 			j = h

@@ -424,3 +424,44 @@ func testPhantom(t *testing.T) {
 		}
 	}
 }
+
+func TestDezingMedianFloatBoundary(t *testing.T) { bothMethods(t, testFloatBoundary) }
+
+// testFloatBoundary puts voxels at, just inside and just outside dif from
+// their median, and large values where float32 rounding of x − m decides,
+// so that every path's float32 test is checked where it is tight.
+func testFloatBoundary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, kernel := range []int{3, 5, 7} {
+		for _, tc := range []struct {
+			base, dif float32
+		}{{0, 1000}, {1e8, 1}, {1e8, 8}, {3e7, 2.5}, {-5e6, 0.75}, {1e-3, 1e-6}} {
+			z, y, x := 5, 9, 11
+			s := make([]uint32, z*y*x)
+			for i := range s {
+				s[i] = math.Float32bits(tc.base)
+			}
+			// Sprinkle values at dif, one ulp either side, and multiples.
+			for i := 0; i < len(s)/4; i++ {
+				d := tc.dif * float32(rng.IntN(3))
+				v := tc.base + d
+				switch rng.IntN(3) {
+				case 0:
+					v = math.Nextafter32(v, float32(math.Inf(1)))
+				case 1:
+					v = math.Nextafter32(v, float32(math.Inf(-1)))
+				}
+				if rng.IntN(2) == 0 {
+					v = tc.base - (v - tc.base)
+				}
+				s[rng.IntN(len(s))] = math.Float32bits(v)
+			}
+			p := DezingMedianParams{Float32: true, Planes: z, Rows: y, Cols: x, N: z, Kernel: kernel, Dif: float64(tc.dif)}
+			want := bytesOf(naiveMedian(s, p))
+			got := runMedian(t, NewCPUWorkers(2), bytesOf(s), p)
+			if !slices.Equal(got, want) {
+				t.Errorf("kernel %d base %g dif %g: differs from the naive reference", kernel, tc.base, tc.dif)
+			}
+		}
+	}
+}
