@@ -3,6 +3,7 @@ package viewer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +43,8 @@ type jobRow struct {
 	cancel *widget.Button
 	box    *fyne.Container
 	live   Live
+	// outputs are the files or folders the job writes.
+	outputs []string
 	// ended: the terminal event was applied (the row is final).
 	ended bool
 }
@@ -77,6 +80,16 @@ func newJobList(p *Panel) *JobList {
 // relayout lays the list out again after labels were shown or hidden.
 func (jl *JobList) relayout() { jl.box.Refresh() }
 
+// claims reports whether a job that has not ended writes path.
+func (jl *JobList) claims(path string) bool {
+	for _, r := range jl.rows {
+		if !r.ended && slices.Contains(r.outputs, path) {
+			return true
+		}
+	}
+	return false
+}
+
 // Len returns the number of jobs listed.
 func (jl *JobList) Len() int { return len(jl.order) }
 
@@ -102,8 +115,9 @@ func (jl *JobList) Statuses() []JobStatus {
 func (jl *JobList) Banner() string { return jl.banner.Text }
 
 // add lists a submitted job.
-func (jl *JobList) add(id int, name, device, output string, live Live) *jobRow {
-	r := &jobRow{st: JobStatus{ID: id, Name: name, Device: device, State: job.StateQueued}, live: live}
+func (jl *JobList) add(id int, name, device string, outputs []string, live Live) *jobRow {
+	r := &jobRow{st: JobStatus{ID: id, Name: name, Device: device, State: job.StateQueued}, live: live, outputs: outputs}
+	output := strings.Join(outputs, ", ")
 	r.title = widget.NewLabelWithStyle(fmt.Sprintf("#%d %s", id, name), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.state = wrapLabel("", widget.MediumImportance)

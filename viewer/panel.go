@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -217,7 +219,11 @@ func (p *Panel) suggest(outputsOnly bool) {
 		if i >= len(args) || args[i] == "" || outputsOnly && f.Kind != OutputField {
 			continue
 		}
-		p.fields[f.Name].set(args[i])
+		v := args[i]
+		if f.Kind == OutputField {
+			v = p.unclaimed(v)
+		}
+		p.fields[f.Name].set(v)
 	}
 	if outputsOnly {
 		return
@@ -225,6 +231,23 @@ func (p *Panel) suggest(outputsOnly bool) {
 	for name, val := range params {
 		if fe, ok := p.fields[name]; ok {
 			fe.set(val)
+		}
+	}
+}
+
+// unclaimed returns path, or path numbered -2, -3, … before its
+// extension, so that it is neither on disk nor the output of a job that
+// has not ended: two queued runs never write the same file.
+func (p *Panel) unclaimed(path string) string {
+	ext := filepath.Ext(path)
+	stem := strings.TrimSuffix(path, ext)
+	for i := 1; ; i++ {
+		c := path
+		if i > 1 {
+			c = fmt.Sprintf("%s-%d%s", stem, i, ext)
+		}
+		if _, err := os.Lstat(c); os.IsNotExist(err) && !p.jobs.claims(c) {
+			return c
 		}
 	}
 }
@@ -476,7 +499,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 		return pl.Run(ctx, req, pr)
 	}, partial, ui)
 	ref.id = t.ID
-	p.jobs.add(t.ID, name, device, strings.Join(outs, ", "), live)
+	p.jobs.add(t.ID, name, device, outs, live)
 	if pl == p.cur {
 		p.suggest(true)
 	}
@@ -491,6 +514,15 @@ func (p *Panel) event(id int, e job.Event) {
 	case e.Kind.Terminal():
 		if r, ok := p.jobs.rows[id]; ok {
 			p.jobs.end(r, e)
+			// Its output now exists: offer a fresh name if it is shown.
+			if p.cur != nil {
+				for _, f := range p.cur.Args {
+					if f.Kind == OutputField && slices.Contains(r.outputs, p.fields[f.Name].get()) {
+						p.suggest(true)
+						break
+					}
+				}
+			}
 		}
 	default:
 		p.jobs.progress(id, e)

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/viewer"
+)
+
+// countingLive counts the partial results a pipeline's live view gets.
+type countingLive struct {
+	viewer.Live
+	n *atomic.Int64
+}
+
+func (c countingLive) Partial(e job.Event) {
+	c.n.Add(1)
+	c.Live.Partial(e)
+}
+
+// guiHarness is the viewer with the processing panel on the demo data,
+// driven headless with Fyne's test driver.
+type guiHarness struct {
+	t        *testing.T
+	hl       *viewer.Headless
+	p        *viewer.Panel
+	dir      string
+	partials atomic.Int64
+}
+
+func newGUIHarness(t *testing.T) *guiHarness {
+	t.Helper()
+	dir := t.TempDir()
+	if err := demo.Write(dir, demo.Small, 1); err != nil {
+		t.Fatal(err)
+	}
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	hl := viewer.NewHeadless(w)
+	w.Resize(fyne.NewSize(1400, 900))
+	h := &guiHarness{t: t, hl: hl, dir: dir}
+	hl.Batch(func() {
+		for _, rel := range []string{demo.TomoScan, demo.BrainPlanes, demo.MapsGT} {
+			if _, err := hl.Open(filepath.Join(dir, rel)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	pls := guiPipelines()
+	if len(pls) != 3 {
+		t.Fatalf("the panel offers %d pipelines, want dezing, detect and distance", len(pls))
+	}
+	for _, pl := range pls {
+		live := pl.Live
+		pl.Live = func(v *viewer.Viewer, r viewer.Request) viewer.Live {
+			return countingLive{live(v, r), &h.partials}
+		}
+	}
+	h.p = viewer.NewPanel(hl.Viewer, viewer.PanelOptions{PlanDelay: time.Millisecond}, pls...)
+	t.Cleanup(func() {
+		h.p.Close()
+		hl.WaitBackground()
+		hl.Close()
+	})
+	return h
+}
+
+func (h *guiHarness) until(what string, cond func() bool) {
+	h.t.Helper()
+	if err := h.hl.Until(2*time.Minute, cond); err != nil {
+		h.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// choose selects a pipeline, applies settings and waits for its plan.
+func (h *guiHarness) choose(cmd string, set map[string]string) {
+	h.t.Helper()
+	if err := h.p.Select(cmd); err != nil {
+		h.t.Fatal(err)
+	}
+	for k, v := range set {
+		if err := h.p.Set(k, v); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	h.until("the plan", func() bool { return !h.p.Planning() })
+	if err := h.p.PlanError(); err != nil {
+		h.t.Fatalf("%s: plan: %v", cmd, err)
+	}
+}
+
+// runToEnd taps Run and waits for the job to end.
+func (h *guiHarness) runToEnd() viewer.JobStatus {
+	h.t.Helper()
+	n := h.p.Jobs().Len()
+	test.Tap(h.p.RunButton())
+	if h.p.Jobs().Len() != n+1 {
+		h.t.Fatal("Run did not submit a job")
+	}
+	id := h.p.Jobs().Statuses()[n].ID
+	h.until("the job", func() bool {
+		st, _ := h.p.Jobs().Status(id)
+		return st.State.Ended()
+	})
+	// Let the results' layers and plots arrive.
+	h.until("the results", func() bool { return h.hl.Idle() })
+	st, _ := h.p.Jobs().Status(id)
+	return st
+}
+
+func (h *guiHarness) layer(name string) viewer.Layer {
+	for _, l := range h.hl.Layers() {
+		if l.Name() == name {
+			return l
+		}
+	}
+	return nil
+}
+
+func finished(t *testing.T, st viewer.JobStatus) {
+	t.Helper()
+	if st.State != job.StateFinished {
+		t.Fatalf("%s ended %v: %v", st.Name, st.State, st.Err)
+	}
+	if st.Event.Fraction() != 1 || st.Event.Done != st.Event.Total || st.Event.Total == 0 {
+		t.Errorf("%s: final progress %d/%d %s", st.Name, st.Event.Done, st.Event.Total, st.Event.Unit)
+	}
+	if st.Event.PeakDevice == 0 {
+		t.Errorf("%s: no peak device memory reported", st.Name)
+	}
+}
+
+func TestGUIDezingShowsBlocksBesideTheScan(t *testing.T) {
+	h := newGUIHarness(t)
+	// Blocks of 30 projections: three partial results.
+	h.choose("dezing", map[string]string{"kernel": "5", "batch-size": "30"})
+	req, _ := h.p.Request()
+	want := filepath.Join(h.dir, demo.TomoScan)
+	if req.Args[0] != want || req.Args[1] != filepath.Join(h.dir, "tomo", "scan-dezinged.h5") {
+		t.Fatalf("suggested %v, want the demo scan and a sibling output", req.Args)
+	}
+	if req.Params["kernel"] != "5" || req.Params["dif"] != "1000" {
+		t.Errorf("parameters %v: want kernel 5 and the default dif 1000", req.Params)
+	}
+	if p := h.p.Plan(); p == nil || p.Block() != 30 {
+		t.Errorf("plan %v, want blocks of 30", p)
+	}
+	st := h.runToEnd()
+	finished(t, st)
+	if n := h.partials.Load(); n != 3 {
+		t.Errorf("%d partial results reached the viewer, want 3 blocks", n)
+	}
+	if _, err := os.Stat(req.Args[1]); err != nil {
+		t.Fatal(err)
+	}
+	res := h.layer("scan-dezinged.h5:data")
+	if res == nil || !res.Visible() {
+		t.Fatalf("no visible result layer; layers %v", names(h.hl.Layers()))
+	}
+	if h.layer("scan-dezinged.h5 (running)") != nil {
+		t.Error("the live layer was not replaced by the output file")
+	}
+	if !h.hl.Grid() {
+		t.Error("the result is not beside the raw scan (grid mode off)")
+	}
+	if il := res.(*viewer.ImageLayer); il.Volume().Shape != [3]int{90, 128, 160} {
+		t.Errorf("result shape %v", il.Volume().Shape)
+	}
+	// The next run gets a fresh output name.
+	if req2, _ := h.p.Request(); req2.Args[1] != filepath.Join(h.dir, "tomo", "scan-dezinged-2.h5") {
+		t.Errorf("next output %s", req2.Args[1])
+	}
+}
+
+func names(ls []viewer.Layer) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Name())
+	}
+	return out
+}
+
+func TestGUIDetectShowsCellsPlaneByPlane(t *testing.T) {
+	h := newGUIHarness(t)
+	h.choose("detect", map[string]string{"batch-size": "4"})
+	req, _ := h.p.Request()
+	if req.Args[0] != filepath.Join(h.dir, demo.BrainPlanes) {
+		t.Fatalf("suggested input %s", req.Args[0])
+	}
+	st := h.runToEnd()
+	finished(t, st)
+	if n := h.partials.Load(); n < 2 {
+		t.Errorf("%d partial results: cells did not arrive as the planes were done", n)
+	}
+	l, ok := h.layer(filepath.Base(req.Args[1])).(*viewer.PointsLayer)
+	if !ok {
+		t.Fatalf("no points layer of the result; layers %v", names(h.hl.Layers()))
+	}
+	truth, err := viewer.ReadPointsCSV(filepath.Join(h.dir, demo.BrainCells))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The demo's cells are found (the detect tests hold the accuracy to
+	// 95%; here the layer must hold the run's result).
+	if l.Len() < len(truth)*9/10 || l.Len() > len(truth)*11/10 {
+		t.Errorf("result layer has %d cells, the demo %d", l.Len(), len(truth))
+	}
+}
+
+func TestGUIDistanceFillsHeatmapsAndPlots(t *testing.T) {
+	h := newGUIHarness(t)
+	h.choose("distance", map[string]string{"metrics": "l2,corr,fsc", "low-memory": "true", "chunk-size": "7"})
+	req, _ := h.p.Request()
+	if req.Args[1] != filepath.Join(h.dir, demo.MapsSubmitted) || req.Params["mask"] != filepath.Join(h.dir, demo.MapsMask) {
+		t.Fatalf("suggested %v, mask %q", req.Args, req.Params["mask"])
+	}
+	st := h.runToEnd()
+	finished(t, st)
+	// 40 ground-truth maps in chunks of 7: 6 chunks of each of 3 metrics.
+	if n := h.partials.Load(); n != 18 {
+		t.Errorf("%d partial results, want 18 chunks", n)
+	}
+	for _, m := range []string{"l2", "corr", "fsc"} {
+		hm, ok := h.layer(m).(*viewer.HeatmapLayer)
+		if !ok {
+			t.Fatalf("no heat-map layer %s; layers %v", m, names(h.hl.Layers()))
+		}
+		if r, c := hm.Shape(); r != 40 || c != 10 {
+			t.Errorf("%s is %dx%d, want 40x10", m, r, c)
+		}
+		if _, err := os.Stat(filepath.Join(req.Args[2], m+".npy")); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.HasPrefix(h.hl.Layers()[len(h.hl.Layers())-1].Name(), "fsc") {
+		t.Errorf("top layer %s", h.hl.Layers()[len(h.hl.Layers())-1].Name())
+	}
+}
+
+func TestGUICancelLeavesNoOutput(t *testing.T) {
+	h := newGUIHarness(t)
+	// One projection per block: plenty of chances to stop.
+	h.choose("dezing", map[string]string{"batch-size": "1", "kernel": "13"})
+	req, _ := h.p.Request()
+	n := h.p.Jobs().Len()
+	test.Tap(h.p.RunButton())
+	id := h.p.Jobs().Statuses()[n].ID
+	h.until("the first block", func() bool { return h.partials.Load() > 0 })
+	if !h.p.Cancel(id) {
+		t.Fatal("the job had already ended")
+	}
+	h.until("the cancellation", func() bool {
+		st, _ := h.p.Jobs().Status(id)
+		return st.State.Ended()
+	})
+	st, _ := h.p.Jobs().Status(id)
+	if st.State != job.StateCancelled {
+		t.Fatalf("job ended %v: %v", st.State, st.Err)
+	}
+	h.until("the UI", func() bool { return h.hl.Idle() })
+	entries, _ := os.ReadDir(filepath.Dir(req.Args[1]))
+	for _, e := range entries {
+		if e.Name() != "scan.nxs" && e.Name() != "zingers.csv" {
+			t.Errorf("a cancelled run left %s", e.Name())
+		}
+	}
+	if h.layer("scan-dezinged.h5 (running)") != nil {
+		t.Error("the live layer of a cancelled run stayed")
+	}
+}
