@@ -33,7 +33,10 @@ func init() {
 		name:    "merge",
 		summary: "join the outputs of a pipeline's cluster tasks (run by the merge job of voxlab submit slurm)",
 		usage:   "PIPELINE ARGS... --tasks N",
-		raw:     true,
+		examples: []string{
+			"voxlab merge dezing scan.nxs out.h5 --tasks 8    # what the merge job of `voxlab submit slurm dezing scan.nxs out.h5 --tasks 8` runs",
+		},
+		raw: true,
 		flags:   func(fs *flag.FlagSet) func(context.Context, *env, []string) error { return runMerge },
 	})
 }
