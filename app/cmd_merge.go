@@ -36,8 +36,8 @@ func init() {
 		examples: []string{
 			"voxlab merge dezing scan.nxs out.h5 --tasks 8    # what the merge job of `voxlab submit slurm dezing scan.nxs out.h5 --tasks 8` runs",
 		},
-		raw: true,
-		flags:   func(fs *flag.FlagSet) func(context.Context, *env, []string) error { return runMerge },
+		raw:   true,
+		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error { return runMerge },
 	})
 }
 
