@@ -316,8 +316,8 @@ func TestFieldCaseDryRun(t *testing.T) {
 	if up := res.ToDevice; up < (1800+70)*frame*2 {
 		t.Errorf("only %d bytes uploaded", up)
 	}
-	t.Logf("peak %s of 2 GiB; %d projections per block; %.1f GB up, %.1f GB down",
-		plan.FormatBytes(peak), res.Plan.Block(), float64(res.ToDevice)/1e9, float64(res.FromDevice)/1e9)
+	t.Logf("peak %d bytes (%s) of 2 GiB, predicted %d; %d projections per block; %.1f GB up, %.1f GB down",
+		peak, plan.FormatBytes(peak), res.Plan.PeakDevice, res.Plan.Block(), float64(res.ToDevice)/1e9, float64(res.FromDevice)/1e9)
 }
 
 // TestTooSmallDevice: a device that cannot hold one block gives the
