@@ -15,8 +15,9 @@ import (
 const (
 	// EnvProgressFile names the file a task appends its progress to.
 	EnvProgressFile = "VOXLAB_PROGRESS_FILE"
-	// EnvShared is the submission's shared folder, set for the merge job
-	// so it can check that every task finished.
+	// EnvShared is the submission's shared folder, set for the tasks
+	// (their parts go into it: PartsDir) and for the merge job (which also
+	// checks that every task finished).
 	EnvShared = "VOXLAB_SLURM_SHARED"
 )
 
@@ -112,6 +113,12 @@ func (s Spec) ArrayScript() (string, error) {
 	// The task id comes from SLURM, and is a number; it is the only
 	// expansion in the script.
 	fmt.Fprintf(&b, "export %s=%s\"${SLURM_ARRAY_TASK_ID}\".jsonl\n", EnvProgressFile, dir)
+	// The tasks write their parts into the shared folder (PartsDir).
+	shared, err := ShellQuote(s.Shared)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(&b, "export %s=%s\n", EnvShared, shared)
 	cmd, inputs, err := s.command(s.Pipeline)
 	if err != nil {
 		return "", err

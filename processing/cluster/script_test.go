@@ -152,6 +152,9 @@ func TestScriptsPassArgumentsIntact(t *testing.T) {
 	if got, want := readString(t, record+".2.progress"), ProgressPath(spec.Shared, 2); got != want {
 		t.Errorf("task progress file %q, want %q", got, want)
 	}
+	if got := readString(t, record+".2.shared"); got != spec.Shared {
+		t.Errorf("task shared folder %q, want %q", got, spec.Shared)
+	}
 
 	runScript(t, spec.MergeScriptPath(), spec.Workdir, record, "")
 	want = slices.Concat([]string{"merge", "dezing"}, spec.Args, []string{"--tasks", "4", "--"}, nasty)

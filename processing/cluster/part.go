@@ -1,0 +1,263 @@
+package cluster
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/voxlab/voxlab/processing/outfile"
+)
+
+// A part file is what one task of a split pipeline hands to the merge: a
+// line naming the format, a line of JSON (PartHeader: the pipeline, the
+// task, and what identifies the run), then the pipeline's own payload:
+//
+//	voxlab-part 1
+//	{"pipeline":"dezing","task":2,"tasks":4,"run":{…}}
+//	payload…
+//
+// The header lets the merge refuse a part written by another run (other
+// inputs, parameters or task count) instead of joining it silently.
+const partMagic = "voxlab-part 1\n"
+
+// maxPartHeader bounds the header line, so that a damaged file cannot make
+// the reader buffer it whole.
+const maxPartHeader = 1 << 20
+
+// PartHeader says which run and task a part file belongs to.
+type PartHeader struct {
+	Pipeline string `json:"pipeline"`
+	Task     int    `json:"task"`
+	Tasks    int    `json:"tasks"`
+	// Run is what the task and the merge must agree on: the inputs as
+	// given, their shapes, the parameters and the task's range, as the
+	// pipeline encodes them. The merge compares it field by field.
+	Run json.RawMessage `json:"run"`
+}
+
+// NewPartHeader makes the header of task t's part; run is marshalled to
+// JSON.
+func NewPartHeader(pipeline string, t Task, run any) (PartHeader, error) {
+	data, err := json.Marshal(run)
+	if err != nil {
+		return PartHeader{}, fmt.Errorf("part header of %s task %s: %w", pipeline, t, err)
+	}
+	return PartHeader{Pipeline: pipeline, Task: t.Index, Tasks: t.Count, Run: data}, nil
+}
+
+// PartPath is where task t of a pipeline writes its part in dir.
+func PartPath(dir, pipeline string, t Task) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-part-%d-of-%d", pipeline, t.Index, t.Count))
+}
+
+// PartsDir is the folder the parts of a split run go into: the
+// submission's shared folder when the task runs under `voxlab submit
+// slurm` ($VOXLAB_SLURM_SHARED/parts), else a folder beside the output,
+// OUT.parts, which a task and a merge run by hand agree on.
+func PartsDir(out string) string {
+	if shared := os.Getenv(EnvShared); shared != "" {
+		return filepath.Join(shared, "parts")
+	}
+	return filepath.Clean(out) + ".parts"
+}
+
+// PartWriter writes a part file under a temporary name; Commit renames it
+// into place, so a task that fails leaves no part (and an earlier part of
+// the same task stays until the new one is complete).
+type PartWriter struct {
+	f *outfile.File
+	w *bufio.Writer
+}
+
+// CreatePart starts the part file at path (creating its folder) and writes
+// the header.
+func CreatePart(path string, h PartHeader) (*PartWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create part folder: %w", err)
+	}
+	line, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("part %s: %w", path, err)
+	}
+	f, err := outfile.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w := &PartWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	w.w.WriteString(partMagic)
+	w.w.Write(line)
+	if err := w.w.WriteByte('\n'); err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("write part %s: %w", path, err)
+	}
+	return w, nil
+}
+
+// Write appends payload bytes.
+func (w *PartWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil {
+		return n, fmt.Errorf("write part %s: %w", w.f.Target(), err)
+	}
+	return n, nil
+}
+
+// Commit flushes the part and renames it into place.
+func (w *PartWriter) Commit() error {
+	if err := w.w.Flush(); err != nil {
+		w.f.Abort()
+		return fmt.Errorf("write part %s: %w", w.f.Target(), err)
+	}
+	return w.f.Commit()
+}
+
+// Abort removes the unfinished part; it does nothing after Commit.
+func (w *PartWriter) Abort() error { return w.f.Abort() }
+
+// Part is an opened part file.
+type Part struct {
+	Header PartHeader
+	path   string
+	f      *os.File
+	off    int64
+	size   int64
+}
+
+// OpenPart opens the part of task t at path and checks that its header is
+// want: a missing part or one written by another run is an error that
+// says which task to run again.
+func OpenPart(path string, want PartHeader) (*Part, error) {
+	rerun := fmt.Sprintf("run task %d/%d again (voxlab %s … --task %d/%d, or voxlab status JOBID --resubmit %d)",
+		want.Task, want.Tasks, want.Pipeline, want.Task, want.Tasks, want.Task)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("task %d of %d has left no part %s: %s", want.Task, want.Tasks, path, rerun)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("part of task %d: %w", want.Task, err)
+	}
+	h, off, err := readPartHeader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("part %s: %v: %s", path, err, rerun)
+	}
+	if diff := h.differs(want); diff != "" {
+		f.Close()
+		return nil, fmt.Errorf("part %s was written by another run (%s): %s", path, diff, rerun)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Part{Header: h, path: path, f: f, off: off, size: st.Size() - off}, nil
+}
+
+func readPartHeader(f *os.File) (PartHeader, int64, error) {
+	var h PartHeader
+	br := bufio.NewReader(io.LimitReader(f, maxPartHeader))
+	magic, err := br.ReadString('\n')
+	if err != nil || magic != partMagic {
+		return h, 0, errors.New("not a voxlab part file (or an unknown version)")
+	}
+	line, err := br.ReadBytes('\n')
+	if err != nil {
+		return h, 0, errors.New("damaged header (cut short)")
+	}
+	if err := json.Unmarshal(line, &h); err != nil {
+		return h, 0, fmt.Errorf("damaged header: %v", err)
+	}
+	return h, int64(len(magic) + len(line)), nil
+}
+
+// differs names what differs between the header read and the one
+// expected, or returns "".
+func (h PartHeader) differs(want PartHeader) string {
+	var d []string
+	if h.Pipeline != want.Pipeline {
+		d = append(d, fmt.Sprintf("pipeline %q, not %q", h.Pipeline, want.Pipeline))
+	}
+	if h.Task != want.Task || h.Tasks != want.Tasks {
+		d = append(d, fmt.Sprintf("task %d/%d, not %d/%d", h.Task, h.Tasks, want.Task, want.Tasks))
+	}
+	if !jsonEqual(h.Run, want.Run) {
+		d = append(d, runDiff(h.Run, want.Run))
+	}
+	return strings.Join(d, "; ")
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return bytes.Equal(a, b)
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// runDiff names the top-level fields of two run objects that differ.
+func runDiff(got, want json.RawMessage) string {
+	var g, w map[string]json.RawMessage
+	if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil {
+		return "its run differs"
+	}
+	var keys []string
+	for k := range w {
+		keys = append(keys, k)
+	}
+	for k := range g {
+		if _, ok := w[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var d []string
+	for _, k := range slices.Compact(keys) {
+		gv, gok := g[k]
+		wv, wok := w[k]
+		switch {
+		case !gok:
+			d = append(d, fmt.Sprintf("%s missing", k))
+		case !wok:
+			d = append(d, fmt.Sprintf("unexpected %s", k))
+		case !jsonEqual(gv, wv):
+			d = append(d, fmt.Sprintf("%s %s, not %s", k, gv, wv))
+		}
+	}
+	if len(d) == 0 {
+		return "its run differs"
+	}
+	return strings.Join(d, ", ")
+}
+
+// Path returns the part's file name.
+func (p *Part) Path() string { return p.path }
+
+// Size is the payload's length in bytes.
+func (p *Part) Size() int64 { return p.size }
+
+// Payload reads the payload.
+func (p *Part) Payload() *io.SectionReader { return io.NewSectionReader(p.f, p.off, p.size) }
+
+// Close closes the file.
+func (p *Part) Close() error { return p.f.Close() }
+
+// RemoveParts deletes the parts of every task of a merged run, and the
+// parts folder when that leaves it empty.
+func RemoveParts(dir, pipeline string, tasks int) error {
+	var errs []error
+	for i := range tasks {
+		if err := os.Remove(PartPath(dir, pipeline, Task{i, tasks})); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	os.Remove(dir) // only succeeds when empty
+	return errors.Join(errs...)
+}

@@ -1,0 +1,160 @@
+package cluster
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type testRun struct {
+	Input string `json:"input"`
+	Range [2]int `json:"range"`
+}
+
+func writeTestPart(t *testing.T, path string, task Task, run testRun, payload string) {
+	t.Helper()
+	h, err := NewPartHeader("dezing", task, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := CreatePart(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	if _, err := io.WriteString(w, payload); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPartRoundTrip(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), `parts "q" $x`)
+	task := Task{2, 5}
+	run := testRun{Input: "scan 'a'.nxs", Range: [2]int{40, 60}}
+	path := PartPath(dir, "dezing", task)
+	payload := "\x00\x01binary\npayload\xff"
+	writeTestPart(t, path, task, run, payload)
+
+	want, _ := NewPartHeader("dezing", task, run)
+	p, err := OpenPart(path, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Size() != int64(len(payload)) {
+		t.Errorf("payload size %d, want %d", p.Size(), len(payload))
+	}
+	got, err := io.ReadAll(p.Payload())
+	if err != nil || string(got) != payload {
+		t.Errorf("payload %q (%v), want %q", got, err, payload)
+	}
+	// Nothing but the part is left in the folder (no temporary file).
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("parts folder holds %d entries, want 1", len(ents))
+	}
+}
+
+func TestPartRefusesOtherRuns(t *testing.T) {
+	dir := t.TempDir()
+	task := Task{1, 3}
+	run := testRun{Input: "a.nxs", Range: [2]int{3, 6}}
+	path := PartPath(dir, "dezing", task)
+	writeTestPart(t, path, task, run, "x")
+	for _, tc := range []struct {
+		name string
+		want func() PartHeader
+		msg  []string
+	}{
+		{"other range", func() PartHeader {
+			h, _ := NewPartHeader("dezing", task, testRun{Input: "a.nxs", Range: [2]int{3, 7}})
+			return h
+		}, []string{"another run", "range [3,6], not [3,7]", "--task 1/3", "--resubmit 1"}},
+		{"other input", func() PartHeader {
+			h, _ := NewPartHeader("dezing", task, testRun{Input: "b.nxs", Range: [2]int{3, 6}})
+			return h
+		}, []string{`input "a.nxs", not "b.nxs"`}},
+		{"other task count", func() PartHeader {
+			h, _ := NewPartHeader("dezing", Task{1, 4}, run)
+			return h
+		}, []string{"task 1/3, not 1/4"}},
+		{"other pipeline", func() PartHeader {
+			h, _ := NewPartHeader("detect", task, run)
+			return h
+		}, []string{`pipeline "dezing", not "detect"`}},
+	} {
+		_, err := OpenPart(path, tc.want())
+		if err == nil {
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		for _, m := range tc.msg {
+			if !strings.Contains(err.Error(), m) {
+				t.Errorf("%s: error %q lacks %q", tc.name, err, m)
+			}
+		}
+	}
+}
+
+func TestPartMissingOrDamaged(t *testing.T) {
+	dir := t.TempDir()
+	want, _ := NewPartHeader("detect", Task{0, 2}, testRun{})
+	_, err := OpenPart(PartPath(dir, "detect", Task{0, 2}), want)
+	if err == nil || !strings.Contains(err.Error(), "has left no part") || !strings.Contains(err.Error(), "--task 0/2") {
+		t.Errorf("missing part: %v", err)
+	}
+	for name, data := range map[string]string{
+		"not a part": "hello\n",
+		"cut short":  partMagic + `{"pipeline":"detect"`,
+		"bad json":   partMagic + "{nope}\n",
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(data), 0o644)
+		if _, err := OpenPart(p, want); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %q does not name the file", name, err)
+		}
+	}
+}
+
+func TestPartAbortLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	h, _ := NewPartHeader("dezing", Task{0, 1}, testRun{})
+	path := PartPath(dir, "dezing", Task{0, 1})
+	w, err := CreatePart(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("half"))
+	w.Abort()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("an aborted part left %v", ents)
+	}
+}
+
+func TestPartsDirAndRemove(t *testing.T) {
+	t.Setenv(EnvShared, "")
+	if got := PartsDir("/data/out.h5"); got != "/data/out.h5.parts" {
+		t.Errorf("PartsDir without a submission: %q", got)
+	}
+	shared := t.TempDir()
+	t.Setenv(EnvShared, shared)
+	dir := PartsDir("/data/out.h5")
+	if dir != filepath.Join(shared, "parts") {
+		t.Errorf("PartsDir in a submission: %q", dir)
+	}
+	for i := range 3 {
+		writeTestPart(t, PartPath(dir, "dezing", Task{i, 3}), Task{i, 3}, testRun{}, "p")
+	}
+	if err := RemoveParts(dir, "dezing", 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the emptied parts folder is still there: %v", err)
+	}
+}
