@@ -72,10 +72,28 @@ gpu-check:
 	@command -v nvcc >/dev/null && [ -e /usr/include/cuda.h ] || scripts/install-cuda.sh
 	scripts/gpu-check.sh
 
-package: build
-	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package --os linux --src ./app --icon ../resources/icon.png --release
-	@mkdir -p dist && mv -f app/*.tar.* dist/ 2>/dev/null || mv -f *.tar.* dist/
-	@ls dist
+# package: a Linux tar.gz holding the binary, the .desktop file and the
+# icon, laid out by `fyne package` (fyne.io/tools) from FyneApp.toml, in a
+# staging folder outside the module with the built binary (the tool wants
+# a Go file beside FyneApp.toml even when it only packages: main.go is
+# copied for that, never built). It runs with `go run …@version` so that its own dependencies
+# (it wants a newer Fyne) stay out of voxlab's go.mod; the module cache is
+# tried as a proxy first, so after one online run it also works offline.
+FYNE_TOOL := fyne.io/tools/cmd/fyne@v1.7.4
+VERSION   := $(shell sed -n 's/^ *Version *= *"\(.*\)"/\1/p' FyneApp.toml)
+PKG       := dist/voxlab-$(VERSION)-linux-$(shell $(GO) env GOARCH).tar.gz
+package: deps
+	@set -e; stage=$$(mktemp -d); trap 'rm -rf "$$stage"' EXIT; \
+	mkdir -p "$$stage/resources" dist; \
+	$(GO) build -trimpath -ldflags "-s -w" -o "$$stage/voxlab" ./app; \
+	cp FyneApp.toml "$$stage/"; cp resources/icon.png "$$stage/resources/"; \
+	cp app/main.go "$$stage/"; \
+	cache="file://$$($(GO) env GOMODCACHE)/cache/download,$$($(GO) env GOPROXY)"; \
+	(cd "$$stage" && GOPROXY="$$cache" $(GO) run $(FYNE_TOOL) package --os linux --exe voxlab --release); \
+	xz -dc "$$stage/voxlab.tar.xz" | gzip -9 > $(PKG)
+	@tar tzf $(PKG) | grep -q 'usr/local/bin/voxlab$$' && tar tzf $(PKG) | grep -q '\.desktop$$' && \
+	  tar tzf $(PKG) | grep -q 'pixmaps/.*\.png$$' || { echo "$(PKG) lacks the binary, .desktop or icon"; exit 1; }
+	@echo "wrote $(PKG):"; tar tzf $(PKG) | grep -v '/$$' | sed 's/^/  /'
 
 test-cluster: build
 	scripts/test-cluster.sh
