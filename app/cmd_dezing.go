@@ -58,7 +58,7 @@ func setupDezing(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	fs.StringVar(&f.darks, "darks", "", "darks of a plain volume IN (a NeXus scan has its own)")
 	fs.StringVar(&f.flats, "flats", "", "flats of a plain volume IN (a NeXus scan has its own)")
 	f.dev = addDeviceFlags(fs, "batch-size", "projections")
-	return f.plan, f.run
+	return f.plan, splitRunner(fs, f.run, f.runTask, f.merge)
 }
 
 // scan is an opened input: its sources and what to close.

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxlab/voxlab/processing/cluster"
+)
+
+// hostileDir makes a folder whose name would run something, split, or
+// change meaning if it were quoted wrongly anywhere.
+func hostileDir(t *testing.T) string {
+	t.Helper()
+	d := filepath.Join(t.TempDir(), "out it's \"q\" $HOME `touch PWNED` $(touch PWNED); x")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// hostileCopy copies a file into dir under a hostile name.
+func hostileCopy(t *testing.T, src, dir, ext string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "in 'a' \"b\" $(touch PWNED) `x` ;"+ext)
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("voxlab %q: exit %d: %s", args, code, stderr)
+	}
+	return stdout
+}
+
+func fileBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runSplit runs the n tasks of a pipeline one after another, then the
+// merge, all with args (the pipeline's arguments and flags).
+func runSplit(t *testing.T, pipeline string, n int, args ...string) {
+	t.Helper()
+	for i := range n {
+		mustRun(t, append([]string{pipeline, "--task", fmt.Sprintf("%d/%d", i, n)}, args...)...)
+	}
+	mustRun(t, append([]string{"merge", pipeline, "--tasks", fmt.Sprint(n)}, args...)...)
+}
+
+// sameHDF5 reports how two HDF5 files differ other than in the object
+// modification times HDF5 stamps into object headers (so that even two
+// runs of voxlab dezing differ when a second passes between them): every
+// byte must be equal, except bytes inside a little-endian 32-bit word
+// that reads, in both files, as a time since start.
+func sameHDF5(a, b []byte, start time.Time) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%d bytes, not %d", len(b), len(a))
+	}
+	lo, hi := uint32(start.Unix()-1), uint32(time.Now().Unix()+1)
+	stamp := func(p []byte, i int) bool {
+		v := binary.LittleEndian.Uint32(p[i:])
+		return v >= lo && v <= hi
+	}
+	for i := range a {
+		if a[i] == b[i] {
+			continue
+		}
+		ok := false
+		for w := max(0, i-3); w <= i && w+4 <= len(a); w++ {
+			if stamp(a, w) && stamp(b, w) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fmt.Errorf("byte %d: %#x, not %#x (not a time stamp)", i, b[i], a[i])
+		}
+	}
+	return nil
+}
+
+// TestDezingTasksMerge: voxlab dezing --task i/N for every i, then voxlab
+// merge dezing, writes the very file voxlab dezing writes (byte for byte:
+// datasets, frames, attributes, but for HDF5's time stamps: sameHDF5), for 1 task, a count that does not divide
+// the 90 projections, and more tasks than projections; with and without
+// the flat-field; with file names that need quoting.
+func TestDezingTasksMerge(t *testing.T) {
+	t.Setenv(cluster.EnvShared, "")
+	start := time.Now()
+	scan, _ := dezingScan(t)
+	dir := hostileDir(t)
+	scan = hostileCopy(t, scan, dir, ".nxs")
+	for k, flags := range [][]string{
+		{"--backend", "cpu", "--quiet"},
+		{"--backend", "cpu", "--quiet", "--flat-field", "--minus-log", "--darks-flats", "median", "--kernel", "5", "--batch-size", "4"},
+	} {
+		whole := filepath.Join(dir, fmt.Sprintf("whole %d.h5", k))
+		mustRun(t, append([]string{"dezing", scan, whole}, flags...)...)
+		for _, n := range []int{1, 7, 100} {
+			out := filepath.Join(dir, fmt.Sprintf("merged '%d' $x.h5", n))
+			runSplit(t, "dezing", n, append([]string{scan, out}, flags...)...)
+			if err := sameHDF5(fileBytes(t, whole), fileBytes(t, out), start); err != nil {
+				t.Errorf("flags %q, %d tasks: the merged file differs from voxlab dezing's: %v", flags, n, err)
+			}
+			if _, err := os.Stat(cluster.PartsDir(out)); !os.IsNotExist(err) {
+				t.Errorf("%d tasks: the parts folder is left after the merge (%v)", n, err)
+			}
+		}
+	}
+	noPWNED(t, dir)
+}
+
+// noPWNED fails if a payload of a hostile name ran.
+func noPWNED(t *testing.T, dirs ...string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	for _, d := range append(dirs, wd) {
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && e.Name() == "PWNED" {
+				t.Errorf("a file name ran a command: %s exists", p)
+			}
+			return nil
+		})
+	}
+}
+
+// TestDezingTaskRerun: a missing part fails the merge, naming the task to
+// run again and writing nothing; running that task alone (and running a
+// finished task again) then gives the single-process file. Parts of
+// another run are refused.
+func TestDezingTaskRerun(t *testing.T) {
+	t.Setenv(cluster.EnvShared, "")
+	start := time.Now()
+	scan, _ := dezingScan(t)
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.h5")
+	mustRun(t, "dezing", scan, whole, "--quiet")
+	out := filepath.Join(dir, "out.h5")
+	for i := range 4 {
+		mustRun(t, "dezing", scan, out, "--quiet", "--task", fmt.Sprintf("%d/4", i))
+	}
+	partsDir := cluster.PartsDir(out)
+	os.Remove(cluster.PartPath(partsDir, "dezing", cluster.Task{Index: 2, Count: 4}))
+	code, _, stderr := runCmd("merge", "dezing", scan, out, "--quiet", "--tasks", "4")
+	if code != 1 || !strings.Contains(stderr, "task 2 of 4 has left no part") || !strings.Contains(stderr, "--task 2/4") {
+		t.Errorf("merge without task 2's part: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed merge left %s (%v)", out, err)
+	}
+
+	code, _, stderr = runCmd("merge", "dezing", scan, out, "--quiet", "--tasks", "4", "--kernel", "5")
+	if code != 1 || !strings.Contains(stderr, "another run") || !strings.Contains(stderr, "kernel 3, not 5") {
+		t.Errorf("merge with another kernel: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCmd("merge", "dezing", scan, out, "--tasks", "4", "--task", "1/4")
+	if code != 2 || !strings.Contains(stderr, "not --task") {
+		t.Errorf("merge with --task: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCmd("merge", "dezing", scan, filepath.Join(dir, "never.h5"), "--tasks", "4")
+	if code != 1 || !strings.Contains(stderr, "no parts folder") {
+		t.Errorf("merge of tasks never run: exit %d, %s", code, stderr)
+	}
+
+	mustRun(t, "dezing", scan, out, "--quiet", "--task", "2/4")
+	mustRun(t, "dezing", scan, out, "--quiet", "--task", "1/4")
+	mustRun(t, "merge", "dezing", scan, out, "--quiet", "--tasks", "4")
+	if err := sameHDF5(fileBytes(t, whole), fileBytes(t, out), start); err != nil {
+		t.Errorf("after running task 2 again, the merged file differs from voxlab dezing's: %v", err)
+	}
+	if names := onlyFiles(t, dir); len(names) != 2 {
+		t.Errorf("the folder holds %q, want the two outputs only", names)
+	}
+}
+
+// TestSameHDF5Catches: the comparison sees a real difference (another
+// dif changes a few voxels) and lets through only time stamps.
+func TestSameHDF5Catches(t *testing.T) {
+	start := time.Now()
+	scan, _ := dezingScan(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.h5"), filepath.Join(dir, "b.h5")
+	mustRun(t, "dezing", scan, a, "--quiet")
+	mustRun(t, "dezing", scan, b, "--quiet", "--dif", "999")
+	if err := sameHDF5(fileBytes(t, a), fileBytes(t, b), start); err == nil {
+		t.Error("files of different runs compare equal")
+	}
+	// Move every time stamp of a by a second, as a later run would.
+	orig := fileBytes(t, a)
+	later := slices.Clone(orig)
+	moved := 0
+	for i := 0; i+4 <= len(orig); i++ {
+		if v := binary.LittleEndian.Uint32(orig[i:]); v >= uint32(start.Unix()-1) && v <= uint32(time.Now().Unix()) {
+			binary.LittleEndian.PutUint32(later[i:], v+1)
+			moved++
+			i += 3
+		}
+	}
+	if moved == 0 {
+		t.Fatal("no time stamp found in an HDF5 file: sameHDF5's premise is wrong")
+	}
+	if err := sameHDF5(orig, later, start); err != nil {
+		t.Errorf("time stamps count as a difference: %v", err)
+	}
+}
