@@ -25,7 +25,7 @@ func init() {
 	register(&command{
 		name:    "gui",
 		summary: "open the viewer with the processing panel (the default when no command is given)",
-		usage:   "[FILE...] [--demo DIR] [--run PIPELINE [--set NAME=VALUE]...] [--screenshot OUT.png] [--size WxH] [--grid]",
+		usage:   "[FILE...] [--demo DIR] [--run PIPELINE [--set NAME=VALUE]...] [--slice N] [--screenshot OUT.png] [--size WxH] [--grid]",
 		examples: []string{
 			"voxlab gui",
 			"voxlab gui --demo demo-data",
@@ -40,6 +40,7 @@ func init() {
 			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit (after the --run job ends)")
 			fs.StringVar(&o.size, "size", o.size, "window size WxH")
 			fs.BoolVar(&o.grid, "grid", false, "show each layer in its own panel")
+			fs.IntVar(&o.slice, "slice", -1, "slice to show (default: the middle one)")
 			fs.StringVar(&g.run, "run", "", "start this pipeline (dezing, detect, distance) in the processing panel on the open files")
 			fs.Var(&g.set, "set", "NAME=VALUE: a parameter of the --run pipeline, by its flag name (repeatable)")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -235,10 +236,12 @@ func renderGUI(w, h int, open func(*viewer.Viewer) error, g *guiOpts) (image.Ima
 			return nil, fmt.Errorf("--run %s: %w", g.run, st.Err)
 		}
 	}
-	// Let the plan preview, plots and slices settle.
+	// Let the plan preview, plots and slices settle, then show the plan
+	// above the job list.
 	if err := hl.Until(screenshotTimeout, func() bool { return !panel.Planning() && hl.Idle() }); err != nil {
 		return nil, err
 	}
+	panel.ShowPlan()
 	if err := hl.Settle(screenshotTimeout); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,8 @@ func init() {
 			"voxlab run pipeline.yaml",
 			"voxlab run pipeline.yaml --plan",
 			"# pipeline.yaml is a list of steps; each names its pipeline, its arguments (in/out, or gt/sub/out",
-			"# for distance) and any flags by their names; relative paths are relative to the YAML file:",
+			"# for distance) and any flags by their names; relative paths are relative to the YAML file, and",
+			"# the folders of the outputs are made (see docs/pipeline.yaml):",
 			"#   - {pipeline: dezing, in: tomo/scan.nxs, out: results/dezinged.h5, kernel: 3, dif: 1000}",
 			"#   - {pipeline: detect, in: brain/planes, out: results/cells.csv, voxel-size: [5, 2, 2]}",
 			"#   - {pipeline: distance, gt: maps/gt.npy, sub: maps/submitted.npy, out: results/distances,",
@@ -49,6 +50,9 @@ type yamlStep struct {
 	n, line  int
 	pipeline string
 	argv     []string
+	// out is the step's output (its "out" argument), whose folder is
+	// made before the step runs.
+	out string
 }
 
 func (s yamlStep) name() string { return fmt.Sprintf("step %d (%s, line %d)", s.n, s.pipeline, s.line) }
@@ -74,6 +78,11 @@ func runYAML(ctx context.Context, e *env, path string, planOnly, quiet bool) err
 		}
 		if !quiet {
 			fmt.Fprintf(e.stdout, "[%d/%d] voxlab %s\n", i+1, len(steps), strings.Join(quoteAll(argv), " "))
+		}
+		if st.out != "" && !planOnly {
+			if err := os.MkdirAll(filepath.Dir(strings.TrimSuffix(st.out, string(filepath.Separator))), 0o755); err != nil {
+				return fmt.Errorf("%s: %w", st.name(), err)
+			}
 		}
 		if code := run(ctx, argv, e); code != 0 {
 			if ctx.Err() != nil {
@@ -179,7 +188,11 @@ func parseStep(dir string, n int, item *yaml.Node) (yamlStep, error) {
 		if err != nil {
 			return st, fmt.Errorf("%s: %s: %v", where, a, err)
 		}
-		st.argv = append(st.argv, resolve(dir, s))
+		s = resolve(dir, s)
+		if a == "out" {
+			st.out = s
+		}
+		st.argv = append(st.argv, s)
 	}
 	for _, k := range order {
 		if k == "pipeline" || slices.Contains(spec.args, k) {

@@ -32,7 +32,7 @@ func writeDemo(t *testing.T) string {
 func TestRunYAMLMatchesTheCommands(t *testing.T) {
 	dir := writeDemo(t)
 	os.MkdirAll(filepath.Join(dir, "pipelines"), 0o755)
-	os.MkdirAll(filepath.Join(dir, "out"), 0o755)
+	// The output folder ../out is made by the run.
 	// Relative paths are relative to the YAML file's folder; lists become
 	// comma-separated flag values; booleans are flags.
 	yml := filepath.Join(dir, "pipelines", "demo.yaml")
@@ -284,5 +284,42 @@ func TestCtrlCStopsAYAMLRunBetweenSteps(t *testing.T) {
 		if strings.HasPrefix(e.Name(), ".") && e.Name() != demo.CompleteMark {
 			t.Errorf("a temporary file is left: %s", e.Name())
 		}
+	}
+}
+
+func TestDocsPipelineYAMLParses(t *testing.T) {
+	path := filepath.Join("..", "docs", "pipeline.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := parseSteps(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range steps {
+		names = append(names, s.pipeline)
+	}
+	if strings.Join(names, ",") != "dezing,detect,distance" {
+		t.Errorf("steps %v", names)
+	}
+	if want := filepath.Join("..", "demo-data", "maps", "gt.npy"); steps[2].argv[1] != want {
+		t.Errorf("gt resolved to %s, want %s", steps[2].argv[1], want)
+	}
+}
+
+func TestEveryCommandHelpHasExamples(t *testing.T) {
+	for name := range commands {
+		if strings.HasPrefix(name, "fake") || name == "clustertest" {
+			continue // registered by tests
+		}
+		code, out, errOut := runCmd(name, "--help")
+		if code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "Examples:\n  voxlab "+name) {
+			t.Errorf("voxlab %s --help: exit %d, %q %q", name, code, out, errOut)
+		}
+	}
+	if code, out, _ := runCmd("--help"); code != 0 || !strings.Contains(out, "run ") || !strings.Contains(out, "gui ") {
+		t.Errorf("voxlab --help: exit %d: %s", code, out)
 	}
 }

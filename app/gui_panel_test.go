@@ -56,8 +56,8 @@ func newGUIHarness(t *testing.T) *guiHarness {
 		}
 	})
 	pls := guiPipelines()
-	if len(pls) != 3 {
-		t.Fatalf("the panel offers %d pipelines, want dezing, detect and distance", len(pls))
+	if len(pls) != 3 || pls[0].Command != "dezing" || pls[1].Command != "detect" || pls[2].Command != "distance" {
+		t.Fatalf("the panel offers %d pipelines, want dezing, detect and distance in that order", len(pls))
 	}
 	for _, pl := range pls {
 		live := pl.Live

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -70,11 +71,23 @@ func batchFlag(fs *flag.FlagSet) string {
 	return ""
 }
 
-// guiPipelines returns the panel's pipelines, skipping specs whose
-// command is not registered.
+// guiOrder is the order of the panel's pipeline chooser: the data flows
+// of the demo, raw scan first.
+var guiOrder = []string{"dezing", "detect", "distance"}
+
+// guiPipelines returns the panel's pipelines in guiOrder (others after),
+// skipping specs whose command is not registered.
 func guiPipelines() []*viewer.Pipeline {
+	specs := slices.Clone(guiSpecs)
+	rank := func(s *guiSpec) int {
+		if i := slices.Index(guiOrder, s.command); i >= 0 {
+			return i
+		}
+		return len(guiOrder)
+	}
+	sort.SliceStable(specs, func(i, j int) bool { return rank(specs[i]) < rank(specs[j]) })
 	var out []*viewer.Pipeline
-	for _, s := range guiSpecs {
+	for _, s := range specs {
 		if p, ok := pipelines[s.command]; ok {
 			out = append(out, s.pipeline(p))
 		}

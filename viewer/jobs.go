@@ -3,6 +3,8 @@ package viewer
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -234,7 +236,7 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 			r.live.Done(e.Err)
 		}()
 	}
-	if a := fyne.CurrentApp(); a != nil {
+	if a := fyne.CurrentApp(); a != nil && canNotify() {
 		a.SendNotification(fyne.NewNotification("voxlab", msg))
 	}
 	if r.st.State == job.StateFailed {
@@ -341,4 +343,11 @@ func roundDuration(d time.Duration) string {
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// canNotify reports whether desktop notifications can be sent: on Linux
+// they go over the session D-Bus, and without one Fyne only logs an error
+// (the banner above the job list says it anyway).
+func canNotify() bool {
+	return runtime.GOOS != "linux" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" || fyne.CurrentApp().Driver().Device().IsMobile()
 }

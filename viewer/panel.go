@@ -139,6 +139,14 @@ func (p *Panel) relayout() {
 	p.scroll.Refresh()
 }
 
+// ShowPlan scrolls the form to the plan preview.
+func (p *Panel) ShowPlan() {
+	d := fyne.CurrentApp().Driver()
+	p.relayout()
+	y := d.AbsolutePositionForObject(p.pv.box).Y - d.AbsolutePositionForObject(p.form).Y
+	p.scroll.ScrollToOffset(fyne.NewPos(0, max(y-50, 0)))
+}
+
 // Object returns the panel's root object.
 func (p *Panel) Object() fyne.CanvasObject { return p.root }
 

@@ -100,15 +100,17 @@ func (r *memBarRenderer) Refresh() {
 	r.text.Color = theme.Color(theme.ColorNameForeground)
 	r.text.Refresh()
 	ts := fyne.MeasureText("Mg", r.text.TextSize, fyne.TextStyle{})
-	r.text.Move(fyne.NewPos(0, 0))
-	w := r.size.Width
+	// Inset like a label's text, so bars line up with the captions.
+	x0 := theme.InnerPadding()
+	r.text.Move(fyne.NewPos(x0, 0))
+	w := max(r.size.Width-2*x0, 0)
 	top := ts.Height + 1
-	r.bg.Move(fyne.NewPos(0, top))
+	r.bg.Move(fyne.NewPos(x0, top))
 	r.bg.Resize(fyne.NewSize(w, memBarHeight))
 	r.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
 	r.bg.Refresh()
 	frac := b.Fraction()
-	r.fill.Move(fyne.NewPos(0, top))
+	r.fill.Move(fyne.NewPos(x0, top))
 	r.fill.Resize(fyne.NewSize(w*float32(min(frac, 1)), memBarHeight))
 	r.fill.FillColor = barColour(b.used, b.avail, b.usable)
 	r.fill.Hidden = b.avail <= 0 || b.used <= 0
@@ -116,7 +118,7 @@ func (r *memBarRenderer) Refresh() {
 	r.tick.Hidden = b.avail <= 0 || b.usable <= 0
 	if !r.tick.Hidden {
 		x := w * float32(float64(b.usable)/float64(b.avail))
-		r.tick.Move(fyne.NewPos(x-1, top-2))
+		r.tick.Move(fyne.NewPos(x0+x-1, top-2))
 		r.tick.Resize(fyne.NewSize(2, memBarHeight+4))
 	}
 	r.tick.Refresh()

@@ -335,9 +335,19 @@ func (v *Viewer) Step(d int, wrap bool) {
 }
 
 // extent returns the size of the union of the layers along z, y, x.
-func (v *Viewer) extent() [3]int {
+func (v *Viewer) extent() [3]int { return v.extentOf(false) }
+
+// extentOf returns the extent of the visible layers (all of them when
+// none is visible) when visible is set, else of every layer.
+func (v *Viewer) extentOf(visible bool) [3]int {
+	if visible && !slices.ContainsFunc(v.layers, Layer.Visible) {
+		visible = false
+	}
 	var e [3]int
 	for _, l := range v.layers {
+		if visible && !l.Visible() {
+			continue
+		}
 		var le [3]int
 		switch l := l.(type) {
 		case *ImageLayer:
@@ -423,9 +433,11 @@ func (v *Viewer) ResetView() {
 	v.redraw()
 }
 
-// fitTo fits the displayed extent into a panel of size sz.
+// fitTo fits the displayed extent into a panel of size sz: that of the
+// visible layers, so hiding a large unrelated layer lets the others fill
+// the view.
 func (v *Viewer) fitTo(sz fyne.Size) {
-	e := v.extent()
+	e := v.extentOf(true)
 	ra, ca := v.axis.displayAxes()
 	v.xf = fit(e[ra], e[ca], v.aspect(), float64(sz.Width), float64(sz.Height))
 	v.needFit = len(v.layers) == 0
