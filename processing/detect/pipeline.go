@@ -46,6 +46,11 @@ type run struct {
 	hostBytes int64
 	done      int // planes through the 2D stage
 	window    int // next window (relative to Start) for the ball filter
+	// divert, when set, picks the structures a cluster task hands to the
+	// merge unclassified (those touching a border plane: RunTask); they
+	// are kept in diverted.
+	divert   func([]point) bool
+	diverted [][]point
 }
 
 // Run detects cells in src on be: planes are read by a loader goroutine in
@@ -55,6 +60,15 @@ type run struct {
 // plan. Progress counts planes; each batch's newly finished candidates are
 // sent as a []Candidate partial result. A cancelled run returns ctx.Err().
 func Run(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, src *volume.Volume, budget plan.Budget) (*Result, error) {
+	r, err := runDetect(ctx, prog, be, cfg, src, budget, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.res, nil
+}
+
+// runDetect is Run, with the structures divert picks kept apart.
+func runDetect(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, src *volume.Volume, budget plan.Budget, divert func([]point) bool) (*run, error) {
 	p, err := cfg.Params(src.Info)
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
@@ -64,7 +78,7 @@ func Run(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, sr
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
 	r := &run{p: p, be: be, prog: prog, pp: p.PlaneParams(), kern: BallKernel(p.Ball.XY, p.Ball.Z),
-		batch: pl.Block(), res: &Result{Plan: pl, Batch: pl.Block(), Warnings: slices.Clone(pl.Warnings)}}
+		batch: pl.Block(), res: &Result{Plan: pl, Batch: pl.Block(), Warnings: slices.Clone(pl.Warnings)}, divert: divert}
 	r.ring = p.Ball.Z - 1 + r.batch
 	r.bp = ballParams(p.Ball, r.kern, p.Shape[1], p.Shape[2], r.ring)
 	ty, tx := r.pp.BrainTiles()
@@ -90,7 +104,7 @@ func Run(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, sr
 	}
 	SortCandidates(r.res.Candidates)
 	r.res.PeakDevice = be.Stats().Peak
-	return r.res, nil
+	return r, nil
 }
 
 // alloc allocates the device buffers of the plan, once.
@@ -274,6 +288,10 @@ func (r *run) batchDone(b gpu.Batch) error {
 func (r *run) finish(structs [][]point) []Candidate {
 	var out []Candidate
 	for _, s := range structs {
+		if r.divert != nil && r.divert(s) {
+			r.diverted = append(r.diverted, s)
+			continue
+		}
 		r.res.Structures++
 		n := len(s)
 		switch {
