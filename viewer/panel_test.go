@@ -525,8 +525,10 @@ func TestPinMemoryFollowsTheDevice(t *testing.T) {
 }
 
 func TestMeasureSaysWhetherPinningPays(t *testing.T) {
-	// The real probe on the CPU backend (1 MiB copies).
+	// The real probe on the CPU backend (1 MiB copies); a CUDA build's
+	// auto would pick the GPU (panel_cuda_test.go measures that).
 	h := newPanelHarness(t, nil)
+	h.p.dev.backend.SetSelected("cpu")
 	test.Tap(h.p.dev.measure)
 	h.until("the measurement", func() bool { return !h.p.dev.measure.Disabled() })
 	msg := h.p.dev.result.Text
