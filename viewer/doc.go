@@ -21,6 +21,20 @@
 // RenderOffscreen builds a viewer in a window that is never shown and
 // returns its image (`voxlab view --screenshot`); it needs no display.
 //
+// # Processing panel
+//
+// NewPanel docks a "Process" tab that runs Pipelines (the application
+// describes each from its command: arguments, flags with their defaults,
+// Plan, Run, and a Live view of its results): a form with messages beside
+// wrong fields, device controls (backend, pin_memory, block size, memory
+// caps, a bandwidth probe), a plan preview with MemBars, and a JobList of
+// queued, running and finished jobs (job.Queue, one job at a time per
+// device; progress through job.Throttle and the UI goroutine). Live views
+// show partial results with LiveVolume (an image filled block by block),
+// PointsLayer.Append and HeatmapLayer.SetBlock, and Plots (gonum/plot heat
+// maps with colour bars and histograms in a tab). Headless drives a viewer
+// without an event loop, for tests and `voxlab gui --screenshot`.
+//
 // Viewer methods and layer setters run on the UI goroutine (wrap calls
 // from elsewhere in fyne.Do). The live-update methods are safe from any
 // goroutine and merge their redraws: PointsLayer.Append (detections
