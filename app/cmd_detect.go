@@ -66,7 +66,7 @@ func setupDetect(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	fs.IntVar(&c.EndPlane, "end-plane", 0, "plane after the last to process (0: the last plane)")
 	fs.BoolVar(&f.xml, "xml", false, "also write cellfinder's XML marker file, OUT with .xml (Marker_Type 2 cells, 1 artifacts)")
 	f.dev = addDeviceFlags(fs, "batch-size", "planes")
-	return f.plan, f.run
+	return f.plan, splitRunner(fs, f.run, f.runTask, f.merge)
 }
 
 // parseVoxel parses "z,y,x".
