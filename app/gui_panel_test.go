@@ -1,6 +1,7 @@
 package main
 
 import (
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -275,5 +276,74 @@ func TestGUICancelLeavesNoOutput(t *testing.T) {
 	}
 	if h.layer("scan-dezinged.h5 (running)") != nil {
 		t.Error("the live layer of a cancelled run stayed")
+	}
+}
+
+func TestGUIScreenshotAfterRun(t *testing.T) {
+	dir := writeDemo(t)
+	shot := filepath.Join(t.TempDir(), "detect.png")
+	code, out, errOut := runCmd("gui", "--demo", dir, "--run", "detect", "--set", "threshold=9", "--screenshot", shot, "--size", "1200x800")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 800 {
+		t.Errorf("screenshot %v", b)
+	}
+	// The run wrote its result beside the planes before the capture.
+	if _, err := os.Stat(filepath.Join(dir, "brain", "planes-cells.csv")); err != nil {
+		t.Error(err)
+	}
+	// The detections are drawn: green ring pixels over the brain.
+	green := 0
+	for y := 0; y < 800; y++ {
+		for x := 0; x < 1200; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if g>>8 > 200 && r>>8 < 120 && b>>8 < 150 {
+				green++
+			}
+		}
+	}
+	if green < 100 {
+		t.Errorf("only %d green pixels: no cells on screen", green)
+	}
+	for _, bad := range [][]string{
+		{"gui", "--run", "nosuch", "--screenshot", shot},
+		{"gui", "--set", "kernel=3", "--screenshot", shot},
+		{"gui", "--demo", dir, "--run", "dezing", "--set", "kernel", "--screenshot", shot},
+	} {
+		if code, _, _ := runCmd(bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+	if code, _, e := runCmd("gui", "--demo", dir, "--run", "dezing", "--set", "nosuch=1", "--screenshot", shot); code != 2 || !strings.Contains(e, "nosuch") {
+		t.Errorf("unknown --set: exit %d: %s", code, e)
+	}
+}
+
+// TestGUICtrlCUnderDisplay opens the real window on the demo with a job
+// queued and interrupts it: the window closes cleanly (exit 0).
+func TestGUICtrlCUnderDisplay(t *testing.T) {
+	if os.Getenv("DISPLAY") == "" {
+		t.Skip("no DISPLAY: run under xvfb-run (make test) to open a real window")
+	}
+	dir := writeDemo(t)
+	code, log := interrupt(t, "", "gui", "--demo", dir, "--run", "dezing", "--set", "batch-size=1", "--size", "1000x700")
+	if code != 0 {
+		t.Errorf("exit %d after Ctrl-C:\n%s", code, log)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "tomo"))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("a temporary file is left: %s", e.Name())
+		}
 	}
 }
