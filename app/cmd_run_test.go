@@ -207,7 +207,9 @@ func interrupt(t *testing.T, after string, args ...string) (int, string) {
 	}
 	var out strings.Builder
 	seen := make(chan struct{})
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		once := false
 		for sc.Scan() {
@@ -242,6 +244,7 @@ func interrupt(t *testing.T, after string, args ...string) (int, string) {
 		t.Fatal("voxlab did not stop within 30 s of Ctrl-C")
 	}
 	pw.Close()
+	<-scanned
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
