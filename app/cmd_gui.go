@@ -241,7 +241,9 @@ func renderGUI(w, h int, open func(*viewer.Viewer) error, g *guiOpts) (image.Ima
 	if err := hl.Until(screenshotTimeout, func() bool { return !panel.Planning() && hl.Idle() }); err != nil {
 		return nil, err
 	}
-	panel.ShowPlan()
+	if g.run != "" {
+		panel.ShowPlan()
+	}
 	if err := hl.Settle(screenshotTimeout); err != nil {
 		return nil, err
 	}

@@ -284,6 +284,9 @@ func TestPanelCancelLeavesNoOutput(t *testing.T) {
 	if st := h.status(id); st.State != job.StateRunning {
 		t.Fatalf("job is %v, want running", st.State)
 	}
+	if r := h.p.jobs.rows[id]; !strings.Contains(r.detail.Text, "work 1/10 steps (10%)") || r.bar.Value != 0.1 || !strings.Contains(r.state.Text, "running on cpu") {
+		t.Errorf("running row: %q, %q, bar %v", r.state.Text, r.detail.Text, r.bar.Value)
+	}
 	test.Tap(h.p.jobs.rows[id].cancel)
 	st := h.ended(id)
 	if st.State != job.StateCancelled || !errors.Is(st.Err, context.Canceled) {
@@ -593,5 +596,17 @@ func TestPanelSuggestsAndOffersOpenLayers(t *testing.T) {
 	}
 	if l := h.hl.LayerFor(csv); l == nil || Spec(l) != csv {
 		t.Errorf("LayerFor(%s) = %v", csv, l)
+	}
+}
+
+func TestProgressText(t *testing.T) {
+	e := job.Event{Stage: "projections", Done: 45, Total: 90, Unit: "slices", Rate: 120, ETA: 375 * time.Millisecond,
+		PeakDevice: 7 << 20, PeakHost: 10 << 20}
+	want := "projections 45/90 slices (50%) · 120 slices/s · ETA 375ms · peak device 7 MiB, host 10 MiB"
+	if got := progressText(e); got != want {
+		t.Errorf("progress line\n%s\nwant\n%s", got, want)
+	}
+	if got := progressText(job.Event{Done: 3}); got != "starting 3 units" {
+		t.Errorf("unknown total: %q", got)
 	}
 }
