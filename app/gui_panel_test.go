@@ -347,3 +347,39 @@ func TestGUICtrlCUnderDisplay(t *testing.T) {
 		}
 	}
 }
+
+func TestGUIPlanPreviewFollowsTheDeviceControls(t *testing.T) {
+	h := newGUIHarness(t)
+	h.choose("dezing", nil)
+	if p := h.p.Plan(); p == nil || p.Block() != 90 || p.PeakDevice == 0 {
+		t.Fatalf("auto plan %+v", p)
+	}
+	// A device too small for one block: the planner's error, no Run.
+	h.p.Set("device-memory", "64KiB")
+	h.until("the plan", func() bool { return !h.p.Planning() })
+	if err := h.p.PlanError(); err == nil || !strings.Contains(err.Error(), "not enough device memory") {
+		t.Errorf("64 KiB device: %v", err)
+	}
+	if !h.p.RunButton().Disabled() {
+		t.Error("Run is enabled though nothing fits")
+	}
+	// A manual block larger than fits is planned, with a warning.
+	h.p.Set("device-memory", "4MiB")
+	h.p.Set("batch-size", "90")
+	h.until("the plan", func() bool { return !h.p.Planning() })
+	if p := h.p.Plan(); p == nil || p.Block() != 90 || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "may not fit") {
+		t.Errorf("manual block 90 in 4 MiB: %+v", p)
+	}
+	// Auto under the same cap picks a smaller block that fits.
+	h.p.Set("batch-size", "auto")
+	h.until("the plan", func() bool { return !h.p.Planning() })
+	if p := h.p.Plan(); p == nil || p.Block() >= 90 || float64(p.PeakDevice) > 0.9*float64(4<<20) {
+		t.Errorf("auto in 4 MiB: %+v", p)
+	}
+	// The same limits reach the command: the job runs in the planned blocks.
+	st := h.runToEnd()
+	finished(t, st)
+	if st.Event.PeakDevice > 4<<20 {
+		t.Errorf("peak device %d over the 4 MiB cap", st.Event.PeakDevice)
+	}
+}
