@@ -225,8 +225,19 @@ func dzReduceMean[T uint16 | float32](out []float32, src []T, p DezingReducePara
 		for f := 0; f < p.Frames; f++ {
 			s += float64(src[f*p.Pixels+x])
 		}
-		out[x] = float32(s / n)
+		out[x] = dzCanonNaN(float32(s / n))
 	}
+}
+
+// dzCanonNaN returns NaNs as the one quiet NaN 0x7fc00000 (NumPy's nan).
+// NaN payloads are not portable: x86 keeps an operand's payload through
+// arithmetic and conversions while CUDA produces 0x7fffffff, so outputs
+// that can be NaN are canonicalised on both backends to stay bit-identical.
+func dzCanonNaN(v float32) float32 {
+	if v != v {
+		return math.Float32frombits(DezingCanonicalNaN)
+	}
+	return v
 }
 
 // dzReduceMedian sorts each pixel's keys (uint16 values, or float32
@@ -331,7 +342,7 @@ func dzFlatRow[T uint16 | float32](out []float32, in []T, dark, flat []float32, 
 		if p.MinusLog {
 			v = float32(-DezingLog(float64(v)))
 		}
-		out[i] = v
+		out[i] = dzCanonNaN(v)
 	}
 	return clipped
 }

@@ -465,3 +465,37 @@ func testFloatBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestDezingCanonicalNaN: NaN outputs of the reduction and the flat-field
+// are 0x7fc00000 whatever the input NaN's payload, so the CPU and CUDA
+// backends (whose NaN payloads differ) write the same bits.
+func TestDezingCanonicalNaN(t *testing.T) {
+	cpu := NewCPU()
+	odd := math.Float32frombits(0xffc00123) // a negative NaN with a payload
+	src := []float32{odd, 1, 2, odd}
+	in, _ := cpu.Alloc("in", 16)
+	copy(in.HostBytes(), unsafe.Slice((*byte)(unsafe.Pointer(&src[0])), 16))
+	out, _ := cpu.Alloc("out", 8)
+	if err := cpu.DezingReduce(out, in, nil, DezingReduceParams{Float32: true, Frames: 2, Pixels: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range unsafe.Slice((*uint32)(unsafe.Pointer(&out.HostBytes()[0])), 2) {
+		if v != DezingCanonicalNaN {
+			t.Errorf("mean %d: bits %#x, want %#x", i, v, DezingCanonicalNaN)
+		}
+	}
+	dark, _ := cpu.Alloc("dark", 8)
+	flat, _ := cpu.Alloc("flat", 8)
+	copy(flat.HostBytes(), unsafe.Slice((*byte)(unsafe.Pointer(&[]float32{10, 10}[0])), 8))
+	ff, _ := cpu.Alloc("ff", 16)
+	p := DezingFlatFieldParams{Float32: true, Frames: 2, Pixels: 2, Low: -1e12, High: 1e12, MinusLog: true}
+	if _, err := cpu.DezingFlatField(ff, in, dark, flat, nil, p); err != nil {
+		t.Fatal(err)
+	}
+	got := unsafe.Slice((*uint32)(unsafe.Pointer(&ff.HostBytes()[0])), 4)
+	for _, i := range []int{0, 3} {
+		if got[i] != DezingCanonicalNaN {
+			t.Errorf("flat-field %d: bits %#x, want %#x", i, got[i], DezingCanonicalNaN)
+		}
+	}
+}

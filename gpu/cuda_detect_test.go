@@ -144,13 +144,16 @@ func TestCUDADetectBallParity(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, tc := range []struct {
 		h, w, k, kz, ring, first, count int
-		thr                             int64
-		tiles                           bool
+		// frac sets the threshold as a fraction of the kernel's total
+		// weight, so that with half the mask set some voxels pass and
+		// some do not, whatever the kernel's size.
+		frac  float64
+		tiles bool
 	}{
-		{40, 50, 3, 3, 6, 4, 4, 3000, true}, {129, 70, 5, 2, 3, 1, 2, 8000, false}, {300, 520, 3, 3, 11, 7, 9, 4000, true}, {9, 9, 9, 1, 1, 0, 1, 100, false},
+		{40, 50, 3, 3, 6, 4, 4, 0.45, true}, {129, 70, 5, 2, 3, 1, 2, 0.5, false}, {300, 520, 3, 3, 11, 7, 9, 0.55, true}, {9, 9, 9, 1, 1, 0, 1, 0.5, false},
 	} {
 		t.Run(fmt.Sprint(tc), func(t *testing.T) {
-			p := DetectBallParams{H: tc.h, W: tc.w, KZ: tc.kz, KY: tc.k, KX: tc.k, Threshold: tc.thr, Ring: tc.ring, First: tc.first,
+			p := DetectBallParams{H: tc.h, W: tc.w, KZ: tc.kz, KY: tc.k, KX: tc.k, Ring: tc.ring, First: tc.first,
 				Count: tc.count, MidZ: tc.kz / 2, OffY: (tc.k - 1) / 2, OffX: (tc.k - 1) / 2}
 			if tc.tiles {
 				p.UseTiles, p.TileSize, p.TilesY, p.TilesX = true, 16, (tc.h+15)/16, (tc.w+15)/16
@@ -164,9 +167,12 @@ func TestCUDADetectBallParity(t *testing.T) {
 				tiles[i] = byte(rng.IntN(4) & 1)
 			}
 			w := make([]byte, 4*tc.kz*tc.k*tc.k)
+			var total int64
 			for i := 0; i < len(w); i += 4 {
 				w[i] = byte(rng.IntN(250))
+				total += int64(w[i])
 			}
+			p.Threshold = int64(tc.frac * float64(total))
 			run := func(be Backend) []byte {
 				up := func(b []byte) *Buffer {
 					buf := mustAlloc(t, be, int64(len(b)))

@@ -161,6 +161,10 @@ func DezingUnkey(key uint32) uint32 {
 	return key ^ (uint32(int32(^key)>>31) | 0x80000000)
 }
 
+// DezingCanonicalNaN is the bit pattern of every NaN the reduction and
+// flat-field kernels write (NumPy's nan), whatever the input NaN's payload.
+const DezingCanonicalNaN = 0x7fc00000
+
 // DezingLog is the natural logarithm of a float64, computed with exactly
 // the operations of gpu/kernels/dezing.cu's dezing_log, each rounded to
 // float64 (no fused multiply-add), so that the CPU and CUDA backends give

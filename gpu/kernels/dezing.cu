@@ -119,6 +119,13 @@ extern "C" __global__ void dezing_median_f32(float *dst, const float *src, int p
     dezing_median<true>(dst, src, planes, rows, cols, z0, kernel, dif, 0);
 }
 
+// dezing_canon_nan returns every NaN as 0x7fc00000, as gpu.dzCanonNaN does
+// on the CPU: NaN payloads differ between x86 and CUDA arithmetic.
+__device__ __forceinline__ float dezing_canon_nan(float v)
+{
+    return v != v ? __int_as_float(0x7fc00000) : v;
+}
+
 // Mean over frames: a float64 sum in frame order, divided once, rounded
 // once to float32.
 template <typename T>
@@ -131,7 +138,7 @@ __device__ void dezing_mean(float *dst, const T *src, int frames, long long pixe
         for (int f = 0; f < frames; ++f) {
             s = __dadd_rn(s, (double)src[f * pixels + i]);
         }
-        dst[i] = __double2float_rn(__ddiv_rn(s, (double)frames));
+        dst[i] = dezing_canon_nan(__double2float_rn(__ddiv_rn(s, (double)frames)));
     }
 }
 
@@ -247,7 +254,7 @@ __device__ void dezing_flat(float *dst, const T *src, const float *dark, const f
         if (minusLog) {
             v = __double2float_rn(-dezing_log((double)v));
         }
-        dst[i] = v;
+        dst[i] = dezing_canon_nan(v);
     }
     if (cnt) {
         atomicAdd(clipped, cnt);

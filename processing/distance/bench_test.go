@@ -27,8 +27,11 @@ func noiseMaps(b *testing.B, n, box int, seed uint64) *MemMaps {
 // distance stage (the matrix products and metrics; in low-memory mode this
 // includes streaming and preparing the ground truth) and of the whole run.
 func benchRun(b *testing.B, cfg Config, ngt, nsub, box int) {
+	benchRunOn(b, gpu.NewCPU(), cfg, ngt, nsub, box)
+}
+
+func benchRunOn(b *testing.B, be gpu.Backend, cfg Config, ngt, nsub, box int) {
 	gt, sub := noiseMaps(b, ngt, box, 1), noiseMaps(b, nsub, box, 2)
-	be := gpu.NewCPU()
 	var compute, total float64
 	b.ResetTimer()
 	for b.Loop() {

@@ -44,3 +44,25 @@ func TestCUDAMatchesCPU(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCUDAInMemoryL2Corr is the case (box 64, 200 x 40 maps,
+// l2 and corr) on the CUDA backend; the CPU figure is
+// BenchmarkInMemoryL2Corr.
+func BenchmarkCUDAInMemoryL2Corr(b *testing.B) {
+	be, _, err := gpu.Open(gpu.CUDA)
+	if err != nil {
+		b.Skipf("no CUDA device: %v", err)
+	}
+	defer be.Close()
+	benchRunOn(b, be, Config{Metrics: []Metric{L2, Corr}, AutoChunk: true}, 200, 40, 64)
+}
+
+// BenchmarkCUDALowMemoryL2Corr streams the ground truth in chunks of 50.
+func BenchmarkCUDALowMemoryL2Corr(b *testing.B) {
+	be, _, err := gpu.Open(gpu.CUDA)
+	if err != nil {
+		b.Skipf("no CUDA device: %v", err)
+	}
+	defer be.Close()
+	benchRunOn(b, be, Config{Metrics: []Metric{L2, Corr}, LowMemory: true, Chunk: 50}, 200, 40, 64)
+}
