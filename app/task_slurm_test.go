@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // slurmCase is one demo pipeline submitted to a real SLURM.
@@ -128,6 +131,28 @@ func TestSubmitRealSlurm(t *testing.T) {
 		s.ended = time.Now()
 		t.Logf("%s: %d tasks and the merge done %.1f s after submission", s.c.pipeline, s.c.tasks, s.ended.Sub(s.start).Seconds())
 	}
+	// The GUI's Run on cluster: the detect case again, as the panel
+	// submits and follows it.
+	gstart := time.Now()
+	dc := cases[1]
+	gui := filepath.Join(root, "gui $(touch PWNED)")
+	os.MkdirAll(gui, 0o755)
+	r := viewer.Request{Command: "detect", Args: dc.argv(filepath.Join(gui, dc.out))[:2], Params: map[string]string{"xml": "true"}}
+	evs, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 3, Time: "10:00", Shared: filepath.Join(gui, "shared"),
+		Voxlab: exe, Interval: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Run on cluster: %v", err)
+	}
+	if last := evs[len(evs)-1]; last.Kind != job.Finished || !strings.HasPrefix(last.Stage, "merge: ") {
+		t.Errorf("Run on cluster: last event %+v, want the merge's stage finished", last)
+	}
+	for _, name := range append([]string{dc.out}, dc.extra...) {
+		if !bytes.Equal(fileBytes(t, filepath.Join(gui, name)), fileBytes(t, filepath.Join(subs[1].dir, "single", name))) {
+			t.Errorf("Run on cluster: %s differs from the single-process one", name)
+		}
+	}
+	t.Logf("detect through the GUI's Run on cluster: %.1f s", time.Since(gstart).Seconds())
+
 	for _, s := range subs {
 		for _, name := range append([]string{s.c.out}, s.c.extra...) {
 			whole := fileBytes(t, filepath.Join(s.dir, "single", name))

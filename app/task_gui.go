@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/viewer"
+)
+
+// What the processing panel's "Run on cluster" choice needs (offered when
+// cluster.Available()): runOnCluster submits a panel request through
+// `voxlab submit slurm` — the very command line a user would type, so the
+// scripts, quoting and checks are the command's — and follows the
+// submission as the queued job's progress until the merge job ends.
+
+// clusterOptions are the panel's cluster settings.
+type clusterOptions struct {
+	// Tasks is the number of array tasks (at least 1).
+	Tasks int
+	// Partition, Gres ("gpu:1") and Time ("2:00:00") go to sbatch when
+	// set; Shared is the shared folder (default: voxlab submit's).
+	Partition, Gres, Time, Shared string
+	// Voxlab is the binary the nodes run (default: this one).
+	Voxlab string
+	// Interval is the time between status checks (default 5 s).
+	Interval time.Duration
+}
+
+// clusterArgs returns the `voxlab submit` arguments that submit r.
+func clusterArgs(p *pipelineCmd, vp *viewer.Pipeline, r viewer.Request, o clusterOptions) ([]string, error) {
+	if o.Tasks < 1 {
+		return nil, fmt.Errorf("tasks: %d; want at least 1", o.Tasks)
+	}
+	fs, _, _, _ := newFlags(p)
+	if err := applyRequest(fs, vp, r); err != nil {
+		return nil, err
+	}
+	args := []string{"slurm", p.name}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "json" && f.Name != "quiet" && f.Name != "task" {
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	args = append(args, "--tasks", fmt.Sprint(o.Tasks))
+	for _, kv := range [][2]string{{"partition", o.Partition}, {"gres", o.Gres}, {"time", o.Time}, {"shared", o.Shared}, {"voxlab", o.Voxlab}} {
+		if kv[1] != "" {
+			args = append(args, "--"+kv[0]+"="+kv[1])
+		}
+	}
+	return append(append(args, "--json", "--"), r.Args...), nil
+}
+
+// runOnCluster submits r to SLURM as a job array and a merge job and
+// reports the submission on prog until the merge job completes (nil) or
+// something fails (the error says which task, and how to resubmit it).
+// Cancelling ctx cancels the jobs.
+func runOnCluster(ctx context.Context, p *pipelineCmd, vp *viewer.Pipeline, r viewer.Request, o clusterOptions, prog *job.Progress) error {
+	args, err := clusterArgs(p, vp, r, o)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := runSubmit(ctx, &env{stdout: &out, stderr: io.Discard}, args); err != nil {
+		return plainError(err)
+	}
+	var res struct {
+		ArrayJob string `json:"array_job"`
+		Shared   string `json:"shared"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return fmt.Errorf("voxlab submit printed %q: %w", out.String(), err)
+	}
+	sub, err := cluster.Load(res.Shared)
+	if err != nil {
+		return err
+	}
+	prog.Warn(fmt.Sprintf("submitted to SLURM as job array %s, merge job %s; shared folder %s", sub.ArrayJob, sub.MergeJob, sub.Spec.Shared))
+	every := o.Interval
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	_, err = cluster.Slurm{}.Follow(ctx, sub, every, prog)
+	if ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if cerr := (cluster.Slurm{}).Cancel(cctx, sub); cerr != nil {
+			return fmt.Errorf("cancelled, but scancel failed (cancel jobs %s and %s by hand): %w", sub.ArrayJob, sub.MergeJob, cerr)
+		}
+		return ctx.Err()
+	}
+	return err
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/viewer"
+)
+
+func guiPipeline(t *testing.T, command string) (*pipelineCmd, *viewer.Pipeline) {
+	t.Helper()
+	for _, vp := range guiPipelines() {
+		if vp.Command == command {
+			return pipelines[command], vp
+		}
+	}
+	t.Fatalf("the panel offers no %s", command)
+	return nil, nil
+}
+
+// runPanelJob runs runOnCluster as the panel's queue would, in a job.
+func runPanelJob(ctx context.Context, t *testing.T, r viewer.Request, o clusterOptions) ([]job.Event, error) {
+	p, vp := guiPipeline(t, r.Command)
+	var evs []job.Event
+	err := job.Run(ctx, r.Command, func(ctx context.Context, prog *job.Progress) error {
+		return runOnCluster(ctx, p, vp, r, o, prog)
+	}, func(e job.Event) { evs = append(evs, e) })
+	return evs, err
+}
+
+// TestRunOnCluster: a panel request goes to sbatch as `voxlab submit
+// slurm` would send it — the panel's parameters and device settings as
+// flags, its arguments after "--", quoted — and the job follows the
+// submission to its end.
+func TestRunOnCluster(t *testing.T) {
+	dir := installFakeSlurm(t, "701", "702")
+	setQueue(t, dir, "701_0|COMPLETED|None", "701_1|COMPLETED|None", "701_2|COMPLETED|None", "702|COMPLETED|None")
+	work := hostileDir(t)
+	r := viewer.Request{Command: "detect", Args: []string{filepath.Join(work, "planes"), filepath.Join(work, "cells $x.csv")},
+		Params: map[string]string{"xml": "true", "threshold": "9"}, Device: viewer.Device{Backend: "cpu", Batch: "3"}}
+	shared := filepath.Join(work, "shared 'q'")
+	evs, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 3, Partition: "gpu", Shared: shared, Interval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := evs[len(evs)-1]; last.Kind != job.Finished || last.Stage != "tasks" || last.Done != 3 {
+		t.Errorf("last event %+v, want the 3 tasks finished", last)
+	}
+	sub, err := cluster.Load(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Spec.Tasks != 3 || sub.Spec.Partition != "gpu" || !slices.Equal(sub.Spec.Inputs, r.Args) {
+		t.Errorf("spec %+v", sub.Spec)
+	}
+	for _, want := range []string{"--backend=cpu", "--batch-size=3", "--threshold=9", "--xml=true"} {
+		if !slices.Contains(sub.Spec.Args, want) {
+			t.Errorf("the tasks' options %q lack %s", sub.Spec.Args, want)
+		}
+	}
+	if calls := sbatchCalls(dir); len(calls) != 2 {
+		t.Errorf("sbatch calls %q", calls)
+	}
+	noPWNED(t, work)
+}
+
+// TestRunOnClusterFails: a failed task ends the panel's job with the
+// resubmission to type; a cancelled job cancels the SLURM jobs.
+func TestRunOnClusterFails(t *testing.T) {
+	dir := installFakeSlurm(t, "801", "802", "901", "902")
+	setQueue(t, dir, "801_0|FAILED|None", "801_1|COMPLETED|None", "802|PENDING|DependencyNeverSatisfied")
+	r := viewer.Request{Command: "detect", Args: []string{"in", "out.csv"}}
+	_, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 2, Shared: t.TempDir(), Interval: time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "voxlab status 801 --resubmit 0") {
+		t.Errorf("a failed task: %v", err)
+	}
+
+	setQueue(t, dir, "901_0|RUNNING|None", "902|PENDING|Dependency")
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = runPanelJob(ctx, t, r, clusterOptions{Tasks: 1, Shared: filepath.Join(t.TempDir(), "s"), Interval: time.Millisecond})
+	if err == nil {
+		t.Error("a job cancelled while its tasks run ended without error")
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "scancel.log"))
+	if got := strings.Split(strings.TrimSuffix(string(data), "\x00\n"), "\x00"); !slices.Equal(got, []string{"902", "901_0"}) {
+		t.Errorf("scancel got %q, want the merge job and the task", got)
+	}
+	if _, err := runPanelJob(context.Background(), t, r, clusterOptions{}); err == nil || !strings.Contains(err.Error(), "tasks") {
+		t.Errorf("no task count: %v", err)
+	}
+}
