@@ -89,7 +89,7 @@ func (f *fakePipeline) pipeline() *Pipeline {
 		},
 		Plan: func(ctx context.Context, r Request) (*plan.Plan, error) {
 			n, _ := strconv.Atoi(r.Params["count"])
-			if n > 1000 {
+			if n > 100000 {
 				return nil, fmt.Errorf("count %d: too many steps", n)
 			}
 			blk, _ := strconv.Atoi(r.Device.Batch)
@@ -413,10 +413,10 @@ func TestPanelValidationBesideFields(t *testing.T) {
 		t.Error("Run is enabled with a bad count")
 	}
 	// The planner's complaint goes beside the field it names.
-	h.set("count", "5000")
+	h.set("count", "500000")
 	h.planned()
 	if msg := h.p.FieldError("count"); !strings.Contains(msg, "too many") {
-		t.Errorf("count 5000: message %q", msg)
+		t.Errorf("count 500000: message %q", msg)
 	}
 	if h.p.PlanError() == nil || !h.p.RunButton().Disabled() {
 		t.Error("Run is enabled though the plan failed")
@@ -608,5 +608,32 @@ func TestProgressText(t *testing.T) {
 	}
 	if got := progressText(job.Event{Done: 3}); got != "starting 3 units" {
 		t.Errorf("unknown total: %q", got)
+	}
+}
+
+func TestProgressReachesTheUIThrottled(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	h.set("count", "20000")
+	start := time.Now()
+	id := h.run()
+	posted := 0
+	for !h.status(id).State.Ended() {
+		posted += h.hl.Drain()
+		if time.Since(start) > time.Minute {
+			t.Fatal("the job did not end")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	posted += h.hl.Drain()
+	elapsed := time.Since(start)
+	// 20000 progress events and partial results: what reaches the UI
+	// goroutine is at most one progress update per 50 ms, plus the
+	// queue's state changes, the first partial's layer and the end.
+	limit := int(elapsed/progressInterval) + 8
+	if posted > limit {
+		t.Errorf("%d UI callbacks in %v: more than %d (20 a second)", posted, elapsed, limit)
+	}
+	if st := h.status(id); st.State != job.StateFinished || st.Event.Done != 20000 {
+		t.Errorf("job %v at %d", st.State, st.Event.Done)
 	}
 }
