@@ -209,9 +209,11 @@ func (f *dezingFlags) openParts(s *scan, shapes dezing.Shapes, dir string, tasks
 // the one voxlab dezing writes, byte for byte (TestDezingTasksMerge).
 func (f *dezingFlags) writeMerged(ctx context.Context, p *job.Progress, be gpu.Backend, s *scan, parts volume.Source, outPath string) (res *dezing.Result, err error) {
 	shapes := s.in.Shapes()
-	whole, err := dezing.Plan(be, shapes, f.cfg)
-	if err != nil {
-		return nil, err
+	// block_slices records the block the whole run plans here; where
+	// not even one block fits, the merge's.
+	block := 0
+	if whole, err := dezing.Plan(be, shapes, f.cfg); err == nil {
+		block = whole.Block()
 	}
 	info := dezing.OutInfo(shapes, f.cfg)
 	file, err := h5.Create(outPath)
@@ -235,7 +237,10 @@ func (f *dezingFlags) writeMerged(ctx context.Context, p *job.Progress, be gpu.B
 		"kernel": f.cfg.Kernel, "dif": f.cfg.Dif, "reduction": f.cfg.Reduce.String(),
 		"flat_field": f.cfg.FlatField, "minus_log": f.cfg.MinusLog,
 		"version": buildVersion(), "input": s.name, "projections": shapes.Projections.Shape[0],
-		"backend": be.Name(), "block_slices": whole.Block(),
+		"backend": be.Name(), "block_slices": block,
+	}
+	if block == 0 {
+		attrs["block_slices"] = res.Plan.Block()
 	}
 	if f.cfg.FlatField {
 		attrs["clip_low"], attrs["clip_high"] = float64(f.cfg.ClipLow), float64(f.cfg.ClipHigh)
