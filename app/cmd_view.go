@@ -61,7 +61,7 @@ type viewOpts struct {
 }
 
 // appID names the app for its Preferences (recent files).
-const appID = "org.voxlab.voxlab"
+const appID = "io.github.voxlab"
 
 // screenshotTimeout bounds how long --screenshot waits for slices.
 const screenshotTimeout = 2 * time.Minute
