@@ -4,8 +4,9 @@ GO    ?= go
 BIN   := bin/voxlab
 DEMO  ?= demo-data
 # Debian packages the build and tests need (cgo: libhdf5, OpenGL/X11 for
-# Fyne; Xvfb for the tests that open real windows).
-APT_PKGS := libhdf5-dev libgl1-mesa-dev xorg-dev pkg-config xvfb xauth
+# Fyne, OpenBLAS linked statically for the distance matrices' dgemm; Xvfb
+# for the tests that open real windows).
+APT_PKGS := libhdf5-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages of the one-node SLURM that `make test-cluster` runs.
 SLURM_PKGS := slurmctld slurmd munge slurm-client
@@ -17,14 +18,19 @@ all: build
 
 # deps installs only the packages that are missing, so it is quick when
 # everything is already there.
-deps:
-	@missing=""; for p in $(APT_PKGS); do \
+# apt_install installs the Debian packages of $(1) that are missing.
+define apt_install
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call apt_install,$(APT_PKGS))
 
 build: deps
 	$(GO) build -o $(BIN) ./app
@@ -103,13 +109,7 @@ package: deps
 
 # deps-slurm installs the SLURM packages that are missing.
 deps-slurm:
-	@missing=""; for p in $(SLURM_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
-	fi
+	$(call apt_install,$(SLURM_PKGS))
 
 # test-cluster submits every demo pipeline to a real one-node SLURM on
 # loopback (scripts/slurm-local.sh), checks the merged outputs against
