@@ -133,6 +133,7 @@ func (s *guiSpec) pipeline(p *pipelineCmd) *viewer.Pipeline {
 	vp.Run = func(ctx context.Context, r viewer.Request, prog *job.Progress) error {
 		return runRequest(ctx, p, vp, r, prog)
 	}
+	vp.RunCluster = clusterRunner(p, vp)
 	if s.live != nil {
 		vp.Live = s.live
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/voxlab/voxlab/viewer"
 )
 
-// What the processing panel's "Run on cluster" choice needs (offered when
-// cluster.Available()): runOnCluster submits a panel request through
+// The processing panel's "Run on: SLURM cluster" choice (offered where
+// cluster.Available()) runs clusterRunner's function: runOnCluster submits a panel request through
 // `voxlab submit slurm` — the very command line a user would type, so the
 // scripts, quoting and checks are the command's — and follows the
 // submission as the queued job's progress until the merge job ends.
@@ -55,6 +55,27 @@ func clusterArgs(p *pipelineCmd, vp *viewer.Pipeline, r viewer.Request, o cluste
 		}
 	}
 	return append(append(args, "--json", "--"), r.Args...), nil
+}
+
+// panelVoxlab is the binary the panel's cluster runs have the nodes run
+// ("": this one). Tests, whose binary is not voxlab, set it.
+var panelVoxlab string
+
+// clusterRunner is the panel's RunCluster for p: nil unless sbatch is on
+// the PATH and p splits into tasks (--task and a merge step).
+func clusterRunner(p *pipelineCmd, vp *viewer.Pipeline) func(context.Context, viewer.Request, *job.Progress) error {
+	fs, _, _, _ := newFlags(p)
+	if !cluster.Available() || fs.Lookup("task") == nil || mergers[p.name] == nil {
+		return nil
+	}
+	return func(ctx context.Context, r viewer.Request, prog *job.Progress) error {
+		if r.Cluster == nil {
+			return fmt.Errorf("%s: the request does not say how to run on the cluster", p.name)
+		}
+		c := r.Cluster
+		return runOnCluster(ctx, p, vp, r, clusterOptions{Tasks: c.Tasks, Partition: c.Partition, Gres: c.Gres, Time: c.Time,
+			Voxlab: panelVoxlab}, prog)
+	}
 }
 
 // runOnCluster submits r to SLURM as a job array and a merge job and

@@ -97,3 +97,44 @@ func TestRunOnClusterFails(t *testing.T) {
 		t.Errorf("no task count: %v", err)
 	}
 }
+
+// TestGUIRunOnCluster: with sbatch on the PATH the panel offers the
+// cluster for every pipeline; a run there goes through voxlab submit with
+// the panel's settings and is followed to its end.
+func TestGUIRunOnCluster(t *testing.T) {
+	dir := installFakeSlurm(t, "401", "402")
+	setQueue(t, dir, "401_0|COMPLETED|None", "401_1|COMPLETED|None", "402|COMPLETED|None")
+	panelVoxlab = "/opt/voxlab/bin/voxlab"
+	defer func() { panelVoxlab = "" }()
+	h := newGUIHarness(t)
+	h.choose("detect", map[string]string{"run-on": viewer.RunCluster, "tasks": "2", "partition": "cpu", "threshold": "9"})
+	req, err := h.p.Request()
+	if err != nil || req.Cluster == nil || req.Cluster.Tasks != 2 {
+		t.Fatalf("request %+v: %v", req, err)
+	}
+	st := h.runToEnd()
+	if st.State != job.StateFinished || st.Event.Done != 2 || st.Event.Total != 2 || !strings.HasPrefix(st.Device, "slurm") {
+		t.Fatalf("cluster job %+v", st)
+	}
+	calls := sbatchCalls(dir)
+	if len(calls) != 2 {
+		t.Fatalf("sbatch calls %q", calls)
+	}
+	script, err := os.ReadFile(calls[0][len(calls[0])-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#SBATCH --array=0-1\n", "#SBATCH --partition=cpu\n", "'/opt/voxlab/bin/voxlab' 'detect'", "'--threshold=9'", "-- '" + req.Args[0] + "'"} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("array script lacks %q:\n%s", want, script)
+		}
+	}
+
+	// Without sbatch, no pipeline offers the cluster.
+	t.Setenv("PATH", "/nonexistent")
+	for _, vp := range guiPipelines() {
+		if vp.RunCluster != nil {
+			t.Errorf("%s offers the cluster without sbatch", vp.Command)
+		}
+	}
+}

@@ -174,3 +174,38 @@ func TestSubmitRealSlurm(t *testing.T) {
 	noPWNED(t, root)
 	t.Logf("all pipelines on SLURM in %.1f s", time.Since(t0).Seconds())
 }
+
+// TestGUIRunOnRealSlurm: in the viewer's processing panel, detection on
+// the demo brain run on a real SLURM ("Run on: SLURM cluster", 3 tasks)
+// writes the cells a local run writes, and they open as the result
+// layer. scripts/test-cluster.sh runs it (VOXLAB_TEST_SLURM, VOXLAB_BIN).
+func TestGUIRunOnRealSlurm(t *testing.T) {
+	if os.Getenv("VOXLAB_TEST_SLURM") == "" {
+		t.Skip("needs a running SLURM: set VOXLAB_TEST_SLURM=1 and VOXLAB_BIN (scripts/test-cluster.sh does)")
+	}
+	exe := os.Getenv("VOXLAB_BIN")
+	if !filepath.IsAbs(exe) {
+		t.Fatalf("VOXLAB_BIN=%q: want the absolute path of the voxlab binary the nodes run", exe)
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv(cluster.EnvShared, "")
+	panelVoxlab = exe
+	defer func() { panelVoxlab = "" }()
+	start := time.Now()
+	h := newGUIHarness(t)
+	h.choose("detect", map[string]string{"run-on": viewer.RunCluster, "tasks": "3", "time": "10:00"})
+	req, _ := h.p.Request()
+	st := h.runToEnd()
+	if st.State != job.StateFinished || !strings.HasPrefix(st.Event.Stage, "merge: ") {
+		t.Fatalf("cluster job ended %v (%v), last stage %q", st.State, st.Err, st.Event.Stage)
+	}
+	local := filepath.Join(t.TempDir(), "local.csv")
+	mustRun(t, "detect", req.Args[0], local, "--quiet")
+	if !bytes.Equal(fileBytes(t, req.Args[1]), fileBytes(t, local)) {
+		t.Error("the cells the panel's cluster run wrote differ from a local run's")
+	}
+	if _, ok := h.layer(filepath.Base(req.Args[1])).(*viewer.PointsLayer); !ok {
+		t.Errorf("no points layer of the result; layers %v", names(h.hl.Layers()))
+	}
+	t.Logf("detect from the panel on SLURM in %.1f s", time.Since(start).Seconds())
+}

@@ -12,7 +12,9 @@
 #     submits them all as job arrays with merge jobs into shared folders
 #     with hostile names; one dezing task fails on its first attempt and is
 #     resubmitted alone (`voxlab status --resubmit`); every merged output
-#     must equal the single-process output.
+#     must equal the single-process output; then TestGUIRunOnRealSlurm:
+#     the viewer's processing panel runs detection with "Run on: SLURM
+#     cluster" and its result must equal a local run's.
 #
 # Needs root (or passwordless sudo) for the daemons, and the Debian
 # packages slurmctld, slurmd, munge and slurm-client (`make test-cluster`
@@ -77,7 +79,7 @@ say "quoting test in $(elapsed "$t") s"
 
 # 2. The demo pipelines, submitted, one task failing once, merged.
 t=$(now)
-VOXLAB_TEST_SLURM=1 VOXLAB_BIN="$BIN" "$GO" test -count=1 -timeout 15m -run '^TestSubmitRealSlurm$' -v ./app |
+VOXLAB_TEST_SLURM=1 VOXLAB_BIN="$BIN" "$GO" test -count=1 -timeout 15m -run '^(TestSubmitRealSlurm|TestGUIRunOnRealSlurm)$' -v ./app |
 	grep -E '^(---|ok|FAIL|panic)|task_slurm_test' || fail "pipelines on SLURM"
 say "pipelines test in $(elapsed "$t") s"
 

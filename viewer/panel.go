@@ -56,6 +56,7 @@ type Panel struct {
 	advanced *fyne.Container
 	fields   map[string]*fieldEditor
 	dev      *deviceControls
+	cl       *clusterControls
 	pv       *planView
 	runBtn   *widget.Button
 	jobs     *JobList
@@ -74,6 +75,8 @@ type Panel struct {
 	planning bool
 	planErr  error
 	closed   bool
+	// clusterRuns numbers the runs submitted to a cluster.
+	clusterRuns int
 }
 
 // NewPanel builds a processing panel for pipelines and docks it in v as
@@ -105,6 +108,7 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 	})
 	p.runBtn.Importance = widget.HighImportance
 	p.dev = newDeviceControls(p)
+	p.cl = newClusterControls(p)
 	p.choose = widget.NewSelect(names, func(name string) { p.Select(name) })
 
 	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
@@ -113,6 +117,7 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 		heading("Inputs and outputs"), p.args,
 		heading("Parameters"), p.params, more,
 		heading("Device"), p.dev.box,
+		p.cl.box,
 		heading("Plan"), p.pv.box,
 		p.runBtn,
 	)
@@ -193,6 +198,7 @@ func (p *Panel) Select(name string) error {
 		}
 	}
 	p.dev.setBatchField(pl.Batch)
+	p.cl.show(pl)
 	p.layersChanged()
 	p.suggest(false)
 	for _, fe := range p.fields {
@@ -261,8 +267,9 @@ func (p *Panel) unclaimed(path string) string {
 }
 
 // Set sets a field as the user would: an argument or parameter by its
-// name, or a device control ("backend", "pin-memory", the block-size
-// flag, "device-memory", "host-memory").
+// name, a device control ("backend", "pin-memory", the block-size
+// flag, "device-memory", "host-memory"), or where it runs ("run-on":
+// RunHere or RunCluster, "tasks", "partition", "gres", "time").
 func (p *Panel) Set(name, value string) error {
 	if fe, ok := p.fields[name]; ok {
 		fe.set(value)
@@ -270,6 +277,9 @@ func (p *Panel) Set(name, value string) error {
 			return fmt.Errorf("%s: %q is not one of its choices", name, value)
 		}
 		return nil
+	}
+	if ok, err := p.cl.set(name, value); ok {
+		return err
 	}
 	d := p.dev
 	switch name {
@@ -335,6 +345,9 @@ func (p *Panel) Request() (Request, error) {
 	if err := p.dev.check(); err != nil {
 		note("device", err)
 	}
+	var err error
+	r.Cluster, err = p.cl.options()
+	note("cluster", err)
 	return r, first
 }
 
@@ -428,13 +441,25 @@ func (p *Panel) updateRun() {
 	case p.planning:
 		p.runBtn.SetText("Run (planning…)")
 		p.runBtn.Disable()
-	case p.planErr != nil:
+	case p.planErr != nil && !p.clusterReady():
 		p.runBtn.SetText("Run")
 		p.runBtn.Disable()
 	default:
 		p.runBtn.SetText("Run")
 		p.runBtn.Enable()
 	}
+}
+
+// clusterReady reports whether a run on the cluster is chosen and its
+// request is valid: the plan on show is this machine's, so failing to
+// plan here (no GPU on this machine) does not stop a cluster run, whose
+// tasks plan on their nodes.
+func (p *Panel) clusterReady() bool {
+	if !p.cl.onCluster() {
+		return false
+	}
+	_, err := p.Request()
+	return err == nil
 }
 
 // jobRef names a submitted job for its sinks; id is set (on the UI
@@ -447,10 +472,10 @@ func (p *Panel) Run() (int, error) {
 	if p.planning {
 		return 0, errors.New("the plan is not ready yet")
 	}
-	if p.planErr != nil {
+	req, err := p.Request()
+	if p.planErr != nil && (req.Cluster == nil || err != nil) {
 		return 0, fmt.Errorf("cannot run: %w", p.planErr)
 	}
-	req, err := p.Request()
 	if err != nil {
 		return 0, err
 	}
@@ -502,9 +527,19 @@ func (p *Panel) Submit(req Request) (int, error) {
 			outs = append(outs, req.Args[i])
 		}
 	}
-	device := p.dev.key()
+	device, run := p.dev.key(), pl.Run
+	if req.Cluster != nil {
+		if pl.RunCluster == nil {
+			return 0, fmt.Errorf("%s cannot run on a cluster", pl.Name)
+		}
+		// SLURM queues the tasks: each cluster run gets its own key, so
+		// none waits in this queue for another, or for a local job.
+		p.clusterRuns++
+		device, run = fmt.Sprintf("slurm #%d", p.clusterRuns), pl.RunCluster
+		name = "slurm: " + name
+	}
 	t := p.queue.Submit(name, device, func(ctx context.Context, pr *job.Progress) error {
-		return pl.Run(ctx, req, pr)
+		return run(ctx, req, pr)
 	}, partial, ui)
 	ref.id = t.ID
 	p.jobs.add(t.ID, name, device, outs, live)

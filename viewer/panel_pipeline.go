@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -57,6 +58,9 @@ type Request struct {
 	// shows; each pipeline's other flags keep their defaults).
 	Params map[string]string
 	Device Device
+	// Cluster, when set, runs the request on a SLURM cluster
+	// (Pipeline.RunCluster) instead of this machine.
+	Cluster *ClusterOptions
 }
 
 // Device is the device controls' part of a request: the flags every
@@ -112,10 +116,22 @@ func (r Request) Flags(p *Pipeline) []string {
 	return out
 }
 
-// CommandLine returns the voxlab command that runs the request headless.
+// CommandLine returns the voxlab command that runs the request headless:
+// `voxlab submit slurm …` for a cluster run.
 func (r Request) CommandLine(p *Pipeline) string {
-	words := append([]string{"voxlab", r.Command}, r.Args...)
-	words = append(words, r.Flags(p)...)
+	words := []string{"voxlab", r.Command}
+	if r.Cluster != nil {
+		words = []string{"voxlab", "submit", "slurm", r.Command}
+	}
+	words = append(append(words, r.Args...), r.Flags(p)...)
+	if c := r.Cluster; c != nil {
+		words = append(words, "--tasks", fmt.Sprint(c.Tasks))
+		for _, kv := range [][2]string{{"partition", c.Partition}, {"gres", c.Gres}, {"time", c.Time}} {
+			if kv[1] != "" {
+				words = append(words, "--"+kv[0], kv[1])
+			}
+		}
+	}
 	for i, w := range words {
 		words[i] = shellWord(w)
 	}
@@ -159,6 +175,11 @@ type Pipeline struct {
 	Plan func(ctx context.Context, r Request) (*plan.Plan, error)
 	// Run runs r, reporting to p. Called on the job's goroutine.
 	Run func(ctx context.Context, r Request, p *job.Progress) error
+	// RunCluster runs r on a SLURM cluster (r.Cluster says how) and
+	// follows it to its end, reporting to p; nil where the pipeline
+	// cannot (no sbatch on the PATH): the panel then offers only this
+	// machine. Called on the job's goroutine.
+	RunCluster func(ctx context.Context, r Request, p *job.Progress) error
 	// Live returns what shows r's partial and final results in v; nil
 	// for none. Called on the UI goroutine when r is submitted.
 	Live func(v *Viewer, r Request) Live

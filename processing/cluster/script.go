@@ -62,12 +62,7 @@ func (s Spec) Check() error {
 	case !filepath.IsAbs(s.Workdir):
 		return fmt.Errorf("working folder %q: want an absolute path", s.Workdir)
 	}
-	for _, o := range [][2]string{{"partition", s.Partition}, {"gres", s.Gres}, {"time", s.Time}} {
-		if o[1] != "" && !safeOption(o[1]) {
-			return fmt.Errorf("--%s %q: unexpected characters for a SLURM %s", o[0], o[1], o[0])
-		}
-	}
-	return nil
+	return CheckOptions(s.Partition, s.Gres, s.Time)
 }
 
 // ProgressPath is the progress file of task i (i < 0: the merge job).
