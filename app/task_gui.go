@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/cluster"
@@ -74,8 +75,21 @@ func clusterRunner(p *pipelineCmd, vp *viewer.Pipeline) func(context.Context, vi
 		}
 		c := r.Cluster
 		return runOnCluster(ctx, p, vp, r, clusterOptions{Tasks: c.Tasks, Partition: c.Partition, Gres: c.Gres, Time: c.Time,
-			Voxlab: panelVoxlab}, prog)
+			Shared: panelShared(vp, r), Voxlab: panelVoxlab}, prog)
 	}
+}
+
+// panelShared is the shared folder of a panel's cluster run: beside its
+// first output (which the nodes must see anyway), not in whatever folder
+// the viewer was started from.
+func panelShared(vp *viewer.Pipeline, r viewer.Request) string {
+	for i, f := range vp.Args {
+		if f.Kind == viewer.OutputField && i < len(r.Args) && r.Args[i] != "" {
+			out := filepath.Clean(r.Args[i])
+			return filepath.Join(filepath.Dir(out), "voxlab-slurm", r.Command+"-"+time.Now().Format("20060102-150405.000"))
+		}
+	}
+	return ""
 }
 
 // runOnCluster submits r to SLURM as a job array and a merge job and

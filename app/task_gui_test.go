@@ -120,6 +120,9 @@ func TestGUIRunOnCluster(t *testing.T) {
 	if len(calls) != 2 {
 		t.Fatalf("sbatch calls %q", calls)
 	}
+	if want := filepath.Join(filepath.Dir(req.Args[1]), "voxlab-slurm") + "/"; !strings.HasPrefix(calls[0][len(calls[0])-1], want) {
+		t.Errorf("the scripts are in %s, want them beside the output in %s", calls[0][len(calls[0])-1], want)
+	}
 	script, err := os.ReadFile(calls[0][len(calls[0])-1])
 	if err != nil {
 		t.Fatal(err)
