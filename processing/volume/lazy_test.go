@@ -170,7 +170,11 @@ func TestNaturalSort(t *testing.T) {
 func TestSwapBytes(t *testing.T) {
 	for _, elem := range []int{2, 4, 8} {
 		for n := 0; n < 40; n += elem {
-			b := make([]byte, n)
+			// One byte in: the word path must not see a misaligned start.
+			b := make([]byte, n+1)[1:]
+			if n%2 == 0 && n >= 16 {
+				b = make([]byte, n)
+			}
 			for i := range b {
 				b[i] = byte(i*37 + 1)
 			}

@@ -112,7 +112,12 @@ func swapBytes(b []byte, elem int) {
 	if elem < 2 {
 		return
 	}
-	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+	// The word path needs an 8-byte-aligned start (buffers from make are)
+	// and at least one whole word; anything else goes byte by byte below.
+	var words []uint64
+	if p := unsafe.Pointer(unsafe.SliceData(b)); len(b) >= 8 && uintptr(p)%8 == 0 {
+		words = unsafe.Slice((*uint64)(p), len(b)/8)
+	}
 	switch elem {
 	case 2:
 		const m = 0x00ff00ff00ff00ff
