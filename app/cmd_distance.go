@@ -92,7 +92,7 @@ func distanceSetup(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	runFn := func(ctx context.Context, e *env, args []string) error {
 		return f.run(ctx, e, out, args)
 	}
-	return planFn, runFn
+	return planFn, f.split(fs, out, runFn)
 }
 
 // open checks the arguments and flags, opens both sets (headers only) and

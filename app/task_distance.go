@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime/debug"
+	"time"
+
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/distance"
+	distreport "github.com/voxlab/voxlab/processing/distance/report"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/outfile"
+)
+
+// voxlab distance GT SUB OUT_DIR --task i/N computes task i's tiles of
+// ground-truth rows into a part (cluster.PartsDir(OUT_DIR)); voxlab merge
+// distance … --tasks N assembles the matrices and writes OUT_DIR as
+// voxlab distance would. See distance.RunTask for why tasks take whole
+// tiles of the whole run's tile size.
+
+func init() { registerMerge("distance", mergeVia(distanceSetup)) }
+
+// split is distance's runner with --task and the merge (splitRunner).
+func (f *distanceFlags) split(fs *flag.FlagSet, out *outputFlags, whole runFunc) runFunc {
+	return splitRunner(fs, whole,
+		func(ctx context.Context, e *env, args []string, t cluster.Task) error {
+			return f.runTask(ctx, e, out, args, t)
+		},
+		func(ctx context.Context, e *env, args []string, tasks int) error {
+			return f.merge(ctx, e, out, args, tasks)
+		})
+}
+
+// distanceRun is what a distance part belongs to. The tile size is not
+// in it: each task plans it for the whole run on its node, and the merge
+// checks that they agree (distanceTaskMeta).
+type distanceRun struct {
+	GroundTruth string   `json:"ground_truth"`
+	Submitted   string   `json:"submitted"`
+	Shapes      string   `json:"shapes"`
+	Metrics     []string `json:"metrics"`
+	Mask        string   `json:"mask"`
+	Normalize   string   `json:"normalize"`
+	VoxelSize   float64  `json:"voxel_size"`
+	LowMemory   bool     `json:"low_memory"`
+}
+
+// distanceTaskMeta opens a distance part's payload (one JSON line); the
+// matrices follow, metric after metric, rows × submitted float64 each,
+// little-endian.
+type distanceTaskMeta struct {
+	Rows       [2]int  `json:"rows"`
+	Tile       int     `json:"tile"`
+	Box        int     `json:"box"`
+	Voxels     int     `json:"voxels"`
+	Chunk      int     `json:"chunk"`
+	Load       float64 `json:"load_seconds"`
+	Compute    float64 `json:"compute_seconds"`
+	PeakDevice int64   `json:"peak_device_bytes"`
+}
+
+func (f *distanceFlags) partHeader(in *distanceInputs, args []string, t cluster.Task) (cluster.PartHeader, error) {
+	var names []string
+	for _, m := range in.cfg.Metrics {
+		names = append(names, m.String())
+	}
+	mask := in.maskDesc
+	if f.mask != "" {
+		mask = absSpec(f.mask)
+	}
+	return cluster.NewPartHeader("distance", t, distanceRun{
+		GroundTruth: absSpec(args[0]), Submitted: absSpec(args[1]),
+		Shapes:  fmt.Sprintf("%d and %d maps of %d³", in.gt.Len(), in.sub.Len(), in.gt.Box()),
+		Metrics: names, Mask: mask, Normalize: in.cfg.Normalize.String(), VoxelSize: in.cfg.VoxelSize, LowMemory: in.cfg.LowMemory,
+	})
+}
+
+// setupRun opens the inputs and the backend and sets the budget, as run
+// does.
+func (f *distanceFlags) setupRun(args []string) (*distanceInputs, func(), *devBackend, error) {
+	in, err := f.open(args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	be, note, err := f.dev.open()
+	if err != nil {
+		in.close()
+		return nil, nil, nil, err
+	}
+	done := func() { be.Close(); in.close() }
+	if in.cfg.Budget, err = f.dev.budget(be.Info()); err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	if f.dev.hostMem != "" {
+		debug.SetMemoryLimit(in.cfg.Budget.Host)
+	}
+	in.cfg.PinCap = in.cfg.Budget.PinnedCap
+	return in, done, &devBackend{be, note}, nil
+}
+
+// runTask runs task t of voxlab distance.
+func (f *distanceFlags) runTask(ctx context.Context, e *env, out *outputFlags, args []string, t cluster.Task) error {
+	in, done, dev, err := f.setupRun(args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	tile, err := distance.TaskTile(in.cfg, in.gt, in.sub, dev.be)
+	if err != nil {
+		return err
+	}
+	h, err := f.partHeader(in, args, t)
+	if err != nil {
+		return err
+	}
+	path := cluster.PartPath(cluster.PartsDir(args[2]), "distance", t)
+	sinks, sdone, err := jobSinks(e, out)
+	if err != nil {
+		return err
+	}
+	taskNote(e, out, "%s", dev.note)
+	start := time.Now()
+	var res *distance.Result
+	err = job.Run(ctx, "distance "+t.String(), func(ctx context.Context, p *job.Progress) error {
+		if tiles := (in.gt.Len() + tile - 1) / tile; tiles < t.Count {
+			p.Warn(fmt.Sprintf("the run computes %d tiles of %d ground-truth rows, fewer than the %d tasks: %d tasks have nothing to do "+
+				"(a smaller --chunk-size shares the work; the matrices then equal voxlab distance's with that --chunk-size)",
+				tiles, tile, t.Count, t.Count-tiles))
+		}
+		var err error
+		if res, err = distance.RunTask(ctx, p, dev.be, in.cfg, in.gt, in.sub, tile, t); err != nil {
+			return err
+		}
+		return writeDistancePart(path, h, res, tile)
+	}, sinks...)
+	if derr := sdone(); err == nil {
+		err = derr
+	}
+	if err != nil {
+		return err
+	}
+	if out.json {
+		return json.NewEncoder(e.stdout).Encode(map[string]any{
+			"task": t.String(), "rows": [2]int{res.Row0, res.Row0 + res.NGT}, "tile": tile, "part": path, "seconds": time.Since(start).Seconds(),
+		})
+	}
+	taskNote(e, out, "distance task %s: ground-truth rows %d to %d (tiles of %d) in %.1f s → %s",
+		t, res.Row0, res.Row0+res.NGT, tile, time.Since(start).Seconds(), path)
+	return nil
+}
+
+func writeDistancePart(path string, h cluster.PartHeader, res *distance.Result, tile int) error {
+	w, err := cluster.CreatePart(path, h)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	meta := distanceTaskMeta{Rows: [2]int{res.Row0, res.Row0 + res.NGT}, Tile: tile, Box: res.Box, Voxels: res.Voxels, Chunk: res.Chunk,
+		Load: res.Load.Seconds(), Compute: res.Compute.Seconds(), PeakDevice: res.PeakDevice}
+	if err := json.NewEncoder(w).Encode(meta); err != nil {
+		return err
+	}
+	buf := make([]byte, 8*res.NSub)
+	for _, m := range res.Matrices {
+		for r := range res.NGT {
+			for j, v := range m[r*res.NSub : (r+1)*res.NSub] {
+				binary.LittleEndian.PutUint64(buf[8*j:], math.Float64bits(v))
+			}
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+	}
+	return w.Commit()
+}
+
+// readDistancePart reads a part's result back.
+func readDistancePart(part *cluster.Part, metrics []distance.Metric, nsub int, lowMemory bool) (*distance.Result, distanceTaskMeta, error) {
+	var meta distanceTaskMeta
+	br := bufio.NewReader(part.Payload())
+	line, err := br.ReadBytes('\n')
+	if err == nil {
+		err = json.Unmarshal(line, &meta)
+	}
+	if err != nil {
+		return nil, meta, fmt.Errorf("part %s is damaged (%v)", part.Path(), err)
+	}
+	n := meta.Rows[1] - meta.Rows[0]
+	if want := int64(len(line)) + int64(len(metrics))*int64(n)*int64(nsub)*8; n < 0 || part.Size() != want {
+		return nil, meta, fmt.Errorf("part %s holds %d bytes, want %d: it is damaged", part.Path(), part.Size(), want)
+	}
+	res := &distance.Result{Metrics: metrics, NGT: n, NSub: nsub, Row0: meta.Rows[0], LowMemory: lowMemory, Box: meta.Box,
+		Voxels: meta.Voxels, Chunk: meta.Chunk, PeakDevice: meta.PeakDevice,
+		Load: time.Duration(meta.Load * float64(time.Second)), Compute: time.Duration(meta.Compute * float64(time.Second))}
+	buf := make([]byte, 8*nsub)
+	for range metrics {
+		m := make([]float64, n*nsub)
+		for r := range n {
+			if _, err := io.ReadFull(br, buf); err != nil {
+				return nil, meta, fmt.Errorf("read %s: %w", part.Path(), err)
+			}
+			for j := range nsub {
+				m[r*nsub+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+			}
+		}
+		res.Matrices = append(res.Matrices, m)
+	}
+	return res, meta, nil
+}
+
+// merge assembles the N tasks' parts and writes OUT_DIR as run does.
+func (f *distanceFlags) merge(ctx context.Context, e *env, out *outputFlags, args []string, tasks int) error {
+	start := time.Now()
+	in, done, dev, err := f.setupRun(args)
+	if err != nil {
+		return err
+	}
+	defer done()
+	dir := cluster.PartsDir(args[2])
+	parts, tile, err := f.readParts(in, args, dir, tasks)
+	if err != nil {
+		return err
+	}
+	// The plan of the whole run with the tasks' tile, for the summary.
+	cfg := in.cfg
+	cfg.Chunk, cfg.AutoChunk = tile, false
+	whole, err := distance.PlanRun(cfg, in.gt, in.sub, dev.be)
+	if err != nil {
+		return err
+	}
+	od, err := outfile.CreateDir(in.outDir)
+	if err != nil {
+		return err
+	}
+	defer od.Abort()
+	sinks, sdone, err := jobSinks(e, out)
+	if err != nil {
+		return err
+	}
+	taskNote(e, out, "%s", dev.note)
+	var sum *distreport.Summary
+	err = job.Run(ctx, "merge distance", func(ctx context.Context, p *job.Progress) error {
+		res, err := distance.Merge(parts, in.gt.Len())
+		if err != nil {
+			return err
+		}
+		res.Plan, res.Chunk = whole, tile
+		p.Stage("writing "+in.outDir, int64(len(res.Metrics)), "metrics")
+		sum, err = distreport.Write(od.Path, res, distreport.Meta{
+			GroundTruth: args[0], Submitted: args[1], Mask: in.maskDesc,
+			Normalize: in.cfg.Normalize.String(), VoxelSize: in.cfg.VoxelSize,
+			ChunkAuto: in.cfg.AutoChunk, Backend: dev.be.Name(), BackendNote: dev.note,
+			Device: dev.be.Info().Name, BLAS: blasName(dev.be), PinMemory: in.cfg.Pin, Budget: in.cfg.Budget,
+		})
+		if err == nil {
+			p.Add(int64(len(res.Metrics)))
+		}
+		return err
+	}, sinks...)
+	if derr := sdone(); err == nil {
+		err = derr
+	}
+	if err != nil {
+		return err
+	}
+	if err := od.Commit(); err != nil {
+		return err
+	}
+	removeParts(e, out, dir, "distance", tasks)
+	sum.Timings.Total = time.Since(start).Seconds()
+	return printDistanceSummary(e, out, in.outDir, sum)
+}
+
+// readParts reads every task's part, checking that it belongs to this
+// run, that the tasks planned the same tile and that each computed its
+// tiles.
+func (f *distanceFlags) readParts(in *distanceInputs, args []string, dir string, tasks int) ([]*distance.Result, int, error) {
+	if err := checkPartsDir(dir); err != nil {
+		return nil, 0, err
+	}
+	var out []*distance.Result
+	tile := 0
+	for i := range tasks {
+		t := cluster.Task{Index: i, Count: tasks}
+		h, err := f.partHeader(in, args, t)
+		if err != nil {
+			return nil, 0, err
+		}
+		part, err := cluster.OpenPart(cluster.PartPath(dir, "distance", t), h)
+		if err != nil {
+			return nil, 0, err
+		}
+		res, meta, err := readDistancePart(part, in.cfg.Metrics, in.sub.Len(), in.cfg.LowMemory)
+		part.Close()
+		if err != nil {
+			return nil, 0, err
+		}
+		if i == 0 {
+			tile = meta.Tile
+		}
+		if meta.Tile != tile {
+			return nil, 0, fmt.Errorf("task %s planned tiles of %d rows, task 0 of %d (their nodes have different memory): "+
+				"give --chunk-size N so that every task tiles alike, and run them again", t, meta.Tile, tile)
+		}
+		if lo, hi := distance.TaskRows(in.gt.Len(), tile, t); meta.Rows != [2]int{lo, hi} {
+			return nil, 0, fmt.Errorf("part %s holds rows %v, task %s computes rows [%d %d]: run it again", part.Path(), meta.Rows, t, lo, hi)
+		}
+		out = append(out, res)
+	}
+	return out, tile, nil
+}
+
+// devBackend is an opened backend and the note saying which one auto
+// picked.
+type devBackend struct {
+	be   gpu.Backend
+	note string
+}
