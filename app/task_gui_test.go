@@ -106,6 +106,11 @@ func TestGUIRunOnCluster(t *testing.T) {
 	setQueue(t, dir, "401_0|COMPLETED|None", "401_1|COMPLETED|None", "402|COMPLETED|None")
 	panelVoxlab = "/opt/voxlab/bin/voxlab"
 	defer func() { panelVoxlab = "" }()
+	for _, vp := range guiPipelines() {
+		if vp.RunCluster == nil {
+			t.Errorf("%s does not offer the cluster though sbatch is on the PATH", vp.Command)
+		}
+	}
 	h := newGUIHarness(t)
 	h.choose("detect", map[string]string{"run-on": viewer.RunCluster, "tasks": "2", "partition": "cpu", "threshold": "9"})
 	req, err := h.p.Request()

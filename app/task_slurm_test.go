@@ -28,7 +28,7 @@ type slurmCase struct {
 	// extra are further outputs beside OUT to compare (the XML).
 	extra []string
 	// same compares a single-process output with the merged one.
-	same func(whole, merged []byte) error
+	same func(t *testing.T, whole, merged string)
 	// failTask, when ≥ 0, is a task made to fail on its first attempt:
 	// its part's name is taken by a folder, so the task cannot commit.
 	failTask int
@@ -70,18 +70,24 @@ func TestSubmitRealSlurm(t *testing.T) {
 	root := hostileDir(t)
 	data := filepath.Join(root, "demo data $(touch PWNED)")
 	mustRun(t, "demo", data)
-	h5same := func(a, b []byte) error { return sameHDF5(a, b, t0) }
-	exact := func(a, b []byte) error {
-		if !bytes.Equal(a, b) {
-			return fmt.Errorf("%d bytes differ from %d", len(b), len(a))
+	h5same := func(t *testing.T, a, b string) {
+		if err := sameHDF5(fileBytes(t, a), fileBytes(t, b), t0); err != nil {
+			t.Errorf("%s differs from the single-process %s: %v", b, a, err)
 		}
-		return nil
+	}
+	exact := func(t *testing.T, a, b string) {
+		if !bytes.Equal(fileBytes(t, a), fileBytes(t, b)) {
+			t.Errorf("%s differs from the single-process %s", b, a)
+		}
 	}
 	cases := []slurmCase{
 		{pipeline: "dezing", args: []string{filepath.Join(data, demo.TomoScan), "{out}", "--flat-field", "--minus-log", "--kernel", "5"},
 			out: "dezinged 'x'.h5", tasks: 4, same: h5same, failTask: 2},
 		{pipeline: "detect", args: []string{filepath.Join(data, demo.BrainPlanes), "{out}", "--xml"},
 			out: `cells "y".csv`, extra: []string{`cells "y".xml`}, tasks: 5, same: exact, failTask: -1},
+		{pipeline: "distance", args: []string{filepath.Join(data, demo.MapsGT), filepath.Join(data, demo.MapsSubmitted), "{out}",
+			"--mask", filepath.Join(data, demo.MapsMask), "--chunk-size", "7"},
+			out: "matrices 'z' $y", tasks: 4, same: sameDistanceDirs, failTask: -1},
 	}
 
 	type submitted struct {
@@ -155,11 +161,7 @@ func TestSubmitRealSlurm(t *testing.T) {
 
 	for _, s := range subs {
 		for _, name := range append([]string{s.c.out}, s.c.extra...) {
-			whole := fileBytes(t, filepath.Join(s.dir, "single", name))
-			merged := fileBytes(t, filepath.Join(s.dir, "merged", name))
-			if err := s.c.same(whole, merged); err != nil {
-				t.Errorf("%s: the merged %s differs from the single-process one: %v", s.c.pipeline, name, err)
-			}
+			s.c.same(t, filepath.Join(s.dir, "single", name), filepath.Join(s.dir, "merged", name))
 		}
 		for i := range s.c.tasks {
 			rec, _, err := cluster.ReadProgress(cluster.ProgressPath(s.shared, i))
