@@ -76,20 +76,7 @@ func (m *StackMaps) ReadMaps(i0, i1 int, dst []float32) error {
 	if len(dst) != int(n)/m.s.Map.DType.Size() {
 		return fmt.Errorf("read maps %d-%d of %s: %d values for %d voxels", i0, i1, m.s.Name, len(dst), int(n)/m.s.Map.DType.Size())
 	}
-	switch m.s.Map.DType {
-	case volume.Float64:
-		for i, v := range volume.Float64s(raw) {
-			dst[i] = float32(v)
-		}
-	case volume.Uint16:
-		for i, v := range volume.Uint16s(raw) {
-			dst[i] = float32(v)
-		}
-	case volume.Uint8:
-		for i, v := range raw {
-			dst[i] = float32(v)
-		}
-	}
+	volume.ToFloat32(dst, raw, m.s.Map.DType)
 	return nil
 }
 

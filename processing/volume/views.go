@@ -35,3 +35,25 @@ func Bytes[T uint8 | uint16 | float32 | float64](s []T) []byte {
 	var zero T
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
 }
+
+// ToFloat32 converts src, values of type dt in native byte order, into
+// dst, one float32 each: exactly for every uint8, uint16 and float32,
+// rounded to nearest for float64.
+func ToFloat32(dst []float32, src []byte, dt DType) {
+	switch dt {
+	case Uint8:
+		for i, v := range src {
+			dst[i] = float32(v)
+		}
+	case Uint16:
+		for i, v := range Uint16s(src) {
+			dst[i] = float32(v)
+		}
+	case Float32:
+		copy(dst, Float32s(src))
+	case Float64:
+		for i, v := range Float64s(src) {
+			dst[i] = float32(v)
+		}
+	}
+}
