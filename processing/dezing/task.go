@@ -45,6 +45,13 @@ func TaskConfig(s Shapes, c Config, t cluster.Task) Config {
 	return tc
 }
 
+// TaskPlan is the plan of task t of a split run, which has projections
+// (TaskRange is not empty): RunTask's, over the task's projections
+// alone, without the flat-field correction.
+func TaskPlan(be gpu.Backend, s Shapes, c Config, t cluster.Task) (*plan.Plan, error) {
+	return Plan(be, Shapes{Projections: s.Projections}, TaskConfig(s, c, t))
+}
+
 // TaskInfo describes what task t hands to out: its dezinged projections,
 // in the input's type.
 func TaskInfo(s Shapes, c Config, t cluster.Task) volume.Info {

@@ -98,6 +98,7 @@ func (p *Plan) Format(w io.Writer) error {
 	var b strings.Builder
 	if len(p.Phases) == 0 {
 		fmt.Fprintf(&b, "%s: empty plan\n", p.Pipeline)
+		p.formatWarnings(&b)
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -127,11 +128,15 @@ func (p *Plan) Format(w io.Writer) error {
 		fmt.Fprintf(tw, "  %s\t%s\t%9s\n", where, name, FormatBytes(peak.Breakdown[k]))
 	}
 	tw.Flush()
-	for _, warn := range p.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", warn)
-	}
+	p.formatWarnings(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func (p *Plan) formatWarnings(b *strings.Builder) {
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(b, "warning: %s\n", warn)
+	}
 }
 
 // breakdownOrder sorts breakdown keys by where the array lives (device,

@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -112,5 +113,18 @@ warning: example warning
 `
 	if buf.String() != want {
 		t.Errorf("Format:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
+// TestFormatEmptyPlan: a plan without phases (a cluster task with
+// nothing to do) still shows why.
+func TestFormatEmptyPlan(t *testing.T) {
+	var b strings.Builder
+	p := &Plan{Pipeline: "dezing task 5/8", Warnings: []string{"task 5/8 has nothing to do"}}
+	if err := p.Format(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "dezing task 5/8: empty plan\nwarning: task 5/8 has nothing to do\n"; b.String() != want {
+		t.Errorf("%q, want %q", b.String(), want)
 	}
 }
