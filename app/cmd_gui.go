@@ -5,19 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
-	fyneapp "fyne.io/fyne/v2/app"
 
 	"github.com/voxlab/voxlab/processing/demo"
-	"github.com/voxlab/voxlab/processing/outfile"
-	"github.com/voxlab/voxlab/processing/volume"
-	"github.com/voxlab/voxlab/resources"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -96,19 +91,9 @@ const guiJobTimeout = 10 * time.Minute
 // optionally starts a pipeline, and runs the window (or renders it once
 // offscreen for --screenshot).
 func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts) error {
-	axis, err := viewer.ParseAxis(o.axis)
+	axis, w, h, err := o.check(specs)
 	if err != nil {
-		return usagef("--axis: %v", err)
-	}
-	w, h, err := parseSize(o.size)
-	if err != nil {
-		return usagef("--size: %v", err)
-	}
-	for _, s := range specs {
-		p, _ := volume.SplitSpec(s)
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("view %s: %w", p, err)
-		}
+		return err
 	}
 	if g.run != "" {
 		if _, ok := pipelines[g.run]; !ok {
@@ -116,9 +101,6 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 		}
 	} else if len(g.set) > 0 {
 		return usagef("--set needs --run")
-	}
-	if o.screenshot != "" && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
-		return usagef("--screenshot %s: the file name must end in .png", o.screenshot)
 	}
 	open := func(v *viewer.Viewer) (err error) {
 		v.Batch(func() { err = openAll(e, v, specs, o, axis) })
@@ -128,9 +110,7 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 		return guiScreenshot(e, o.screenshot, w, h, open, g)
 	}
 
-	a := fyneapp.NewWithID(appID)
-	a.SetIcon(resources.Icon)
-	win := a.NewWindow("voxlab")
+	a, win := newWindow()
 	v := viewer.New(win)
 	if err := open(v); err != nil {
 		v.Close()
@@ -199,19 +179,7 @@ func guiScreenshot(e *env, path string, w, h int, open func(*viewer.Viewer) erro
 	if r.err != nil {
 		return fmt.Errorf("screenshot %s: %w", path, r.err)
 	}
-	f, err := outfile.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, r.img); err != nil {
-		f.Abort()
-		return fmt.Errorf("screenshot %s: %w", path, err)
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "wrote %s (%dx%d)\n", path, r.img.Bounds().Dx(), r.img.Bounds().Dy())
-	return nil
+	return writeScreenshot(e, path, r.img)
 }
 
 // renderGUI builds the window offscreen, runs the --run job to its end

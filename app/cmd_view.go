@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image"
 	"image/png"
 	"os"
 	"strconv"
@@ -67,27 +68,12 @@ const appID = "io.github.voxlab"
 const screenshotTimeout = 2 * time.Minute
 
 func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
-	axis, err := viewer.ParseAxis(o.axis)
+	axis, w, h, err := o.check(specs)
 	if err != nil {
-		return usagef("--axis: %v", err)
-	}
-	w, h, err := parseSize(o.size)
-	if err != nil {
-		return usagef("--size: %v", err)
-	}
-	// Check the inputs before a window opens, so a bad path is a plain
-	// error on the terminal.
-	for _, s := range specs {
-		p, _ := volume.SplitSpec(s)
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("view %s: %w", p, err)
-		}
+		return err
 	}
 	if _, ok := resources.Colormap(o.colormap); o.colormap != "" && !ok {
 		return usagef("--colormap %q: use one of %s", o.colormap, strings.Join(resources.ColormapNames(), ", "))
-	}
-	if o.screenshot != "" && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
-		return usagef("--screenshot %s: the file name must end in .png", o.screenshot)
 	}
 
 	setup := func(v *viewer.Viewer) (err error) {
@@ -100,9 +86,7 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 		return screenshot(e, o.screenshot, w, h, setup)
 	}
 
-	a := fyneapp.NewWithID(appID)
-	a.SetIcon(resources.Icon)
-	win := a.NewWindow("voxlab")
+	a, win := newWindow()
 	v := viewer.New(win)
 	if err := setup(v); err != nil {
 		v.Close()
@@ -152,13 +136,48 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 	return nil
 }
 
+// check checks what view and gui share before a window opens, so that
+// a bad argument is a plain error on the terminal: the axis, the window
+// size, the files and the screenshot's name.
+func (o *viewOpts) check(specs []string) (axis viewer.Axis, w, h int, err error) {
+	if axis, err = viewer.ParseAxis(o.axis); err != nil {
+		return 0, 0, 0, usagef("--axis: %v", err)
+	}
+	if w, h, err = parseSize(o.size); err != nil {
+		return 0, 0, 0, usagef("--size: %v", err)
+	}
+	for _, s := range specs {
+		p, _ := volume.SplitSpec(s)
+		if _, err := os.Stat(p); err != nil {
+			return 0, 0, 0, fmt.Errorf("view %s: %w", p, err)
+		}
+	}
+	if o.screenshot != "" && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
+		return 0, 0, 0, usagef("--screenshot %s: the file name must end in .png", o.screenshot)
+	}
+	return axis, w, h, nil
+}
+
+// newWindow starts the app and its main window.
+func newWindow() (fyne.App, fyne.Window) {
+	a := fyneapp.NewWithID(appID)
+	a.SetIcon(resources.Icon)
+	return a, a.NewWindow("voxlab")
+}
+
 // screenshot renders the viewer offscreen (see viewer.RenderOffscreen)
-// and writes it to path through a temporary file: no partial PNG.
+// into path.
 func screenshot(e *env, path string, w, h int, setup func(*viewer.Viewer) error) error {
 	img, err := viewer.RenderOffscreen(w, h, screenshotTimeout, setup)
 	if err != nil {
 		return fmt.Errorf("screenshot %s: %w", path, err)
 	}
+	return writeScreenshot(e, path, img)
+}
+
+// writeScreenshot writes img to path through a temporary file (no
+// partial PNG) and says so.
+func writeScreenshot(e *env, path string, img image.Image) error {
 	f, err := outfile.Create(path)
 	if err != nil {
 		return err
