@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/detect"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/outfile"
@@ -66,7 +66,7 @@ func setupDetect(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	fs.IntVar(&c.EndPlane, "end-plane", 0, "plane after the last to process (0: the last plane)")
 	fs.BoolVar(&f.xml, "xml", false, "also write cellfinder's XML marker file, OUT with .xml (Marker_Type 2 cells, 1 artifacts)")
 	f.dev = addDeviceFlags(fs, "batch-size", "planes")
-	return f.plan, splitRunner(fs, f.run, f.runTask, f.merge)
+	return splitPipeline(fs, splitFuncs{plan: f.plan, planTask: f.planTask, run: f.run, runTask: f.runTask, merge: f.merge})
 }
 
 // parseVoxel parses "z,y,x".
@@ -128,25 +128,56 @@ func (f *detectFlags) prepare(args []string) (*volume.Volume, error) {
 	return vol, nil
 }
 
-// plan plans a run from the same arguments, reading only metadata.
-func (f *detectFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+// detectSetup is an opened detect run: the input, the outputs (when
+// checked) and the backend with its budget.
+type detectSetup struct {
+	vol      *volume.Volume
+	csv, xml string
+	be       gpu.Backend
+	note     string
+	budget   plan.Budget
+}
+
+func (r *detectSetup) close() {
+	r.be.Close()
+	r.vol.Close()
+}
+
+// open prepares a run, checks the output paths when checkOut is set, and
+// opens the backend; the config gets the budget's pinned cap.
+func (f *detectFlags) open(args []string, checkOut bool) (*detectSetup, error) {
 	vol, err := f.prepare(args)
 	if err != nil {
 		return nil, err
 	}
-	defer vol.Close()
-	be, _, err := f.dev.open()
+	r := &detectSetup{vol: vol}
+	if checkOut {
+		if r.csv, r.xml, err = outputs(args[1], f.xml); err != nil {
+			vol.Close()
+			return nil, err
+		}
+	}
+	if r.be, r.note, err = f.dev.open(); err != nil {
+		vol.Close()
+		return nil, err
+	}
+	if r.budget, err = f.dev.budget(r.be.Info()); err != nil {
+		r.close()
+		return nil, err
+	}
+	f.cfg.PinnedCap = r.budget.PinnedCap
+	return r, nil
+}
+
+// plan plans a run from the same arguments, reading only metadata.
+func (f *detectFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+	r, err := f.open(args, false)
 	if err != nil {
 		return nil, err
 	}
-	defer be.Close()
-	b, err := f.dev.budget(be.Info())
-	if err != nil {
-		return nil, err
-	}
-	f.cfg.PinnedCap = b.PinnedCap
-	p, _ := f.cfg.Params(vol.Info)
-	return detect.MakePlan(&p, f.cfg, b, be.Name())
+	defer r.close()
+	p, _ := f.cfg.Params(r.vol.Info)
+	return detect.MakePlan(&p, f.cfg, r.budget, r.be.Name())
 }
 
 // outputs checks the output paths before any work, so a bad one fails at
@@ -178,7 +209,7 @@ type detectSummary struct {
 	Split      int        `json:"clusters_split"`
 	Planes     int        `json:"planes"`
 	Seconds    float64    `json:"seconds"`
-	PlanesPerS float64    `json:"planes_per_second"`
+	PlanesPerS float64    `json:"planes_per_second,omitempty"`
 	Batch      int        `json:"batch_planes"`
 	Backend    string     `json:"backend"`
 	Pinned     bool       `json:"pinned"`
@@ -186,61 +217,46 @@ type detectSummary struct {
 	VoxelSize  [3]float64 `json:"voxel_size"`
 	VoxelFrom  string     `json:"voxel_size_from"`
 	Warnings   []string   `json:"warnings,omitempty"`
+	// Tasks is the number of tasks a merge joined. A merge reads no
+	// plane: its seconds are the merge's, it has no planes per second,
+	// and its batch and peak device are the tasks' largest.
+	Tasks int `json:"tasks,omitempty"`
 }
 
 func (f *detectFlags) run(ctx context.Context, e *env, args []string) error {
-	vol, err := f.prepare(args)
+	r, err := f.open(args, true)
 	if err != nil {
 		return err
 	}
-	defer vol.Close()
-	csvPath, xmlPath, err := outputs(args[1], f.xml)
-	if err != nil {
-		return err
-	}
-	be, note, err := f.dev.open()
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-	b, err := f.dev.budget(be.Info())
-	if err != nil {
-		return err
-	}
-	f.cfg.PinnedCap = b.PinnedCap
-	sinks, done, err := jobSinks(e, f.out)
-	if err != nil {
-		return err
-	}
-	if !f.out.quiet && !f.out.json {
-		fmt.Fprintln(e.stderr, note)
-	}
+	defer r.close()
 	start := time.Now()
 	var res *detect.Result
-	err = job.Run(ctx, "detect", func(ctx context.Context, p *job.Progress) error {
+	err = runJob(ctx, e, f.out, "detect", r.note, func(ctx context.Context, p *job.Progress) error {
 		var err error
-		res, err = detect.Run(ctx, p, be, f.cfg, vol, b)
-		if err != nil {
+		if res, err = detect.Run(ctx, p, r.be, f.cfg, r.vol, r.budget); err != nil {
 			return err
 		}
-		if err := writeOut(csvPath, res.Candidates, detect.WriteCSV); err != nil {
-			return err
-		}
-		if xmlPath != "" {
-			if err := writeOut(xmlPath, res.Candidates, detect.WriteXML); err != nil {
-				os.Remove(csvPath)
-				return err
-			}
-		}
-		return nil
-	}, sinks...)
-	if derr := done(); err == nil {
-		err = derr
-	}
+		return r.write(res.Candidates)
+	})
 	if err != nil {
 		return err
 	}
-	return f.report(e, vol, res, be.Name(), csvPath, xmlPath, time.Since(start))
+	return f.report(e, r, res, time.Since(start), 0)
+}
+
+// write writes the CSV, and the XML when asked, each under a temporary
+// name renamed into place: no output at all when either fails.
+func (r *detectSetup) write(c []detect.Candidate) error {
+	if err := writeOut(r.csv, c, detect.WriteCSV); err != nil {
+		return err
+	}
+	if r.xml != "" {
+		if err := writeOut(r.xml, c, detect.WriteXML); err != nil {
+			os.Remove(r.csv)
+			return err
+		}
+	}
+	return nil
 }
 
 // writeOut writes a result file under a temporary name and renames it.
@@ -256,10 +272,12 @@ func writeOut(path string, c []detect.Candidate, write func(w io.Writer, c []det
 	return out.Commit()
 }
 
-func (f *detectFlags) report(e *env, vol *volume.Volume, res *detect.Result, backend, csvPath, xmlPath string, took time.Duration) error {
-	s := detectSummary{Input: vol.Name, Output: csvPath, XML: xmlPath, Structures: res.Structures, Split: res.Split,
-		Planes: res.Plan.Phases[0].Units, Seconds: took.Seconds(), Batch: res.Batch, Backend: backend, Pinned: res.Pinned,
-		PeakDevice: res.PeakDevice, VoxelSize: f.cfg.VoxelSize, VoxelFrom: f.voxelFrom, Warnings: res.Warnings}
+// report prints the summary of a run, or of the merge of tasks tasks.
+func (f *detectFlags) report(e *env, r *detectSetup, res *detect.Result, took time.Duration, tasks int) error {
+	p, _ := f.cfg.Params(r.vol.Info)
+	s := detectSummary{Input: r.vol.Name, Output: r.csv, XML: r.xml, Structures: res.Structures, Split: res.Split,
+		Planes: p.Planes(), Seconds: took.Seconds(), Batch: res.Batch, Backend: r.be.Name(), Pinned: res.Pinned,
+		PeakDevice: res.PeakDevice, VoxelSize: f.cfg.VoxelSize, VoxelFrom: f.voxelFrom, Warnings: res.Warnings, Tasks: tasks}
 	for _, c := range res.Candidates {
 		if c.Type == detect.Artifact {
 			s.Artifacts++
@@ -267,20 +285,21 @@ func (f *detectFlags) report(e *env, vol *volume.Volume, res *detect.Result, bac
 			s.Cells++
 		}
 	}
-	if took > 0 {
+	if took > 0 && tasks == 0 {
 		s.PlanesPerS = float64(s.Planes) / took.Seconds()
 	}
 	if f.out.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return printJSON(e.stdout, s)
 	}
-	if !f.out.quiet {
-		fmt.Fprintf(e.stderr, "detect: %d cells and %d artifacts in %d planes (%.1f planes/s, batch %d, peak device %s) → %s\n",
-			s.Cells, s.Artifacts, s.Planes, s.PlanesPerS, s.Batch, plan.FormatBytes(s.PeakDevice), csvPath)
-		if xmlPath != "" {
-			fmt.Fprintf(e.stderr, "detect: cellfinder XML → %s\n", xmlPath)
-		}
+	if tasks > 0 {
+		notef(e, f.out, "merge detect: %d cells and %d artifacts in %d planes from %d tasks, merged in %.1f s (the tasks' batch up to %d, peak device %s) → %s",
+			s.Cells, s.Artifacts, s.Planes, tasks, s.Seconds, s.Batch, plan.FormatBytes(s.PeakDevice), r.csv)
+	} else {
+		notef(e, f.out, "detect: %d cells and %d artifacts in %d planes (%.1f planes/s, batch %d, peak device %s) → %s",
+			s.Cells, s.Artifacts, s.Planes, s.PlanesPerS, s.Batch, plan.FormatBytes(s.PeakDevice), r.csv)
+	}
+	if r.xml != "" {
+		notef(e, f.out, "detect: cellfinder XML → %s", r.xml)
 	}
 	return nil
 }

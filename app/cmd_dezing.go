@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -58,7 +57,7 @@ func setupDezing(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	fs.StringVar(&f.darks, "darks", "", "darks of a plain volume IN (a NeXus scan has its own)")
 	fs.StringVar(&f.flats, "flats", "", "flats of a plain volume IN (a NeXus scan has its own)")
 	f.dev = addDeviceFlags(fs, "batch-size", "projections")
-	return f.plan, splitRunner(fs, f.run, f.runTask, f.merge)
+	return splitPipeline(fs, splitFuncs{plan: f.plan, planTask: f.planTask, run: f.run, runTask: f.runTask, merge: f.merge})
 }
 
 // scan is an opened input: its sources and what to close.
@@ -160,36 +159,58 @@ func openScan(in, darks, flats string) (*scan, error) {
 	return s, nil
 }
 
-// setup opens the backend and finishes the config with its budget.
-func (f *dezingFlags) setup() (gpu.Backend, string, error) {
-	be, note, err := f.dev.open()
+// dezingSetup is an opened dezing run: the scan and its shapes, the
+// output (when checked) and the backend, whose budget is in the config.
+type dezingSetup struct {
+	s      *scan
+	shapes dezing.Shapes
+	out    string
+	be     gpu.Backend
+	note   string
+}
+
+func (r *dezingSetup) close() {
+	r.be.Close()
+	r.s.Close()
+}
+
+// open prepares a run (OUT is optional unless needOut), checks the
+// output when there is one, opens the backend and puts its budget in the
+// config.
+func (f *dezingFlags) open(args []string, needOut bool) (*dezingSetup, error) {
+	s, err := f.prepare(args, needOut)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	b, err := f.dev.budget(be.Info())
-	if err != nil {
-		be.Close()
-		return nil, "", err
+	r := &dezingSetup{s: s, shapes: s.in.Shapes()}
+	if needOut {
+		r.out = args[1]
+		if err := checkOutput(r.out, args[0]); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
-	f.cfg.Budget = b
-	return be, note, nil
+	if r.be, r.note, err = f.dev.open(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if f.cfg.Budget, err = f.dev.budget(r.be.Info()); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // plan plans a run from the same arguments (OUT is optional), reading
 // only metadata.
 func (f *dezingFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
-	s, err := f.prepare(args, false)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	f.cfg.Partials = e.partials
-	be, _, err := f.setup()
+	r, err := f.open(args, false)
 	if err != nil {
 		return nil, err
 	}
-	defer be.Close()
-	return dezing.Plan(be, s.in.Shapes(), f.cfg)
+	defer r.close()
+	return dezing.Plan(r.be, r.shapes, f.cfg)
 }
 
 // checkOutput refuses an output that is a folder, lies in a missing
@@ -257,7 +278,7 @@ type dezingSummary struct {
 	MinusLog    bool     `json:"minus_log"`
 	DType       string   `json:"dtype"`
 	Seconds     float64  `json:"seconds"`
-	VoxelsPerS  float64  `json:"voxels_per_second"`
+	VoxelsPerS  float64  `json:"voxels_per_second,omitempty"`
 	Block       int      `json:"block_slices"`
 	Backend     string   `json:"backend"`
 	Pinned      bool     `json:"pin_memory"`
@@ -267,61 +288,48 @@ type dezingSummary struct {
 	FromDevice  int64    `json:"bytes_from_device"`
 	Clipped     int64    `json:"clipped"`
 	Warnings    []string `json:"warnings,omitempty"`
+	// Tasks is the number of tasks a merge joined. A merge dezings the
+	// darks and flats, not the projections: its summary has no voxels
+	// per second.
+	Tasks int `json:"tasks,omitempty"`
 }
 
 func (f *dezingFlags) run(ctx context.Context, e *env, args []string) error {
-	s, err := f.prepare(args, true)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	// Someone shows partial results (the GUI): hand out a copy of each
 	// finished block of projections as a *dezing.Block.
 	f.cfg.Partials = e.partials
-	outPath := args[1]
-	if err := checkOutput(outPath, args[0]); err != nil {
-		return err
-	}
-	be, note, err := f.setup()
+	r, err := f.open(args, true)
 	if err != nil {
 		return err
 	}
-	defer be.Close()
-	shapes := s.in.Shapes()
+	defer r.close()
 	// Plan before creating the output, so that a device too small for one
 	// block fails with the planner's message and leaves nothing behind.
-	if _, err := dezing.Plan(be, shapes, f.cfg); err != nil {
+	if _, err := dezing.Plan(r.be, r.shapes, f.cfg); err != nil {
 		return err
-	}
-	sinks, done, err := jobSinks(e, f.out)
-	if err != nil {
-		return err
-	}
-	if !f.out.quiet && !f.out.json {
-		fmt.Fprintln(e.stderr, note)
 	}
 	start := time.Now()
 	var res *dezing.Result
-	err = job.Run(ctx, "dezing", func(ctx context.Context, p *job.Progress) error {
+	err = runJob(ctx, e, f.out, "dezing", r.note, func(ctx context.Context, p *job.Progress) error {
 		var err error
-		res, err = f.write(ctx, p, be, s, outPath)
+		res, err = f.write(ctx, r, 0, func(out dezing.Output) (*dezing.Result, error) {
+			return dezing.Run(ctx, p, r.be, f.cfg, r.s.in, out)
+		})
 		return err
-	}, sinks...)
-	if derr := done(); err == nil {
-		err = derr
-	}
+	})
 	if err != nil {
 		return err
 	}
-	return f.report(e, s, shapes, res, be.Name(), outPath, time.Since(start))
+	return f.report(e, r, res, time.Since(start), 0)
 }
 
-// write runs the pipeline into a temporary HDF5 file and renames it into
-// place on success.
-func (f *dezingFlags) write(ctx context.Context, p *job.Progress, be gpu.Backend, s *scan, outPath string) (res *dezing.Result, err error) {
-	shapes := s.in.Shapes()
+// write runs the pipeline (produce: a run or a merge) into a temporary
+// HDF5 file and renames it into place on success. The attributes record
+// block as block_slices, or the run's block when it is 0.
+func (f *dezingFlags) write(ctx context.Context, r *dezingSetup, block int, produce func(dezing.Output) (*dezing.Result, error)) (res *dezing.Result, err error) {
+	shapes := r.shapes
 	info := dezing.OutInfo(shapes, f.cfg)
-	file, err := h5.Create(outPath)
+	file, err := h5.Create(r.out)
 	if err != nil {
 		return nil, err
 	}
@@ -334,24 +342,26 @@ func (f *dezingFlags) write(ctx context.Context, p *job.Progress, be gpu.Backend
 	if err != nil {
 		return nil, err
 	}
-	res, err = dezing.Run(ctx, p, be, f.cfg, s.in, &h5Output{file: file, data: data, rows: info.Shape[1], cols: info.Shape[2], flatField: f.cfg.FlatField})
-	if err != nil {
+	if res, err = produce(&h5Output{file: file, data: data, rows: info.Shape[1], cols: info.Shape[2], flatField: f.cfg.FlatField}); err != nil {
 		return nil, err
+	}
+	if block == 0 {
+		block = res.Plan.Block()
 	}
 	attrs := map[string]any{
 		"kernel": f.cfg.Kernel, "dif": f.cfg.Dif, "reduction": f.cfg.Reduce.String(),
 		"flat_field": f.cfg.FlatField, "minus_log": f.cfg.MinusLog,
-		"version": buildVersion(), "input": s.name, "projections": shapes.Projections.Shape[0],
-		"backend": be.Name(), "block_slices": res.Plan.Block(),
+		"version": buildVersion(), "input": r.s.name, "projections": shapes.Projections.Shape[0],
+		"backend": r.be.Name(), "block_slices": block,
 	}
 	if f.cfg.FlatField {
 		attrs["clip_low"], attrs["clip_high"] = float64(f.cfg.ClipLow), float64(f.cfg.ClipHigh)
 	}
-	if s.darks != "" {
-		attrs["darks"], attrs["dark_frames"] = s.darks, shapes.Darks.Shape[0]
+	if r.s.darks != "" {
+		attrs["darks"], attrs["dark_frames"] = r.s.darks, shapes.Darks.Shape[0]
 	}
-	if s.flats != "" {
-		attrs["flats"], attrs["flat_frames"] = s.flats, shapes.Flats.Shape[0]
+	if r.s.flats != "" {
+		attrs["flats"], attrs["flat_frames"] = r.s.flats, shapes.Flats.Shape[0]
 	}
 	if err := file.SetAttrs("/voxlab/params", attrs); err != nil {
 		return nil, err
@@ -378,27 +388,30 @@ func buildVersion() string {
 	return v
 }
 
-func (f *dezingFlags) report(e *env, s *scan, shapes dezing.Shapes, res *dezing.Result, backend, outPath string, took time.Duration) error {
+// report prints the summary of a run, or of the merge of tasks tasks.
+func (f *dezingFlags) report(e *env, r *dezingSetup, res *dezing.Result, took time.Duration, tasks int) error {
+	shapes := r.shapes
 	sum := dezingSummary{
-		Input: s.name, Output: outPath, Projections: shapes.Projections.Shape[0], Darks: shapes.Darks.Shape[0],
+		Input: r.s.name, Output: r.out, Projections: shapes.Projections.Shape[0], Darks: shapes.Darks.Shape[0],
 		Flats: shapes.Flats.Shape[0], Kernel: f.cfg.Kernel, Dif: f.cfg.Dif, Reduction: f.cfg.Reduce.String(),
 		FlatField: f.cfg.FlatField, MinusLog: f.cfg.MinusLog, DType: dezing.OutInfo(shapes, f.cfg).DType.String(),
-		Seconds: took.Seconds(), Block: res.Plan.Block(), Backend: backend, Pinned: f.cfg.Pin,
+		Seconds: took.Seconds(), Block: res.Plan.Block(), Backend: r.be.Name(), Pinned: f.cfg.Pin,
 		PeakDevice: res.PeakDevice, Predicted: res.Plan.PeakDevice, ToDevice: res.ToDevice, FromDevice: res.FromDevice,
-		Clipped: res.Clipped, Warnings: res.Warnings,
+		Clipped: res.Clipped, Warnings: res.Warnings, Tasks: tasks,
 	}
-	if took > 0 {
+	if took > 0 && tasks == 0 {
 		vox := shapes.Projections.Len() + shapes.Darks.Len() + shapes.Flats.Len()
 		sum.VoxelsPerS = float64(vox) / took.Seconds()
 	}
 	if f.out.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sum)
+		return printJSON(e.stdout, sum)
 	}
-	if !f.out.quiet {
-		fmt.Fprintf(e.stderr, "dezing: %d projections, %d darks, %d flats in %.1f s (%.1f M voxels/s, %d per block, peak device %s) → %s\n",
-			sum.Projections, sum.Darks, sum.Flats, sum.Seconds, sum.VoxelsPerS/1e6, sum.Block, plan.FormatBytes(sum.PeakDevice), outPath)
+	if tasks > 0 {
+		notef(e, f.out, "merge dezing: %d projections from %d tasks, %d darks and %d flats dezinged here, in %.1f s (%d per block, peak device %s) → %s",
+			sum.Projections, tasks, sum.Darks, sum.Flats, sum.Seconds, sum.Block, plan.FormatBytes(sum.PeakDevice), r.out)
+		return nil
 	}
+	notef(e, f.out, "dezing: %d projections, %d darks, %d flats in %.1f s (%.1f M voxels/s, %d per block, peak device %s) → %s",
+		sum.Projections, sum.Darks, sum.Flats, sum.Seconds, sum.VoxelsPerS/1e6, sum.Block, plan.FormatBytes(sum.PeakDevice), r.out)
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -44,6 +43,7 @@ type distanceFlags struct {
 	lowMemory  bool
 	voxelSize  float64
 	dev        *deviceFlags
+	out        *outputFlags
 }
 
 // distanceInputs are the opened inputs and the configuration built from
@@ -53,6 +53,8 @@ type distanceInputs struct {
 	cfg      distance.Config
 	maskDesc string
 	outDir   string
+	// restore puts back the memory limit setup changed (nil: none).
+	restore func()
 }
 
 func (in *distanceInputs) close() {
@@ -61,10 +63,14 @@ func (in *distanceInputs) close() {
 			s.Close()
 		}
 	}
+	if in.restore != nil {
+		in.restore()
+		in.restore = nil
+	}
 }
 
 func distanceSetup(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
-	f := &distanceFlags{}
+	f := &distanceFlags{out: out}
 	fs.StringVar(&f.metrics, "metrics", "l2,corr,bioem,fsc,res", "comma-separated metrics: l2, l2sq, corr (a similarity), corr-distance, bioem, fsc, res")
 	fs.StringVar(&f.mask, "mask", "", "mask map (MRC or any volume of box³): voxels where it is non-zero are compared")
 	fs.Float64Var(&f.maskRadius, "mask-radius", 0, "compare the voxels within this many voxels of the box centre (instead of --mask)")
@@ -73,26 +79,18 @@ func distanceSetup(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	fs.Float64Var(&f.voxelSize, "voxel-size", 0, "voxel size in Å, for res (default: from the MRC headers)")
 	f.dev = addDeviceFlags(fs, "chunk-size", "ground-truth maps")
 
-	planFn := func(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
-		in, err := f.open(args)
-		if err != nil {
-			return nil, err
-		}
-		defer in.close()
-		be, _, err := f.dev.open()
-		if err != nil {
-			return nil, err
-		}
-		defer be.Close()
-		if in.cfg.Budget, err = f.dev.budget(be.Info()); err != nil {
-			return nil, err
-		}
-		return distance.PlanRun(in.cfg, in.gt, in.sub, be)
+	return splitPipeline(fs, splitFuncs{plan: f.plan, planTask: f.planTask, run: f.run, runTask: f.runTask, merge: f.merge})
+}
+
+// plan plans a run from the same arguments, reading only headers.
+func (f *distanceFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+	in, dev, err := f.setup(nil, args)
+	if err != nil {
+		return nil, err
 	}
-	runFn := func(ctx context.Context, e *env, args []string) error {
-		return f.run(ctx, e, out, args)
-	}
-	return planFn, f.split(fs, out, runFn)
+	defer in.close()
+	defer dev.be.Close()
+	return distance.PlanRun(in.cfg, in.gt, in.sub, dev.be)
 }
 
 // open checks the arguments and flags, opens both sets (headers only) and
@@ -200,22 +198,7 @@ func readMask(path string, box int) (*distance.Mask, float64, error) {
 		return nil, 0, fmt.Errorf("mask: %w", err)
 	}
 	vals := make([]float32, box*box*box)
-	switch v.DType {
-	case volume.Float32:
-		copy(vals, volume.Float32s(raw))
-	case volume.Float64:
-		for i, x := range volume.Float64s(raw) {
-			vals[i] = float32(x)
-		}
-	case volume.Uint16:
-		for i, x := range volume.Uint16s(raw) {
-			vals[i] = float32(x)
-		}
-	case volume.Uint8:
-		for i, x := range raw {
-			vals[i] = float32(x)
-		}
-	}
+	volume.ToFloat32(vals, raw, v.DType)
 	m, err := distance.MaskFromMap(box, vals)
 	if err != nil {
 		return nil, 0, fmt.Errorf("mask %s: %w", path, err)
@@ -247,60 +230,84 @@ func voxelSize(flagSize float64, from []voxelSource) (float64, error) {
 	return size, nil
 }
 
+// devBackend is an opened backend and the note saying which one auto
+// picked.
+type devBackend struct {
+	be   gpu.Backend
+	note string
+}
+
+// setup opens the inputs and the backend and puts the budget in the
+// configuration. Given an env, it also makes the garbage collector keep
+// the heap under --host-memory until done is called — in a headless
+// command only: in the GUI the limit would bind the whole app and every
+// other job, so there the budget only sizes the chunks.
+func (f *distanceFlags) setup(e *env, args []string) (in *distanceInputs, dev *devBackend, err error) {
+	if in, err = f.open(args); err != nil {
+		return nil, nil, err
+	}
+	dev = &devBackend{}
+	if dev.be, dev.note, err = f.dev.open(); err != nil {
+		in.close()
+		return nil, nil, err
+	}
+	if in.cfg.Budget, err = f.dev.budget(dev.be.Info()); err != nil {
+		dev.be.Close()
+		in.close()
+		return nil, nil, err
+	}
+	in.cfg.PinCap = in.cfg.Budget.PinnedCap
+	if e != nil && !e.inGUI && f.dev.hostMem != "" {
+		prev := debug.SetMemoryLimit(in.cfg.Budget.Host)
+		in.restore = func() { debug.SetMemoryLimit(prev) }
+	}
+	return in, dev, nil
+}
+
+// meta describes a run for its report.
+func (in *distanceInputs) meta(args []string, dev *devBackend) distreport.Meta {
+	return distreport.Meta{
+		GroundTruth: args[0], Submitted: args[1], Mask: in.maskDesc,
+		Normalize: in.cfg.Normalize.String(), VoxelSize: in.cfg.VoxelSize,
+		ChunkAuto: in.cfg.AutoChunk, Backend: dev.be.Name(), BackendNote: dev.note,
+		Device: dev.be.Info().Name, BLAS: blasName(dev.be), PinMemory: in.cfg.Pin, Budget: in.cfg.Budget,
+	}
+}
+
+// writeReport writes the matrices, CSVs, heat maps and summary of res
+// into dir as the job's last stage.
+func (in *distanceInputs) writeReport(p *job.Progress, dir string, res *distance.Result, meta distreport.Meta) (*distreport.Summary, error) {
+	p.Stage("writing "+in.outDir, int64(len(res.Metrics)), "metrics")
+	sum, err := distreport.Write(dir, res, meta)
+	if err == nil {
+		p.Add(int64(len(res.Metrics)))
+	}
+	return sum, err
+}
+
 // run runs the pipeline as a job and writes OUT_DIR.
-func (f *distanceFlags) run(ctx context.Context, e *env, out *outputFlags, args []string) error {
+func (f *distanceFlags) run(ctx context.Context, e *env, args []string) error {
 	start := time.Now()
-	in, err := f.open(args)
+	in, dev, err := f.setup(e, args)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	be, note, err := f.dev.open()
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-	if in.cfg.Budget, err = f.dev.budget(be.Info()); err != nil {
-		return err
-	}
-	if f.dev.hostMem != "" {
-		// Make the garbage collector keep the heap under the budget too.
-		debug.SetMemoryLimit(in.cfg.Budget.Host)
-	}
-	in.cfg.PinCap = in.cfg.Budget.PinnedCap
+	defer dev.be.Close()
 	dir, err := outfile.CreateDir(in.outDir)
 	if err != nil {
 		return err
 	}
 	defer dir.Abort()
-	sinks, done, err := jobSinks(e, out)
-	if err != nil {
-		return err
-	}
-	if !out.quiet && !out.json {
-		fmt.Fprintln(e.stderr, note)
-	}
 	var sum *distreport.Summary
-	err = job.Run(ctx, "distance", func(ctx context.Context, p *job.Progress) error {
-		res, err := distance.Run(ctx, p, be, in.cfg, in.gt, in.sub)
+	err = runJob(ctx, e, f.out, "distance", dev.note, func(ctx context.Context, p *job.Progress) error {
+		res, err := distance.Run(ctx, p, dev.be, in.cfg, in.gt, in.sub)
 		if err != nil {
 			return err
 		}
-		p.Stage("writing "+in.outDir, int64(len(res.Metrics)), "metrics")
-		sum, err = distreport.Write(dir.Path, res, distreport.Meta{
-			GroundTruth: args[0], Submitted: args[1], Mask: in.maskDesc,
-			Normalize: in.cfg.Normalize.String(), VoxelSize: in.cfg.VoxelSize,
-			ChunkAuto: in.cfg.AutoChunk, Backend: be.Name(), BackendNote: note,
-			Device: be.Info().Name, BLAS: blasName(be), PinMemory: in.cfg.Pin, Budget: in.cfg.Budget,
-		})
-		if err == nil {
-			p.Add(int64(len(res.Metrics)))
-		}
+		sum, err = in.writeReport(p, dir.Path, res, in.meta(args, dev))
 		return err
-	}, sinks...)
-	if derr := done(); err == nil {
-		err = derr
-	}
+	})
 	if err != nil {
 		return err
 	}
@@ -308,7 +315,7 @@ func (f *distanceFlags) run(ctx context.Context, e *env, out *outputFlags, args 
 		return err
 	}
 	sum.Timings.Total = time.Since(start).Seconds()
-	return printDistanceSummary(e, out, in.outDir, sum)
+	return printDistanceSummary(e, f.out, in.outDir, sum)
 }
 
 func blasName(be gpu.Backend) string {
@@ -320,9 +327,7 @@ func blasName(be gpu.Backend) string {
 
 func printDistanceSummary(e *env, out *outputFlags, dir string, s *distreport.Summary) error {
 	if out.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return printJSON(e.stdout, s)
 	}
 	if out.quiet {
 		return nil

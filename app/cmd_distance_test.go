@@ -5,14 +5,18 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -298,6 +302,39 @@ func TestDistanceCancelled(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(out))
 	if len(entries) != 0 {
 		t.Errorf("cancelled run left %v", entries)
+	}
+}
+
+// TestDistanceHostMemoryLimit: --host-memory makes the garbage collector
+// keep the heap under the budget while a headless voxlab distance (or a
+// task of it) runs, and the previous limit is back when it ends; in the
+// GUI, whose process holds the viewer and other jobs, the process-wide
+// limit is left alone.
+func TestDistanceHostMemoryLimit(t *testing.T) {
+	gt, sub, _ := distDemo(t)
+	const before, budget = 1 << 40, 3 << 30
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(before))
+	for i, tc := range []struct {
+		gui  bool
+		task string
+		want int64
+	}{{false, "", budget}, {false, "0/1", budget}, {true, "", before}} {
+		var during atomic.Int64
+		e := &env{stdout: io.Discard, stderr: io.Discard, inGUI: tc.gui,
+			sinks: []job.Sink{func(job.Event) { during.Store(debug.SetMemoryLimit(-1)) }}}
+		args := []string{"distance", gt, sub, filepath.Join(t.TempDir(), fmt.Sprint("out", i)), "--metrics", "l2", "--backend", "cpu", "--host-memory", "3GiB", "--quiet"}
+		if tc.task != "" {
+			args = append(args, "--task", tc.task)
+		}
+		if code := run(context.Background(), args, e); code != 0 {
+			t.Fatalf("gui %v, task %q: exit %d", tc.gui, tc.task, code)
+		}
+		if got := during.Load(); got != tc.want {
+			t.Errorf("gui %v, task %q: the memory limit was %d during the run, want %d", tc.gui, tc.task, got, tc.want)
+		}
+		if after := debug.SetMemoryLimit(-1); after != before {
+			t.Errorf("gui %v, task %q: the memory limit is %d after the run, want %d as before", tc.gui, tc.task, after, int64(before))
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -77,9 +76,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if out.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(pl)
+		return printJSON(e.stdout, pl)
 	}
 	return pl.Format(e.stdout)
 }

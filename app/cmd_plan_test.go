@@ -2,8 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/voxlab/voxlab/processing/detect"
+	"github.com/voxlab/voxlab/processing/dezing"
 )
 
 func TestPlanCommand(t *testing.T) {
@@ -86,5 +92,89 @@ func TestPlanHelp(t *testing.T) {
 	code, out, _ = runCmd("plan", "fakepipe", "--help")
 	if code != 0 || !strings.Contains(out, "voxlab plan fakepipe UNITS OUT") || !strings.Contains(out, "--device-memory") {
 		t.Errorf("plan fakepipe --help: exit %d\n%s", code, out)
+	}
+}
+
+// planJSON runs `voxlab plan ARGS… --json` and returns the plan's
+// pipeline name, its phases' units by name, and its warnings.
+func planJSON(t *testing.T, args ...string) (name string, units map[string]int, warnings []string) {
+	t.Helper()
+	stdout := mustRun(t, append(append([]string{"plan"}, args...), "--json", "--backend", "cpu")...)
+	var p struct {
+		Pipeline string   `json:"pipeline"`
+		Warnings []string `json:"warnings"`
+		Phases   []struct {
+			Name  string `json:"name"`
+			Units int    `json:"units"`
+		} `json:"phases"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &p); err != nil {
+		t.Fatalf("%v in %s", err, stdout)
+	}
+	units = map[string]int{}
+	for _, ph := range p.Phases {
+		units[ph.Name] = ph.Units
+	}
+	return p.Pipeline, units, p.Warnings
+}
+
+// TestPlanTask: `voxlab plan PIPELINE … --task i/N` plans task i's share,
+// named as the task: dezing's tasks share the projections and leave the
+// darks and flats to the merge; detect's read their centre planes and
+// the ball's halo, so neighbours overlap by ball z − 1 planes; distance's
+// take whole tiles. A task with nothing to do gets an empty plan that
+// says so.
+func TestPlanTask(t *testing.T) {
+	scan, _ := dezingScan(t)
+	_, whole, _ := planJSON(t, "dezing", scan)
+	if whole[dezing.StageDarks] == 0 || whole[dezing.StageProjections] == 0 {
+		t.Fatalf("the demo scan's plan has phases %v", whole)
+	}
+	brain, _ := smallBrain(t)
+	_, wholeDetect, _ := planJSON(t, "detect", brain, "x.csv")
+	gt, sub, _ := distDemo(t)
+	distArgs := []string{"distance", gt, sub, "o", "--metrics", "l2", "--chunk-size", "7"}
+	ballZ := int(math.Round(detect.DefaultConfig().BallZ / 5)) // the default voxel size's z: 5 µm
+	for _, tc := range []struct {
+		args  []string
+		phase string
+		// sum is the units all tasks plan together.
+		sum func(n int) int
+		// each checks one task's units.
+		each func(units int) bool
+	}{
+		{[]string{"dezing", scan}, dezing.StageProjections,
+			func(n int) int { return whole[dezing.StageProjections] }, func(u int) bool { return u > 0 }},
+		{[]string{"detect", brain, "x.csv"}, "planes",
+			func(n int) int { return wholeDetect["planes"] + (n-1)*(ballZ-1) }, func(u int) bool { return u >= ballZ }},
+		{distArgs, "distances", func(n int) int { return 40 }, func(u int) bool { return u%7 == 0 || u%7 == 40%7 }},
+	} {
+		const n = 3
+		sum := 0
+		for i := range n {
+			task := fmt.Sprintf("%d/%d", i, n)
+			name, units, _ := planJSON(t, append(slices.Clone(tc.args), "--task", task)...)
+			if want := tc.args[0] + " task " + task; name != want {
+				t.Errorf("plan named %q, want %q", name, want)
+			}
+			if len(units) != 1 && tc.args[0] == "dezing" {
+				t.Errorf("dezing task %s plans phases %v: a task dezings only projections", task, units)
+			}
+			if !tc.each(units[tc.phase]) {
+				t.Errorf("%s task %s plans %v", tc.args[0], task, units)
+			}
+			sum += units[tc.phase]
+		}
+		if want := tc.sum(n); sum != want {
+			t.Errorf("%s: the %d tasks plan %d units of %s together, want %d", tc.args[0], n, sum, tc.phase, want)
+		}
+		name, units, warn := planJSON(t, append(slices.Clone(tc.args), "--task", "0/500")...)
+		if len(units) != 0 || len(warn) != 1 || !strings.Contains(warn[0], "task 0/500 has nothing to do: 500 tasks share") {
+			t.Errorf("%s: a task with nothing to do plans %v, warnings %q", name, units, warn)
+		}
+	}
+	code, out, _ := runCmd("plan", "dezing", scan, "--task", "0/500", "--backend", "cpu")
+	if code != 0 || !strings.Contains(out, "dezing task 0/500: empty plan\nwarning: task 0/500 has nothing to do") {
+		t.Errorf("empty task plan: exit %d\n%s", code, out)
 	}
 }

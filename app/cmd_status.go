@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -82,9 +81,7 @@ func (o *statusFlags) run(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if o.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(st); err != nil {
+		if err := printJSON(e.stdout, st); err != nil {
 			return err
 		}
 	} else {

@@ -229,7 +229,7 @@ func runRequest(ctx context.Context, p *pipelineCmd, vp *viewer.Pipeline, r view
 	// buffer nobody reads.
 	out.json = true
 	var stderr strings.Builder
-	e := &env{stdout: io.Discard, stderr: &stderr, sinks: []job.Sink{relay(prog)}, partials: true}
+	e := &env{stdout: io.Discard, stderr: &stderr, sinks: []job.Sink{relay(prog)}, partials: true, inGUI: true}
 	return plainError(runFn(ctx, e, r.Args))
 }
 

@@ -48,6 +48,10 @@ type env struct {
 	// partials asks pipelines that copy partial results only on request
 	// (dezing's finished blocks) to hand them out: someone shows them.
 	partials bool
+	// inGUI says the command runs inside the GUI, beside the viewer and
+	// other jobs: it must not change process-wide settings (the Go memory
+	// limit) for its own sake.
+	inGUI bool
 }
 
 var commands = map[string]*command{}

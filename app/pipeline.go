@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
 
+	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
@@ -54,4 +58,34 @@ func addOutputFlags(fs *flag.FlagSet) *outputFlags {
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
 	fs.BoolVar(&o.json, "json", false, "print a JSON summary (for plan: the plan) on stdout")
 	return o
+}
+
+// notef prints a line on stderr unless --quiet or --json.
+func notef(e *env, out *outputFlags, format string, a ...any) {
+	if !out.quiet && !out.json {
+		fmt.Fprintf(e.stderr, format+"\n", a...)
+	}
+}
+
+// runJob runs fn as the job name of a headless pipeline command: with the
+// command's sinks (jobSinks), after printing note (which backend auto
+// picked) unless --quiet or --json.
+func runJob(ctx context.Context, e *env, out *outputFlags, name, note string, fn func(context.Context, *job.Progress) error) error {
+	sinks, done, err := jobSinks(e, out)
+	if err != nil {
+		return err
+	}
+	notef(e, out, "%s", note)
+	err = job.Run(ctx, name, fn, sinks...)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// printJSON writes v as indented JSON: a command's --json summary.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/detect"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -46,159 +46,108 @@ func (f *detectFlags) partHeader(vol *volume.Volume, args []string, t cluster.Ta
 	})
 }
 
+// planTask plans task t of voxlab detect: its input planes, centres
+// and halo.
+func (f *detectFlags) planTask(ctx context.Context, e *env, args []string, t cluster.Task) (*plan.Plan, error) {
+	r, err := f.open(args, false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	p, _ := f.cfg.Params(r.vol.Info)
+	cen, in := detect.TaskPlanes(&p, t)
+	if cen[0] == cen[1] {
+		all, _ := detect.TaskPlanes(&p, cluster.Whole)
+		return emptyTaskPlan("detect", t, r.budget, fmt.Sprintf("%d tasks share %s", t.Count, plural(all[1]-all[0], "centre plane"))), nil
+	}
+	tc := f.cfg
+	tc.StartPlane, tc.EndPlane = in[0], in[1]
+	tp, err := tc.Params(r.vol.Info)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.vol.Name, err)
+	}
+	pl, err := detect.MakePlan(&tp, tc, r.budget, r.be.Name())
+	if err != nil {
+		return nil, err
+	}
+	return taskPlan("detect", t, pl), nil
+}
+
 // runTask runs task t of voxlab detect.
 func (f *detectFlags) runTask(ctx context.Context, e *env, args []string, t cluster.Task) error {
-	vol, err := f.prepare(args)
+	r, err := f.open(args, true)
 	if err != nil {
 		return err
 	}
-	defer vol.Close()
-	if _, _, err := outputs(args[1], f.xml); err != nil {
-		return err
-	}
-	be, note, err := f.dev.open()
+	defer r.close()
+	h, err := f.partHeader(r.vol, args, t)
 	if err != nil {
 		return err
 	}
-	defer be.Close()
-	b, err := f.dev.budget(be.Info())
-	if err != nil {
-		return err
-	}
-	f.cfg.PinnedCap = b.PinnedCap
-	h, err := f.partHeader(vol, args, t)
-	if err != nil {
-		return err
-	}
-	path := cluster.PartPath(cluster.PartsDir(args[1]), "detect", t)
-	sinks, done, err := jobSinks(e, f.out)
-	if err != nil {
-		return err
-	}
-	taskNote(e, f.out, "%s", note)
 	start := time.Now()
 	var tr *detect.TaskResult
-	err = job.Run(ctx, "detect "+t.String(), func(ctx context.Context, p *job.Progress) error {
+	var path string
+	err = runJob(ctx, e, f.out, "detect "+t.String(), r.note, func(ctx context.Context, p *job.Progress) error {
 		var err error
-		if tr, err = detect.RunTask(ctx, p, be, f.cfg, vol, b, t); err != nil {
+		if tr, err = detect.RunTask(ctx, p, r.be, f.cfg, r.vol, r.budget, t); err != nil {
 			return err
 		}
-		w, err := cluster.CreatePart(path, h)
-		if err != nil {
-			return err
-		}
-		defer w.Abort()
-		if err := json.NewEncoder(w).Encode(tr); err != nil {
-			return err
-		}
-		return w.Commit()
-	}, sinks...)
-	if derr := done(); err == nil {
-		err = derr
-	}
+		path, err = writePart(args[1], "detect", t, h, func(w *cluster.PartWriter) error { return json.NewEncoder(w).Encode(tr) })
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if f.out.json {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{
-			"task": t.String(), "centre_planes": tr.Centres, "cells": len(tr.Candidates), "border_structures": len(tr.Border),
-			"part": path, "seconds": time.Since(start).Seconds(),
-		})
-	}
-	taskNote(e, f.out, "detect task %s: centres in planes %d to %d: %d candidates, %d structures for the merge, in %.1f s → %s",
-		t, tr.Centres[0], tr.Centres[1], len(tr.Candidates), len(tr.Border), time.Since(start).Seconds(), path)
-	return nil
+	return taskDone(e, f.out, t, path, time.Since(start),
+		map[string]any{"centre_planes": tr.Centres, "cells": len(tr.Candidates), "border_structures": len(tr.Border)},
+		fmt.Sprintf("detect task %s: centres in planes %d to %d: %d candidates, %d structures for the merge",
+			t, tr.Centres[0], tr.Centres[1], len(tr.Candidates), len(tr.Border)))
 }
 
 // merge joins the N tasks' parts into OUT (and its XML).
 func (f *detectFlags) merge(ctx context.Context, e *env, args []string, tasks int) error {
-	vol, err := f.prepare(args)
+	r, err := f.open(args, true)
 	if err != nil {
 		return err
 	}
-	defer vol.Close()
-	csvPath, xmlPath, err := outputs(args[1], f.xml)
-	if err != nil {
-		return err
-	}
-	be, note, err := f.dev.open()
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-	b, err := f.dev.budget(be.Info())
-	if err != nil {
-		return err
-	}
-	f.cfg.PinnedCap = b.PinnedCap
-	// The plan the whole run would have, for the summary.
-	p, _ := f.cfg.Params(vol.Info)
-	whole, err := detect.MakePlan(&p, f.cfg, b, be.Name())
-	if err != nil {
-		return err
-	}
+	defer r.close()
 	dir := cluster.PartsDir(args[1])
-	trs, err := f.readParts(vol, args, dir, tasks)
+	trs, err := f.readParts(r.vol, args, dir, tasks)
 	if err != nil {
 		return err
 	}
-	sinks, done, err := jobSinks(e, f.out)
-	if err != nil {
-		return err
-	}
-	taskNote(e, f.out, "%s", note)
 	start := time.Now()
 	var res *detect.Result
-	err = job.Run(ctx, "merge detect", func(ctx context.Context, pr *job.Progress) error {
+	err = runJob(ctx, e, f.out, "merge detect", r.note, func(ctx context.Context, pr *job.Progress) error {
 		var err error
-		if res, err = detect.Merge(pr, f.cfg, vol.Info, trs); err != nil {
+		if res, err = detect.Merge(pr, f.cfg, r.vol.Info, trs); err != nil {
 			return err
 		}
-		res.Plan, res.Batch = whole, whole.Block()
-		if err := writeOut(csvPath, res.Candidates, detect.WriteCSV); err != nil {
-			return err
+		for _, tr := range trs {
+			res.Batch = max(res.Batch, tr.Batch)
 		}
-		if xmlPath != "" {
-			if err := writeOut(xmlPath, res.Candidates, detect.WriteXML); err != nil {
-				os.Remove(csvPath)
-				return err
-			}
-		}
-		return nil
-	}, sinks...)
-	if derr := done(); err == nil {
-		err = derr
-	}
+		return r.write(res.Candidates)
+	})
 	if err != nil {
 		return err
 	}
 	removeParts(e, f.out, dir, "detect", tasks)
-	return f.report(e, vol, res, be.Name(), csvPath, xmlPath, time.Since(start))
+	return f.report(e, r, res, time.Since(start), tasks)
 }
 
 // readParts reads every task's part, checking it belongs to this run.
 func (f *detectFlags) readParts(vol *volume.Volume, args []string, dir string, tasks int) ([]*detect.TaskResult, error) {
-	if err := checkPartsDir(dir); err != nil {
-		return nil, err
-	}
 	var trs []*detect.TaskResult
-	for i := range tasks {
-		t := cluster.Task{Index: i, Count: tasks}
-		h, err := f.partHeader(vol, args, t)
-		if err != nil {
-			return nil, err
-		}
-		part, err := cluster.OpenPart(cluster.PartPath(dir, "detect", t), h)
-		if err != nil {
-			return nil, err
-		}
+	err := eachPart(dir, "detect", tasks, func(t cluster.Task) (cluster.PartHeader, error) {
+		return f.partHeader(vol, args, t)
+	}, func(t cluster.Task, part *cluster.Part) error {
+		defer part.Close()
 		var tr detect.TaskResult
-		err = json.NewDecoder(part.Payload()).Decode(&tr)
-		part.Close()
-		if err != nil {
-			return nil, fmt.Errorf("part %s is damaged (%v): run task %s again", part.Path(), err, t)
+		if err := json.NewDecoder(part.Payload()).Decode(&tr); err != nil {
+			return fmt.Errorf("part %s is damaged (%v): run task %s again", part.Path(), err, t)
 		}
 		trs = append(trs, &tr)
-	}
-	return trs, nil
+		return nil
+	})
+	return trs, err
 }

@@ -56,9 +56,22 @@ func TestDetectTasksMerge(t *testing.T) {
 			got.Split != want.Split || got.Planes != want.Planes {
 			t.Errorf("%d tasks: summary %+v, want %+v", n, got, want)
 		}
+		if got.Tasks != n || strings.Contains(stdout, "planes_per_second") {
+			t.Errorf("%d tasks: the merge's summary says %d tasks and %v planes per second: a merge reads no plane\n%s", n, got.Tasks, got.PlanesPerS, stdout)
+		}
 		if _, err := os.Stat(cluster.PartsDir(out)); !os.IsNotExist(err) {
 			t.Errorf("%d tasks: the parts folder is left (%v)", n, err)
 		}
+	}
+	// Without --json: the merge's line, not a rate it did not achieve.
+	out := filepath.Join(dir, "text.csv")
+	for i := range 2 {
+		mustRun(t, "detect", in, out, "--backend", "cpu", "--quiet", "--task", fmt.Sprintf("%d/2", i))
+	}
+	code, _, stderr := runCmd("merge", "detect", in, out, "--backend", "cpu", "--tasks", "2")
+	line := fmt.Sprintf("merge detect: %d cells and %d artifacts in %d planes from 2 tasks, merged in", want.Cells, want.Artifacts, want.Planes)
+	if code != 0 || !strings.Contains(stderr, line) || strings.Contains(stderr, "planes/s") {
+		t.Errorf("merge detect: exit %d, want %q, no planes/s:\n%s", code, line, stderr)
 	}
 	noPWNED(t, dir)
 }

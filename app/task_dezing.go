@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
-	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/dezing"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/processing/volume"
-	"github.com/voxlab/voxlab/processing/volume/h5"
+	"github.com/voxlab/voxlab/processing/plan"
 )
 
 // voxlab dezing IN OUT --task i/N dezings task i's share of the
@@ -59,203 +56,124 @@ func (o *partOutput) Slab(z0 int, data []byte) error {
 	return err
 }
 
+// planTask plans task t of voxlab dezing: its projections alone.
+func (f *dezingFlags) planTask(ctx context.Context, e *env, args []string, t cluster.Task) (*plan.Plan, error) {
+	r, err := f.open(args, false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	if lo, hi := dezing.TaskRange(r.shapes, f.cfg, t); lo == hi {
+		z0, z1 := dezing.TaskRange(r.shapes, f.cfg, cluster.Whole)
+		return emptyTaskPlan("dezing", t, f.cfg.Budget, fmt.Sprintf("%d tasks share %s", t.Count, plural(z1-z0, "projection"))), nil
+	}
+	pl, err := dezing.TaskPlan(r.be, r.shapes, f.cfg, t)
+	if err != nil {
+		return nil, err
+	}
+	return taskPlan("dezing", t, pl), nil
+}
+
 // runTask runs task t of voxlab dezing.
 func (f *dezingFlags) runTask(ctx context.Context, e *env, args []string, t cluster.Task) error {
-	s, err := f.prepare(args, true)
+	r, err := f.open(args, true)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	outPath := args[1]
-	if err := checkOutput(outPath, args[0]); err != nil {
-		return err
-	}
-	be, note, err := f.setup()
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-	shapes := s.in.Shapes()
-	lo, hi := dezing.TaskRange(shapes, f.cfg, t)
+	defer r.close()
+	lo, hi := dezing.TaskRange(r.shapes, f.cfg, t)
 	if lo < hi {
-		if _, err := dezing.Plan(be, shapes, dezing.TaskConfig(shapes, f.cfg, t)); err != nil {
+		if _, err := dezing.TaskPlan(r.be, r.shapes, f.cfg, t); err != nil {
 			return err
 		}
 	}
-	h, err := f.partHeader(s, shapes, t)
+	h, err := f.partHeader(r.s, r.shapes, t)
 	if err != nil {
 		return err
 	}
-	path := cluster.PartPath(cluster.PartsDir(outPath), "dezing", t)
-	sinks, done, err := jobSinks(e, f.out)
-	if err != nil {
-		return err
-	}
-	taskNote(e, f.out, "%s", note)
 	start := time.Now()
-	err = job.Run(ctx, "dezing "+t.String(), func(ctx context.Context, p *job.Progress) error {
-		w, err := cluster.CreatePart(path, h)
-		if err != nil {
-			return err
-		}
-		defer w.Abort()
-		out := &partOutput{w: w, next: 0, pb: shapes.Projections.PlaneBytes()}
-		if _, err := dezing.RunTask(ctx, p, be, f.cfg, s.in, t, out); err != nil {
-			return err
-		}
-		if out.next != hi-lo {
-			return fmt.Errorf("task %s wrote %d of its %d projections", t, out.next, hi-lo)
-		}
-		return w.Commit()
-	}, sinks...)
-	if derr := done(); err == nil {
-		err = derr
-	}
+	var path string
+	err = runJob(ctx, e, f.out, "dezing "+t.String(), r.note, func(ctx context.Context, p *job.Progress) error {
+		var err error
+		path, err = writePart(r.out, "dezing", t, h, func(w *cluster.PartWriter) error {
+			out := &partOutput{w: w, next: 0, pb: r.shapes.Projections.PlaneBytes()}
+			if _, err := dezing.RunTask(ctx, p, r.be, f.cfg, r.s.in, t, out); err != nil {
+				return err
+			}
+			if out.next != hi-lo {
+				return fmt.Errorf("task %s wrote %d of its %d projections", t, out.next, hi-lo)
+			}
+			return nil
+		})
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if f.out.json {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{
-			"task": t.String(), "projections": [2]int{lo, hi}, "part": path, "seconds": time.Since(start).Seconds(),
-		})
-	}
-	taskNote(e, f.out, "dezing task %s: projections %d to %d in %.1f s → %s", t, lo, hi, time.Since(start).Seconds(), path)
-	return nil
+	return taskDone(e, f.out, t, path, time.Since(start), map[string]any{"projections": [2]int{lo, hi}},
+		fmt.Sprintf("dezing task %s: projections %d to %d", t, lo, hi))
 }
 
 // merge joins the N tasks' parts into OUT.
 func (f *dezingFlags) merge(ctx context.Context, e *env, args []string, tasks int) error {
-	s, err := f.prepare(args, true)
+	r, err := f.open(args, true)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	outPath := args[1]
-	if err := checkOutput(outPath, args[0]); err != nil {
+	defer r.close()
+	if _, err := dezing.MergePlan(r.be, r.shapes, f.cfg); err != nil {
 		return err
 	}
-	be, note, err := f.setup()
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-	shapes := s.in.Shapes()
-	if _, err := dezing.MergePlan(be, shapes, f.cfg); err != nil {
-		return err
-	}
-	dir := cluster.PartsDir(outPath)
-	parts, err := f.openParts(s, shapes, dir, tasks)
+	dir := cluster.PartsDir(r.out)
+	parts, err := f.openParts(r, dir, tasks)
 	if err != nil {
 		return err
 	}
 	defer parts.Close()
-	sinks, done, err := jobSinks(e, f.out)
-	if err != nil {
-		return err
-	}
-	taskNote(e, f.out, "%s", note)
 	start := time.Now()
 	var res *dezing.Result
-	err = job.Run(ctx, "merge dezing", func(ctx context.Context, p *job.Progress) error {
+	err = runJob(ctx, e, f.out, "merge dezing", r.note, func(ctx context.Context, p *job.Progress) error {
+		// The output is the one voxlab dezing writes, byte for byte
+		// (TestDezingTasksMerge): block_slices records the block the
+		// whole run plans here; where not even one block fits, the
+		// merge's.
+		block := 0
+		if whole, err := dezing.Plan(r.be, r.shapes, f.cfg); err == nil {
+			block = whole.Block()
+		}
 		var err error
-		res, err = f.writeMerged(ctx, p, be, s, parts, outPath)
+		res, err = f.write(ctx, r, block, func(out dezing.Output) (*dezing.Result, error) {
+			return dezing.Merge(ctx, p, r.be, f.cfg, r.s.in, parts, out)
+		})
 		return err
-	}, sinks...)
-	if derr := done(); err == nil {
-		err = derr
-	}
+	})
 	if err != nil {
 		return err
 	}
 	parts.Close()
 	removeParts(e, f.out, dir, "dezing", tasks)
-	return f.report(e, s, shapes, res, be.Name(), outPath, time.Since(start))
+	return f.report(e, r, res, time.Since(start), tasks)
 }
 
 // openParts opens every task's part and checks it belongs to this run.
-func (f *dezingFlags) openParts(s *scan, shapes dezing.Shapes, dir string, tasks int) (*partStack, error) {
-	if err := checkPartsDir(dir); err != nil {
-		return nil, err
-	}
+func (f *dezingFlags) openParts(r *dezingSetup, dir string, tasks int) (*partStack, error) {
 	var parts []*cluster.Part
 	var planes []int
-	for i := range tasks {
-		t := cluster.Task{Index: i, Count: tasks}
-		h, err := f.partHeader(s, shapes, t)
-		if err != nil {
-			closeParts(parts)
-			return nil, err
-		}
-		p, err := cluster.OpenPart(cluster.PartPath(dir, "dezing", t), h)
-		if err != nil {
-			closeParts(parts)
-			return nil, err
-		}
+	err := eachPart(dir, "dezing", tasks, func(t cluster.Task) (cluster.PartHeader, error) {
+		return f.partHeader(r.s, r.shapes, t)
+	}, func(t cluster.Task, p *cluster.Part) error {
 		parts = append(parts, p)
-		lo, hi := dezing.TaskRange(shapes, f.cfg, t)
+		lo, hi := dezing.TaskRange(r.shapes, f.cfg, t)
 		planes = append(planes, hi-lo)
+		return nil
+	})
+	var st *partStack
+	if err == nil {
+		st, err = newPartStack(parts, planes, r.shapes.Projections)
 	}
-	st, err := newPartStack(parts, planes, shapes.Projections)
 	if err != nil {
 		closeParts(parts)
 		return nil, err
 	}
 	return st, nil
-}
-
-// writeMerged is write (cmd_dezing.go) with the merge in place of the run:
-// the same datasets, created in the same order, and the same attributes —
-// block_slices being the block the whole run plans — so that the file is
-// the one voxlab dezing writes, byte for byte (TestDezingTasksMerge).
-func (f *dezingFlags) writeMerged(ctx context.Context, p *job.Progress, be gpu.Backend, s *scan, parts volume.Source, outPath string) (res *dezing.Result, err error) {
-	shapes := s.in.Shapes()
-	// block_slices records the block the whole run plans here; where
-	// not even one block fits, the merge's.
-	block := 0
-	if whole, err := dezing.Plan(be, shapes, f.cfg); err == nil {
-		block = whole.Block()
-	}
-	info := dezing.OutInfo(shapes, f.cfg)
-	file, err := h5.Create(outPath)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			file.Abort()
-		}
-	}()
-	data, err := file.CreateDataset("/data", info.DType, info.Shape[:])
-	if err != nil {
-		return nil, err
-	}
-	res, err = dezing.Merge(ctx, p, be, f.cfg, s.in, parts, &h5Output{file: file, data: data, rows: info.Shape[1], cols: info.Shape[2], flatField: f.cfg.FlatField})
-	if err != nil {
-		return nil, err
-	}
-	attrs := map[string]any{
-		"kernel": f.cfg.Kernel, "dif": f.cfg.Dif, "reduction": f.cfg.Reduce.String(),
-		"flat_field": f.cfg.FlatField, "minus_log": f.cfg.MinusLog,
-		"version": buildVersion(), "input": s.name, "projections": shapes.Projections.Shape[0],
-		"backend": be.Name(), "block_slices": block,
-	}
-	if block == 0 {
-		attrs["block_slices"] = res.Plan.Block()
-	}
-	if f.cfg.FlatField {
-		attrs["clip_low"], attrs["clip_high"] = float64(f.cfg.ClipLow), float64(f.cfg.ClipHigh)
-	}
-	if s.darks != "" {
-		attrs["darks"], attrs["dark_frames"] = s.darks, shapes.Darks.Shape[0]
-	}
-	if s.flats != "" {
-		attrs["flats"], attrs["flat_frames"] = s.flats, shapes.Flats.Shape[0]
-	}
-	if err := file.SetAttrs("/voxlab/params", attrs); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return res, file.Commit()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,6 +126,17 @@ func TestDezingTasksMerge(t *testing.T) {
 				t.Errorf("%d tasks: the parts folder is left after the merge (%v)", n, err)
 			}
 		}
+	}
+	// The merge's summary counts its tasks, and no rate of dezinging
+	// projections it only copied.
+	out := filepath.Join(dir, "json.h5")
+	for i := range 2 {
+		mustRun(t, "dezing", scan, out, "--backend", "cpu", "--quiet", "--task", fmt.Sprintf("%d/2", i))
+	}
+	stdout := mustRun(t, "merge", "dezing", scan, out, "--backend", "cpu", "--json", "--tasks", "2")
+	var got dezingSummary
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || got.Tasks != 2 || got.Projections != 90 || strings.Contains(stdout, "voxels_per_second") {
+		t.Errorf("merge dezing --json (%v):\n%s", err, stdout)
 	}
 	noPWNED(t, dir)
 }

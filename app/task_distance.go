@@ -5,19 +5,17 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
-	"runtime/debug"
 	"time"
 
-	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/distance"
 	distreport "github.com/voxlab/voxlab/processing/distance/report"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/plan"
 )
 
 // voxlab distance GT SUB OUT_DIR --task i/N computes task i's tiles of
@@ -27,17 +25,6 @@ import (
 // tiles of the whole run's tile size.
 
 func init() { registerMerge("distance", mergeVia(distanceSetup)) }
-
-// split is distance's runner with --task and the merge (splitRunner).
-func (f *distanceFlags) split(fs *flag.FlagSet, out *outputFlags, whole runFunc) runFunc {
-	return splitRunner(fs, whole,
-		func(ctx context.Context, e *env, args []string, t cluster.Task) error {
-			return f.runTask(ctx, e, out, args, t)
-		},
-		func(ctx context.Context, e *env, args []string, tasks int) error {
-			return f.merge(ctx, e, out, args, tasks)
-		})
-}
 
 // distanceRun is what a distance part belongs to. The tile size is not
 // in it: each task plans it for the whole run on its node, and the merge
@@ -83,37 +70,40 @@ func (f *distanceFlags) partHeader(in *distanceInputs, args []string, t cluster.
 	})
 }
 
-// setupRun opens the inputs and the backend and sets the budget, as run
-// does.
-func (f *distanceFlags) setupRun(args []string) (*distanceInputs, func(), *devBackend, error) {
-	in, err := f.open(args)
+// planTask plans task t of voxlab distance: its ground-truth rows, in
+// tiles of the whole run's tile.
+func (f *distanceFlags) planTask(ctx context.Context, e *env, args []string, t cluster.Task) (*plan.Plan, error) {
+	in, dev, err := f.setup(nil, args)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	be, note, err := f.dev.open()
+	defer in.close()
+	defer dev.be.Close()
+	tile, err := distance.TaskTile(in.cfg, in.gt, in.sub, dev.be)
 	if err != nil {
-		in.close()
-		return nil, nil, nil, err
+		return nil, err
 	}
-	done := func() { be.Close(); in.close() }
-	if in.cfg.Budget, err = f.dev.budget(be.Info()); err != nil {
-		done()
-		return nil, nil, nil, err
+	lo, hi := distance.TaskRows(in.gt.Len(), tile, t)
+	if lo == hi {
+		return emptyTaskPlan("distance", t, in.cfg.Budget, fmt.Sprintf("%d tasks share %s of %d ground-truth maps", t.Count, plural((in.gt.Len()+tile-1)/tile, "tile"), tile)), nil
 	}
-	if f.dev.hostMem != "" {
-		debug.SetMemoryLimit(in.cfg.Budget.Host)
+	tc := in.cfg
+	tc.Chunk, tc.AutoChunk, tc.Rows = tile, false, [2]int{lo, hi}
+	pl, err := distance.PlanRun(tc, in.gt, in.sub, dev.be)
+	if err != nil {
+		return nil, err
 	}
-	in.cfg.PinCap = in.cfg.Budget.PinnedCap
-	return in, done, &devBackend{be, note}, nil
+	return taskPlan("distance", t, pl), nil
 }
 
 // runTask runs task t of voxlab distance.
-func (f *distanceFlags) runTask(ctx context.Context, e *env, out *outputFlags, args []string, t cluster.Task) error {
-	in, done, dev, err := f.setupRun(args)
+func (f *distanceFlags) runTask(ctx context.Context, e *env, args []string, t cluster.Task) error {
+	in, dev, err := f.setup(e, args)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer in.close()
+	defer dev.be.Close()
 	tile, err := distance.TaskTile(in.cfg, in.gt, in.sub, dev.be)
 	if err != nil {
 		return err
@@ -122,15 +112,10 @@ func (f *distanceFlags) runTask(ctx context.Context, e *env, out *outputFlags, a
 	if err != nil {
 		return err
 	}
-	path := cluster.PartPath(cluster.PartsDir(args[2]), "distance", t)
-	sinks, sdone, err := jobSinks(e, out)
-	if err != nil {
-		return err
-	}
-	taskNote(e, out, "%s", dev.note)
 	start := time.Now()
 	var res *distance.Result
-	err = job.Run(ctx, "distance "+t.String(), func(ctx context.Context, p *job.Progress) error {
+	var path string
+	err = runJob(ctx, e, f.out, "distance "+t.String(), dev.note, func(ctx context.Context, p *job.Progress) error {
 		if tiles := (in.gt.Len() + tile - 1) / tile; tiles < t.Count {
 			p.Warn(fmt.Sprintf("the run computes %d tiles of %d ground-truth rows, fewer than the %d tasks: %d tasks have nothing to do "+
 				"(a smaller --chunk-size shares the work; the matrices then equal voxlab distance's with that --chunk-size)",
@@ -140,30 +125,18 @@ func (f *distanceFlags) runTask(ctx context.Context, e *env, out *outputFlags, a
 		if res, err = distance.RunTask(ctx, p, dev.be, in.cfg, in.gt, in.sub, tile, t); err != nil {
 			return err
 		}
-		return writeDistancePart(path, h, res, tile)
-	}, sinks...)
-	if derr := sdone(); err == nil {
-		err = derr
-	}
+		path, err = writePart(args[2], "distance", t, h, func(w *cluster.PartWriter) error { return writeDistancePart(w, res, tile) })
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if out.json {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{
-			"task": t.String(), "rows": [2]int{res.Row0, res.Row0 + res.NGT}, "tile": tile, "part": path, "seconds": time.Since(start).Seconds(),
-		})
-	}
-	taskNote(e, out, "distance task %s: ground-truth rows %d to %d (tiles of %d) in %.1f s → %s",
-		t, res.Row0, res.Row0+res.NGT, tile, time.Since(start).Seconds(), path)
-	return nil
+	return taskDone(e, f.out, t, path, time.Since(start), map[string]any{"rows": [2]int{res.Row0, res.Row0 + res.NGT}, "tile": tile},
+		fmt.Sprintf("distance task %s: ground-truth rows %d to %d (tiles of %d)", t, res.Row0, res.Row0+res.NGT, tile))
 }
 
-func writeDistancePart(path string, h cluster.PartHeader, res *distance.Result, tile int) error {
-	w, err := cluster.CreatePart(path, h)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
+// writeDistancePart writes a task's result as a part's payload.
+func writeDistancePart(w io.Writer, res *distance.Result, tile int) error {
 	meta := distanceTaskMeta{Rows: [2]int{res.Row0, res.Row0 + res.NGT}, Tile: tile, Box: res.Box, Voxels: res.Voxels, Chunk: res.Chunk,
 		Load: res.Load.Seconds(), Compute: res.Compute.Seconds(), PeakDevice: res.PeakDevice}
 	if err := json.NewEncoder(w).Encode(meta); err != nil {
@@ -180,7 +153,7 @@ func writeDistancePart(path string, h cluster.PartHeader, res *distance.Result, 
 			}
 		}
 	}
-	return w.Commit()
+	return nil
 }
 
 // readDistancePart reads a part's result back.
@@ -218,13 +191,14 @@ func readDistancePart(part *cluster.Part, metrics []distance.Metric, nsub int, l
 }
 
 // merge assembles the N tasks' parts and writes OUT_DIR as run does.
-func (f *distanceFlags) merge(ctx context.Context, e *env, out *outputFlags, args []string, tasks int) error {
+func (f *distanceFlags) merge(ctx context.Context, e *env, args []string, tasks int) error {
 	start := time.Now()
-	in, done, dev, err := f.setupRun(args)
+	in, dev, err := f.setup(e, args)
 	if err != nil {
 		return err
 	}
-	defer done()
+	defer in.close()
+	defer dev.be.Close()
 	dir := cluster.PartsDir(args[2])
 	parts, tile, err := f.readParts(in, args, dir, tasks)
 	if err != nil {
@@ -242,86 +216,53 @@ func (f *distanceFlags) merge(ctx context.Context, e *env, out *outputFlags, arg
 		return err
 	}
 	defer od.Abort()
-	sinks, sdone, err := jobSinks(e, out)
-	if err != nil {
-		return err
-	}
-	taskNote(e, out, "%s", dev.note)
 	var sum *distreport.Summary
-	err = job.Run(ctx, "merge distance", func(ctx context.Context, p *job.Progress) error {
+	err = runJob(ctx, e, f.out, "merge distance", dev.note, func(ctx context.Context, p *job.Progress) error {
 		res, err := distance.Merge(parts, in.gt.Len())
 		if err != nil {
 			return err
 		}
 		res.Plan, res.Chunk = whole, tile
-		p.Stage("writing "+in.outDir, int64(len(res.Metrics)), "metrics")
-		sum, err = distreport.Write(od.Path, res, distreport.Meta{
-			GroundTruth: args[0], Submitted: args[1], Mask: in.maskDesc,
-			Normalize: in.cfg.Normalize.String(), VoxelSize: in.cfg.VoxelSize,
-			ChunkAuto: in.cfg.AutoChunk, Backend: dev.be.Name(), BackendNote: dev.note,
-			Device: dev.be.Info().Name, BLAS: blasName(dev.be), PinMemory: in.cfg.Pin, Budget: in.cfg.Budget,
-		})
-		if err == nil {
-			p.Add(int64(len(res.Metrics)))
-		}
+		sum, err = in.writeReport(p, od.Path, res, in.meta(args, dev))
 		return err
-	}, sinks...)
-	if derr := sdone(); err == nil {
-		err = derr
-	}
+	})
 	if err != nil {
 		return err
 	}
 	if err := od.Commit(); err != nil {
 		return err
 	}
-	removeParts(e, out, dir, "distance", tasks)
+	removeParts(e, f.out, dir, "distance", tasks)
 	sum.Timings.Total = time.Since(start).Seconds()
-	return printDistanceSummary(e, out, in.outDir, sum)
+	return printDistanceSummary(e, f.out, in.outDir, sum)
 }
 
 // readParts reads every task's part, checking that it belongs to this
 // run, that the tasks planned the same tile and that each computed its
 // tiles.
 func (f *distanceFlags) readParts(in *distanceInputs, args []string, dir string, tasks int) ([]*distance.Result, int, error) {
-	if err := checkPartsDir(dir); err != nil {
-		return nil, 0, err
-	}
 	var out []*distance.Result
 	tile := 0
-	for i := range tasks {
-		t := cluster.Task{Index: i, Count: tasks}
-		h, err := f.partHeader(in, args, t)
-		if err != nil {
-			return nil, 0, err
-		}
-		part, err := cluster.OpenPart(cluster.PartPath(dir, "distance", t), h)
-		if err != nil {
-			return nil, 0, err
-		}
+	err := eachPart(dir, "distance", tasks, func(t cluster.Task) (cluster.PartHeader, error) {
+		return f.partHeader(in, args, t)
+	}, func(t cluster.Task, part *cluster.Part) error {
 		res, meta, err := readDistancePart(part, in.cfg.Metrics, in.sub.Len(), in.cfg.LowMemory)
 		part.Close()
 		if err != nil {
-			return nil, 0, err
+			return err
 		}
-		if i == 0 {
+		if t.Index == 0 {
 			tile = meta.Tile
 		}
 		if meta.Tile != tile {
-			return nil, 0, fmt.Errorf("task %s planned tiles of %d rows, task 0 of %d (their nodes have different memory): "+
+			return fmt.Errorf("task %s planned tiles of %d rows, task 0 of %d (their nodes have different memory): "+
 				"give --chunk-size N so that every task tiles alike, and run them again", t, meta.Tile, tile)
 		}
 		if lo, hi := distance.TaskRows(in.gt.Len(), tile, t); meta.Rows != [2]int{lo, hi} {
-			return nil, 0, fmt.Errorf("part %s holds rows %v, task %s computes rows [%d %d]: run it again", part.Path(), meta.Rows, t, lo, hi)
+			return fmt.Errorf("part %s holds rows %v, task %s computes rows [%d %d]: run it again", part.Path(), meta.Rows, t, lo, hi)
 		}
 		out = append(out, res)
-	}
-	return out, tile, nil
-}
-
-// devBackend is an opened backend and the note saying which one auto
-// picked.
-type devBackend struct {
-	be   gpu.Backend
-	note string
+		return nil
+	})
+	return out, tile, err
 }

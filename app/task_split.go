@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
-// A pipeline that splits into cluster tasks declares --task and returns
-// splitRunner's runner from its setup, and registers its merge with
+// A pipeline that splits into cluster tasks returns splitPipeline's
+// planner and runner from its setup (which declares --task), and registers its merge with
 // mergeVia: then `voxlab PIPELINE … --task i/N` runs one task, `voxlab
 // merge PIPELINE … --tasks N` joins them, and `voxlab submit slurm
 // PIPELINE` accepts it. The merge declares exactly the pipeline's flags
@@ -32,36 +35,76 @@ func mergeTasks(ctx context.Context) int {
 	return n
 }
 
-// taskFunc runs one task of a split pipeline; mergeTaskFunc joins the
-// tasks' parts.
+// taskFunc runs one task of a split pipeline, taskPlanFunc plans it;
+// mergeTaskFunc joins the tasks' parts.
 type (
 	taskFunc      func(ctx context.Context, e *env, args []string, t cluster.Task) error
+	taskPlanFunc  func(ctx context.Context, e *env, args []string, t cluster.Task) (*plan.Plan, error)
 	mergeTaskFunc func(ctx context.Context, e *env, args []string, tasks int) error
 )
 
-// splitRunner declares --task on fs and returns the pipeline's runner:
-// the whole run without --task, one task with it, the merge when `voxlab
-// merge` calls it (mergeVia).
-func splitRunner(fs *flag.FlagSet, whole runFunc, task taskFunc, merge mergeTaskFunc) runFunc {
+// splitFuncs are what a split pipeline does: plan and run the whole run
+// or one task, and merge the tasks' parts.
+type splitFuncs struct {
+	plan     planFunc
+	planTask taskPlanFunc
+	run      runFunc
+	runTask  taskFunc
+	merge    mergeTaskFunc
+}
+
+// splitPipeline declares --task on fs and returns the pipeline's planner
+// and runner: the whole run's without --task, one task's with it (so
+// `voxlab plan PIPELINE … --task i/N` plans that task's share), and, for
+// the runner, the merge when `voxlab merge` calls it (mergeVia).
+func splitPipeline(fs *flag.FlagSet, s splitFuncs) (planFunc, runFunc) {
 	t := addTaskFlag(fs)
-	return func(ctx context.Context, e *env, args []string) error {
+	planFn := func(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+		if t.Count != 0 {
+			return s.planTask(ctx, e, args, t.Task)
+		}
+		return s.plan(ctx, e, args)
+	}
+	runFn := func(ctx context.Context, e *env, args []string) error {
 		if n := mergeTasks(ctx); n > 0 {
 			if t.Count != 0 {
 				return usagef("merge joins every task: give --tasks N, not --task")
 			}
-			return merge(ctx, e, args, n)
+			return s.merge(ctx, e, args, n)
 		}
 		// An explicit --task 0/1 is a task too: its part is what the merge
 		// of a one-task submission reads.
 		if t.Count != 0 {
-			return task(ctx, e, args, t.Task)
+			return s.runTask(ctx, e, args, t.Task)
 		}
-		return whole(ctx, e, args)
+		return s.run(ctx, e, args)
 	}
+	return planFn, runFn
+}
+
+// taskPlan names the plan of task t of pipeline.
+func taskPlan(pipeline string, t cluster.Task, pl *plan.Plan) *plan.Plan {
+	pl.Pipeline = fmt.Sprintf("%s task %s", pipeline, t)
+	return pl
+}
+
+// emptyTaskPlan is the plan of a task with nothing to do (more tasks
+// than work): no phases, and a warning saying why.
+func emptyTaskPlan(pipeline string, t cluster.Task, b plan.Budget, why string) *plan.Plan {
+	return taskPlan(pipeline, t, &plan.Plan{Budget: b,
+		Warnings: []string{fmt.Sprintf("task %s has nothing to do: %s; it writes an empty part", t, why)}})
+}
+
+// plural is "1 tile" or "2 tiles".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }
 
 // mergeVia makes a pipeline's merge step from its setup, whose runner
-// came from splitRunner.
+// came from splitPipeline.
 func mergeVia(setup func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc)) func(fs *flag.FlagSet, out *outputFlags) mergeFunc {
 	return func(fs *flag.FlagSet, out *outputFlags) mergeFunc {
 		_, run := setup(fs, out)
@@ -93,11 +136,56 @@ func removeParts(e *env, out *outputFlags, dir, pipeline string, tasks int) {
 	}
 }
 
-// taskNote prints what a task did, unless --quiet or --json.
-func taskNote(e *env, out *outputFlags, format string, a ...any) {
-	if !out.quiet && !out.json {
-		fmt.Fprintf(e.stderr, format+"\n", a...)
+// taskDone reports what task t did: one JSON line of fields, the task,
+// its part and seconds with --json, else what ("dezing task 1/4:
+// projections 10 to 20") with the time and the part.
+func taskDone(e *env, out *outputFlags, t cluster.Task, part string, took time.Duration, fields map[string]any, what string) error {
+	if out.json {
+		fields["task"], fields["part"], fields["seconds"] = t.String(), part, took.Seconds()
+		return json.NewEncoder(e.stdout).Encode(fields)
 	}
+	notef(e, out, "%s in %.1f s → %s", what, took.Seconds(), part)
+	return nil
+}
+
+// writePart writes task t's part of pipeline under header h into the
+// parts folder of out: write fills the payload; a failed task leaves no
+// part. It returns the part's path.
+func writePart(out, pipeline string, t cluster.Task, h cluster.PartHeader, write func(w *cluster.PartWriter) error) (string, error) {
+	path := cluster.PartPath(cluster.PartsDir(out), pipeline, t)
+	w, err := cluster.CreatePart(path, h)
+	if err != nil {
+		return path, err
+	}
+	defer w.Abort()
+	if err := write(w); err != nil {
+		return path, err
+	}
+	return path, w.Commit()
+}
+
+// eachPart opens, in task order, the parts of a merge of tasks tasks of
+// pipeline in dir, each checked against the header its task writes, and
+// hands each to use, which closes it or keeps it.
+func eachPart(dir, pipeline string, tasks int, header func(cluster.Task) (cluster.PartHeader, error), use func(cluster.Task, *cluster.Part) error) error {
+	if err := checkPartsDir(dir); err != nil {
+		return err
+	}
+	for i := range tasks {
+		t := cluster.Task{Index: i, Count: tasks}
+		h, err := header(t)
+		if err != nil {
+			return err
+		}
+		p, err := cluster.OpenPart(cluster.PartPath(dir, pipeline, t), h)
+		if err != nil {
+			return err
+		}
+		if err := use(t, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // partStack reads the payloads of parts holding consecutive planes of one
