@@ -76,17 +76,30 @@ type Result struct {
 // It checks ctx between blocks; a cancelled or failed run returns the
 // error and writes nothing more to out (the caller discards what it had).
 func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in Input, out Output) (*Result, error) {
-	s := in.Shapes()
-	pl, err := Plan(be, s, cfg)
+	pl, err := Plan(be, in.Shapes(), cfg)
 	if err != nil {
 		return nil, err
 	}
+	return newRun(ctx, p, be, cfg, pl).execute(in, out, func(r *run) error { return r.projections(in.Projections, out) })
+}
+
+// newRun starts a run of plan pl: its warnings are the result's first.
+func newRun(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, pl *plan.Plan) *run {
 	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, pl: pl, res: &Result{Plan: pl}}
 	for _, w := range pl.Warnings {
 		r.warn(w)
 	}
-	be.ResetPeak()
-	base := be.Stats().Current
+	return r
+}
+
+// execute dezings and reduces the darks and flats of in, hands the frames
+// to out, then the projections (projections: a run's or a merge's), and
+// warns when most flat-field values were clipped. The peak device memory
+// is measured from here.
+func (r *run) execute(in Input, out Output, projections func(*run) error) (*Result, error) {
+	r.be.ResetPeak()
+	base := r.be.Stats().Current
+	var err error
 	if in.Darks != nil {
 		if r.res.Dark, err = r.darkOrFlat(in.Darks, StageDarks, StageDarksReduce); err != nil {
 			return nil, err
@@ -100,14 +113,14 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in In
 	if err := out.Frames(r.res.Dark, r.res.Flat); err != nil {
 		return nil, fmt.Errorf("write the dark and flat frames: %w", err)
 	}
-	if err := r.projections(in.Projections, out); err != nil {
+	if err := projections(r); err != nil {
 		return nil, err
 	}
-	if r.res.Values > 0 && 2*r.res.Clipped >= r.res.Values {
+	if res := r.res; res.Values > 0 && 2*res.Clipped >= res.Values {
 		r.warn(fmt.Sprintf("flat-field: %d of %d values (%.0f%%) were clipped to [%g, %g]: check the darks and flats",
-			r.res.Clipped, r.res.Values, 100*float64(r.res.Clipped)/float64(r.res.Values), cfg.ClipLow, cfg.ClipHigh))
+			res.Clipped, res.Values, 100*float64(res.Clipped)/float64(res.Values), r.cfg.ClipLow, r.cfg.ClipHigh))
 	}
-	r.res.PeakDevice = be.Stats().Peak - base
+	r.res.PeakDevice = r.be.Stats().Peak - base
 	return r.res, nil
 }
 
@@ -254,7 +267,7 @@ func (r *run) projections(src volume.Source, out Output) error {
 		var bufs buffers
 		bufs.be = r.be
 		defer bufs.free()
-		ff, err := r.flatField(&bufs, info)
+		ff, err := r.flatField(&bufs, info, ph.Block)
 		if err != nil {
 			return err
 		}
@@ -264,8 +277,9 @@ func (r *run) projections(src volume.Source, out Output) error {
 }
 
 // flatField puts the reduced frames on the device and returns the step
-// that corrects a block of dezinged projections there.
-func (r *run) flatField(bufs *buffers, info volume.Info) (func(*gpu.Buffer, int) (*gpu.Buffer, error), error) {
+// that corrects a block (of up to block frames) of dezinged projections
+// there: in place for float32 input, else into its own output.
+func (r *run) flatField(bufs *buffers, info volume.Info, block int) (func(*gpu.Buffer, int) (*gpu.Buffer, error), error) {
 	frameBytes := int64(info.PlaneLen()) * 4
 	dark, err := bufs.alloc("dark frame", frameBytes)
 	if err != nil {
@@ -288,7 +302,7 @@ func (r *run) flatField(bufs *buffers, info volume.Info) (func(*gpu.Buffer, int)
 	}
 	var dst *gpu.Buffer
 	if info.DType != volume.Float32 {
-		if dst, err = bufs.alloc("flat-field output", int64(r.phase(StageProjections).Block)*frameBytes); err != nil {
+		if dst, err = bufs.alloc("flat-field output", int64(block)*frameBytes); err != nil {
 			return nil, err
 		}
 	}

@@ -146,35 +146,7 @@ func Merge(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in 
 	if got := parts.Info(); got.Shape != want.Shape || got.DType != want.DType {
 		return nil, fmt.Errorf("the tasks' projections are %v %s, the run's %v %s", got.Shape, got.DType, want.Shape, want.DType)
 	}
-	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, pl: pl, res: &Result{Plan: pl}}
-	for _, w := range pl.Warnings {
-		r.warn(w)
-	}
-	be.ResetPeak()
-	base := be.Stats().Current
-	if in.Darks != nil {
-		if r.res.Dark, err = r.darkOrFlat(in.Darks, StageDarks, StageDarksReduce); err != nil {
-			return nil, err
-		}
-	}
-	if in.Flats != nil {
-		if r.res.Flat, err = r.darkOrFlat(in.Flats, StageFlats, StageFlatsReduce); err != nil {
-			return nil, err
-		}
-	}
-	if err := out.Frames(r.res.Dark, r.res.Flat); err != nil {
-		return nil, fmt.Errorf("write the dark and flat frames: %w", err)
-	}
-	if err := r.mergeProjections(parts, out); err != nil {
-		return nil, err
-	}
-	// The same warning as Run's, over the same values.
-	if r.res.Values > 0 && 2*r.res.Clipped >= r.res.Values {
-		r.warn(fmt.Sprintf("flat-field: %d of %d values (%.0f%%) were clipped to [%g, %g]: check the darks and flats",
-			r.res.Clipped, r.res.Values, 100*float64(r.res.Clipped)/float64(r.res.Values), cfg.ClipLow, cfg.ClipHigh))
-	}
-	r.res.PeakDevice = be.Stats().Peak - base
-	return r.res, nil
+	return newRun(ctx, p, be, cfg, pl).execute(in, out, func(r *run) error { return r.mergeProjections(parts, out) })
 }
 
 // mergeProjections copies the tasks' projections to out block by block,
@@ -195,7 +167,7 @@ func (r *run) mergeProjections(parts volume.Source, out Output) error {
 		if dev, err = bufs.alloc("dezinged block", int64(block)*fb); err != nil {
 			return err
 		}
-		if ff, err = r.mergeFlatField(&bufs, info, block); err != nil {
+		if ff, err = r.flatField(&bufs, info, block); err != nil {
 			return err
 		}
 		download = make([]byte, int64(block)*int64(info.PlaneLen())*4)
@@ -231,48 +203,4 @@ func (r *run) mergeProjections(parts volume.Source, out Output) error {
 		r.p.Add(int64(i1 - i0))
 	}
 	return r.ctx.Err()
-}
-
-// mergeFlatField is Run's flat-field step (flatField) for blocks of the
-// merge phase.
-func (r *run) mergeFlatField(bufs *buffers, info volume.Info, block int) (func(*gpu.Buffer, int) (*gpu.Buffer, error), error) {
-	frameBytes := int64(info.PlaneLen()) * 4
-	dark, err := bufs.alloc("dark frame", frameBytes)
-	if err != nil {
-		return nil, err
-	}
-	flat, err := bufs.alloc("flat frame", frameBytes)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.be.Upload(dark, 0, volume.Bytes(r.res.Dark)); err != nil {
-		return nil, err
-	}
-	if err := r.be.Upload(flat, 0, volume.Bytes(r.res.Flat)); err != nil {
-		return nil, err
-	}
-	r.transfer(2*frameBytes, 0)
-	scr, err := bufs.alloc("flat-field scratch", r.be.DezingFlatFieldScratch(flatParams(info, r.cfg, 1)))
-	if err != nil {
-		return nil, err
-	}
-	var dst *gpu.Buffer
-	if info.DType != volume.Float32 {
-		if dst, err = bufs.alloc("flat-field output", int64(block)*frameBytes); err != nil {
-			return nil, err
-		}
-	}
-	return func(src *gpu.Buffer, frames int) (*gpu.Buffer, error) {
-		to := dst
-		if to == nil {
-			to = src // float32: corrected in place, as Run does
-		}
-		n, err := r.be.DezingFlatField(to, src, dark, flat, scr, flatParams(info, r.cfg, frames))
-		if err != nil {
-			return nil, fmt.Errorf("flat-field: %w", err)
-		}
-		r.res.Clipped += n
-		r.res.Values += int64(frames) * int64(info.PlaneLen())
-		return to, nil
-	}, nil
 }
