@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"sync"
 	"unsafe"
 )
 
@@ -32,25 +31,6 @@ func i32view(b []byte) []int32 {
 		return nil
 	}
 	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
-
-// chunks runs fn(w, lo, hi) on workers contiguous ranges of [0, n) in
-// parallel; w numbers the range so fn can use per-worker scratch.
-func chunks(workers, n int, fn func(w, lo, hi int)) {
-	workers = max(1, min(workers, n))
-	if workers == 1 {
-		fn(0, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			fn(w, w*n/workers, (w+1)*n/workers)
-		}(w)
-	}
-	wg.Wait()
 }
 
 // planeViews are the regions of a DetectPlane work buffer.
@@ -97,18 +77,18 @@ func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, 
 	}
 
 	scr, workers := c.planeScratch(p, v.t)
-	chunks(workers, p.H, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })
+	ParallelForWorker(workers, p.H, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })
 	mn, mx := minMaxOfRows(v.rows, p.H)
 	v.stats[DetectStatMin], v.stats[DetectStatMax] = float64(mn), float64(mx)
-	chunks(workers, p.H, func(w, lo, hi int) { laplaceRows(p, v, mn, mx, scr[w], lo, hi) })
+	ParallelForWorker(workers, p.H, func(w, lo, hi int) { laplaceRows(p, v, mn, mx, scr[w], lo, hi) })
 	planeThreshold(v.rows, v.stats, p)
 	lt := p.LocalTiles()
 	if lt.On {
-		chunks(c.workers, lt.SegsY, func(_, lo, hi int) { segmentSums(v.e, p, &lt, v.seg, lo, hi) })
+		ParallelFor(c.workers, lt.SegsY, func(lo, hi int) { segmentSums(v.e, p, &lt, v.seg, lo, hi) })
 		localThresholds(v.seg, v.lthr, p, &lt)
 	}
 	m := mask.host[maskOff : maskOff+int64(n)]
-	chunks(c.workers, p.H, func(_, lo, hi int) { thresholdRows(m, v, p, &lt, lo, hi) })
+	ParallelFor(c.workers, p.H, func(lo, hi int) { thresholdRows(m, v, p, &lt, lo, hi) })
 	brainTiles(in, p, tiles.host[tilesOff:tilesOff+int64(ty*tx)], v.stats, c.workers)
 	return nil
 }
@@ -449,7 +429,7 @@ func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64, wo
 	thr := brainThreshold(sum(0, 0))(t * t)
 	stats[DetectStatBrainThreshold] = thr
 	n := float64(t * t)
-	chunks(workers, p.H/t, func(_, lo, hi int) {
+	ParallelFor(workers, p.H/t, func(lo, hi int) {
 		for ty := lo; ty < hi; ty++ {
 			for tx := 0; tx < p.W/t; tx++ {
 				s, _ := sum(ty, tx)
@@ -491,7 +471,7 @@ func (c *CPUBackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBal
 	for i := range accs {
 		accs[i] = make([]int32, p.W)
 	}
-	chunks(workers, p.Count*rows, func(wk, lo, hi int) {
+	ParallelForWorker(workers, p.Count*rows, func(wk, lo, hi int) {
 		acc := accs[wk]
 		for t := lo; t < hi; t++ {
 			i, yc := t/rows, yLo+t%rows

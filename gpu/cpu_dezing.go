@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"unsafe"
 )
 
@@ -80,7 +79,7 @@ func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T,
 	bands := max(1, min(p.Rows, (2*workers+p.N-1)/p.N))
 	units := p.N * bands
 	r := p.Kernel / 2
-	dzWorkers(workers, units, func(w, lo, hi int) {
+	ParallelForWorker(workers, units, func(w, lo, hi int) {
 		ws := scratch[w*per : (w+1)*per]
 		var pl dzPlane[T]
 		for u := lo; u < hi; u++ {
@@ -99,30 +98,6 @@ func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T,
 			}
 		}
 	})
-}
-
-// dzWorkers runs fn(w, lo, hi) for contiguous ranges of [0, n) on up to
-// workers goroutines, telling each its worker index w so that it can use
-// its own scratch.
-func dzWorkers(workers, n int, fn func(w, lo, hi int)) {
-	workers = max(1, min(workers, n))
-	if workers == 1 {
-		fn(0, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		if lo == hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w, lo, hi)
-		}()
-	}
-	wg.Wait()
 }
 
 // dzReplace writes the remove_outlier decision for one row: the median
@@ -198,7 +173,7 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 	}
 	out := dzF32(dst)
 	chunks := (p.Pixels + dzChunk - 1) / dzChunk
-	dzWorkers(c.workers, chunks, func(w, lo, hi int) {
+	ParallelForWorker(c.workers, chunks, func(w, lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			x0, x1 := ch*dzChunk, min((ch+1)*dzChunk, p.Pixels)
 			switch {
@@ -302,7 +277,7 @@ func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p De
 	var clipped [64]int64
 	workers := min(c.workers, len(clipped))
 	rows := p.Frames
-	dzWorkers(workers, rows, func(w, lo, hi int) {
+	ParallelForWorker(workers, rows, func(w, lo, hi int) {
 		var cnt int64
 		for fr := lo; fr < hi; fr++ {
 			o := out[fr*p.Pixels : (fr+1)*p.Pixels]

@@ -6,12 +6,18 @@ import "sync"
 // fn on each in its own goroutine, returning when all are done. Ranges are
 // contiguous so each goroutine streams through its own part of memory.
 func ParallelFor(workers, n int, fn func(lo, hi int)) {
+	ParallelForWorker(workers, n, func(_, lo, hi int) { fn(lo, hi) })
+}
+
+// ParallelForWorker is ParallelFor telling fn the index w (0 ≤ w <
+// workers) of its range, so that it can use per-worker scratch.
+func ParallelForWorker(workers, n int, fn func(w, lo, hi int)) {
 	if n <= 0 {
 		return
 	}
 	workers = max(1, min(workers, n))
 	if workers == 1 {
-		fn(0, n)
+		fn(0, 0, n)
 		return
 	}
 	var wg sync.WaitGroup
@@ -23,7 +29,7 @@ func ParallelFor(workers, n int, fn func(lo, hi int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fn(lo, hi)
+			fn(w, lo, hi)
 		}()
 	}
 	wg.Wait()

@@ -72,3 +72,23 @@ func TestParallelForBalanced(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelForWorkerIndices: each range gets its own worker index
+// below workers, so per-worker scratch is never shared.
+func TestParallelForWorkerIndices(t *testing.T) {
+	for _, tc := range []struct{ workers, n int }{{1, 5}, {4, 4}, {4, 100}, {8, 3}} {
+		var mu sync.Mutex
+		seen := map[int]bool{}
+		ParallelForWorker(tc.workers, tc.n, func(w, lo, hi int) {
+			mu.Lock()
+			defer mu.Unlock()
+			if seen[w] || w < 0 || w >= tc.workers {
+				t.Errorf("workers %d, n %d: worker index %d repeated or out of range", tc.workers, tc.n, w)
+			}
+			seen[w] = true
+		})
+		if want := min(tc.workers, tc.n); len(seen) != want {
+			t.Errorf("workers %d, n %d: %d ranges, want %d", tc.workers, tc.n, len(seen), want)
+		}
+	}
+}
