@@ -150,3 +150,45 @@ func TestEmptyPlaneDir(t *testing.T) {
 		t.Errorf("empty folder: %v", err)
 	}
 }
+
+// TestNoDatasets: the formats that hold one volume refuse a dataset path
+// in Open, Inspect and Create, naming the file and saying why.
+func TestNoDatasets(t *testing.T) {
+	dir := t.TempDir()
+	info := Info{Shape: [3]int{2, 3, 4}, DType: Uint16}
+	for _, tc := range []struct{ name, why string }{
+		{"a.npy", "NPY files hold one array"},
+		{"a.mrc", "MRC files hold one volume"},
+		{"a.tif", "TIFF files have no datasets"},
+		{"planes/", "a folder of TIFF planes has no datasets"},
+	} {
+		path := dir + "/" + tc.name // Join would drop the folder's "/"
+		w, err := Create(path, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteSlab(0, make([]byte, info.Len()*2)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		path = strings.TrimSuffix(path, "/")
+		for what, err := range map[string]error{
+			"open":    openVolume(path + ":/x"),
+			"inspect": inspect(path + ":/x"),
+			"create": func() error {
+				_, err := Create(dir+"/new-"+tc.name+":/x", info)
+				return err
+			}(),
+		} {
+			want := tc.why
+			if what == "inspect" {
+				want = "the file has no datasets"
+			}
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `drop "/x"`) || !strings.Contains(err.Error(), filepath.Base(strings.TrimSuffix(tc.name, "/"))) {
+				t.Errorf("%s %s:/x: %v, want %q", what, tc.name, err, want)
+			}
+		}
+	}
+}

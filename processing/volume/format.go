@@ -30,6 +30,32 @@ type Format struct {
 	Create func(path, dataset string, info Info) (Writer, error)
 }
 
+// singleVolume makes the Format of a file type that holds one volume
+// and no datasets: Open and Create refuse a dataset path saying why
+// (noDatasets: "MRC files hold one volume"), Inspect and Describe read
+// the file with inspect.
+func singleVolume(name string, exts []string, noDatasets string, open func(path string) (*Volume, error),
+	inspect func(path string) (*Description, error), create func(path string, info Info) (Writer, error)) *Format {
+	return &Format{
+		Name:       name,
+		Extensions: exts,
+		Open: func(path, dataset string) (*Volume, error) {
+			if dataset != "" {
+				return nil, fmt.Errorf("%s: %s; drop %q", path, noDatasets, dataset)
+			}
+			return open(path)
+		},
+		Inspect:  noDataset(inspect),
+		Describe: describeWith(inspect),
+		Create: func(path, dataset string, info Info) (Writer, error) {
+			if dataset != "" {
+				return nil, fmt.Errorf("create %s: %s; drop %q", path, noDatasets, dataset)
+			}
+			return create(path, info)
+		},
+	}
+}
+
 // Writer writes a volume slab by slab, in ascending order of z, into a
 // temporary file beside the target. Commit renames it into place; Abort
 // (or a failed Commit) removes it, leaving no partial output.

@@ -26,24 +26,7 @@ import (
 const mrcHeaderSize = 1024
 
 func init() {
-	RegisterFormat(&Format{
-		Name:       "mrc",
-		Extensions: []string{".mrc", ".mrcs", ".map", ".rec"},
-		Open: func(path, dataset string) (*Volume, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("%s: MRC files hold one volume; drop %q", path, dataset)
-			}
-			return openMRC(path)
-		},
-		Inspect:  noDataset(inspectMRC),
-		Describe: describeWith(inspectMRC),
-		Create: func(path, dataset string, info Info) (Writer, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("create %s: MRC files hold one volume; drop %q", path, dataset)
-			}
-			return CreateMRC(path, info)
-		},
-	})
+	RegisterFormat(singleVolume("mrc", []string{".mrc", ".mrcs", ".map", ".rec"}, "MRC files hold one volume", openMRC, inspectMRC, CreateMRC))
 }
 
 // mrcHeader holds the header words voxlab uses.

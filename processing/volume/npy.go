@@ -25,24 +25,7 @@ const npyMagic = "\x93NUMPY"
 const npyMaxHeader = 1 << 20
 
 func init() {
-	RegisterFormat(&Format{
-		Name:       "npy",
-		Extensions: []string{".npy"},
-		Open: func(path, dataset string) (*Volume, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("%s: NPY files hold one array; drop %q", path, dataset)
-			}
-			return openNPY(path)
-		},
-		Inspect:  noDataset(inspectNPY),
-		Describe: describeWith(func(path string) (*Description, error) { return inspectNPY(path) }),
-		Create: func(path, dataset string, info Info) (Writer, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("create %s: NPY files hold one array; drop %q", path, dataset)
-			}
-			return CreateNPY(path, info)
-		},
-	})
+	RegisterFormat(singleVolume("npy", []string{".npy"}, "NPY files hold one array", openNPY, inspectNPY, CreateNPY))
 }
 
 // npyHeader is a parsed NPY header.

@@ -11,24 +11,7 @@ import (
 )
 
 func init() {
-	RegisterFormat(&Format{
-		Name:       "tiff-dir",
-		Extensions: []string{"/"},
-		Open: func(path, dataset string) (*Volume, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("%s: a folder of TIFF planes has no datasets; drop %q", path, dataset)
-			}
-			return openPlaneDir(path)
-		},
-		Inspect:  noDataset(inspectPlaneDir),
-		Describe: describeWith(inspectPlaneDir),
-		Create: func(path, dataset string, info Info) (Writer, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("create %s: a folder of TIFF planes has no datasets; drop %q", path, dataset)
-			}
-			return CreatePlaneDir(path, info)
-		},
-	})
+	RegisterFormat(singleVolume("tiff-dir", []string{"/"}, "a folder of TIFF planes has no datasets", openPlaneDir, inspectPlaneDir, CreatePlaneDir))
 }
 
 // planeFile is one 2D TIFF of a plane folder.

@@ -11,24 +11,7 @@ import (
 )
 
 func init() {
-	RegisterFormat(&Format{
-		Name:       "tiff",
-		Extensions: []string{".tif", ".tiff", ".btf", ".tf8"},
-		Open: func(path, dataset string) (*Volume, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("%s: TIFF files have no datasets; drop %q", path, dataset)
-			}
-			return openTIFF(path)
-		},
-		Inspect:  noDataset(inspectTIFF),
-		Describe: describeWith(inspectTIFF),
-		Create: func(path, dataset string, info Info) (Writer, error) {
-			if dataset != "" {
-				return nil, fmt.Errorf("create %s: TIFF files have no datasets; drop %q", path, dataset)
-			}
-			return CreateTIFF(path, info)
-		},
-	})
+	RegisterFormat(singleVolume("tiff", []string{".tif", ".tiff", ".btf", ".tf8"}, "TIFF files have no datasets", openTIFF, inspectTIFF, CreateTIFF))
 }
 
 // tiffFileOf opens and parses a TIFF file, checking that its pages form a
