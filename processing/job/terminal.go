@@ -9,6 +9,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/voxlab/voxlab/internal/bytesize"
 )
 
 // IsTerminal reports whether f is a terminal, for choosing TerminalSink's
@@ -175,28 +177,13 @@ func unitOr(u string) string {
 func peaks(e Event) string {
 	s := ""
 	if e.PeakDevice > 0 {
-		s += ", peak device memory " + formatBytes(e.PeakDevice)
+		s += ", peak device memory " + bytesize.Format(e.PeakDevice)
 	}
 	if e.PeakHost > 0 {
-		s += ", peak host memory " + formatBytes(e.PeakHost)
+		s += ", peak host memory " + bytesize.Format(e.PeakHost)
 	}
 	if s != "" {
 		s = " (" + s[2:] + ")"
 	}
 	return s
-}
-
-// formatBytes writes n in binary units (plan.FormatBytes, which job may not
-// import).
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.3g %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/voxlab/voxlab/internal/bytesize"
 )
 
 // ParseBytes parses sizes such as "2GiB", "512MB", "1.5G", "800M" or a
@@ -37,16 +39,6 @@ func ParseBytes(s string) (int64, error) {
 	return int64(v * m), nil
 }
 
-// FormatBytes writes n in binary units with three significant digits.
-func FormatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.3g %ciB", float64(n)/float64(div), "KMGTP"[exp])
-}
+// FormatBytes writes n in binary units with three significant digits
+// (bytesize.Format, which the job's progress lines share).
+func FormatBytes(n int64) string { return bytesize.Format(n) }
