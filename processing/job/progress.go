@@ -53,7 +53,7 @@ func (p *Progress) Stage(name string, total int64, unit string) {
 		p.ev.Stage, p.ev.Total, p.ev.Unit, p.ev.Done = name, total, unit, 0
 		p.ev.Rate, p.ev.ETA = 0, 0
 		p.stageStart = now
-	})
+	}, nil, "")
 }
 
 // Add records n more units done in the current stage and updates the
@@ -70,7 +70,7 @@ func (p *Progress) Add(n int64) {
 		if left := p.ev.Total - p.ev.Done; left > 0 {
 			p.ev.ETA = time.Duration(float64(left) / p.ev.Rate * float64(time.Second))
 		}
-	})
+	}, nil, "")
 }
 
 // Transfer records bytes moved to and from the device. It does not emit an
@@ -100,12 +100,12 @@ func (p *Progress) Memory(peakDevice, peakHost int64) {
 // Partial hands a partial result to the sinks. The value must not be
 // modified by the pipeline afterwards.
 func (p *Progress) Partial(v any) {
-	p.emit(Partial, v, "", nil)
+	p.update(Partial, nil, v, "")
 }
 
 // Warn reports something the user should know without failing the job.
 func (p *Progress) Warn(msg string) {
-	p.emit(Warning, nil, msg, nil)
+	p.update(Warning, nil, nil, msg)
 }
 
 // End sends the terminal event of a run driven without a Job (see
@@ -132,8 +132,10 @@ func (p *Progress) Snapshot() Event {
 	return e
 }
 
-// update changes the state with fn and emits an event of kind k.
-func (p *Progress) update(k Kind, fn func(now time.Time)) {
+// update changes the state with change (nil: no change) and emits an
+// event of kind k carrying partial and msg, which belong to that event
+// alone.
+func (p *Progress) update(k Kind, change func(now time.Time), partial any, msg string) {
 	if p == nil {
 		return
 	}
@@ -145,27 +147,11 @@ func (p *Progress) update(k Kind, fn func(now time.Time)) {
 		return
 	}
 	now := p.now()
-	fn(now)
-	e := p.ev
-	e.Kind, e.Elapsed = k, now.Sub(p.start)
-	p.mu.Unlock()
-	p.deliver(e)
-}
-
-func (p *Progress) emit(k Kind, partial any, msg string, err error) {
-	if p == nil {
-		return
-	}
-	p.emitMu.Lock()
-	defer p.emitMu.Unlock()
-	p.mu.Lock()
-	if p.ended {
-		p.mu.Unlock()
-		return
+	if change != nil {
+		change(now)
 	}
 	e := p.ev
-	e.Kind, e.Partial, e.Message, e.Err = k, partial, msg, err
-	e.Elapsed = p.now().Sub(p.start)
+	e.Kind, e.Partial, e.Message, e.Elapsed = k, partial, msg, now.Sub(p.start)
 	p.mu.Unlock()
 	p.deliver(e)
 }
