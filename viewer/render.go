@@ -109,29 +109,9 @@ func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity flo
 		}
 		switch p.dtype {
 		case volume.Uint8:
-			tab := (*[256]uint32)(l.tab)
-			src := p.data[r : r+p.cols]
-			if run {
-				for i, v := range src[xs[0] : int(xs[0])+len(row)] {
-					row[i] = tab[v]
-				}
-			} else {
-				for i, c := range xs {
-					row[i] = tab[src[c]]
-				}
-			}
+			sampleTable(row, xs, p.data[r:r+p.cols], l.tab[:256], run)
 		case volume.Uint16:
-			tab := (*[65536]uint32)(l.tab)
-			src := volume.Uint16s(p.data)[r : r+p.cols]
-			if run {
-				for i, v := range src[xs[0] : int(xs[0])+len(row)] {
-					row[i] = tab[v]
-				}
-			} else {
-				for i, c := range xs {
-					row[i] = tab[src[c]]
-				}
-			}
+			sampleTable(row, xs, volume.Uint16s(p.data)[r:r+p.cols], l.tab[:65536], run)
 		case volume.Float32:
 			sampleFloat(row, xs, volume.Float32s(p.data)[r:r+p.cols], l)
 		case volume.Float64:
@@ -142,6 +122,21 @@ func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity flo
 		}
 	}
 	return x0, y0, x1, y1
+}
+
+// sampleTable looks samples of src up in tab, which has an entry for
+// every value of T: at 1:1 (run) the consecutive columns from xs[0],
+// else the columns xs.
+func sampleTable[T uint8 | uint16](dst []uint32, xs []int32, src []T, tab []uint32, run bool) {
+	if run {
+		for i, v := range src[xs[0] : int(xs[0])+len(dst)] {
+			dst[i] = tab[v]
+		}
+		return
+	}
+	for i, c := range xs {
+		dst[i] = tab[src[c]]
+	}
 }
 
 // sampleFloat quantises float samples to the table; NaN is transparent
