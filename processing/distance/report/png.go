@@ -2,6 +2,10 @@ package report
 
 import (
 	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
 	"math"
 	"os"
 
@@ -9,48 +13,30 @@ import (
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
+	vgdraw "gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"image/color"
 )
 
-// Heatmap describes a matrix to draw.
+// Heatmap describes a matrix to draw: a distance matrix, with NaN in the
+// cells not computed yet (the viewer draws matrices as they fill).
 type Heatmap struct {
 	Title string
 	// XLabel names the columns, YLabel the rows, Unit the values (the
-	// colour bar's label).
+	// colour bar's label, the histogram's axis).
 	XLabel, YLabel, Unit string
 	Rows, Cols           int
 	Values               []float64
 }
 
-// grid adapts a row-major matrix to plotter.GridXYZ with each value
-// repeated kx times across and ky times down, so that the rasterised heat
-// map's image has about the pixels it is drawn on and its bilinear scaling
-// keeps cells sharp. Cell (c, r) is centred on x = c, y = rows−1−r: row 0
-// at the top, as a matrix is read.
-type grid struct {
-	rows, cols, kx, ky int
-	v                  []float64
-}
+// ColourBarWidth is the width in pixels that the colour bar and its labels
+// take at the right of a heat map image.
+const ColourBarWidth = 110
 
-func (g grid) Dims() (c, r int) { return g.cols * g.kx, g.rows * g.ky }
-func (g grid) Z(c, r int) float64 {
-	return g.v[(g.rows-1-r/g.ky)*g.cols+c/g.kx]
-}
-func (g grid) X(c int) float64 { return (float64(c)+0.5)/float64(g.kx) - 0.5 }
-func (g grid) Y(r int) float64 { return (float64(r)+0.5)/float64(g.ky) - 0.5 }
-
-// noGlyphs plots a heat map without its glyph boxes: plotter.HeatMap
-// gives one per cell for the axes' padding, which for a large (or, here,
-// upsampled) matrix costs gigabytes and changes nothing.
-type noGlyphs struct{ hm *plotter.HeatMap }
-
-func (n noGlyphs) Plot(c draw.Canvas, p *plot.Plot)            { n.hm.Plot(c, p) }
-func (n noGlyphs) DataRange() (xmin, xmax, ymin, ymax float64) { return n.hm.DataRange() }
+// NaNGrey marks the cells not computed yet (NaN) on a heat map.
+var NaNGrey = color.RGBA{0x80, 0x80, 0x80, 0xff}
 
 // finiteRange returns the smallest and largest finite values, widened to
-// a non-empty range.
+// a non-empty range (0, 1 when there are none).
 func finiteRange(v []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, x := range v {
@@ -67,13 +53,12 @@ func finiteRange(v []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// WritePNG draws h as a heat map (row 0 at the top, as a matrix is read)
-// with a colour bar, 800 x 600 pixels at 96 dpi, into path.
-func WritePNG(path string, h Heatmap) error {
+// HeatmapImage draws h as a heat map (row 0 at the top, as a matrix is
+// read; NaN cells grey) with a colour bar, w x ht pixels at 96 dpi.
+func HeatmapImage(h Heatmap, w, ht int) (*image.RGBA, error) {
 	if h.Rows < 1 || h.Cols < 1 || len(h.Values) != h.Rows*h.Cols {
-		return fmt.Errorf("write %s: %d values for a %d x %d heat map", path, len(h.Values), h.Rows, h.Cols)
+		return nil, fmt.Errorf("heat map %s: %d values for %d x %d", h.Title, len(h.Values), h.Rows, h.Cols)
 	}
-	const width, height, barWidth = 800, 600, 110
 	lo, hi := finiteRange(h.Values)
 	cm := moreland.ExtendedBlackBody()
 	cm.SetMin(lo)
@@ -82,21 +67,16 @@ func WritePNG(path string, h Heatmap) error {
 	p := plot.New()
 	p.Title.Text = h.Title
 	p.X.Label.Text, p.Y.Label.Text = h.XLabel, h.YLabel
+	// Plot y = rows−1−r, labelled r: row 0 at the top.
 	p.Y.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
-		// Label y = rows−1−r with the row r.
-		ticks := intTicks(float64(h.Rows-1)-max, float64(h.Rows-1)-min)
-		for i := range ticks {
-			ticks[i].Value = float64(h.Rows-1) - ticks[i].Value
+		t := intTicks(float64(h.Rows-1)-max, float64(h.Rows-1)-min)
+		for i := range t {
+			t[i].Value = float64(h.Rows-1) - t[i].Value
 		}
-		return ticks
+		return t
 	})
-	p.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick { return intTicks(min, max) })
-	g := grid{rows: h.Rows, cols: h.Cols, kx: max(1, (width+h.Cols-1)/h.Cols), ky: max(1, (height+h.Rows-1)/h.Rows), v: h.Values}
-	hm := plotter.NewHeatMap(g, cm.Palette(256))
-	hm.Min, hm.Max = lo, hi
-	hm.Rasterized = true
-	hm.NaN = color.Gray{Y: 128}
-	p.Add(noGlyphs{hm})
+	p.X.Tick.Marker = plot.TickerFunc(intTicks)
+	p.Add(plotter.NewImage(cellImage(h, cm, w, ht), -0.5, -0.5, float64(h.Cols)-0.5, float64(h.Rows)-0.5))
 
 	bar := plot.New()
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
@@ -104,17 +84,90 @@ func WritePNG(path string, h Heatmap) error {
 	bar.Y.Label.Text = h.Unit
 	bar.Title.Text = " "
 
-	img := vgimg.NewWith(vgimg.UseWH(width*vg.Inch/96, height*vg.Inch/96), vgimg.UseDPI(96))
-	dc := draw.New(img)
-	bw := barWidth * vg.Inch / 96
-	p.Draw(draw.Crop(dc, 0, -bw, 0, 0))
-	bar.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-bw, 0, 0, 0))
+	c := canvas(w, ht)
+	dc := vgdraw.New(c)
+	bw := ColourBarWidth * vg.Inch / 96
+	p.Draw(vgdraw.Crop(dc, 0, -bw, 0, 0))
+	bar.Draw(vgdraw.Crop(dc, dc.Max.X-dc.Min.X-bw, 0, 0, 0))
+	return toRGBA(c.Image()), nil
+}
 
+// cellImage paints each matrix cell as a block of pixels, about as many
+// as it covers on the plot, so that scaling the image there keeps cells
+// sharp.
+func cellImage(h Heatmap, cm interface {
+	At(float64) (color.Color, error)
+}, w, ht int) *image.RGBA {
+	kx, ky := max(1, w/h.Cols), max(1, ht/h.Rows)
+	img := image.NewRGBA(image.Rect(0, 0, h.Cols*kx, h.Rows*ky))
+	for r := range h.Rows {
+		for c := range h.Cols {
+			col := color.Color(NaNGrey)
+			if x := h.Values[r*h.Cols+c]; !math.IsNaN(x) && !math.IsInf(x, 0) {
+				if cc, err := cm.At(x); err == nil {
+					col = cc
+				}
+			}
+			draw.Draw(img, image.Rect(c*kx, r*ky, (c+1)*kx, (r+1)*ky), image.NewUniform(col), image.Point{}, draw.Src)
+		}
+	}
+	return img
+}
+
+// HistogramImage draws the distribution of h's finite values, w x ht
+// pixels at 96 dpi; with none yet, an empty plot.
+func HistogramImage(h Heatmap, w, ht int) (*image.RGBA, error) {
+	var vals plotter.Values
+	for _, x := range h.Values {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			vals = append(vals, x)
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %d values", h.Title, len(vals))
+	p.X.Label.Text = h.Unit
+	p.Y.Label.Text = "count"
+	if len(vals) > 0 {
+		bins := min(30, max(5, int(math.Sqrt(float64(len(vals))))))
+		hist, err := plotter.NewHist(vals, bins)
+		if err != nil {
+			return nil, fmt.Errorf("histogram %s: %w", h.Title, err)
+		}
+		hist.FillColor = color.RGBA{0x3c, 0x78, 0xd8, 0xff}
+		p.Add(hist)
+	}
+	c := canvas(w, ht)
+	p.Draw(vgdraw.New(c))
+	return toRGBA(c.Image()), nil
+}
+
+// canvas is a white w x ht pixel canvas at 96 dpi.
+func canvas(w, ht int) *vgimg.Canvas {
+	return vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/96, vg.Length(ht)*vg.Inch/96), vgimg.UseDPI(96))
+}
+
+// toRGBA returns img as an *image.RGBA, which Fyne uploads as it is.
+func toRGBA(img image.Image) *image.RGBA {
+	if r, ok := img.(*image.RGBA); ok {
+		return r
+	}
+	r := image.NewRGBA(img.Bounds())
+	draw.Draw(r, r.Bounds(), img, img.Bounds().Min, draw.Src)
+	return r
+}
+
+// WritePNG draws h as a heat map with a colour bar (HeatmapImage), 800 x
+// 600 pixels, into path.
+func WritePNG(path string, h Heatmap) error {
+	img, err := HeatmapImage(h, 800, 600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	_, err = vgimg.PngCanvas{Canvas: img}.WriteTo(f)
+	err = png.Encode(f, img)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
