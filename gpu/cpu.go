@@ -160,39 +160,47 @@ func HostMemory() (total, available int64) {
 	return parseMeminfo(f)
 }
 
-// parseMeminfo reads MemTotal and MemAvailable (in kB) from a
-// /proc/meminfo listing. Kernels before 3.14 have no MemAvailable; there
-// MemFree + Buffers + Cached stands in for it.
+// parseMeminfo reads MemTotal and MemAvailable from a /proc/meminfo
+// listing. Kernels before 3.14 have no MemAvailable; there MemFree +
+// Buffers + Cached stands in for it.
 func parseMeminfo(r io.Reader) (total, available int64) {
-	var free, buffers, cached int64
-	haveAvail := false
+	m := procBytes(r)
+	available, ok := m["MemAvailable"]
+	if !ok {
+		available = m["MemFree"] + m["Buffers"] + m["Cached"]
+	}
+	return m["MemTotal"], available
+}
+
+// ProcessMemory returns this process's resident memory and its peak in
+// bytes (VmRSS and VmHWM of /proc/self/status), 0 where that is not
+// available.
+func ProcessMemory() (rss, peak int64) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	defer f.Close()
+	m := procBytes(f)
+	return m["VmRSS"], m["VmHWM"]
+}
+
+// procBytes reads the "Name:   123 kB" lines of a /proc listing
+// (meminfo, status) as bytes by name.
+func procBytes(r io.Reader) map[string]int64 {
+	m := map[string]int64{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 2 {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		fields := strings.Fields(rest)
+		if !ok || len(fields) == 0 {
 			continue
 		}
-		kb, err := strconv.ParseInt(fields[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		switch fields[0] {
-		case "MemTotal:":
-			total = kb << 10
-		case "MemAvailable:":
-			available, haveAvail = kb<<10, true
-		case "MemFree:":
-			free = kb << 10
-		case "Buffers:":
-			buffers = kb << 10
-		case "Cached:":
-			cached = kb << 10
+		if kb, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+			m[name] = kb << 10
 		}
 	}
-	if !haveAvail {
-		available = free + buffers + cached
-	}
-	return total, available
+	return m
 }
 
 func cpuModel() string {

@@ -254,6 +254,22 @@ HugePages_Total:       0
 	}
 }
 
+// TestProcessMemory: this process holds some resident memory, and its
+// peak is at least what it holds now.
+func TestProcessMemory(t *testing.T) {
+	rss, peak := ProcessMemory()
+	if rss == 0 {
+		t.Skip("no /proc/self/status on this system")
+	}
+	if rss < 1<<20 || peak < rss {
+		t.Errorf("resident %d bytes, peak %d", rss, peak)
+	}
+	const status = "Name:\tgo\nVmHWM:\t  123456 kB\nVmRSS:\t   65432 kB\nThreads:\t9\n"
+	if m := procBytes(strings.NewReader(status)); m["VmRSS"] != 65432<<10 || m["VmHWM"] != 123456<<10 {
+		t.Errorf("procBytes read %v", m)
+	}
+}
+
 func TestHostMemoryAndPinnedCap(t *testing.T) {
 	total, avail := HostMemory()
 	if total == 0 {

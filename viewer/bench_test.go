@@ -1,13 +1,10 @@
 package viewer
 
 import (
-	"bufio"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
 )
@@ -132,24 +129,8 @@ func BenchmarkScrollHugeVolume(b *testing.B) {
 		drawPlane(&f, p, &l, t, 1024, 1024, 1, 1, Translucent)
 	}
 	runtime.GC()
-	b.ReportMetric(float64(procKB("VmHWM"))/1024, "peakRSS-MiB")
-	b.ReportMetric(float64(procKB("VmRSS"))/1024, "RSS-MiB")
+	rss, peak := gpu.ProcessMemory()
+	b.ReportMetric(float64(peak)/(1<<20), "peakRSS-MiB")
+	b.ReportMetric(float64(rss)/(1<<20), "RSS-MiB")
 	b.ReportMetric(float64(info.Bytes())/(1<<30), "volume-GiB")
-}
-
-// procKB reads a kB figure from /proc/self/status (0 elsewhere).
-func procKB(key string) int {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return n
-		}
-	}
-	return 0
 }
