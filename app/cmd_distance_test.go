@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -148,17 +149,7 @@ func TestDistanceCommand(t *testing.T) {
 // writeFlatNPY writes maps in the challenge's flat layout (n, box³).
 func writeFlatNPY(t *testing.T, path string, n, box int, vals []float32) {
 	t.Helper()
-	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", n, box*box*box)
-	for (10+len(dict)+1)%64 != 0 {
-		dict += " "
-	}
-	dict += "\n"
-	b := append([]byte("\x93NUMPY\x01\x00"), byte(len(dict)), byte(len(dict)>>8))
-	b = append(b, dict...)
-	b = append(b, volume.Bytes(vals)...)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteNPY(t, path, []int{n, box * box * box}, vals)
 }
 
 // TestDistanceInputLayouts: the flat (n, box³) NPY and a folder of MRC

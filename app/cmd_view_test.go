@@ -3,47 +3,31 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/voxlab/voxlab/internal/testutil"
 )
 
-// writeNPY writes a uint16 array in NPY version 1.0 by hand (the format
-// is a short text header and the raw data), so the test does not depend
-// on the writer under test.
+// writeNPY writes a uint16 array as NPY by hand (testutil.WriteNPY), so
+// the test does not depend on the writer under test.
 func writeNPY(t *testing.T, path string, shape [3]int, f func(z, y, x int) uint16) {
 	t.Helper()
-	hdr := "{'descr': '<u2', 'fortran_order': False, 'shape': (" +
-		itoa(shape[0]) + ", " + itoa(shape[1]) + ", " + itoa(shape[2]) + "), }"
-	// Pad so that magic(6)+version(2)+len(2)+header is a multiple of 64.
-	for (10+len(hdr)+1)%64 != 0 {
-		hdr += " "
-	}
-	hdr += "\n"
-	var b bytes.Buffer
-	b.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
-	b.WriteString(hdr)
+	vals := make([]uint16, 0, shape[0]*shape[1]*shape[2])
 	for z := range shape[0] {
 		for y := range shape[1] {
 			for x := range shape[2] {
-				binary.Write(&b, binary.LittleEndian, f(z, y, x))
+				vals = append(vals, f(z, y, x))
 			}
 		}
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteNPY(t, path, shape[:], vals)
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestViewScreenshot runs `voxlab view --screenshot` on a volume whose
 // slice 7 is black on the left half and white on the right, with one
@@ -66,15 +50,7 @@ func TestViewScreenshot(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testutil.ReadPNG(t, out)
 	if b := img.Bounds(); b.Dx() != 900 || b.Dy() != 600 {
 		t.Fatalf("screenshot is %v, want 900x600", b)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/viewer"
@@ -286,15 +286,7 @@ func TestGUIScreenshotAfterRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testutil.ReadPNG(t, shot)
 	if b := img.Bounds(); b.Dx() != 1200 || b.Dy() != 800 {
 		t.Errorf("screenshot %v", b)
 	}

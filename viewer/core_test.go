@@ -1,10 +1,7 @@
 package viewer
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
 )
@@ -353,31 +351,21 @@ func TestOpenFilesAndRecent(t *testing.T) {
 	}
 }
 
-// writeNPY4 writes a float32 (n, z, y, x) NPY file by hand (NPY 1.0: magic,
-// version, header length, a dict padded to 64 bytes, raw data).
+// writeNPY4 writes a float32 (n, z, y, x) NPY file by hand
+// (testutil.WriteNPY).
 func writeNPY4(t *testing.T, path string, shape [4]int, f func(i, z, y, x int) float32) {
 	t.Helper()
-	hdr := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d, %d, %d), }", shape[0], shape[1], shape[2], shape[3])
-	for (10+len(hdr)+1)%64 != 0 {
-		hdr += " "
-	}
-	hdr += "\n"
-	var b bytes.Buffer
-	b.WriteString("\x93NUMPY\x01\x00")
-	binary.Write(&b, binary.LittleEndian, uint16(len(hdr)))
-	b.WriteString(hdr)
+	var vals []float32
 	for i := range shape[0] {
 		for z := range shape[1] {
 			for y := range shape[2] {
 				for x := range shape[3] {
-					binary.Write(&b, binary.LittleEndian, f(i, z, y, x))
+					vals = append(vals, f(i, z, y, x))
 				}
 			}
 		}
 	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteNPY(t, path, shape[:], vals)
 }
 
 // A 4D stack of maps (cryo-EM ground truth) opens as its maps one after

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -30,15 +31,7 @@ func TestGoldenFrame(t *testing.T) {
 	f.resize(160, 120)
 	h.v.paint(&f, nil, 160, 120, 1)
 
-	in, err := os.Open("testdata/frame_blend.png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	want, err := png.Decode(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := testutil.ReadPNG(t, "testdata/frame_blend.png")
 	if want.Bounds() != f.img.Bounds() {
 		t.Fatalf("frame %v, golden %v", f.img.Bounds(), want.Bounds())
 	}

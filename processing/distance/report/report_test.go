@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/palette/moreland"
+
+	"github.com/voxlab/voxlab/internal/testutil"
 )
 
 // TestWriteNPYMatchesNumpy: the bytes numpy.save writes (testdata/gen.py).
@@ -54,15 +55,7 @@ func TestWritePNG(t *testing.T) {
 	if err := WritePNG(path, Heatmap{Title: "l2 (distance)", XLabel: "submitted map", YLabel: "ground-truth map", Unit: "l2", Rows: 30, Cols: 7, Values: v}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testutil.ReadPNG(t, path)
 	if b := img.Bounds(); b.Dx() != 800 || b.Dy() != 600 {
 		t.Errorf("image %v, want 800 x 600", b)
 	}
