@@ -22,37 +22,6 @@ func detectRun(ctx context.Context, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// smallBrain writes a short demo brain (planes 20-39 of the small one)
-// as a TIFF plane folder and returns the folder and its true cells.
-func smallBrain(t *testing.T) (string, [][3]int) {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "planes")
-	b := demo.NewBrain(demo.Small, 1)
-	info := b.Info()
-	info.Shape[0] = 20
-	w, err := volume.CreatePlaneDir(dir, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 20*info.PlaneBytes())
-	if err := b.ReadSlab(20, 40, buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteSlab(0, buf); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	var cells [][3]int
-	for _, c := range b.Cells() {
-		if c[0] >= 22 && c[0] < 38 {
-			cells = append(cells, [3]int{c[0] - 20, c[1], c[2]})
-		}
-	}
-	return dir, cells
-}
-
 func TestDetectCommand(t *testing.T) {
 	in, cells := smallBrain(t)
 	out := filepath.Join(t.TempDir(), "cells.csv")

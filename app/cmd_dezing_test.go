@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,44 +17,6 @@ import (
 	"github.com/voxlab/voxlab/processing/volume/h5"
 	"gonum.org/v1/hdf5"
 )
-
-// dezingScan writes the small demo scan into a temporary folder.
-func dezingScan(t *testing.T) (scan, zingers string) {
-	t.Helper()
-	dir := t.TempDir()
-	if err := demo.WriteTomo(dir, demo.Small, 5); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, demo.TomoScan), filepath.Join(dir, demo.TomoZingers)
-}
-
-func readAll(t *testing.T, spec string) (volume.Info, []byte) {
-	t.Helper()
-	v, err := volume.Open(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	data, err := v.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.Info, data
-}
-
-// onlyFiles lists a folder's entries.
-func onlyFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
 
 func TestDezingCommand(t *testing.T) {
 	scan, zcsv := dezingScan(t)

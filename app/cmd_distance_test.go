@@ -21,16 +21,6 @@ import (
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
-// distDemo writes the small cryo-EM demo into a temporary folder.
-func distDemo(t *testing.T) (gt, sub, mask string) {
-	t.Helper()
-	dir := t.TempDir()
-	if err := demo.WriteMaps(dir, demo.Small, 11); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted), filepath.Join(dir, demo.MapsMask)
-}
-
 // readNPY2 reads a 2D little-endian float64 NPY written by report.WriteNPY.
 func readNPY2(t *testing.T, path string) (rows, cols int, v []float64) {
 	t.Helper()

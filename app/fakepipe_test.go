@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"strconv"
@@ -107,11 +106,4 @@ func takeFakeRuns() []fakeRun {
 	r := fakeRuns
 	fakeRuns = nil
 	return r
-}
-
-// runCmd runs a voxlab command line and returns its exit code and output.
-func runCmd(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &env{stdout: &out, stderr: &errb})
-	return code, out.String(), errb.String()
 }

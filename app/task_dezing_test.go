@@ -14,59 +14,6 @@ import (
 	"github.com/voxlab/voxlab/processing/cluster"
 )
 
-// hostileDir makes a folder whose name would run something, split, or
-// change meaning if it were quoted wrongly anywhere.
-func hostileDir(t *testing.T) string {
-	t.Helper()
-	d := filepath.Join(t.TempDir(), "out it's \"q\" $HOME `touch PWNED` $(touch PWNED); x")
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// hostileCopy copies a file into dir under a hostile name.
-func hostileCopy(t *testing.T, src, dir, ext string) string {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(dir, "in 'a' \"b\" $(touch PWNED) `x` ;"+ext)
-	if err := os.WriteFile(dst, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-func mustRun(t *testing.T, args ...string) string {
-	t.Helper()
-	code, stdout, stderr := runCmd(args...)
-	if code != 0 {
-		t.Fatalf("voxlab %q: exit %d: %s", args, code, stderr)
-	}
-	return stdout
-}
-
-func fileBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// runSplit runs the n tasks of a pipeline one after another, then the
-// merge, all with args (the pipeline's arguments and flags).
-func runSplit(t *testing.T, pipeline string, n int, args ...string) {
-	t.Helper()
-	for i := range n {
-		mustRun(t, append([]string{pipeline, "--task", fmt.Sprintf("%d/%d", i, n)}, args...)...)
-	}
-	mustRun(t, append([]string{"merge", pipeline, "--tasks", fmt.Sprint(n)}, args...)...)
-}
-
 // sameHDF5 reports how two HDF5 files differ other than in the object
 // modification times HDF5 stamps into object headers (so that even two
 // runs of voxlab dezing differ when a second passes between them): every
@@ -139,20 +86,6 @@ func TestDezingTasksMerge(t *testing.T) {
 		t.Errorf("merge dezing --json (%v):\n%s", err, stdout)
 	}
 	noPWNED(t, dir)
-}
-
-// noPWNED fails if a payload of a hostile name ran.
-func noPWNED(t *testing.T, dirs ...string) {
-	t.Helper()
-	wd, _ := os.Getwd()
-	for _, d := range append(dirs, wd) {
-		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
-			if err == nil && e.Name() == "PWNED" {
-				t.Errorf("a file name ran a command: %s exists", p)
-			}
-			return nil
-		})
-	}
 }
 
 // TestDezingTaskRerun: a missing part fails the merge, naming the task to

@@ -7,10 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"github.com/voxlab/voxlab/processing/job"
 )
@@ -49,26 +45,7 @@ func (c *clusterFake) requests() []Request {
 // cluster.
 func newClusterHarness(t *testing.T, cf *clusterFake) *panelHarness {
 	t.Helper()
-	test.NewTempApp(t)
-	w := test.NewTempWindow(t, nil)
-	hl := NewHeadless(w)
-	w.Resize(fyne.NewSize(1280, 900))
-	f := &fakePipeline{gates: map[string]chan struct{}{}}
-	pl := f.pipeline()
-	pl.RunCluster = cf.run
-	p := NewPanel(hl.Viewer, PanelOptions{Probe: cpuProbe, PlanDelay: time.Millisecond, BandwidthBytes: 1 << 20}, pl)
-	t.Cleanup(func() {
-		p.Close()
-		hl.Close()
-	})
-	dir := t.TempDir()
-	in := filepath.Join(dir, "input.txt")
-	os.WriteFile(in, []byte("x"), 0o644)
-	h := &panelHarness{t: t, hl: hl, p: p, f: f, dir: dir, in: in}
-	h.set("in", in)
-	h.set("out", filepath.Join(dir, "out.txt"))
-	h.planned()
-	return h
+	return newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) { pl.RunCluster = cf.run })
 }
 
 func TestClusterChoiceOnlyWhereOffered(t *testing.T) {

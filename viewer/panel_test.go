@@ -153,12 +153,23 @@ type panelHarness struct {
 
 func newPanelHarness(t *testing.T, probe DeviceProbe) *panelHarness {
 	t.Helper()
+	return newPanelHarnessFor(t, probe, nil)
+}
+
+// newPanelHarnessFor is newPanelHarness with the fake pipeline changed by
+// adjust (nil: unchanged) before the panel offers it.
+func newPanelHarnessFor(t *testing.T, probe DeviceProbe, adjust func(*Pipeline)) *panelHarness {
+	t.Helper()
 	test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	hl := NewHeadless(w)
 	w.Resize(fyne.NewSize(1280, 900))
 	f := &fakePipeline{gates: map[string]chan struct{}{}}
-	p := NewPanel(hl.Viewer, PanelOptions{Probe: probe, PlanDelay: time.Millisecond, BandwidthBytes: 1 << 20}, f.pipeline())
+	pl := f.pipeline()
+	if adjust != nil {
+		adjust(pl)
+	}
+	p := NewPanel(hl.Viewer, PanelOptions{Probe: probe, PlanDelay: time.Millisecond, BandwidthBytes: 1 << 20}, pl)
 	t.Cleanup(func() {
 		p.Close()
 		hl.Close()

@@ -1,0 +1,179 @@
+package main
+
+// Helpers that the app's tests share: running commands in-process, the
+// demo inputs they run on, files with hostile names, reading outputs.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// runCmd runs a voxlab command line and returns its exit code and output.
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &env{stdout: &out, stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runCmd(args...)
+	if code != 0 {
+		t.Fatalf("voxlab %q: exit %d: %s", args, code, stderr)
+	}
+	return stdout
+}
+
+func fileBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readAll(t *testing.T, spec string) (volume.Info, []byte) {
+	t.Helper()
+	v, err := volume.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	data, err := v.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Info, data
+}
+
+// onlyFiles lists a folder's entries.
+func onlyFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// hostileDir makes a folder whose name would run something, split, or
+// change meaning if it were quoted wrongly anywhere.
+func hostileDir(t *testing.T) string {
+	t.Helper()
+	d := filepath.Join(t.TempDir(), "out it's \"q\" $HOME `touch PWNED` $(touch PWNED); x")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// hostileCopy copies a file into dir under a hostile name.
+func hostileCopy(t *testing.T, src, dir, ext string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(dir, "in 'a' \"b\" $(touch PWNED) `x` ;"+ext)
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// noPWNED fails if a payload of a hostile name ran.
+func noPWNED(t *testing.T, dirs ...string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	for _, d := range append(dirs, wd) {
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && e.Name() == "PWNED" {
+				t.Errorf("a file name ran a command: %s exists", p)
+			}
+			return nil
+		})
+	}
+}
+
+// runSplit runs the n tasks of a pipeline one after another, then the
+// merge, all with args (the pipeline's arguments and flags).
+func runSplit(t *testing.T, pipeline string, n int, args ...string) {
+	t.Helper()
+	for i := range n {
+		mustRun(t, append([]string{pipeline, "--task", fmt.Sprintf("%d/%d", i, n)}, args...)...)
+	}
+	mustRun(t, append([]string{"merge", pipeline, "--tasks", fmt.Sprint(n)}, args...)...)
+}
+
+// dezingScan writes the small demo scan into a temporary folder.
+func dezingScan(t *testing.T) (scan, zingers string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := demo.WriteTomo(dir, demo.Small, 5); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, demo.TomoScan), filepath.Join(dir, demo.TomoZingers)
+}
+
+// smallBrain writes a short demo brain (planes 20-39 of the small one)
+// as a TIFF plane folder and returns the folder and its true cells.
+func smallBrain(t *testing.T) (string, [][3]int) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "planes")
+	b := demo.NewBrain(demo.Small, 1)
+	info := b.Info()
+	info.Shape[0] = 20
+	w, err := volume.CreatePlaneDir(dir, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 20*info.PlaneBytes())
+	if err := b.ReadSlab(20, 40, buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSlab(0, buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var cells [][3]int
+	for _, c := range b.Cells() {
+		if c[0] >= 22 && c[0] < 38 {
+			cells = append(cells, [3]int{c[0] - 20, c[1], c[2]})
+		}
+	}
+	return dir, cells
+}
+
+// distDemo writes the small cryo-EM demo into a temporary folder.
+func distDemo(t *testing.T) (gt, sub, mask string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := demo.WriteMaps(dir, demo.Small, 11); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted), filepath.Join(dir, demo.MapsMask)
+}
+
+// writeDemo writes the small demo data into a new folder.
+func writeDemo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := demo.Write(dir, demo.Small, 1); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
