@@ -3,12 +3,10 @@
 package distance
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/cluster"
 )
 
 // TestCUDATasksMergeToWhole: on the CUDA backend too, tasks of whole
@@ -34,24 +32,7 @@ func TestCUDATasksMergeToWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, n := range []int{2, 3, 9} {
-				name := fmt.Sprintf("low=%v chunk=%d tile=%d tasks=%d", low, chunk, tile, n)
-				var parts []*Result
-				for i := range n {
-					r, err := RunTask(context.Background(), nil, be, cfg, gt, sub, tile, cluster.Task{Index: i, Count: n})
-					if err != nil {
-						t.Fatalf("%s: task %d: %v", name, i, err)
-					}
-					parts = append(parts, r)
-				}
-				merged, err := Merge(parts, ngt)
-				if err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				for k, m := range whole.Metrics {
-					if i := sameBits(merged.Matrices[k], whole.Matrices[k]); i >= 0 {
-						t.Errorf("%s: %s[%d,%d] = %.17g, the whole run %.17g", name, m, i/nsub, i%nsub, merged.Matrices[k][i], whole.Matrices[k][i])
-					}
-				}
+				mergeTasks(t, fmt.Sprintf("low=%v chunk=%d tile=%d tasks=%d", low, chunk, tile, n), be, cfg, gt, sub, tile, n, whole)
 			}
 		}
 	}

@@ -25,6 +25,30 @@ func sameBits(a, b []float64) int {
 	return -1
 }
 
+// mergeTasks runs the n tasks of a split run with tiles of tile rows,
+// merges them and checks that every matrix is whole's bit for bit.
+func mergeTasks(t *testing.T, name string, be gpu.Backend, cfg Config, gt, sub Maps, tile, n int, whole *Result) *Result {
+	t.Helper()
+	var parts []*Result
+	for i := range n {
+		r, err := RunTask(context.Background(), nil, be, cfg, gt, sub, tile, cluster.Task{Index: i, Count: n})
+		if err != nil {
+			t.Fatalf("%s: task %d: %v", name, i, err)
+		}
+		parts = append(parts, r)
+	}
+	merged, err := Merge(parts, gt.Len())
+	if err != nil {
+		t.Fatalf("%s: merge: %v", name, err)
+	}
+	for k, m := range whole.Metrics {
+		if i := sameBits(merged.Matrices[k], whole.Matrices[k]); i >= 0 {
+			t.Errorf("%s: %s[%d,%d] = %.17g, the whole run %.17g", name, m, i/whole.NSub, i%whole.NSub, merged.Matrices[k][i], whole.Matrices[k][i])
+		}
+	}
+	return merged
+}
+
 // TestTasksMergeToWhole: for both pipelines, fixed and planned tiles,
 // with and without a mask, the tasks of a split run merged give the
 // single-process matrices bit for bit, for task counts from 1 to more
@@ -52,23 +76,7 @@ func TestTasksMergeToWhole(t *testing.T) {
 				}
 				for _, n := range []int{1, 2, 3, 5, 13, 40} {
 					name := fmt.Sprintf("mask=%v low=%v chunk=%d tile=%d tasks=%d", mask != nil, low, chunk, tile, n)
-					var parts []*Result
-					for i := range n {
-						r, err := RunTask(context.Background(), nil, be, cfg, gt, sub, tile, cluster.Task{Index: i, Count: n})
-						if err != nil {
-							t.Fatalf("%s: task %d: %v", name, i, err)
-						}
-						parts = append(parts, r)
-					}
-					merged, err := Merge(parts, ngt)
-					if err != nil {
-						t.Fatalf("%s: merge: %v", name, err)
-					}
-					for k, m := range whole.Metrics {
-						if i := sameBits(merged.Matrices[k], whole.Matrices[k]); i >= 0 {
-							t.Errorf("%s: %s[%d,%d] = %.17g, the whole run %.17g", name, m, i/nsub, i%nsub, merged.Matrices[k][i], whole.Matrices[k][i])
-						}
-					}
+					merged := mergeTasks(t, name, be, cfg, gt, sub, tile, n, whole)
 					if merged.Voxels != whole.Voxels || merged.Box != box || merged.NGT != ngt || merged.Chunk != tile {
 						t.Errorf("%s: merged %d voxels of %d³, %d rows, tile %d", name, merged.Voxels, merged.Box, merged.NGT, merged.Chunk)
 					}
