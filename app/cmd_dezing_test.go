@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/dezing"
 	"github.com/voxlab/voxlab/processing/job"
@@ -45,7 +46,7 @@ func TestDezingCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, got := readAll(t, out+":/data")
+	info, got := testutil.ReadVolume(t, out+":/data")
 	if info.Shape != nx.Projections.Shape || info.DType != volume.Uint16 {
 		t.Fatalf("/data is %v %s", info.Shape, info.DType)
 	}
@@ -82,7 +83,7 @@ func TestDezingCommand(t *testing.T) {
 
 	// The reduced frames and the parameters.
 	for _, name := range []string{"/dark", "/flat"} {
-		fi, frame := readAll(t, out+":"+name)
+		fi, frame := testutil.ReadVolume(t, out+":"+name)
 		if fi.Shape != [3]int{1, info.Shape[1], info.Shape[2]} || fi.DType != volume.Float32 {
 			t.Errorf("%s is %v %s", name, fi.Shape, fi.DType)
 		}
@@ -140,7 +141,7 @@ func TestDezingFlatFieldCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	info, data := readAll(t, out+":/data")
+	info, data := testutil.ReadVolume(t, out+":/data")
 	if info.DType != volume.Float32 {
 		t.Fatalf("/data is %s", info.DType)
 	}
@@ -200,8 +201,8 @@ func TestDezingPlainVolumes(t *testing.T) {
 		"--flats", filepath.Join(dir, "flats.npy"), "--backend", "cpu", "--quiet", "--flat-field", "--batch-size", "4"); code != 0 {
 		t.Fatalf("plain volumes: exit %d: %s", code, stderr)
 	}
-	_, da := readAll(t, a+":/data")
-	_, db := readAll(t, b+":/data")
+	_, da := testutil.ReadVolume(t, a+":/data")
+	_, db := testutil.ReadVolume(t, b+":/data")
 	if !slices.Equal(da, db) {
 		t.Error("plain volumes with --darks/--flats differ from the NeXus scan")
 	}
@@ -309,7 +310,7 @@ func TestDezingPartials(t *testing.T) {
 	if code := run(context.Background(), []string{"dezing", scan, out, "--backend", "cpu", "--batch-size", "40", "--quiet"}, e); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	_, data := readAll(t, out+":/data")
+	_, data := testutil.ReadVolume(t, out+":/data")
 	z := 0
 	for _, b := range blocks {
 		n := int64(len(b.Data))

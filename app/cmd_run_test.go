@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/job"
 )
@@ -68,8 +69,8 @@ steps:
 	}
 	// HDF5 files carry no timestamps of ours, but compare the data only:
 	// the files record their own paths.
-	_, a := readAll(t, filepath.Join(dir, "out", "dezinged.h5")+":/data")
-	_, b := readAll(t, filepath.Join(ref, "dezinged.h5")+":/data")
+	_, a := testutil.ReadVolume(t, filepath.Join(dir, "out", "dezinged.h5")+":/data")
+	_, b := testutil.ReadVolume(t, filepath.Join(ref, "dezinged.h5")+":/data")
 	if !bytes.Equal(a, b) {
 		t.Error("the dezinged projections differ from the command's")
 	}

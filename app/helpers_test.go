@@ -40,20 +40,6 @@ func fileBytes(t *testing.T, path string) []byte {
 	return b
 }
 
-func readAll(t *testing.T, spec string) (volume.Info, []byte) {
-	t.Helper()
-	v, err := volume.Open(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	data, err := v.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v.Info, data
-}
-
 // onlyFiles lists a folder's entries.
 func onlyFiles(t *testing.T, dir string) []string {
 	t.Helper()

@@ -1,4 +1,5 @@
 // Package testutil holds test helpers that tests of several packages
 // share: writing NPY files by hand (independently of the volume package's
-// writer under test) and reading PNG files back. Only tests import it.
+// writer under test), reading volumes and PNG files back. Only tests
+// import it; the volume package's own tests cannot (it imports volume).
 package testutil

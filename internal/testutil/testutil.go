@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // WriteNPY writes values, a []uint8, []uint16, []float32 or []float64 of
@@ -59,4 +61,19 @@ func ReadPNG(t testing.TB, path string) image.Image {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return img
+}
+
+// ReadVolume opens the volume spec names and reads it whole.
+func ReadVolume(t testing.TB, spec string) (volume.Info, []byte) {
+	t.Helper()
+	v, err := volume.Open(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	data, err := v.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Info, data
 }

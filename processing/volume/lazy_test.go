@@ -228,17 +228,9 @@ func TestImageJHugeStack(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	got, err := v.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Shape != [3]int{3, 4, 5} || string(got) != string(data) {
-		t.Errorf("shape %v, data equal %v", v.Shape, string(got) == string(data))
+	info, got := readBack(t, path)
+	if info.Shape != [3]int{3, 4, 5} || string(got) != string(data) {
+		t.Errorf("shape %v, data equal %v", info.Shape, string(got) == string(data))
 	}
 	os.WriteFile(path, b[:len(b)-1], 0o644)
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "promises 3 images") {

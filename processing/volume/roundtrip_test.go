@@ -95,20 +95,12 @@ func TestRoundTrip(t *testing.T) {
 				}
 				writeAll(t, w, data)
 				onlyTarget(t, dir, "out"+tc.ext)
-				v, err := Open(path)
-				if err != nil {
-					t.Fatal(err)
+				back, got := readBack(t, path)
+				if back.Shape != info.Shape || back.DType != dt || !bytes.Equal(got, data) {
+					t.Fatalf("read back %v %s, data equal %v", back.Shape, back.DType, bytes.Equal(got, data))
 				}
-				defer v.Close()
-				got, err := v.ReadAll()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if v.Shape != info.Shape || v.DType != dt || !bytes.Equal(got, data) {
-					t.Fatalf("read back %v %s, data equal %v", v.Shape, v.DType, bytes.Equal(got, data))
-				}
-				if tc.ext != ".npy" && !(tc.ext == ".tif" && dt == Float64) && v.VoxelSize != info.VoxelSize {
-					t.Errorf("voxel size %v, want %v", v.VoxelSize, info.VoxelSize)
+				if tc.ext != ".npy" && !(tc.ext == ".tif" && dt == Float64) && back.VoxelSize != info.VoxelSize {
+					t.Errorf("voxel size %v, want %v", back.VoxelSize, info.VoxelSize)
 				}
 			})
 		}

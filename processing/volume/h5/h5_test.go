@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/volume"
 	"gonum.org/v1/hdf5"
 )
@@ -326,17 +327,9 @@ func TestVolumeRoundTrip(t *testing.T) {
 				if got := dirNames(t, dir); got != "out.h5" {
 					t.Errorf("folder holds %s", got)
 				}
-				v, err := volume.Open(filepath.Join(dir, spec))
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer v.Close()
-				got, err := v.ReadAll()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if v.Shape != info.Shape || v.DType != dt || v.VoxelSize != info.VoxelSize || !bytes.Equal(got, data) {
-					t.Errorf("read back %v %s %v, equal %v", v.Shape, v.DType, v.VoxelSize, bytes.Equal(got, data))
+				back, got := testutil.ReadVolume(t, filepath.Join(dir, spec))
+				if back.Shape != info.Shape || back.DType != dt || back.VoxelSize != info.VoxelSize || !bytes.Equal(got, data) {
+					t.Errorf("read back %v %s %v, equal %v", back.Shape, back.DType, back.VoxelSize, bytes.Equal(got, data))
 				}
 			})
 		}
