@@ -56,6 +56,21 @@ func singleVolume(name string, exts []string, noDatasets string, open func(path 
 	}
 }
 
+// openSized opens path read-only with its size, which the readers check
+// what a header promises against.
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
 // Writer writes a volume slab by slab, in ascending order of z, into a
 // temporary file beside the target. Commit renames it into place; Abort
 // (or a failed Commit) removes it, leaving no partial output.

@@ -169,16 +169,11 @@ func readMRCHeader(path string, r io.ReaderAt, size int64) (*mrcHeader, error) {
 }
 
 func mrcFile(path string) (*os.File, *mrcHeader, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	h, err := readMRCHeader(path, f, st.Size())
+	h, err := readMRCHeader(path, f, size)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

@@ -56,16 +56,12 @@ func planeDir(dir string) ([]planeFile, error) {
 
 // readPlane parses a single-page TIFF.
 func readPlane(path string) (planeFile, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return planeFile{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return planeFile{}, err
-	}
-	tf, err := readTIFF(path, f, st.Size(), 2)
+	tf, err := readTIFF(path, f, size, 2)
 	if err != nil {
 		return planeFile{}, err
 	}

@@ -17,18 +17,13 @@ func init() {
 // tiffFileOf opens and parses a TIFF file, checking that its pages form a
 // stack: one size and dtype throughout.
 func tiffFileOf(path string) (*os.File, *tiffFile, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	tf, err := readTIFF(path, f, st.Size(), 0)
+	tf, err := readTIFF(path, f, size, 0)
 	if err == nil {
-		err = tf.expandImageJ(st.Size())
+		err = tf.expandImageJ(size)
 	}
 	if err == nil {
 		err = tf.checkStack()
