@@ -274,17 +274,6 @@ func (in *distanceInputs) meta(args []string, dev *devBackend) distreport.Meta {
 	}
 }
 
-// writeReport writes the matrices, CSVs, heat maps and summary of res
-// into dir as the job's last stage.
-func (in *distanceInputs) writeReport(p *job.Progress, dir string, res *distance.Result, meta distreport.Meta) (*distreport.Summary, error) {
-	p.Stage("writing "+in.outDir, int64(len(res.Metrics)), "metrics")
-	sum, err := distreport.Write(dir, res, meta)
-	if err == nil {
-		p.Add(int64(len(res.Metrics)))
-	}
-	return sum, err
-}
-
 // run runs the pipeline as a job and writes OUT_DIR.
 func (f *distanceFlags) run(ctx context.Context, e *env, args []string) error {
 	start := time.Now()
@@ -294,25 +283,43 @@ func (f *distanceFlags) run(ctx context.Context, e *env, args []string) error {
 	}
 	defer in.close()
 	defer dev.be.Close()
+	return f.write(ctx, e, in, dev, args, "distance", start, func(ctx context.Context, p *job.Progress) (*distance.Result, error) {
+		return distance.Run(ctx, p, dev.be, in.cfg, in.gt, in.sub)
+	}, nil)
+}
+
+// write runs the job name: compute's result, then OUT_DIR written from it
+// (matrices, CSVs, heat maps, summary.json) into a temporary folder
+// renamed into place; then done (nil: nothing) and the summary, whose
+// total time counts from start.
+func (f *distanceFlags) write(ctx context.Context, e *env, in *distanceInputs, dev *devBackend, args []string, name string, start time.Time,
+	compute func(context.Context, *job.Progress) (*distance.Result, error), done func()) error {
 	dir, err := outfile.CreateDir(in.outDir)
 	if err != nil {
 		return err
 	}
 	defer dir.Abort()
 	var sum *distreport.Summary
-	err = runJob(ctx, e, f.out, "distance", dev.note, func(ctx context.Context, p *job.Progress) error {
-		res, err := distance.Run(ctx, p, dev.be, in.cfg, in.gt, in.sub)
+	err = runJob(ctx, e, f.out, name, dev.note, func(ctx context.Context, p *job.Progress) error {
+		res, err := compute(ctx, p)
 		if err != nil {
 			return err
 		}
-		sum, err = in.writeReport(p, dir.Path, res, in.meta(args, dev))
-		return err
+		p.Stage("writing "+in.outDir, int64(len(res.Metrics)), "metrics")
+		if sum, err = distreport.Write(dir.Path, res, in.meta(args, dev)); err != nil {
+			return err
+		}
+		p.Add(int64(len(res.Metrics)))
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if err := dir.Commit(); err != nil {
 		return err
+	}
+	if done != nil {
+		done()
 	}
 	sum.Timings.Total = time.Since(start).Seconds()
 	return printDistanceSummary(e, f.out, in.outDir, sum)

@@ -12,9 +12,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/distance"
-	distreport "github.com/voxlab/voxlab/processing/distance/report"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/processing/outfile"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
@@ -211,30 +209,13 @@ func (f *distanceFlags) merge(ctx context.Context, e *env, args []string, tasks 
 	if err != nil {
 		return err
 	}
-	od, err := outfile.CreateDir(in.outDir)
-	if err != nil {
-		return err
-	}
-	defer od.Abort()
-	var sum *distreport.Summary
-	err = runJob(ctx, e, f.out, "merge distance", dev.note, func(ctx context.Context, p *job.Progress) error {
+	return f.write(ctx, e, in, dev, args, "merge distance", start, func(ctx context.Context, p *job.Progress) (*distance.Result, error) {
 		res, err := distance.Merge(parts, in.gt.Len())
-		if err != nil {
-			return err
+		if err == nil {
+			res.Plan, res.Chunk = whole, tile
 		}
-		res.Plan, res.Chunk = whole, tile
-		sum, err = in.writeReport(p, od.Path, res, in.meta(args, dev))
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if err := od.Commit(); err != nil {
-		return err
-	}
-	removeParts(e, f.out, dir, "distance", tasks)
-	sum.Timings.Total = time.Since(start).Seconds()
-	return printDistanceSummary(e, f.out, in.outDir, sum)
+		return res, err
+	}, func() { removeParts(e, f.out, dir, "distance", tasks) })
 }
 
 // readParts reads every task's part, checking that it belongs to this
