@@ -282,13 +282,14 @@ func (v *Viewer) newDimsBar() dimsBar {
 	return d
 }
 
-// updateDims sets the slider's range and position from the layers.
+// updateDims sets the slider's range from the visible layers
+// (dimsExtent) and its position: the slice last asked for, clamped into
+// the range, so that hiding a deep layer and showing it again comes back
+// to the same slice.
 func (v *Viewer) updateDims() {
 	d := &v.dims
-	n := v.extent()[v.axis]
-	if v.index[v.axis] >= n {
-		v.index[v.axis] = max(n-1, 0)
-	}
+	n := v.dimsExtent()[v.axis]
+	v.index[v.axis] = min(v.want[v.axis], max(n-1, 0))
 	d.setting = true
 	d.slider.Max = float64(max(n-1, 0))
 	d.slider.SetValue(float64(v.index[v.axis]))

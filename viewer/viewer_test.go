@@ -269,6 +269,48 @@ func TestSliderAndKeysChangeSlice(t *testing.T) {
 	}
 }
 
+// TestDimsFollowVisibleLayers: the slider spans the visible layers (a
+// hidden deep stack, like the demo's 1280 planes of maps, does not
+// stretch it past the brain beside it), and hiding a layer and showing
+// it again comes back to the slice shown before.
+func TestDimsFollowVisibleLayers(t *testing.T) {
+	h := newHarness(t)
+	h.v.AddImage("brain", memVolume(t, volume.Uint8, [3]int{6, 4, 4}, func(z, y, x int) float64 { return float64(z) }), ImageOptions{})
+	maps, _ := h.v.AddImage("maps", memVolume(t, volume.Uint8, [3]int{40, 4, 4}, func(z, y, x int) float64 { return float64(z) }), ImageOptions{Hidden: true})
+	h.settle()
+	if n := int(h.v.dims.slider.Max) + 1; n != 6 || !strings.Contains(h.v.dims.label.Text, "z 0/5") {
+		t.Errorf("with the maps hidden the slider covers %d slices (%q), want the brain's 6", n, h.v.dims.label.Text)
+	}
+	h.v.SetSlice(30)
+	if h.v.Slice() != 5 {
+		t.Errorf("SetSlice(30) beyond the visible layers went to %d, want 5", h.v.Slice())
+	}
+	maps.SetVisible(true)
+	h.settle()
+	if n := int(h.v.dims.slider.Max) + 1; n != 40 {
+		t.Errorf("with the maps shown the slider covers %d slices, want 40", n)
+	}
+	h.v.SetSlice(30)
+	maps.SetVisible(false)
+	h.settle()
+	if h.v.Slice() != 5 || h.v.dims.slider.Value != 5 || !strings.Contains(h.v.dims.label.Text, "z 5/5") {
+		t.Errorf("hiding the maps at slice 30: slice %d, slider %v, label %q; want the brain's last, 5", h.v.Slice(), h.v.dims.slider.Value, h.v.dims.label.Text)
+	}
+	maps.SetVisible(true)
+	h.settle()
+	if h.v.Slice() != 30 || h.v.dims.slider.Value != 30 {
+		t.Errorf("showing the maps again: slice %d, slider %v; want 30 as before", h.v.Slice(), h.v.dims.slider.Value)
+	}
+	// A move made while the maps were hidden is the one kept.
+	maps.SetVisible(false)
+	h.v.SetSlice(2)
+	maps.SetVisible(true)
+	h.settle()
+	if h.v.Slice() != 2 {
+		t.Errorf("moved to 2 with the maps hidden, then showed them: slice %d", h.v.Slice())
+	}
+}
+
 func TestAxisChoice(t *testing.T) {
 	h := newHarness(t)
 	f := func(z, y, x int) float64 { return float64(z*100 + y*10 + x) }
