@@ -46,18 +46,24 @@ type distanceFlags struct {
 	out        *outputFlags
 }
 
-// distanceInputs are the opened inputs and the configuration built from
-// the flags; close them when done.
+// distanceInputs are the opened inputs, the configuration built from the
+// flags and (after setup) the backend; close them when done.
 type distanceInputs struct {
 	gt, sub  *distance.StackMaps
 	cfg      distance.Config
 	maskDesc string
 	outDir   string
+	// be is the backend setup opened, note says which one auto picked.
+	be   gpu.Backend
+	note string
 	// restore puts back the memory limit setup changed (nil: none).
 	restore func()
 }
 
 func (in *distanceInputs) close() {
+	if in.be != nil {
+		in.be.Close()
+	}
 	for _, s := range []*distance.StackMaps{in.gt, in.sub} {
 		if s != nil {
 			s.Close()
@@ -84,13 +90,12 @@ func distanceSetup(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 
 // plan plans a run from the same arguments, reading only headers.
 func (f *distanceFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
-	in, dev, err := f.setup(nil, args)
+	in, err := f.setup(nil, args)
 	if err != nil {
 		return nil, err
 	}
 	defer in.close()
-	defer dev.be.Close()
-	return distance.PlanRun(in.cfg, in.gt, in.sub, dev.be)
+	return distance.PlanRun(in.cfg, in.gt, in.sub, in.be)
 }
 
 // open checks the arguments and flags, opens both sets (headers only) and
@@ -230,61 +235,52 @@ func voxelSize(flagSize float64, from []voxelSource) (float64, error) {
 	return size, nil
 }
 
-// devBackend is an opened backend and the note saying which one auto
-// picked.
-type devBackend struct {
-	be   gpu.Backend
-	note string
-}
-
 // setup opens the inputs and the backend and puts the budget in the
 // configuration. Given an env, it also makes the garbage collector keep
-// the heap under --host-memory until done is called — in a headless
-// command only: in the GUI the limit would bind the whole app and every
-// other job, so there the budget only sizes the chunks.
-func (f *distanceFlags) setup(e *env, args []string) (in *distanceInputs, dev *devBackend, err error) {
-	if in, err = f.open(args); err != nil {
-		return nil, nil, err
+// the heap under --host-memory until the inputs are closed — in a
+// headless command only: in the GUI the limit would bind the whole app and
+// every other job, so there the budget only sizes the chunks.
+func (f *distanceFlags) setup(e *env, args []string) (*distanceInputs, error) {
+	in, err := f.open(args)
+	if err != nil {
+		return nil, err
 	}
-	dev = &devBackend{}
-	if dev.be, dev.note, err = f.dev.open(); err != nil {
+	if in.be, in.note, err = f.dev.open(); err != nil {
 		in.close()
-		return nil, nil, err
+		return nil, err
 	}
-	if in.cfg.Budget, err = f.dev.budget(dev.be.Info()); err != nil {
-		dev.be.Close()
+	if in.cfg.Budget, err = f.dev.budget(in.be.Info()); err != nil {
 		in.close()
-		return nil, nil, err
+		return nil, err
 	}
 	in.cfg.PinCap = in.cfg.Budget.PinnedCap
 	if e != nil && !e.inGUI && f.dev.hostMem != "" {
 		prev := debug.SetMemoryLimit(in.cfg.Budget.Host)
 		in.restore = func() { debug.SetMemoryLimit(prev) }
 	}
-	return in, dev, nil
+	return in, nil
 }
 
 // meta describes a run for its report.
-func (in *distanceInputs) meta(args []string, dev *devBackend) distreport.Meta {
+func (in *distanceInputs) meta(args []string) distreport.Meta {
 	return distreport.Meta{
 		GroundTruth: args[0], Submitted: args[1], Mask: in.maskDesc,
 		Normalize: in.cfg.Normalize.String(), VoxelSize: in.cfg.VoxelSize,
-		ChunkAuto: in.cfg.AutoChunk, Backend: dev.be.Name(), BackendNote: dev.note,
-		Device: dev.be.Info().Name, BLAS: blasName(dev.be), PinMemory: in.cfg.Pin, Budget: in.cfg.Budget,
+		ChunkAuto: in.cfg.AutoChunk, Backend: in.be.Name(), BackendNote: in.note,
+		Device: in.be.Info().Name, BLAS: blasName(in.be), PinMemory: in.cfg.Pin, Budget: in.cfg.Budget,
 	}
 }
 
 // run runs the pipeline as a job and writes OUT_DIR.
 func (f *distanceFlags) run(ctx context.Context, e *env, args []string) error {
 	start := time.Now()
-	in, dev, err := f.setup(e, args)
+	in, err := f.setup(e, args)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	defer dev.be.Close()
-	return f.write(ctx, e, in, dev, args, "distance", start, func(ctx context.Context, p *job.Progress) (*distance.Result, error) {
-		return distance.Run(ctx, p, dev.be, in.cfg, in.gt, in.sub)
+	return f.write(ctx, e, in, args, "distance", start, func(ctx context.Context, p *job.Progress) (*distance.Result, error) {
+		return distance.Run(ctx, p, in.be, in.cfg, in.gt, in.sub)
 	}, nil)
 }
 
@@ -292,7 +288,7 @@ func (f *distanceFlags) run(ctx context.Context, e *env, args []string) error {
 // (matrices, CSVs, heat maps, summary.json) into a temporary folder
 // renamed into place; then done (nil: nothing) and the summary, whose
 // total time counts from start.
-func (f *distanceFlags) write(ctx context.Context, e *env, in *distanceInputs, dev *devBackend, args []string, name string, start time.Time,
+func (f *distanceFlags) write(ctx context.Context, e *env, in *distanceInputs, args []string, name string, start time.Time,
 	compute func(context.Context, *job.Progress) (*distance.Result, error), done func()) error {
 	dir, err := outfile.CreateDir(in.outDir)
 	if err != nil {
@@ -300,13 +296,13 @@ func (f *distanceFlags) write(ctx context.Context, e *env, in *distanceInputs, d
 	}
 	defer dir.Abort()
 	var sum *distreport.Summary
-	err = runJob(ctx, e, f.out, name, dev.note, func(ctx context.Context, p *job.Progress) error {
+	err = runJob(ctx, e, f.out, name, in.note, func(ctx context.Context, p *job.Progress) error {
 		res, err := compute(ctx, p)
 		if err != nil {
 			return err
 		}
 		p.Stage("writing "+in.outDir, int64(len(res.Metrics)), "metrics")
-		if sum, err = distreport.Write(dir.Path, res, in.meta(args, dev)); err != nil {
+		if sum, err = distreport.Write(dir.Path, res, in.meta(args)); err != nil {
 			return err
 		}
 		p.Add(int64(len(res.Metrics)))

@@ -71,13 +71,12 @@ func (f *distanceFlags) partHeader(in *distanceInputs, args []string, t cluster.
 // planTask plans task t of voxlab distance: its ground-truth rows, in
 // tiles of the whole run's tile.
 func (f *distanceFlags) planTask(ctx context.Context, e *env, args []string, t cluster.Task) (*plan.Plan, error) {
-	in, dev, err := f.setup(nil, args)
+	in, err := f.setup(nil, args)
 	if err != nil {
 		return nil, err
 	}
 	defer in.close()
-	defer dev.be.Close()
-	tile, err := distance.TaskTile(in.cfg, in.gt, in.sub, dev.be)
+	tile, err := distance.TaskTile(in.cfg, in.gt, in.sub, in.be)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +86,7 @@ func (f *distanceFlags) planTask(ctx context.Context, e *env, args []string, t c
 	}
 	tc := in.cfg
 	tc.Chunk, tc.AutoChunk, tc.Rows = tile, false, [2]int{lo, hi}
-	pl, err := distance.PlanRun(tc, in.gt, in.sub, dev.be)
+	pl, err := distance.PlanRun(tc, in.gt, in.sub, in.be)
 	if err != nil {
 		return nil, err
 	}
@@ -96,13 +95,12 @@ func (f *distanceFlags) planTask(ctx context.Context, e *env, args []string, t c
 
 // runTask runs task t of voxlab distance.
 func (f *distanceFlags) runTask(ctx context.Context, e *env, args []string, t cluster.Task) error {
-	in, dev, err := f.setup(e, args)
+	in, err := f.setup(e, args)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	defer dev.be.Close()
-	tile, err := distance.TaskTile(in.cfg, in.gt, in.sub, dev.be)
+	tile, err := distance.TaskTile(in.cfg, in.gt, in.sub, in.be)
 	if err != nil {
 		return err
 	}
@@ -113,14 +111,14 @@ func (f *distanceFlags) runTask(ctx context.Context, e *env, args []string, t cl
 	start := time.Now()
 	var res *distance.Result
 	var path string
-	err = runJob(ctx, e, f.out, "distance "+t.String(), dev.note, func(ctx context.Context, p *job.Progress) error {
+	err = runJob(ctx, e, f.out, "distance "+t.String(), in.note, func(ctx context.Context, p *job.Progress) error {
 		if tiles := (in.gt.Len() + tile - 1) / tile; tiles < t.Count {
 			p.Warn(fmt.Sprintf("the run computes %d tiles of %d ground-truth rows, fewer than the %d tasks: %d tasks have nothing to do "+
 				"(a smaller --chunk-size shares the work; the matrices then equal voxlab distance's with that --chunk-size)",
 				tiles, tile, t.Count, t.Count-tiles))
 		}
 		var err error
-		if res, err = distance.RunTask(ctx, p, dev.be, in.cfg, in.gt, in.sub, tile, t); err != nil {
+		if res, err = distance.RunTask(ctx, p, in.be, in.cfg, in.gt, in.sub, tile, t); err != nil {
 			return err
 		}
 		path, err = writePart(args[2], "distance", t, h, func(w *cluster.PartWriter) error { return writeDistancePart(w, res, tile) })
@@ -191,12 +189,11 @@ func readDistancePart(part *cluster.Part, metrics []distance.Metric, nsub int, l
 // merge assembles the N tasks' parts and writes OUT_DIR as run does.
 func (f *distanceFlags) merge(ctx context.Context, e *env, args []string, tasks int) error {
 	start := time.Now()
-	in, dev, err := f.setup(e, args)
+	in, err := f.setup(e, args)
 	if err != nil {
 		return err
 	}
 	defer in.close()
-	defer dev.be.Close()
 	dir := cluster.PartsDir(args[2])
 	parts, tile, err := f.readParts(in, args, dir, tasks)
 	if err != nil {
@@ -205,11 +202,11 @@ func (f *distanceFlags) merge(ctx context.Context, e *env, args []string, tasks 
 	// The plan of the whole run with the tasks' tile, for the summary.
 	cfg := in.cfg
 	cfg.Chunk, cfg.AutoChunk = tile, false
-	whole, err := distance.PlanRun(cfg, in.gt, in.sub, dev.be)
+	whole, err := distance.PlanRun(cfg, in.gt, in.sub, in.be)
 	if err != nil {
 		return err
 	}
-	return f.write(ctx, e, in, dev, args, "merge distance", start, func(ctx context.Context, p *job.Progress) (*distance.Result, error) {
+	return f.write(ctx, e, in, args, "merge distance", start, func(ctx context.Context, p *job.Progress) (*distance.Result, error) {
 		res, err := distance.Merge(parts, in.gt.Len())
 		if err == nil {
 			res.Plan, res.Chunk = whole, tile
