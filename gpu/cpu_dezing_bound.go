@@ -1,6 +1,10 @@
 package gpu
 
-import "math"
+import (
+	"math"
+
+	"github.com/voxlab/voxlab/internal/quickselect"
+)
 
 // The median for kernels 5 to 13 on typical data, by bounds.
 //
@@ -173,48 +177,5 @@ func dzWindowMedian[T dzKey](pl *dzPlane[T], p DezingMedianParams, y, x int, lo,
 			}
 		}
 	}
-	return dzSelectNth(nb[:n], (k*k*k-1)/2-below)
-}
-
-// dzSelectNth returns the n-th smallest (0-based) of s, reordering s:
-// Hoare's selection (quickselect) with a median-of-three pivot, written
-// here because the standard library sorts (O(n log n)) but does not select.
-func dzSelectNth[T dzKey](s []T, n int) T {
-	lo, hi := 0, len(s)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if s[mid] < s[lo] {
-			s[mid], s[lo] = s[lo], s[mid]
-		}
-		if s[hi] < s[lo] {
-			s[hi], s[lo] = s[lo], s[hi]
-		}
-		if s[hi] < s[mid] {
-			s[hi], s[mid] = s[mid], s[hi]
-		}
-		pivot := s[mid]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < pivot {
-				i++
-			}
-			for s[j] > pivot {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case n <= j:
-			hi = j
-		case n >= i:
-			lo = i
-		default:
-			return s[n]
-		}
-	}
-	return s[n]
+	return quickselect.Nth(nb[:n], (k*k*k-1)/2-below)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/voxlab/voxlab/internal/quickselect"
 )
 
 // Normalization says how each map is scaled before it is compared.
@@ -107,50 +109,5 @@ func selectK(v []float32, k int, hist []int32) float32 {
 			n++
 		}
 	}
-	return quickSelect(v[:n], k-below)
-}
-
-// quickSelect returns the k-th smallest value of v (0-based), reordering v.
-// It is Hoare's quickselect with a median-of-three pivot (Hoare, CACM
-// 4(7), 1961, "Algorithm 65: FIND"), expected linear time.
-func quickSelect(v []float32, k int) float32 {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		// Order v[lo], v[mid], v[hi] so the pivot is their median.
-		if v[mid] < v[lo] {
-			v[mid], v[lo] = v[lo], v[mid]
-		}
-		if v[hi] < v[lo] {
-			v[hi], v[lo] = v[lo], v[hi]
-		}
-		if v[hi] < v[mid] {
-			v[hi], v[mid] = v[mid], v[hi]
-		}
-		p := v[mid]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < p {
-				i++
-			}
-			for v[j] > p {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		// Now v[lo..j] ≤ p ≤ v[i..hi] and v[j+1..i-1] == p.
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
+	return quickselect.Nth(v[:n], k-below)
 }
