@@ -68,6 +68,6 @@ func (t *taskFlag) get() cluster.Task {
 // refuses pipelines without it.
 func addTaskFlag(fs *flag.FlagSet) *taskFlag {
 	t := &taskFlag{}
-	fs.Var(t, "task", "run only task INDEX/COUNT of the split pipeline, writing its part into OUT.parts (or the submission's shared folder); voxlab merge joins the parts (voxlab submit slurm sets it)")
+	fs.Var(t, "task", "run only task INDEX/COUNT of the split pipeline, writing its part into OUT.parts (or the submission's shared folder); voxlab merge joins the parts (voxlab submit slurm sets it); with voxlab plan, plan only that task")
 	return t
 }
