@@ -169,8 +169,12 @@ func (f *detectFlags) open(args []string, checkOut bool) (*detectSetup, error) {
 	return r, nil
 }
 
-// plan plans a run from the same arguments, reading only metadata.
+// plan plans a run from the same arguments (OUT.csv is optional: a plan
+// writes nothing), reading only metadata.
 func (f *detectFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+	if len(args) == 1 {
+		args = append(args, "")
+	}
 	r, err := f.open(args, false)
 	if err != nil {
 		return nil, err

@@ -194,4 +194,12 @@ func TestPlanDetectCommand(t *testing.T) {
 	if peak, ok := p["peak_device_bytes"].(float64); !ok || peak > 8<<20 {
 		t.Errorf("peak_device_bytes %v", p["peak_device_bytes"])
 	}
+	// A plan writes nothing, so the output may be left out; the plan is
+	// the same (the host budget, available RAM, may move between calls).
+	var out2 bytes.Buffer
+	code = run(context.Background(), []string{"plan", "detect", in, "--backend", "cpu", "--device-memory", "8MiB", "--json"}, &env{stdout: &out2, stderr: &errb})
+	var p2 map[string]any
+	if err := json.Unmarshal(out2.Bytes(), &p2); code != 0 || err != nil || p2["batch_planes"] != p["batch_planes"] || p2["peak_device_bytes"] != p["peak_device_bytes"] {
+		t.Errorf("plan without OUT.csv: exit %d, %s\nwant %s", code, out2.String(), out.String())
+	}
 }

@@ -88,8 +88,12 @@ func distanceSetup(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	return splitPipeline(fs, splitFuncs{plan: f.plan, planTask: f.planTask, run: f.run, runTask: f.runTask, merge: f.merge})
 }
 
-// plan plans a run from the same arguments, reading only headers.
+// plan plans a run from the same arguments (OUT_DIR is optional: a plan
+// writes nothing), reading only headers.
 func (f *distanceFlags) plan(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+	if len(args) == 2 {
+		args = append(args, "")
+	}
 	in, err := f.setup(nil, args)
 	if err != nil {
 		return nil, err

@@ -334,6 +334,15 @@ func TestPlanDistance(t *testing.T) {
 	if chunk < 1 || chunk >= 40 || p["peak_device_bytes"].(float64) <= 0 {
 		t.Errorf("plan under 8 MiB: chunk %v, %s", chunk, stdout)
 	}
+	// OUT_DIR may be left out of a plan: the plan is the same (the
+	// device budget, the free RAM of the CPU backend, may move between
+	// calls, so compare what the host budget decides).
+	code, stdout2, stderr := runCmd("plan", "distance", gt, sub, "--mask", mask,
+		"--low-memory", "--host-memory", "8MiB", "--backend", "cpu", "--json")
+	var p2 map[string]any
+	if err := json.Unmarshal([]byte(stdout2), &p2); code != 0 || err != nil || p2["chunk_maps"] != p["chunk_maps"] || p2["peak_host_bytes"] != p["peak_host_bytes"] {
+		t.Errorf("plan without OUT_DIR: exit %d, %s%s\nwant %s", code, stdout2, stderr, stdout)
+	}
 	// Too little memory for one map: a clear error, exit 1.
 	code, _, stderr = runCmd("plan", "distance", gt, sub, "out", "--mask", mask, "--host-memory", "100KiB", "--backend", "cpu")
 	if code != 1 || !strings.Contains(stderr, "smallest block needs") || !strings.Contains(stderr, "--low-memory") {
