@@ -76,14 +76,18 @@ func newLoader(v *volume.Volume, ready func(sliceKey, error)) *loader {
 	return ld
 }
 
-// add caches p and evicts the oldest slices while the cache holds more
-// than cacheBytes, keeping at least the newest one.
+// add caches p after evicting the oldest slices until it fits in
+// cacheBytes (a slice larger than the budget is still kept alone). Room
+// is made before the slice goes in, so the byte count, which other
+// goroutines read, never exceeds the budget even for a moment.
 func (ld *loader) add(k sliceKey, p *plane) {
-	ld.cache.Add(k, p)
-	ld.cachedBytes.Add(int64(len(p.data)))
-	for ld.cachedBytes.Load() > cacheBytes && ld.cache.Len() > 1 {
+	ld.cache.Remove(k) // Add would replace it without the evict callback
+	n := int64(len(p.data))
+	for ld.cachedBytes.Load()+n > cacheBytes && ld.cache.Len() > 0 {
 		ld.cache.RemoveOldest()
 	}
+	ld.cache.Add(k, p)
+	ld.cachedBytes.Add(n)
 }
 
 // get returns the cached slice k, or nil after asking for it (unless
