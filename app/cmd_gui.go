@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:    "gui",
 		summary: "open the viewer with the processing panel (the default when no command is given)",
-		usage:   "[FILE...] [--demo DIR] [--run PIPELINE [--set NAME=VALUE]...] [--slice N] [--screenshot OUT.png] [--size WxH] [--grid]",
+		usage:   "[FILE...] [--demo DIR] [--run PIPELINE [--set NAME=VALUE]...] [--slice N] [--map N] [--screenshot OUT.png] [--size WxH] [--grid]",
 		examples: []string{
 			"voxlab gui",
 			"voxlab gui --demo demo-data",
@@ -36,6 +36,7 @@ func init() {
 			fs.StringVar(&o.size, "size", o.size, "window size WxH")
 			fs.BoolVar(&o.grid, "grid", false, "show each layer in its own panel")
 			fs.IntVar(&o.slice, "slice", -1, "slice to show (default: the middle one)")
+			fs.IntVar(&o.mapIdx, "map", 0, "map to show of a stack of maps")
 			fs.StringVar(&g.run, "run", "", "start this pipeline (dezing, detect, distance) in the processing panel on the open files")
 			fs.Var(&g.set, "set", "NAME=VALUE: a parameter of the --run pipeline, by its flag name (repeatable)")
 			return func(ctx context.Context, e *env, args []string) error {

@@ -25,16 +25,17 @@ func init() {
 	register(&command{
 		name:    "view",
 		summary: "open files in the viewer, or render a screenshot of them",
-		usage:   "FILE... [--slice N] [--axis z|y|x] [--grid] [--colormap NAME] [--screenshot OUT.png] [--size WxH]",
+		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--screenshot OUT.png] [--size WxH]",
 		examples: []string{
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
 			"voxlab view raw.npy dezinged.npy --grid --screenshot cmp.png --size 1400x700",
-			"voxlab view maps/gt.npy --slice 16 --colormap inferno",
+			"voxlab view maps/gt.npy --map 3 --slice 16 --colormap inferno",
 		},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			o := &viewOpts{}
 			fs.IntVar(&o.slice, "slice", -1, "slice to show (default: the middle one)")
+			fs.IntVar(&o.mapIdx, "map", 0, "map to show of a stack of maps (4D NPY, folder of MRC files)")
 			fs.StringVar(&o.axis, "axis", "z", "axis to slice along: z, y or x")
 			fs.BoolVar(&o.grid, "grid", false, "show each layer in its own panel, side by side")
 			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit")
@@ -53,6 +54,7 @@ func init() {
 // viewOpts are the flags of view and gui.
 type viewOpts struct {
 	slice      int
+	mapIdx     int
 	axis       string
 	grid       bool
 	screenshot string
@@ -126,6 +128,7 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 		v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
 	}
 	v.SetAxis(axis)
+	v.SetMap(o.mapIdx)
 	if o.slice >= 0 {
 		v.SetSlice(o.slice)
 	} else {
@@ -199,13 +202,14 @@ func displayNames(spec string) string {
 }
 
 // middleSlice is the slice a view opens on: the middle of the shortest
-// image layer along the axis, so that every layer has data there (the
-// demo's maps stack is 20 times deeper than its brain).
+// image layer along the axis (one map of a stack), so that every layer
+// has data there (the demo's maps are 32 deep, its brain 60 and its scan
+// 90).
 func middleSlice(v *viewer.Viewer) int {
 	n := 0
 	for _, l := range v.Layers() {
 		if il, ok := l.(*viewer.ImageLayer); ok {
-			if d := il.Volume().Shape[v.Axis()]; n == 0 || d < n {
+			if d := il.Extent()[v.Axis()]; n == 0 || d < n {
 				n = d
 			}
 		}

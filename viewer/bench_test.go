@@ -102,7 +102,7 @@ func (s *synthSource) ReadSlab(z0, z1 int, dst []byte) error {
 func BenchmarkScrollHugeVolume(b *testing.B) {
 	info := volume.Info{Shape: [3]int{40000, 2048, 2048}, DType: volume.Uint16}
 	done := make(chan sliceKey, 1)
-	ld := newLoader(volume.New("synthetic", &synthSource{info}), func(k sliceKey, err error) {
+	ld := newLoader(volume.New("synthetic", &synthSource{info}), info.Shape[0], func(k sliceKey, err error) {
 		select {
 		case done <- k:
 		default:
@@ -119,7 +119,7 @@ func BenchmarkScrollHugeVolume(b *testing.B) {
 		// Each step jumps 97 planes so no neighbour prefetch helps and
 		// the cache keeps turning over.
 		z = (z + 97) % info.Shape[0]
-		k := sliceKey{Z, z}
+		k := sliceKey{axis: Z, idx: z}
 		p := ld.get(k)
 		for p == nil {
 			<-done

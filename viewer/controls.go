@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -164,7 +165,11 @@ func describe(l *ImageLayer) string {
 		return fmt.Sprintf("%s\n%d x %d matrix", l.Name(), p.rows, p.cols)
 	}
 	in := l.vol.Info
-	s := fmt.Sprintf("%s\n%d x %d x %d %s", l.Name(), in.Shape[0], in.Shape[1], in.Shape[2], in.DType)
+	e := l.extent()
+	s := fmt.Sprintf("%s\n%d x %d x %d %s", l.Name(), e[0], e[1], e[2], in.DType)
+	if l.maps > 1 {
+		s = fmt.Sprintf("%s\n%d maps of %d x %d x %d %s", l.Name(), l.maps, e[0], e[1], e[2], in.DType)
+	}
 	if in.VoxelSize != [3]float64{} {
 		s += fmt.Sprintf("\nvoxel %g x %g x %g %s", in.VoxelSize[0], in.VoxelSize[1], in.VoxelSize[2], l.unit)
 	}
@@ -247,14 +252,18 @@ func (v *Viewer) syncControls() {
 	}
 }
 
-// dimsBar is the slice navigation row: play, axis, slider, position.
+// dimsBar is the slice navigation: play, axis, slider, position, and
+// above them, while a stack of maps is on show, the map slider.
 type dimsBar struct {
 	box    *fyne.Container
 	play   *widget.Button
 	axis   *widget.RadioGroup
 	slider *widget.Slider
 	label  *widget.Label
-	// setting is true while updateDims moves the slider, so its
+	// mapSlider and mapLabel are the map row, hidden without stacks.
+	mapSlider *widget.Slider
+	mapLabel  *widget.Label
+	// setting is true while updateDims moves the sliders, so their
 	// OnChanged does not echo back.
 	setting bool
 }
@@ -278,8 +287,85 @@ func (v *Viewer) newDimsBar() dimsBar {
 		}
 	}
 	d.label = widget.NewLabel("0/0")
-	d.box = container.NewBorder(nil, nil, container.NewHBox(d.play, d.axis), d.label, d.slider)
+	d.mapSlider = widget.NewSlider(0, 0)
+	d.mapSlider.Step = 1
+	d.mapSlider.OnChanged = func(x float64) {
+		if !v.dims.setting {
+			v.SetMap(int(x))
+		}
+	}
+	d.mapLabel = widget.NewLabel("map 0/0")
+	d.mapSlider.Hide()
+	d.mapLabel.Hide()
+	d.box = container.New(dimsLayout{}, layout.NewSpacer(), d.mapSlider, d.mapLabel,
+		container.NewHBox(d.play, d.axis), d.slider, d.label)
 	return d
+}
+
+// dimsLayout lays the dims bar out as rows of three objects (controls,
+// slider, position), in columns so that the sliders line up; a row whose
+// slider is hidden (the map row without stacks) takes no room.
+type dimsLayout struct{}
+
+// columns returns the widths of the first and last columns and the
+// height of each row.
+func (dimsLayout) columns(objs []fyne.CanvasObject) (left, right float32, heights []float32) {
+	for i := 0; i+2 < len(objs); i += 3 {
+		var h float32
+		if objs[i+1].Visible() {
+			for j, o := range objs[i : i+3] {
+				m := o.MinSize()
+				h = max(h, m.Height)
+				switch j {
+				case 0:
+					left = max(left, m.Width)
+				case 2:
+					right = max(right, m.Width)
+				}
+			}
+		}
+		heights = append(heights, h)
+	}
+	return left, right, heights
+}
+
+// Layout places each visible row below the previous one.
+func (l dimsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	left, right, heights := l.columns(objs)
+	pad := theme.Padding()
+	var y float32
+	for r, h := range heights {
+		if h == 0 {
+			continue
+		}
+		o := objs[3*r:]
+		o[0].Move(fyne.NewPos(0, y))
+		o[0].Resize(fyne.NewSize(left, h))
+		o[1].Move(fyne.NewPos(left+pad, y))
+		o[1].Resize(fyne.NewSize(max(size.Width-left-right-2*pad, 0), h))
+		o[2].Move(fyne.NewPos(size.Width-right, y))
+		o[2].Resize(fyne.NewSize(right, h))
+		y += h + pad
+	}
+}
+
+// MinSize is the widest row and the rows' heights together.
+func (l dimsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	left, right, heights := l.columns(objs)
+	var h float32
+	for _, x := range heights {
+		if x > 0 {
+			h += x + theme.Padding()
+		}
+	}
+	h = max(h-theme.Padding(), 0)
+	w := left + right + 2*theme.Padding()
+	for i := 1; i < len(objs); i += 3 {
+		if objs[i].Visible() {
+			w = max(w, left+right+2*theme.Padding()+objs[i].MinSize().Width)
+		}
+	}
+	return fyne.NewSize(w, h)
 }
 
 // updateDims sets the slider's range from the visible layers
@@ -299,6 +385,42 @@ func (v *Viewer) updateDims() {
 		d.axis.SetSelected(v.axis.String())
 	}
 	setText(d.label, fmt.Sprintf("%s %d/%d", v.axis, v.index[v.axis], max(n-1, 0)), d.box)
+	v.updateMapSlider()
+}
+
+// updateMapSlider shows the map slider while a stack is on show, with
+// its range and the map last asked for, clamped into it.
+func (v *Viewer) updateMapSlider() {
+	d := &v.dims
+	n := v.Maps()
+	v.mapIdx = min(v.mapWant, max(n-1, 0))
+	if n <= 1 {
+		if !d.mapSlider.Hidden {
+			d.mapSlider.Hide()
+			d.mapLabel.Hide()
+			v.relayoutDims()
+		}
+		return
+	}
+	d.setting = true
+	d.mapSlider.Max = float64(n - 1)
+	d.mapSlider.SetValue(float64(v.mapIdx))
+	d.mapSlider.Refresh()
+	d.setting = false
+	setText(d.mapLabel, fmt.Sprintf("map %d/%d", v.mapIdx, n-1), d.box)
+	if d.mapSlider.Hidden {
+		d.mapSlider.Show()
+		d.mapLabel.Show()
+		v.relayoutDims()
+	}
+}
+
+// relayoutDims lays the canvas and dims bar out again after the dims
+// bar changed height (Fyne does not propagate size changes upwards).
+func (v *Viewer) relayoutDims() {
+	if v.viewBox != nil {
+		v.viewBox.Refresh()
+	}
 }
 
 // playInterval is the frame period of the play button (10 slices/s);

@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"fyne.io/fyne/v2"
 
 	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -192,16 +195,16 @@ func TestLoaderDropsStaleRequests(t *testing.T) {
 	base := memVolume(t, volume.Uint8, [3]int{100, 8, 8}, func(z, y, x int) float64 { return float64(z) })
 	src := &slowSource{Source: base.Source(), gate: make(chan struct{}), started: make(chan int, 1), fail: -1}
 	ready := make(chan sliceKey, 100)
-	ld := newLoader(volume.New("slow", src), func(k sliceKey, err error) { ready <- k })
+	ld := newLoader(volume.New("slow", src), 100, func(k sliceKey, err error) { ready <- k })
 	defer ld.close()
 	// Slice 0 starts loading and stays stuck (slow storage) while the
 	// slider sweeps on to 60.
-	ld.get(sliceKey{Z, 0})
+	ld.get(sliceKey{axis: Z, idx: 0})
 	if z := <-src.started; z != 0 {
 		t.Fatalf("first read was plane %d", z)
 	}
 	for i := 1; i <= 60; i++ {
-		ld.get(sliceKey{Z, i})
+		ld.get(sliceKey{axis: Z, idx: i})
 	}
 	close(src.gate)
 	for k := range ready {
@@ -222,7 +225,7 @@ func TestLoaderDropsStaleRequests(t *testing.T) {
 			t.Errorf("read plane %d: stale requests were not dropped (reads %v)", z, reads)
 		}
 	}
-	if p := ld.get(sliceKey{Z, 60}); p == nil || p.value(0, 0) != 60 {
+	if p := ld.get(sliceKey{axis: Z, idx: 60}); p == nil || p.value(0, 0) != 60 {
 		t.Errorf("slice 60 not cached with its data")
 	}
 }
@@ -231,9 +234,9 @@ func TestLoaderIsLazyAndPrefetches(t *testing.T) {
 	base := memVolume(t, volume.Uint8, [3]int{1000, 4, 4}, func(z, y, x int) float64 { return float64(z % 256) })
 	src := &slowSource{Source: base.Source(), fail: 500}
 	errs := make(chan error, 10)
-	ld := newLoader(volume.New("lazy", src), func(k sliceKey, err error) { errs <- err })
+	ld := newLoader(volume.New("lazy", src), 1000, func(k sliceKey, err error) { errs <- err })
 	defer ld.close()
-	ld.get(sliceKey{Z, 10})
+	ld.get(sliceKey{axis: Z, idx: 10})
 	if err := <-errs; err != nil {
 		t.Fatal(err)
 	}
@@ -246,11 +249,11 @@ func TestLoaderIsLazyAndPrefetches(t *testing.T) {
 	if want := []int{8, 9, 10, 11, 12}; !slices.Equal(got, want) {
 		t.Errorf("read planes %v, want %v", got, want)
 	}
-	if ld.get(sliceKey{Z, 11}) == nil {
+	if ld.get(sliceKey{axis: Z, idx: 11}) == nil {
 		t.Error("prefetched neighbour not cached")
 	}
 	// A failing read is reported, remembered and not retried.
-	ld.get(sliceKey{Z, 500})
+	ld.get(sliceKey{axis: Z, idx: 500})
 	if err := <-errs; err == nil {
 		t.Error("read error not reported")
 	}
@@ -258,7 +261,7 @@ func TestLoaderIsLazyAndPrefetches(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	n := len(src.reads())
-	if ld.get(sliceKey{Z, 500}) != nil || ld.err(sliceKey{Z, 500}) == nil {
+	if ld.get(sliceKey{axis: Z, idx: 500}) != nil || ld.err(sliceKey{axis: Z, idx: 500}) == nil {
 		t.Error("failed slice not remembered")
 	}
 	for !ld.idle() {
@@ -268,7 +271,7 @@ func TestLoaderIsLazyAndPrefetches(t *testing.T) {
 		t.Error("a failed slice was read again")
 	}
 	ld.invalidate(500, 501)
-	if ld.err(sliceKey{Z, 500}) != nil {
+	if ld.err(sliceKey{axis: Z, idx: 500}) != nil {
 		t.Error("invalidate did not forget the failure")
 	}
 }
@@ -368,36 +371,153 @@ func writeNPY4(t *testing.T, path string, shape [4]int, f func(i, z, y, x int) f
 	testutil.WriteNPY(t, path, shape[:], vals)
 }
 
-// A 4D stack of maps (cryo-EM ground truth) opens as its maps one after
-// the other along z.
+// A 4D stack of maps (cryo-EM ground truth) opens with a map slider:
+// the slice slider spans one map, the map slider picks the map, every
+// axis slices within the map, and only the planes of the shown map are
+// read.
 func TestOpenStackOfMaps(t *testing.T) {
 	h := newHarness(t)
 	path := filepath.Join(t.TempDir(), "gt.npy")
-	writeNPY4(t, path, [4]int{3, 4, 5, 6}, func(i, z, y, x int) float32 { return float32(1000*i + 100*z + 10*y + x) })
+	f := func(i, z, y, x int) float32 { return float32(1000*i + 100*z + 10*y + x) }
+	writeNPY4(t, path, [4]int{3, 4, 5, 6}, f)
 	l, err := h.v.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	il := l.(*ImageLayer)
-	if il.Volume().Shape != [3]int{12, 5, 6} || l.Name() != "gt.npy 3 maps" {
-		t.Fatalf("stack opened as %v named %q", il.Volume().Shape, l.Name())
+	if il.Extent() != [3]int{4, 5, 6} || il.Maps() != 3 || l.Name() != "gt.npy 3 maps" {
+		t.Fatalf("stack opened as %d maps of %v named %q", il.Maps(), il.Extent(), l.Name())
 	}
-	h.v.SetSlice(2*4 + 3) // map 2, plane 3
 	h.settle()
-	if v, ok := h.v.ValueAt(l, 4, 5); !ok || v != 2345 {
-		t.Errorf("map 2 plane 3 (4,5) = %v %v, want 2345", v, ok)
+	if h.v.dims.mapSlider.Hidden || h.v.dims.mapSlider.Max != 2 || h.v.dims.slider.Max != 3 {
+		t.Errorf("dims: map row hidden %v, map slider to %v, slice slider to %v; want maps 0-2, slices 0-3",
+			h.v.dims.mapSlider.Hidden, h.v.dims.mapSlider.Max, h.v.dims.slider.Max)
+	}
+	h.v.dims.mapSlider.SetValue(2) // as a drag does
+	h.v.SetSlice(3)
+	h.settle()
+	if h.v.Map() != 2 {
+		t.Fatalf("map slider at 2, viewer at map %d", h.v.Map())
+	}
+	if v, ok := h.v.ValueAt(l, 4, 5); !ok || v != float64(f(2, 3, 4, 5)) {
+		t.Errorf("map 2 plane 3 (4,5) = %v %v, want %v", v, ok, f(2, 3, 4, 5))
+	}
+	if !strings.Contains(h.v.dims.mapLabel.Text, "map 2/2") || !strings.Contains(h.v.dims.label.Text, "z 3/3") {
+		t.Errorf("dims labels %q and %q", h.v.dims.mapLabel.Text, h.v.dims.label.Text)
+	}
+	// Arrow keys: up and down step through maps, left and right slices.
+	h.v.typedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
+	h.v.typedKey(&fyne.KeyEvent{Name: fyne.KeyLeft})
+	h.settle()
+	if h.v.Map() != 1 || h.v.Slice() != 2 {
+		t.Errorf("down and left arrows: map %d slice %d, want 1 and 2", h.v.Map(), h.v.Slice())
+	}
+	// y and x slices lie within the map: rows are its z.
+	for _, c := range []struct {
+		axis           Axis
+		idx, row, col  int
+		wz, wy, wx, wm int
+	}{
+		{Y, 4, 3, 5, 3, 4, 5, 1},
+		{X, 5, 2, 1, 2, 1, 5, 1},
+	} {
+		h.v.SetAxis(c.axis)
+		h.v.SetSlice(c.idx)
+		h.settle()
+		if v, ok := h.v.ValueAt(l, c.row, c.col); !ok || v != float64(f(c.wm, c.wz, c.wy, c.wx)) {
+			t.Errorf("axis %s slice %d of map 1 (%d,%d) = %v %v, want %v", c.axis, c.idx, c.row, c.col, v, ok, f(c.wm, c.wz, c.wy, c.wx))
+		}
+		if n := int(h.v.dims.slider.Max) + 1; n != [3]int{4, 5, 6}[c.axis] {
+			t.Errorf("axis %s: slider covers %d slices", c.axis, n)
+		}
 	}
 	h.v.RemoveLayer(l) // closes the file
+	if !h.v.dims.mapSlider.Hidden {
+		t.Error("the map slider stayed after the stack was removed")
+	}
+}
+
+// A stack reads only what is shown: the z slice of one map and its
+// neighbours, the same slice of the next maps when the map slider
+// moves, and for a y slice (of a stack too large to be read whole) only
+// that map's planes.
+func TestStackReadsOnlyTheShownMap(t *testing.T) {
+	h := newHarness(t)
+	const n, box = 50, 8
+	base := memVolume(t, volume.Uint8, [3]int{n * box, box, box}, func(z, y, x int) float64 { return float64(z) })
+	src := &slowSource{Source: base.Source(), fail: -1}
+	st, err := volume.NewStack("maps", n, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l *ImageLayer
+	h.v.Batch(func() { // one draw: only the slice asked for is read
+		if l, err = h.v.AddStack("maps", st, ImageOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		h.v.SetMap(30)
+		h.v.SetSlice(5)
+	})
+	h.settle()
+	if v, ok := h.v.ValueAt(l, 1, 1); !ok || v != 30*box+5 {
+		t.Fatalf("map 30 slice 5 = %v %v, want %d", v, ok, 30*box+5)
+	}
+	for _, z := range src.reads() {
+		if z < 30*box+5-prefetchN || z > 30*box+5+prefetchN {
+			t.Errorf("read plane %d: not of map 30 near slice 5 (reads %v)", z, src.reads())
+		}
+	}
+	// Moving the map slider prefetches the neighbouring maps' slice.
+	h.v.SetMap(31)
+	h.settle()
+	for !l.ld.idle() {
+		time.Sleep(time.Millisecond)
+	}
+	if l.ld.get(sliceKey{axis: Z, idx: 5, m: 32}) == nil {
+		t.Errorf("the next map's slice was not prefetched (reads %v)", src.reads())
+	}
+	// A y slice of a stack too large to read whole (200 MiB here, made
+	// on the fly) reads only its map's planes.
+	big := &slowSource{Source: &synthSource{volume.Info{Shape: [3]int{200 * 64, 64, 128}, DType: volume.Uint16}}, fail: -1}
+	bst, err := volume.NewStack("big", 200, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bl *ImageLayer
+	h.v.Batch(func() {
+		if bl, err = h.v.AddStack("big", bst, ImageOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		h.v.SetMap(120)
+		h.v.SetAxis(Y)
+		h.v.SetSlice(10)
+	})
+	h.settle()
+	if v, ok := h.v.ValueAt(bl, 3, 7); !ok || v != float64((10*128+7+(120*64+3)*31)&0xfff) {
+		t.Errorf("y slice 10 of map 120 (3,7) = %v %v", v, ok)
+	}
+	if r := big.reads(); len(r) == 0 || slices.ContainsFunc(r, func(z int) bool { return z < 120*64 || z >= 121*64 }) {
+		t.Errorf("a y slice of map 120 read slabs from planes %v, want only map 120's [%d, %d)", r, 120*64, 121*64)
+	}
+	h.v.RemoveLayer(bl)
+	h.v.SetAxis(Z)
+	// The map slider spans the visible stacks only; a plain volume shows
+	// the same slice whatever the map.
+	plain, _ := h.v.AddImage("plain", memVolume(t, volume.Uint8, [3]int{box, box, box}, func(z, y, x int) float64 { return 7 }), ImageOptions{})
+	h.settle()
+	if v, ok := h.v.ValueAt(plain, 0, 0); !ok || v != 7 || h.v.Maps() != n {
+		t.Errorf("plain volume beside the stack: value %v %v, maps %d", v, ok, h.v.Maps())
+	}
 }
 
 // The cache keeps to its byte budget whatever the slice sizes.
 func TestLoaderCacheBudget(t *testing.T) {
 	// Planes of 4 MiB (uint16 1024 x 2048), 100 of them: more than the budget.
 	info := volume.Info{Shape: [3]int{100, 1024, 2048}, DType: volume.Uint16}
-	ld := newLoader(volume.New("synthetic", &synthSource{info}), nil)
+	ld := newLoader(volume.New("synthetic", &synthSource{info}), info.Shape[0], nil)
 	defer ld.close()
 	for z := range 100 {
-		for ld.get(sliceKey{Z, z}) == nil {
+		for ld.get(sliceKey{axis: Z, idx: z}) == nil {
 			time.Sleep(time.Millisecond)
 		}
 		if b := ld.cachedBytes.Load(); b > cacheBytes {
@@ -422,7 +542,9 @@ func TestLoaderCacheBudget(t *testing.T) {
 
 // TestXformMaths checks the view transform against its definition: the
 // inverse pair, zoom about a fixed point and pans, with square and
-// stretched (anisotropic voxel) rows.
+// stretched (anisotropic voxel) rows; and the shared navigation: a zoom
+// and pan applied to panels with different fits keeps the points that
+// shared a screen position together.
 func TestXformMaths(t *testing.T) {
 	const w, h = 640.0, 480.0
 	for _, aspect := range []float64{0, 1, 2.5} {
@@ -437,24 +559,51 @@ func TestXformMaths(t *testing.T) {
 		if x0 < -1e-9 || y0 < -1e-9 || x1 > w+1e-9 || y1 > h+1e-9 || (math.Abs(x1-x0-w) > 1e-9 && math.Abs(y1-y0-h) > 1e-9) {
 			t.Errorf("aspect %v: fit spans (%v,%v)-(%v,%v)", aspect, x0, y0, x1, y1)
 		}
+		if got := (nav{}).apply(t0); got != t0 {
+			t.Errorf("aspect %v: the reset navigation changed the fit: %+v vs %+v", aspect, got, t0)
+		}
 		for _, p := range [][2]float64{{0, 0}, {100, 37}, {w, h}} {
 			x, y := t0.toData(p[0], p[1], w, h)
 			sx, sy := t0.toScreen(x, y, w, h)
 			if math.Abs(sx-p[0]) > 1e-9 || math.Abs(sy-p[1]) > 1e-9 {
 				t.Errorf("aspect %v: toScreen(toData(%v)) = %v %v", aspect, p, sx, sy)
 			}
-			z := t0.zoomAt(1.7, p[0], p[1], w, h)
+			// Zoom twice about the point, with a pan between: it stays.
+			n := nav{}.pan(13, -7)
+			x, y = n.apply(t0).toData(p[0], p[1], w, h)
+			n = n.zoomAt(1.7, p[0], p[1], w, h, 0, 100).zoomAt(1.3, p[0], p[1], w, h, 0, 100)
+			z := n.apply(t0)
 			zx, zy := z.toData(p[0], p[1], w, h)
-			if math.Abs(zx-x) > 1e-9 || math.Abs(zy-y) > 1e-9 || math.Abs(z.scale-t0.scale*1.7) > 1e-12 {
+			if math.Abs(zx-x) > 1e-9 || math.Abs(zy-y) > 1e-9 || math.Abs(z.scale-t0.scale*1.7*1.3) > 1e-12 {
 				t.Errorf("aspect %v: zoom at %v moved the point: %v %v -> %v %v", aspect, p, x, y, zx, zy)
 			}
 		}
-		pn := t0.pan(30, -12)
+		pn := nav{}.pan(30, -12).apply(t0)
 		ax, ay := t0.toScreen(10, 10, w, h)
 		bx, by := pn.toScreen(10, 10, w, h)
 		if math.Abs(bx-ax-30) > 1e-9 || math.Abs(by-ay+12) > 1e-9 {
 			t.Errorf("aspect %v: pan moved a point by %v %v", aspect, bx-ax, by-ay)
 		}
+	}
+	// Panels of different data: what shared a screen position at the fit
+	// shares it after any navigation (zoom clamped to the range).
+	f1, f2 := fit(60, 256, 2.5, w, h), fit(32, 32, 1, w, h)
+	n := nav{}.zoomAt(3, 500, 100, w, h, 0, 1000).pan(-40, 25).zoomAt(0.5, 20, 400, w, h, 0, 1000)
+	for _, q := range [][2]float64{{0, 0}, {320, 240}, {600, 50}} {
+		x1, y1 := f1.toData(q[0], q[1], w, h)
+		x2, y2 := f2.toData(q[0], q[1], w, h)
+		ax, ay := n.apply(f1).toScreen(x1, y1, w, h)
+		bx, by := n.apply(f2).toScreen(x2, y2, w, h)
+		if math.Abs(ax-bx) > 1e-9 || math.Abs(ay-by) > 1e-9 {
+			t.Errorf("screen %v: panels parted after navigating: (%v,%v) vs (%v,%v)", q, ax, ay, bx, by)
+		}
+	}
+	if z := (nav{}).zoomAt(1e6, 0, 0, w, h, 0.5, 8); z.zoom != 8 {
+		t.Errorf("zoom not clamped to the range: %v", z.zoom)
+	}
+	lo, hi := zoomRange([]xform{f1, f2})
+	if math.Abs(lo-math.Max(minScale/f1.scale, minScale/f2.scale)) > 1e-12 || math.Abs(hi-math.Min(maxScale/f1.scale, maxScale/f2.scale)) > 1e-12 {
+		t.Errorf("zoom range %v %v for scales %v %v", lo, hi, f1.scale, f2.scale)
 	}
 	if s := fit(10, 10, 1, 1e6, 1e6).scale; s != maxScale {
 		t.Errorf("zoom not capped: %v", s)

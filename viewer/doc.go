@@ -2,14 +2,17 @@
 //
 // A Viewer fills a window with a layer list and the selected layer's
 // controls on the left, the canvas (one panel, or a grid of panels with
-// linked navigation) with a dims slider below it, and a status bar with
-// the voxel under the pointer and each visible layer's value there.
+// linked navigation) with the dims sliders below it (the slice, and the
+// map while a stack of maps is on show), and a status bar with the voxel
+// under the pointer and each visible layer's value there.
 //
 // # Using it from the application
 //
 //	w := app.NewWindow("voxlab")
 //	v := viewer.New(w)                        // sets w's content and menu
 //	img, err := v.AddImage("raw", vol, viewer.ImageOptions{})
+//	gt, err := v.AddStack("gt", stack, viewer.ImageOptions{}) // a map slider
+//	v.SetMap(3)                               // map 3 of every stack layer
 //	pts := v.AddPoints("cells", []viewer.Point{{Z: 10, Y: 20, X: 30, Type: "cell"}})
 //	hm, err := v.AddHeatmap("l2", rows, cols, nil) // nil: filled later
 //	_, err = v.Open("scan.nxs:/entry1/tomo_entry/data/data")
@@ -50,14 +53,34 @@
 // the direction of travel, and lets a newer slider position replace a
 // request still waiting, so fast scrolling on slow storage never queues.
 // The previous slice stays on screen until the next one is loaded.
-// Slicing along y or x reads every z plane (sources read whole planes);
-// volumes up to 64 MiB are read once for it.
+// Slicing along y or x reads every z plane (sources read whole planes),
+// of one map for a stack; volumes up to 64 MiB are read once for it.
+//
+// # Navigation
+//
+// Each panel fits what it shows: the visible layers, or in grid mode its
+// own image or heat-map layer with the points above it, so a 32³ map
+// fills its panel beside a 2048² scan. Pan and zoom are shared as one
+// screen-space move applied after each panel's fit (nav), so a drag or
+// scroll in one panel moves all alike, and panels of the same data size
+// (raw and dezinged) keep identical transforms: pixel-aligned. Until the
+// user pans or zooms, panels refit when what they show changes. The grid
+// takes the number of columns under which the fitted data cover the
+// most area. The slice is shared as napari's dims are: a layer shorter
+// than the slider shows nothing past its end.
+//
+// A stack of maps (volume.Stack: a 4D NPY, a folder of MRC files) is one
+// layer with a map slider: the slice slider and the axis choice apply
+// within one map and the map slider picks the map (plain volumes show
+// the same slice whatever the map). Clicking a cell of a distance heat
+// map shows the map of its row in the stack with one map per row.
 //
 // # Rendering
 //
 // Data coordinates are voxels; rows are stretched by the ratio of the
-// voxel sizes of the displayed axes (from the lowest visible image layer),
-// so a y or x slice of a light-sheet stack keeps its physical shape.
+// voxel sizes of the displayed axes (from the panel's lowest visible
+// image layer), so a y or x slice of a light-sheet stack keeps its
+// physical shape.
 //
 // Each panel renders into a reused *image.RGBA the size of the panel in
 // device pixels (shown by a canvas.Image, which the GL painter uploads

@@ -29,9 +29,9 @@ const (
 
 // Open opens a file spec as a new layer: a volume ("scan.nxs" shows the
 // projections of a NeXus scan, "brain.h5:/data" one dataset of an HDF5
-// file, a folder of TIFF planes, NPY, MRC), a stack of maps
-// (4D NPY, a folder of MRC files: shown map after map along z), or a CSV
-// of points (columns z,y,x and optionally type). Only headers are read
+// file, a folder of TIFF planes, NPY, MRC), a stack of maps (4D NPY, a
+// folder of MRC files: a map slider picks the map), or a CSV of points
+// (columns z,y,x and optionally type). Only headers are read
 // here; slices load in the background. The file joins the recent list.
 func (v *Viewer) Open(spec string) (Layer, error) {
 	path, _ := volume.SplitSpec(spec)
@@ -44,14 +44,14 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		}
 		l = v.AddPoints(name, pts)
 	} else {
-		vol, err := openVolume(spec)
+		vol, maps, err := openVolume(spec)
 		if err != nil {
 			return nil, err
 		}
 		if i := strings.LastIndex(vol.Name, " ("); i > 0 && strings.HasSuffix(vol.Name, ")") {
 			name += " " + vol.Name[i+2:len(vol.Name)-1]
 		}
-		if l, err = v.AddImage(name, vol, ImageOptions{}); err != nil {
+		if l, err = v.addImage(name, vol, maps, ImageOptions{}); err != nil {
 			vol.Close()
 			return nil, err
 		}
@@ -63,26 +63,27 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 
 // openVolume opens spec as a volume: a NeXus scan named without a
 // dataset shows its projections (frames with image_key 0); anything that
-// is not one volume is tried as a stack of maps viewed plane after plane.
-func openVolume(spec string) (*volume.Volume, error) {
+// is not one volume is tried as a stack of maps, returned as its maps
+// one after the other along z with their number.
+func openVolume(spec string) (vol *volume.Volume, maps int, err error) {
 	path, ds := volume.SplitSpec(spec)
 	if ds == "" && isHDF5(path) && h5.IsNeXus(path) {
 		nx, err := h5.OpenNeXus(path)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return volume.New(path+" (projections)", closer{nx.Projections.Source(), nx.Close}), nil
+		return volume.New(path+" (projections)", closer{nx.Projections.Source(), nx.Close}), 1, nil
 	}
-	vol, err := volume.Open(spec)
+	vol, err = volume.Open(spec)
 	if err == nil {
-		return vol, nil
+		return vol, 1, nil
 	}
 	st, serr := volume.OpenStack(spec)
 	if serr != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	pl := st.Planes()
-	return volume.New(fmt.Sprintf("%s (%d maps)", pl.Name, st.N), closer{pl.Source(), st.Close}), nil
+	return volume.New(fmt.Sprintf("%s (%d maps)", pl.Name, st.N), closer{pl.Source(), st.Close}), st.N, nil
 }
 
 // closer is a Source whose Close closes what it was cut from (the NeXus

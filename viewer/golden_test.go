@@ -26,10 +26,9 @@ func TestGoldenFrame(t *testing.T) {
 	}), ImageOptions{Contrast: [2]float64{0, 255}, Colormap: "magenta", Opacity: 0.5})
 	h.v.SetSlice(1)
 	h.settle()
-	h.v.xf = xform{cx: 20, cy: 15, scale: 3}
 	var f frame
 	f.resize(160, 120)
-	h.v.paint(&f, nil, 160, 120, 1)
+	h.v.paint(&f, nil, xform{cx: 20, cy: 15, scale: 3}, 160, 120, 1)
 
 	want := testutil.ReadPNG(t, "testdata/frame_blend.png")
 	if want.Bounds() != f.img.Bounds() {

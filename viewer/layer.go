@@ -91,6 +91,10 @@ type ImageLayer struct {
 	vol  *volume.Volume
 	ld   *loader
 	unit string
+	// maps is the number of maps of a stack layer, whose planes lie one
+	// map after the other along z of vol (1 for a plain volume); depth
+	// is the planes of one map.
+	maps, depth int
 
 	lo, hi      float64
 	gamma       float64
@@ -143,8 +147,16 @@ func newImageLayer(name string, opts ImageOptions) (*ImageLayer, error) {
 	return l, nil
 }
 
-// Volume returns the layer's volume (nil for heat maps).
+// Volume returns the layer's volume (nil for heat maps): for a stack,
+// its maps one after the other along z.
 func (l *ImageLayer) Volume() *volume.Volume { return l.vol }
+
+// Maps returns the number of maps of a stack layer, 1 for a plain volume.
+func (l *ImageLayer) Maps() int { return max(l.maps, 1) }
+
+// Extent returns the layer's size along z, y, x as the dims slider sees
+// it: one map's for a stack, 0 along z for a heat map.
+func (l *ImageLayer) Extent() [3]int { return l.extent() }
 
 // ContrastLimits returns the values mapped to the colormap's ends.
 func (l *ImageLayer) ContrastLimits() (lo, hi float64) { return l.lo, l.hi }
@@ -245,7 +257,7 @@ func (l *ImageLayer) current() *plane {
 	if l.v == nil {
 		return nil
 	}
-	p, exact := l.planeFor(l.v.axis, l.v.index[l.v.axis])
+	p, exact := l.planeFor(l.v.axis, l.v.index[l.v.axis], l.v.mapIdx)
 	if !exact {
 		return nil
 	}
@@ -259,20 +271,36 @@ func (l *ImageLayer) extent() [3]int {
 		p := l.fixed()
 		return [3]int{0, p.rows, p.cols}
 	}
-	return l.vol.Shape
+	e := l.vol.Shape
+	e[0] = l.depth
+	return e
 }
 
-// planeFor returns the plane to draw for slice idx along axis: the exact
-// one if cached (exact true), else the previous plane of the same axis
-// while the new one loads, or nil.
-func (l *ImageLayer) planeFor(axis Axis, idx int) (p *plane, exact bool) {
+// keyFor names the slice of the layer at slice idx along axis and map m
+// of the map slider, and reports false when the layer has none there
+// (past its extent, or past its maps; a plain volume shows the same
+// slice for every map).
+func (l *ImageLayer) keyFor(axis Axis, idx, m int) (sliceKey, bool) {
+	if l.maps <= 1 {
+		m = 0
+	}
+	if idx < 0 || idx >= l.extent()[axis] || m < 0 || m >= max(l.maps, 1) {
+		return sliceKey{}, false
+	}
+	return sliceKey{axis: axis, idx: idx, m: m}, true
+}
+
+// planeFor returns the plane to draw for slice idx along axis of map m:
+// the exact one if cached (exact true), else the previous plane of the
+// same axis while the new one loads, or nil.
+func (l *ImageLayer) planeFor(axis Axis, idx, m int) (p *plane, exact bool) {
 	if l.fixed != nil {
 		p = l.fixed()
 	} else {
-		if idx < 0 || idx >= l.vol.Shape[axis] {
+		k, ok := l.keyFor(axis, idx, m)
+		if !ok {
 			return nil, true
 		}
-		k := sliceKey{axis, idx}
 		if p = l.ld.get(k); p == nil {
 			if l.shown != nil && l.shownKey.axis == axis {
 				return l.shown, false

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -9,10 +10,12 @@ import (
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
-// sliceKey names one slice of a volume.
+// sliceKey names one slice of a volume: slice idx along axis of map m
+// (0 for a plain volume; for a stack idx counts within the map).
 type sliceKey struct {
 	axis Axis
 	idx  int
+	m    int
 }
 
 // loader reads the slices of one image layer in its own goroutine, the
@@ -25,7 +28,11 @@ type sliceKey struct {
 // the direction of travel. Loaded slices go into an LRU cache bounded in
 // bytes.
 type loader struct {
-	vol       *volume.Volume
+	vol *volume.Volume
+	// depth is the planes of one map: vol holds vol.Shape[0]/depth maps
+	// one after the other along z (depth = vol.Shape[0] for a plain
+	// volume).
+	depth     int
 	slabBytes int64
 	// ready is called from the loader goroutine after a requested
 	// (not a prefetched) slice is cached or failed.
@@ -64,8 +71,8 @@ const (
 	wholeBytes = 64 << 20
 )
 
-func newLoader(v *volume.Volume, ready func(sliceKey, error)) *loader {
-	ld := &loader{vol: v, slabBytes: slabBytes, ready: ready}
+func newLoader(v *volume.Volume, depth int, ready func(sliceKey, error)) *loader {
+	ld := &loader{vol: v, depth: depth, slabBytes: slabBytes, ready: ready}
 	// The LRU counts entries; the byte budget is kept by evicting the
 	// oldest after each insert (slices along z, y and x differ in size).
 	ld.cache, _ = lru.NewWithEvict(1<<20, func(_ sliceKey, p *plane) {
@@ -129,16 +136,16 @@ func (ld *loader) idle() bool {
 	return !ld.busy && ld.pending == nil && len(ld.prefetch) == 0
 }
 
-// invalidate drops the cached z slices in [z0, z1) and every y and x
-// slice (each of those crosses all planes), for volumes still being
-// written.
+// invalidate drops the cached z slices of planes [z0, z1) of the volume
+// and every y and x slice (each of those crosses all planes of its map),
+// for volumes still being written.
 func (ld *loader) invalidate(z0, z1 int) {
 	ld.mu.Lock()
 	ld.gen++
 	ld.failed = nil
 	ld.mu.Unlock()
 	for _, k := range ld.cache.Keys() {
-		if k.axis != Z || (k.idx >= z0 && k.idx < z1) {
+		if z := k.m*ld.depth + k.idx; k.axis != Z || (z >= z0 && z < z1) {
 			ld.cache.Remove(k)
 		}
 	}
@@ -208,7 +215,7 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 		}
 		src = ld.whole
 	}
-	p, err := readPlane(src, k.axis, k.idx, ld.slabBytes)
+	p, err := ld.readPlane(src, k)
 	if err != nil {
 		ld.mu.Lock()
 		if ld.failed == nil {
@@ -227,25 +234,56 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 	return nil
 }
 
+// readPlane reads slice k from src (the volume, or a copy of it in
+// memory): a z slice is one plane; a y or x slice of a stack reads only
+// the planes of its map.
+func (ld *loader) readPlane(src *volume.Volume, k sliceKey) (*plane, error) {
+	if k.axis == Z {
+		return readPlane(src, Z, k.m*ld.depth+k.idx, ld.slabBytes)
+	}
+	if ld.depth != src.Shape[0] {
+		frames := make([]int, ld.depth)
+		for i := range frames {
+			frames[i] = k.m*ld.depth + i
+		}
+		sub, err := volume.Subset(src.Source(), frames)
+		if err != nil {
+			return nil, fmt.Errorf("map %d of %s: %w", k.m, src.Name, err)
+		}
+		src = volume.New(fmt.Sprintf("%s map %d", src.Name, k.m), sub)
+	}
+	return readPlane(src, k.axis, k.idx, ld.slabBytes)
+}
+
 // queueNeighbours queues k's neighbours for prefetch unless a newer
-// request is already waiting. Prefetch along y and x costs a pass over
-// the whole volume, so it only runs along z.
+// request is already waiting: the next slices in the direction of
+// travel, or the next maps when the map slider moved. Prefetch along y
+// and x costs a pass over the whole volume (or map), so it only runs
+// along z.
 func (ld *loader) queueNeighbours(k sliceKey) {
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
-	dir := 1
-	if k.axis == ld.last.axis && k.idx < ld.last.idx {
-		dir = -1
-	}
+	last := ld.last
 	ld.last = k
 	if ld.pending != nil || k.axis != Z {
 		return
 	}
-	n := ld.vol.Shape[Z]
+	// byMap: the map changed and the slice did not.
+	byMap := k.axis == last.axis && k.idx == last.idx && k.m != last.m
+	dir := 1
+	if byMap && k.m < last.m || !byMap && k.axis == last.axis && k.idx < last.idx {
+		dir = -1
+	}
 	for d := 1; d <= prefetchN; d++ {
 		for _, s := range [2]int{dir, -dir} {
-			if i := k.idx + s*d; i >= 0 && i < n {
-				ld.prefetch = append(ld.prefetch, sliceKey{Z, i})
+			n := k
+			if byMap {
+				n.m += s * d
+			} else {
+				n.idx += s * d
+			}
+			if n.idx >= 0 && n.idx < ld.depth && n.m >= 0 && n.m*ld.depth < ld.vol.Shape[0] {
+				ld.prefetch = append(ld.prefetch, n)
 			}
 		}
 	}

@@ -150,7 +150,7 @@ func (v *Viewer) Focus(grid bool, show ...Layer) {
 		}
 		v.SetGrid(grid)
 		v.list.Refresh()
-		v.needFit = true
+		v.ResetView()
 	})
 }
 

@@ -22,6 +22,38 @@ type sliceView struct {
 	// layers above it; nil shows every visible layer.
 	group []Layer
 	f     frame
+	// fit shows the panel's layers whole; fitFor is what it was made
+	// for (fitted: it was made).
+	fit    xform
+	fitFor fitKey
+	fitted bool
+}
+
+// fitKey is what a panel's fit depends on.
+type fitKey struct {
+	w, h       float32
+	axis       Axis
+	rows, cols int
+	aspect     float64
+}
+
+// xf returns the panel's transform: its fit under the shared navigation.
+func (s *sliceView) xf() xform { return s.v.nav.apply(s.fitNow()) }
+
+// fitNow returns the panel's fit, made again when what it shows or its
+// size changed: at any time until the user pans or zooms, afterwards
+// only for a new size (hiding a layer then leaves the view alone).
+func (s *sliceView) fitNow() xform {
+	sz := s.Size()
+	e := s.v.extentOf(s.group)
+	ra, ca := s.v.axis.displayAxes()
+	k := fitKey{w: sz.Width, h: sz.Height, axis: s.v.axis, rows: e[ra], cols: e[ca], aspect: s.v.aspectOf(s.group)}
+	if s.fitted && (k == s.fitFor || s.v.navigated && k.w == s.fitFor.w && k.h == s.fitFor.h) {
+		return s.fit
+	}
+	s.fit = fit(k.rows, k.cols, k.aspect, float64(k.w), float64(k.h))
+	s.fitFor, s.fitted = k, true
+	return s.fit
 }
 
 func newSliceView(v *Viewer, group []Layer) *sliceView {
@@ -46,21 +78,22 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 	return r
 }
 
-// Dragged pans the view with the pointer.
+// Dragged pans every panel with the pointer.
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
-	s.v.setXform(s.v.xf.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
+	s.v.setNav(s.v.nav.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
 	s.v.hover(s, e.Position)
 }
 
 // DragEnd ends a pan.
 func (s *sliceView) DragEnd() {}
 
-// Scrolled zooms about the pointer: one wheel notch (10 units in Fyne)
-// zooms by 2^(1/4).
+// Scrolled zooms every panel about the pointer's position: one wheel
+// notch (10 units in Fyne) zooms by 2^(1/4).
 func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 	sz := s.Size()
 	f := math.Pow(2, float64(e.Scrolled.DY)/40)
-	s.v.setXform(s.v.xf.zoomAt(f, float64(e.Position.X), float64(e.Position.Y), float64(sz.Width), float64(sz.Height)))
+	lo, hi := s.v.zoomRange()
+	s.v.setNav(s.v.nav.zoomAt(f, float64(e.Position.X), float64(e.Position.Y), float64(sz.Width), float64(sz.Height), lo, hi))
 	s.v.hover(s, e.Position)
 }
 
@@ -73,11 +106,13 @@ func (s *sliceView) MouseMoved(e *desktop.MouseEvent) { s.v.hover(s, e.Position)
 // MouseOut clears the pointer readout.
 func (s *sliceView) MouseOut() { s.v.hoverOut() }
 
-// Tapped focuses the panel so arrow keys step through slices.
-func (s *sliceView) Tapped(*fyne.PointEvent) {
+// Tapped focuses the panel so arrow keys step through slices; a tap on
+// a heat-map cell shows the map of its row (see Viewer.tapped).
+func (s *sliceView) Tapped(e *fyne.PointEvent) {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(s); c != nil {
 		c.Focus(s)
 	}
+	s.v.tapped(s, e.Position)
 }
 
 // DoubleTapped resets the view.
@@ -95,6 +130,13 @@ func (s *sliceView) TypedRune(rune) {}
 // TypedKey steps through slices with the arrow keys.
 func (s *sliceView) TypedKey(e *fyne.KeyEvent) { s.v.typedKey(e) }
 
+// cellAt returns the data (row, col) under a panel position.
+func (s *sliceView) cellAt(pos fyne.Position) (row, col int) {
+	sz := s.Size()
+	x, y := s.xf().toData(float64(pos.X), float64(pos.Y), float64(sz.Width), float64(sz.Height))
+	return int(math.Floor(y)), int(math.Floor(x))
+}
+
 // pixelScale returns device pixels per logical pixel.
 func (s *sliceView) pixelScale() float64 {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(s); c != nil && c.Scale() > 0 {
@@ -108,7 +150,7 @@ func (s *sliceView) draw() {
 	sz := s.Size()
 	ps := s.pixelScale()
 	s.f.resize(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
-	s.v.paint(&s.f, s.group, float64(sz.Width), float64(sz.Height), ps)
+	s.v.paint(&s.f, s.group, s.xf(), float64(sz.Width), float64(sz.Height), ps)
 }
 
 type sliceRenderer struct {
@@ -122,13 +164,8 @@ type sliceRenderer struct {
 }
 
 func (r *sliceRenderer) Layout(size fyne.Size) {
-	resized := size != r.size
 	r.size = size
 	r.img.Resize(size)
-	// Until the user pans or zooms, the view keeps fitting the data.
-	if size.Width > 0 && size.Height > 0 && (r.s.v.needFit || resized && !r.s.v.navigated) {
-		r.s.v.fitTo(size)
-	}
 	r.Refresh()
 }
 
@@ -142,11 +179,7 @@ func (r *sliceRenderer) Refresh() {
 	r.img.Image = r.s.f.img
 	r.img.Refresh()
 	pad := theme.Padding()
-	if len(r.s.group) > 0 {
-		r.title.Text = r.s.group[0].Name()
-	} else {
-		r.title.Text = ""
-	}
+	r.title.Text = r.s.v.panelTitle(r.s.group)
 	r.title.Move(fyne.NewPos(pad*2, pad))
 	r.title.Refresh()
 	ts := fyne.MeasureText(r.title.Text, r.title.TextSize, r.title.TextStyle)
@@ -154,7 +187,7 @@ func (r *sliceRenderer) Refresh() {
 	r.titleBg.Move(fyne.NewPos(pad, pad))
 	r.titleBg.Resize(fyne.NewSize(ts.Width+2*pad, ts.Height))
 	r.titleBg.Refresh()
-	length, label := r.s.v.scaleBar(r.size)
+	length, label := r.s.v.scaleBar(r.s)
 	r.bar.Hidden, r.barText.Hidden = length == 0, length == 0
 	if length > 0 {
 		x := r.size.Width - float32(length) - 4*pad

@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -33,10 +32,11 @@ type Viewer struct {
 	// asked for (SetSlice), which index returns to when hiding a layer
 	// had clamped it and showing the layer again makes room.
 	index, want [3]int
-	xf          xform
-	// needFit: fit the view to the data at the next layout (set until a
-	// panel has a size, and by ResetView before one has).
-	needFit bool
+	// mapIdx is the map shown of stack layers (their fourth dimension),
+	// mapWant the one last asked for (SetMap).
+	mapIdx, mapWant int
+	// nav is the pan and zoom every panel applies after its own fit.
+	nav nav
 	// navigated: the user panned or zoomed since the last reset.
 	navigated bool
 	grid      bool
@@ -50,6 +50,9 @@ type Viewer struct {
 
 	panels   []*sliceView
 	panelBox *fyne.Container
+	// viewBox holds panelBox above the dims bar; it is laid out again
+	// when the map slider comes or goes.
+	viewBox  *fyne.Container
 	list     *widget.List
 	controls *fyne.Container
 	ctl      controlRefs
@@ -93,8 +96,8 @@ func New(win fyne.Window) *Viewer {
 }
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
-	v := &Viewer{win: win, post: post, xf: xform{scale: 1}, needFit: true}
-	v.panelBox = container.NewGridWithColumns(1)
+	v := &Viewer{win: win, post: post}
+	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
 	v.status = widget.NewLabel("")
 	v.status.Truncation = fyne.TextTruncateEllipsis
@@ -119,8 +122,8 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	left := container.NewVSplit(container.NewVScroll(v.controls), listBox)
 	left.Offset = 0.55
 
-	view := container.NewBorder(nil, v.dims.box, nil, nil, v.panelBox)
-	v.tabs = container.NewAppTabs(container.NewTabItem("View", view))
+	v.viewBox = container.NewBorder(nil, v.dims.box, nil, nil, v.panelBox)
+	v.tabs = container.NewAppTabs(container.NewTabItem("View", v.viewBox))
 	v.dock = container.NewAppTabs()
 	v.centre = container.NewStack(v.tabs)
 	split := container.NewHSplit(left, v.centre)
@@ -148,12 +151,30 @@ func (v *Viewer) Selected() Layer { return v.sel }
 // it. The viewer owns vol from now on: it closes it when the layer is
 // removed.
 func (v *Viewer) AddImage(name string, vol *volume.Volume, opts ImageOptions) (*ImageLayer, error) {
+	return v.addImage(name, vol, 1, opts)
+}
+
+// AddStack adds a stack of maps as an image layer on top and selects it:
+// the dims bar gets a map slider beside the slice slider, which spans
+// one map (napari's slider per non-displayed dimension). Only the slices
+// shown are read. The viewer owns st from now on.
+func (v *Viewer) AddStack(name string, st *volume.Stack, opts ImageOptions) (*ImageLayer, error) {
+	vol := volume.New(st.Name, closer{st.Planes().Source(), st.Close})
+	return v.addImage(name, vol, st.N, opts)
+}
+
+// addImage adds vol, which holds maps maps one after the other along z
+// (1 for a plain volume).
+func (v *Viewer) addImage(name string, vol *volume.Volume, maps int, opts ImageOptions) (*ImageLayer, error) {
+	if maps < 1 || vol.Shape[0]%maps != 0 {
+		return nil, fmt.Errorf("%s: %d planes do not hold %d maps", vol.Name, vol.Shape[0], maps)
+	}
 	l, err := newImageLayer(name, opts)
 	if err != nil {
 		return nil, err
 	}
-	l.vol = vol
-	l.ld = newLoader(vol, v.sliceReady)
+	l.vol, l.maps, l.depth = vol, maps, vol.Shape[0]/maps
+	l.ld = newLoader(vol, l.depth, v.sliceReady)
 	v.add(l)
 	return l, nil
 }
@@ -193,12 +214,10 @@ func (v *Viewer) add(l Layer) {
 	first := len(v.layers) == 0
 	v.layers = append(v.layers, l)
 	v.sel = l
-	if first {
-		v.needFit = true
-	}
 	v.layersChanged()
-	// Until the user pans or zooms, the view fits whatever is open.
-	if first || !v.navigated {
+	// Until the user pans or zooms, the panels fit whatever they show
+	// (sliceView.fitNow); the first layer always starts fitted.
+	if first {
 		v.ResetView()
 	}
 }
@@ -314,6 +333,39 @@ func (v *Viewer) SetAxis(a Axis) {
 // Slice returns the current slice index along the slicing axis.
 func (v *Viewer) Slice() int { return v.index[v.axis] }
 
+// Map returns the map shown of stack layers.
+func (v *Viewer) Map() int { return v.mapIdx }
+
+// Maps returns the range of the map slider: the most maps of a visible
+// stack layer (of any stack layer when none is visible); 0 without
+// stacks.
+func (v *Viewer) Maps() int {
+	visible := slices.ContainsFunc(v.layers, Layer.Visible)
+	n := 0
+	for _, l := range v.layers {
+		if il, ok := l.(*ImageLayer); ok && il.maps > 1 && (l.Visible() || !visible) {
+			n = max(n, il.maps)
+		}
+	}
+	return n
+}
+
+// SetMap shows map i of the stack layers (clamped to Maps); other image
+// layers do not change (napari broadcasts them along the map axis).
+func (v *Viewer) SetMap(i int) {
+	i = min(max(i, 0), max(v.Maps()-1, 0))
+	v.mapWant = i
+	if i == v.mapIdx {
+		return
+	}
+	v.mapIdx = i
+	v.updateDims()
+	v.redraw()
+}
+
+// StepMap moves d maps (clamped at the ends).
+func (v *Viewer) StepMap(d int) { v.SetMap(v.mapIdx + d) }
+
 // SetSlice moves to slice i along the slicing axis (clamped).
 func (v *Viewer) SetSlice(i int) {
 	n := v.dimsExtent()[v.axis]
@@ -341,19 +393,20 @@ func (v *Viewer) Step(d int, wrap bool) {
 }
 
 // dimsExtent is the range of the dims slider along z, y, x: the extent
-// of the visible layers (of every layer when none is visible). napari's
-// slider spans every layer, hidden or not; voxlab's spans what is on
-// show, so that hiding a deep stack (the demo's 40 maps of 32³ open as
-// 1280 planes) gives the slider back to the 60 planes of the brain.
-func (v *Viewer) dimsExtent() [3]int { return v.visibleExtent() }
+// of the visible layers (of every layer when none is visible), one map's
+// for a stack. napari's slider spans every layer, hidden or not;
+// voxlab's spans what is on show, so that hiding the demo's 90
+// projections gives the slider back to the 60 planes of the brain.
+func (v *Viewer) dimsExtent() [3]int { return v.extentOf(nil) }
 
-// visibleExtent returns the size of the union of the visible layers
-// along z, y, x (of every layer when none is visible).
-func (v *Viewer) visibleExtent() [3]int {
+// extentOf returns the size along z, y, x of the union of the layers of
+// a panel's group, or for nil of the visible layers (of every layer when
+// none is visible).
+func (v *Viewer) extentOf(group []Layer) [3]int {
 	visible := slices.ContainsFunc(v.layers, Layer.Visible)
 	var e [3]int
 	for _, l := range v.layers {
-		if visible && !l.Visible() {
+		if group == nil && visible && !l.Visible() || group != nil && !slices.Contains(group, l) {
 			continue
 		}
 		var le [3]int
@@ -386,8 +439,7 @@ func (v *Viewer) SetGrid(on bool) {
 	v.grid = on
 	v.grdCheck.SetChecked(on)
 	v.setPanels()
-	v.needFit = true
-	v.redraw()
+	v.ResetView()
 }
 
 // setPanels rebuilds the panels for the current mode. In grid mode each
@@ -424,40 +476,28 @@ func (v *Viewer) setPanels() {
 		v.panels = append(v.panels, p)
 		objs[i] = p
 	}
-	cols := int(math.Ceil(math.Sqrt(float64(len(groups)))))
-	v.panelBox.Layout = layout.NewGridLayoutWithColumns(cols)
 	v.panelBox.Objects = objs
 	v.panelBox.Refresh()
 }
 
-// ResetView fits the data into the panels.
+// ResetView fits each panel to what it shows (the visible layers, or in
+// grid mode its own layers), undoing pans and zooms.
 func (v *Viewer) ResetView() {
-	sz := v.panels[0].Size()
-	if sz.IsZero() {
-		v.needFit = true
-		return
+	v.nav = nav{}
+	v.navigated = false
+	for _, p := range v.panels {
+		p.fitted = false
 	}
-	v.fitTo(sz)
 	v.redraw()
 }
 
-// fitTo fits the displayed extent into a panel of size sz: that of the
-// visible layers, so hiding a large unrelated layer lets the others fill
-// the view.
-func (v *Viewer) fitTo(sz fyne.Size) {
-	e := v.visibleExtent()
-	ra, ca := v.axis.displayAxes()
-	v.xf = fit(e[ra], e[ca], v.aspect(), float64(sz.Width), float64(sz.Height))
-	v.needFit = len(v.layers) == 0
-	v.navigated = false
-}
-
-// aspect returns the height/width of a displayed voxel from the voxel
-// size of the lowest visible image layer that has one (1 without).
-func (v *Viewer) aspect() float64 {
+// aspectOf returns the height/width of a displayed voxel from the voxel
+// size of the lowest visible image layer of group (of all layers for
+// nil) that has one; 1 without.
+func (v *Viewer) aspectOf(group []Layer) float64 {
 	ra, ca := v.axis.displayAxes()
 	for _, l := range v.layers {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
 			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
 				return vs[ra] / vs[ca]
 			}
@@ -466,10 +506,19 @@ func (v *Viewer) aspect() float64 {
 	return 1
 }
 
-// setXform sets the shared view transform (pan or zoom) and redraws.
-func (v *Viewer) setXform(t xform) {
-	v.xf = t
-	v.needFit = false
+// zoomRange returns the zooms (relative to the fits) that keep every
+// panel's scale within [minScale, maxScale].
+func (v *Viewer) zoomRange() (lo, hi float64) {
+	fits := make([]xform, len(v.panels))
+	for i, p := range v.panels {
+		fits[i] = p.fitNow()
+	}
+	return zoomRange(fits)
+}
+
+// setNav sets the shared pan and zoom and redraws.
+func (v *Viewer) setNav(n nav) {
+	v.nav = n
 	v.navigated = true
 	v.redraw()
 }
@@ -556,12 +605,8 @@ func (v *Viewer) Loaded() bool {
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
 		}
-		idx := v.index[v.axis]
-		if idx >= il.vol.Shape[v.axis] {
-			continue
-		}
-		k := sliceKey{v.axis, idx}
-		if !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
+		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
+		if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
 			return false
 		}
 	}
@@ -572,8 +617,10 @@ func (v *Viewer) Loaded() bool {
 func (v *Viewer) loadError() error {
 	for _, l := range v.layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
-			if err := il.ld.err(sliceKey{v.axis, v.index[v.axis]}); err != nil {
-				return err
+			if k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx); ok {
+				if err := il.ld.err(k); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -614,10 +661,11 @@ func imageOf(l Layer) *ImageLayer {
 }
 
 // paint draws the panel's layers (all visible ones, or a group) into f,
-// which must be sized. The background is painted first, except under a
-// bottom layer of opaque integer data, which is drawn straight into the
-// frame with the background painted around it.
-func (v *Viewer) paint(f *frame, group []Layer, sw, sh, ps float64) {
+// which must be sized, through the panel's transform t. The background
+// is painted first, except under a bottom layer of opaque integer data,
+// which is drawn straight into the frame with the background painted
+// around it.
+func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
 	idx := v.index[v.axis]
 	var shown []Layer
 	for _, l := range v.layers {
@@ -628,8 +676,8 @@ func (v *Viewer) paint(f *frame, group []Layer, sw, sh, ps float64) {
 	start := 0
 	if len(shown) > 0 {
 		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
-			if p, _ := il.planeFor(v.axis, idx); p != nil && p.dtype.IsInteger() {
-				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), v.xf, sw, sh, ps, 1, Translucent))
+			if p, _ := il.planeFor(v.axis, idx, v.mapIdx); p != nil && p.dtype.IsInteger() {
+				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
 				start = 1
 			}
 		}
@@ -640,25 +688,25 @@ func (v *Viewer) paint(f *frame, group []Layer, sw, sh, ps float64) {
 	for _, l := range shown[start:] {
 		switch l := l.(type) {
 		case *PointsLayer:
-			l.inView = drawPoints(f, l.store, v.axis, idx, l.outOfSlice, l.size, l.opacity, v.xf, sw, sh, ps)
+			l.inView = drawPoints(f, l.store, v.axis, idx, l.outOfSlice, l.size, l.opacity, t, sw, sh, ps)
 		default:
 			il := imageOf(l)
-			p, _ := il.planeFor(v.axis, idx)
+			p, _ := il.planeFor(v.axis, idx, v.mapIdx)
 			if p == nil {
 				continue
 			}
-			drawPlane(f, p, il.lookup(p.dtype), v.xf, sw, sh, ps, il.opacity, il.blend)
+			drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, il.opacity, il.blend)
 		}
 	}
 }
 
 // scaleBar returns the scale bar's length in logical pixels and its
-// label, from the voxel size of the lowest visible image layer; 0 when
-// no layer has a voxel size.
-func (v *Viewer) scaleBar(panel fyne.Size) (float64, string) {
+// label for panel p, from the voxel size of its lowest visible image
+// layer; 0 when that layer has no voxel size.
+func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
 	for _, l := range v.layers {
 		il, ok := l.(*ImageLayer)
-		if !ok || !l.Visible() {
+		if !ok || !l.Visible() || p.group != nil && !slices.Contains(p.group, l) {
 			continue
 		}
 		_, ca := v.axis.displayAxes()
@@ -667,22 +715,52 @@ func (v *Viewer) scaleBar(panel fyne.Size) (float64, string) {
 			return 0, ""
 		}
 		// Aim for about a fifth of the panel, at most 150 pixels.
-		target := math.Min(float64(panel.Width)/5, 150) / v.xf.scale * vs
+		scale := p.xf().scale
+		target := math.Min(float64(p.Size().Width)/5, 150) / scale * vs
 		if target <= 0 {
 			return 0, ""
 		}
 		phys := niceLength(target)
-		return phys / vs * v.xf.scale, fmt.Sprintf("%g %s", phys, il.unit)
+		return phys / vs * scale, fmt.Sprintf("%g %s", phys, il.unit)
 	}
 	return 0, ""
 }
 
-// typedKey steps through slices: arrows by one, Page Up/Down by ten.
+// panelTitle names what a grid panel shows: its image layer, with the
+// map on show for a stack.
+func (v *Viewer) panelTitle(group []Layer) string {
+	if len(group) == 0 {
+		return ""
+	}
+	if il, ok := group[0].(*ImageLayer); ok && il.maps > 1 {
+		if v.mapIdx >= il.maps {
+			return fmt.Sprintf("%s: no map %d", il.Name(), v.mapIdx)
+		}
+		return fmt.Sprintf("%s: map %d", il.Name(), v.mapIdx)
+	}
+	return group[0].Name()
+}
+
+// typedKey steps through slices: arrows by one, Page Up/Down by ten;
+// with a stack on show the up and down arrows step through its maps.
 func (v *Viewer) typedKey(e *fyne.KeyEvent) {
+	stacks := v.Maps() > 1
 	switch e.Name {
-	case fyne.KeyRight, fyne.KeyUp:
+	case fyne.KeyUp:
+		if stacks {
+			v.StepMap(1)
+		} else {
+			v.Step(1, false)
+		}
+	case fyne.KeyDown:
+		if stacks {
+			v.StepMap(-1)
+		} else {
+			v.Step(-1, false)
+		}
+	case fyne.KeyRight:
 		v.Step(1, false)
-	case fyne.KeyLeft, fyne.KeyDown:
+	case fyne.KeyLeft:
 		v.Step(-1, false)
 	case fyne.KeyPageUp:
 		v.Step(10, false)
@@ -706,14 +784,13 @@ func (v *Viewer) hoverOut() {
 	v.updateStatus()
 }
 
-// cursorVoxel returns the (z, y, x) voxel under the pointer.
+// cursorVoxel returns the (z, y, x) voxel under the pointer, in the
+// data of the panel it is over.
 func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
 	if v.hoverPanel == nil {
 		return zyx, 0, 0, false
 	}
-	sz := v.hoverPanel.Size()
-	x, y := v.xf.toData(float64(v.hoverPos.X), float64(v.hoverPos.Y), float64(sz.Width), float64(sz.Height))
-	row, col = int(math.Floor(y)), int(math.Floor(x))
+	row, col = v.hoverPanel.cellAt(v.hoverPos)
 	ra, ca := v.axis.displayAxes()
 	zyx[v.axis] = v.index[v.axis]
 	zyx[ra], zyx[ca] = row, col
@@ -735,14 +812,31 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 	return p.value(row, col), true
 }
 
-// updateStatus writes the pointer position, the values under it and the
-// view's zoom and point counts.
+// updateStatus writes the pointer position in the data of the panel it
+// is over (the map too over a stack; row and column over a heat map),
+// the values under it and the view's zoom and point counts.
 func (v *Viewer) updateStatus() {
 	var b strings.Builder
 	if zyx, row, col, ok := v.cursorVoxel(); ok {
-		fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
+		inPanel := func(l Layer) bool {
+			return l.Visible() && (v.hoverPanel.group == nil || slices.Contains(v.hoverPanel.group, l))
+		}
+		if hm := v.heatmapUnder(v.hoverPanel, row, col); hm != nil && v.hoverPanel.group != nil {
+			fmt.Fprintf(&b, "row %d  col %d", row, col)
+			if st := v.stackOf(hm); st != nil {
+				fmt.Fprintf(&b, " (click: map %d)", row)
+			}
+		} else {
+			if slices.ContainsFunc(v.layers, func(l Layer) bool {
+				il, ok := l.(*ImageLayer)
+				return ok && il.maps > 1 && inPanel(l)
+			}) {
+				fmt.Fprintf(&b, "map %d  ", v.mapIdx)
+			}
+			fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
+		}
 		for _, l := range v.layers {
-			if !l.Visible() || (v.hoverPanel.group != nil && !slices.Contains(v.hoverPanel.group, l)) {
+			if !inPanel(l) {
 				continue
 			}
 			if val, ok := v.ValueAt(l, row, col); ok {
@@ -765,7 +859,12 @@ func (v *Viewer) updateStatus() {
 	if !v.Loaded() {
 		info = append(info, "loading…")
 	}
-	info = append(info, fmt.Sprintf("zoom %.0f%%", v.xf.scale*100))
+	// The zoom of the panel under the pointer (panels of a grid differ).
+	p := v.hoverPanel
+	if p == nil {
+		p = v.panels[0]
+	}
+	info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
 	setText(v.info, strings.Join(info, "   "), v.statusBar)
 }
 
@@ -773,7 +872,57 @@ func (v *Viewer) hint() string {
 	if len(v.layers) == 0 {
 		return "Open a file (File ▸ Open, or drop it here)"
 	}
+	if v.Maps() > 1 {
+		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"
+	}
 	return "drag to pan · scroll to zoom · ←/→ change slice · double-click to reset"
+}
+
+// heatmapUnder returns the topmost visible heat map of panel p with a
+// cell at (row, col), or nil.
+func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
+	for i := len(v.layers) - 1; i >= 0; i-- {
+		h, ok := v.layers[i].(*HeatmapLayer)
+		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.layers[i]) {
+			continue
+		}
+		if row >= 0 && col >= 0 && row < h.rows && col < h.cols {
+			return h
+		}
+	}
+	return nil
+}
+
+// stackOf returns the stack layer whose maps are the rows of heat map h
+// (a distance matrix's ground-truth maps): the topmost with as many maps
+// as h has rows, or nil.
+func (v *Viewer) stackOf(h *HeatmapLayer) *ImageLayer {
+	for i := len(v.layers) - 1; i >= 0; i-- {
+		if il, ok := v.layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
+			return il
+		}
+	}
+	return nil
+}
+
+// tapped shows, for a tap on a cell of a distance heat map, the map of
+// its row in the stack those rows index, showing the stack if hidden.
+func (v *Viewer) tapped(p *sliceView, pos fyne.Position) {
+	row, col := p.cellAt(pos)
+	h := v.heatmapUnder(p, row, col)
+	if h == nil {
+		return
+	}
+	st := v.stackOf(h)
+	if st == nil {
+		return
+	}
+	v.Batch(func() {
+		if !st.Visible() {
+			st.SetVisible(true)
+		}
+		v.SetMap(row)
+	})
 }
 
 func formatValue(x float64) string {

@@ -6,7 +6,7 @@ import "math"
 // the displayed plane: data = centre + (screen - size/2) / scale. Data
 // coordinates put pixel (r, c) over [c, c+1) x [r, r+1), so a point at
 // integer coordinates sits at the centre of its pixel after adding 0.5.
-// Every panel of a grid shares one xform, which links their navigation.
+// Each panel has its own: its fit under the shared nav.
 //
 // aspect stretches rows: a row is scale*aspect pixels tall, so voxels
 // that are longer along the row axis (z planes 5 µm apart under 2 µm
@@ -54,23 +54,71 @@ func fit(rows, cols int, aspect, w, h float64) xform {
 	return xform{cx: float64(cols) / 2, cy: float64(rows) / 2, scale: clampScale(s), aspect: aspect}
 }
 
-// zoomAt multiplies the scale by f keeping the data point under the
-// panel position (sx, sy) fixed.
-func (t xform) zoomAt(f, sx, sy, w, h float64) xform {
-	x, y := t.toData(sx, sy, w, h)
-	t.scale = clampScale(t.scale * f)
-	// Solve toData(sx, sy) == (x, y) for the centre.
-	t.cx = x - (sx-w/2)/t.scale
-	t.cy = y - (sy-h/2)/t.rowScale()
+// nav is the navigation the panels share: a zoom and a pan applied on
+// screen after each panel's own fit. A panel maps a data point p to
+//
+//	c + zoom·(fit(p) − c) + (tx, ty)
+//
+// with c its centre, so panels of data of different sizes each fill
+// their panel at the reset view, and a drag or scroll in one moves every
+// panel alike (napari's grid shares one camera instead, which leaves a
+// small map a speck beside a large scan). Panels with the same fit (raw
+// and dezinged of one scan, in panels of one size) get the same xform
+// and stay pixel-aligned.
+type nav struct {
+	zoom   float64 // relative to the fit; 0 means 1
+	tx, ty float64 // pan in logical pixels
+}
+
+func (n nav) zoomOr1() float64 {
+	if n.zoom > 0 {
+		return n.zoom
+	}
+	return 1
+}
+
+// apply returns the xform of a panel whose fit is f.
+func (n nav) apply(f xform) xform {
+	t := xform{scale: f.scale * n.zoomOr1(), aspect: f.aspect}
+	t.cx = f.cx - n.tx/t.scale
+	t.cy = f.cy - n.ty/t.rowScale()
 	return t
 }
 
 // pan moves the view by a screen displacement (dx, dy): the data follows
 // the pointer.
-func (t xform) pan(dx, dy float64) xform {
-	t.cx -= dx / t.scale
-	t.cy -= dy / t.rowScale()
-	return t
+func (n nav) pan(dx, dy float64) nav {
+	n.tx += dx
+	n.ty += dy
+	return n
+}
+
+// zoomAt multiplies the zoom by f, clamped to [lo, hi], keeping what is
+// under the position (sx, sy) of a w x h panel where it is.
+func (n nav) zoomAt(f, sx, sy, w, h, lo, hi float64) nav {
+	z0 := n.zoomOr1()
+	z1 := math.Min(math.Max(z0*f, lo), hi)
+	r := z1 / z0
+	// Solve for the pan that maps the point under (sx, sy) there again.
+	qx, qy := sx-w/2, sy-h/2
+	n.tx = qx - r*(qx-n.tx)
+	n.ty = qy - r*(qy-n.ty)
+	n.zoom = z1
+	return n
+}
+
+// zoomRange returns the zooms that keep every fit's scale within
+// [minScale, maxScale].
+func zoomRange(fits []xform) (lo, hi float64) {
+	lo, hi = 0, math.Inf(1)
+	for _, f := range fits {
+		lo = math.Max(lo, minScale/f.scale)
+		hi = math.Min(hi, maxScale/f.scale)
+	}
+	if len(fits) == 0 {
+		return minScale, maxScale
+	}
+	return math.Min(lo, hi), hi
 }
 
 func clampScale(s float64) float64 { return math.Min(math.Max(s, minScale), maxScale) }
