@@ -170,7 +170,7 @@ func TestGridColumnsFollowTheData(t *testing.T) {
 // panel it is over, with the map over a stack.
 func TestStatusPerPanel(t *testing.T) {
 	h := newHarness(t)
-	img, _ := h.v.AddImage("img", memVolume(t, volume.Uint16, [3]int{6, 40, 60}, func(z, y, x int) float64 { return float64(100*y + x) }), ImageOptions{})
+	img, _ := h.v.AddImage("img", memVolume(t, volume.Uint16, [3]int{12, 40, 60}, func(z, y, x int) float64 { return float64(100*y + x) }), ImageOptions{})
 	maps, _ := h.v.AddStack("maps", memStack(t, 4, 8, func(m, z, y, x int) float64 { return float64(50*m + 8*y + x) }), ImageOptions{})
 	h.v.SetGrid(true)
 	h.v.SetMap(2)
@@ -191,6 +191,11 @@ func TestStatusPerPanel(t *testing.T) {
 	}
 	if title := h.v.panelTitle(h.panelOf(maps).group); title != "maps: map 2" {
 		t.Errorf("map panel title %q", title)
+	}
+	// Past the maps' 8 planes their panel is empty and says why.
+	h.v.SetSlice(10)
+	if title := h.v.panelTitle(h.panelOf(maps).group); title != "maps: map 2 (ends at z 7)" {
+		t.Errorf("map panel title past its end %q", title)
 	}
 }
 

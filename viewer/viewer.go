@@ -727,18 +727,27 @@ func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
 }
 
 // panelTitle names what a grid panel shows: its image layer, with the
-// map on show for a stack.
+// map on show for a stack, and why it is empty when the sliders are past
+// the layer's end (the slice is shared by layers of different depths).
 func (v *Viewer) panelTitle(group []Layer) string {
 	if len(group) == 0 {
 		return ""
 	}
-	if il, ok := group[0].(*ImageLayer); ok && il.maps > 1 {
-		if v.mapIdx >= il.maps {
-			return fmt.Sprintf("%s: no map %d", il.Name(), v.mapIdx)
-		}
-		return fmt.Sprintf("%s: map %d", il.Name(), v.mapIdx)
+	il, ok := group[0].(*ImageLayer)
+	if !ok {
+		return group[0].Name()
 	}
-	return group[0].Name()
+	title := il.Name()
+	if il.maps > 1 {
+		if v.mapIdx >= il.maps {
+			return fmt.Sprintf("%s: no map %d", title, v.mapIdx)
+		}
+		title = fmt.Sprintf("%s: map %d", title, v.mapIdx)
+	}
+	if n := il.extent()[v.axis]; v.index[v.axis] >= n {
+		title += fmt.Sprintf(" (ends at %s %d)", v.axis, n-1)
+	}
+	return title
 }
 
 // typedKey steps through slices: arrows by one, Page Up/Down by ten;
