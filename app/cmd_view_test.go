@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/voxlab/voxlab/internal/testutil"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // writeNPY writes a uint16 array as NPY by hand (testutil.WriteNPY), so
@@ -192,5 +193,86 @@ func TestGUIUnderDisplay(t *testing.T) {
 	}
 	if best == 0 {
 		t.Errorf("no gray ramp of the slice on screen (output: %s)", out.String())
+	}
+}
+
+// TestViewStackMap views a stack of maps with --map and --slice: the
+// screenshot shows plane 2 of map 1, the only plane that is black on the
+// left and white on the right (any other would be uniform gray).
+func TestViewStackMap(t *testing.T) {
+	dir := t.TempDir()
+	gt := filepath.Join(dir, "gt.npy")
+	const n, box = 3, 16
+	vals := make([]float32, 0, n*box*box*box)
+	for m := range n {
+		for z := range box {
+			for range box {
+				for x := range box {
+					v := float32(0.5)
+					if m == 1 && z == 2 {
+						v = float32(x / (box / 2)) // 0 left, 1 right
+					}
+					vals = append(vals, v)
+				}
+			}
+		}
+	}
+	testutil.WriteNPY(t, gt, []int{n, box, box, box}, vals)
+	out := filepath.Join(dir, "shot.png")
+	if code, _, stderr := runCmd("view", gt, "--map", "1", "--slice", "2", "--screenshot", out, "--size", "900x600"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	img := testutil.ReadPNG(t, out)
+	var black, white int
+	for y := 100; y < 500; y++ {
+		for x := 0; x < 900; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			switch {
+			case r == 0 && g == 0 && b == 0:
+				black++
+			case r == 0xffff && g == 0xffff && b == 0xffff:
+				white++
+			}
+		}
+	}
+	if black < 10000 || white < 10000 {
+		t.Errorf("map 1 plane 2 not drawn: %d black and %d white pixels", black, white)
+	}
+}
+
+// TestDemoFirstView: `voxlab gui --demo` opens the scan, the brain with
+// its cells and the maps side by side (grid), on a slice every dataset
+// has (the middle of the 32-plane maps), with the map slider for the 40
+// ground-truth maps, and every image layer shows data there.
+func TestDemoFirstView(t *testing.T) {
+	dir := writeDemo(t)
+	var stderr bytes.Buffer
+	e := &env{stdout: &stderr, stderr: &stderr}
+	specs := demoSpecs(e, dir)
+	if len(specs) != 4 {
+		t.Fatalf("demo specs %v (%s)", specs, stderr.String())
+	}
+	hl := viewer.NewOffscreen(1280, 800)
+	defer hl.Close()
+	var err error
+	hl.Batch(func() { err = openAll(e, hl.Viewer, specs, &viewOpts{demo: dir, slice: -1}, viewer.Z) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hl.Settle(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	v := hl.Viewer
+	if !v.Grid() || v.Slice() != 16 || v.Maps() != 40 || v.Map() != 0 || len(v.Layers()) != 4 {
+		t.Fatalf("first view: grid %v, slice %d, maps %d (map %d), %d layers; want grid, slice 16, map 0 of 40, 4 layers",
+			v.Grid(), v.Slice(), v.Maps(), v.Map(), len(v.Layers()))
+	}
+	for _, l := range v.Layers() {
+		if il, ok := l.(*viewer.ImageLayer); ok {
+			e := il.Extent()
+			if _, ok := v.ValueAt(l, e[1]/2, e[2]/2); !ok {
+				t.Errorf("%s (%v) shows nothing at slice 16", l.Name(), e)
+			}
+		}
 	}
 }
