@@ -77,9 +77,10 @@ func (n nav) zoomOr1() float64 {
 	return 1
 }
 
-// apply returns the xform of a panel whose fit is f.
+// apply returns the xform of a panel whose fit is f. The scale is
+// clamped only where zoomRange could not keep every panel in range.
 func (n nav) apply(f xform) xform {
-	t := xform{scale: f.scale * n.zoomOr1(), aspect: f.aspect}
+	t := xform{scale: clampScale(f.scale * n.zoomOr1()), aspect: f.aspect}
 	t.cx = f.cx - n.tx/t.scale
 	t.cy = f.cy - n.ty/t.rowScale()
 	return t
@@ -108,17 +109,18 @@ func (n nav) zoomAt(f, sx, sy, w, h, lo, hi float64) nav {
 }
 
 // zoomRange returns the zooms that keep every fit's scale within
-// [minScale, maxScale].
+// [minScale, maxScale]. Fits more than maxScale/minScale apart leave no
+// such zoom; the range then spans both limits and apply clamps.
 func zoomRange(fits []xform) (lo, hi float64) {
+	if len(fits) == 0 {
+		return minScale, maxScale
+	}
 	lo, hi = 0, math.Inf(1)
 	for _, f := range fits {
 		lo = math.Max(lo, minScale/f.scale)
 		hi = math.Min(hi, maxScale/f.scale)
 	}
-	if len(fits) == 0 {
-		return minScale, maxScale
-	}
-	return math.Min(lo, hi), hi
+	return math.Min(lo, hi), math.Max(lo, hi)
 }
 
 func clampScale(s float64) float64 { return math.Min(math.Max(s, minScale), maxScale) }
