@@ -10,6 +10,12 @@
 // chunks holding them). libhdf5 as Debian builds it is not thread-safe,
 // so every call into it holds one package-wide lock.
 //
+// A NeXus scan is found at Diamond's paths (TomoData, TomoImageKey,
+// TomoAngles), or else in an NXtomo entry laid out as the NeXus application
+// definition has it (frames at /entry/instrument/detector/data or
+// /entry/data/data beside an image_key); OpenNeXus splits its frames by
+// image_key into projections, flats and darks.
+//
 // Writers create a temporary file beside the target and rename it when
 // committed: Create and File for several datasets with attributes (the
 // dezinging output), volume.Create("out.h5:/data", info) for one volume,

@@ -163,12 +163,22 @@ func closeIf(v *volume.Volume) {
 var keys = []int{2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1}
 
 func TestNeXus(t *testing.T) {
-	for _, name := range []string{"scan.nxs", "scan_float_keys.nxs"} {
+	for _, name := range []string{"scan.nxs", "scan_float_keys.nxs", "nxtomo.nxs", "nxtomo_soft.nxs"} {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join("testdata", name)
 			if !IsNeXus(p) {
 				t.Fatal("IsNeXus false")
 			}
+			// Opened without a dataset, the file gives the scan's frames
+			// (nxtomo.nxs holds them twice, under hard links).
+			v, err := Open(p, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Shape != [3]int{len(keys), 4, 5} {
+				t.Errorf("Open: shape %v", v.Shape)
+			}
+			v.Close()
 			nx, err := OpenNeXus(p)
 			if err != nil {
 				t.Fatal(err)

@@ -43,8 +43,8 @@ type NeXus struct {
 	data                                     *dataset
 }
 
-// IsNeXus reports whether path is an HDF5 file with a tomography scan at
-// TomoData.
+// IsNeXus reports whether path is an HDF5 file with a tomography scan:
+// frames at TomoData, or an NXtomo entry elsewhere (see findTomo).
 func IsNeXus(p string) bool {
 	lib.Lock()
 	defer lib.Unlock()
@@ -53,7 +53,8 @@ func IsNeXus(p string) bool {
 		return false
 	}
 	defer f.release()
-	return exists(f.f, TomoData)
+	_, ok := findTomo(f)
+	return ok
 }
 
 // OpenNeXus opens a NeXus tomography scan. It reads the image keys and
@@ -78,15 +79,16 @@ func openNeXus(p string) (*NeXus, error) {
 		return nil, err
 	}
 	defer f.release()
-	if !exists(f.f, TomoData) {
-		return nil, fmt.Errorf("%s: not a NeXus tomography scan: no %s", p, TomoData)
+	at, ok := findTomo(f)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a NeXus tomography scan: no %s and no NXtomo entry with data and image_key", p, TomoData)
 	}
-	d, err := openDataset(f, TomoData)
+	d, err := openDataset(f, at.data)
 	if err != nil {
 		return nil, err
 	}
-	nx := &NeXus{Path: p, data: d, Data: volume.New(p+":"+TomoData, d)}
-	if err := nx.readKeys(f); err != nil {
+	nx := &NeXus{Path: p, data: d, Data: volume.New(p+":"+at.data, d)}
+	if err := nx.readKeys(f, at); err != nil {
 		d.closeLocked()
 		return nil, err
 	}
@@ -94,28 +96,28 @@ func openNeXus(p string) (*NeXus, error) {
 }
 
 // readKeys reads image_key and rotation_angle. Call with lib held.
-func (nx *NeXus) readKeys(f *file) error {
+func (nx *NeXus) readKeys(f *file, at tomoLayout) error {
 	n := nx.Data.Shape[0]
 	nx.ImageKey = make([]int, n)
-	if exists(f.f, TomoImageKey) {
-		keys, err := readNumbers(f, TomoImageKey)
+	if at.key != "" {
+		keys, err := readNumbers(f, at.key)
 		if err != nil {
 			return err
 		}
 		if len(keys) != n {
-			return fmt.Errorf("%s:%s: %d keys for %d frames", nx.Path, TomoImageKey, len(keys), n)
+			return fmt.Errorf("%s:%s: %d keys for %d frames", nx.Path, at.key, len(keys), n)
 		}
 		for i, k := range keys {
 			if k != math.Trunc(k) {
-				return fmt.Errorf("%s:%s: key %v of frame %d is not an integer", nx.Path, TomoImageKey, k, i)
+				return fmt.Errorf("%s:%s: key %v of frame %d is not an integer", nx.Path, at.key, k, i)
 			}
 			nx.ImageKey[i] = int(k)
 		}
 	}
-	if !exists(f.f, TomoAngles) {
+	if at.angles == "" {
 		return nil
 	}
-	all, err := readNumbers(f, TomoAngles)
+	all, err := readNumbers(f, at.angles)
 	if err != nil {
 		return err
 	}
@@ -131,7 +133,7 @@ func (nx *NeXus) readKeys(f *file) error {
 	case len(all) == len(proj) || len(all) == countKey(nx.ImageKey, KeyProjection):
 		nx.Angles = all // one angle per projection only
 	default:
-		return fmt.Errorf("%s:%s: %d angles for %d frames", nx.Path, TomoAngles, len(all), n)
+		return fmt.Errorf("%s:%s: %d angles for %d frames", nx.Path, at.angles, len(all), n)
 	}
 	return nil
 }

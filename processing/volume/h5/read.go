@@ -194,7 +194,7 @@ func (d *dataset) closeLocked() error {
 
 // Open opens a dataset of an HDF5 file as a volume. Without a dataset
 // path it opens the file's only 3D dataset (or only 2D one when it has no
-// 3D dataset), else TomoData; otherwise the error lists the candidates.
+// 3D dataset), else a tomography scan's frames (see findTomo); otherwise the error lists the candidates.
 func Open(p, name string) (*volume.Volume, error) {
 	lib.Lock()
 	defer lib.Unlock()
@@ -236,8 +236,10 @@ func defaultDataset(f *file) (string, error) {
 	switch {
 	case len(by[3]) == 1:
 		return by[3][0], nil
-	case exists(f.f, TomoData):
-		return TomoData, nil
+	case len(by[3]) > 1:
+		if at, ok := findTomo(f); ok {
+			return at.data, nil
+		}
 	case len(by[3]) == 0 && len(by[2]) == 1:
 		return by[2][0], nil
 	case len(all) == 0:

@@ -87,6 +87,30 @@ def scan(name, keys, key_dtype="i8", per_frame_angles=True):
             t["data/rotation_angle"] = proj_angles
 
 
+def nxtomo(name, soft):
+    """The NXtomo application definition's layout (/entry, not Diamond's
+    /entry1/tomo_entry): frames in the detector and linked from NXdata."""
+    keys = KEYS
+    n = len(keys)
+    data = ints(60000, (n, 4, 5)).astype("<u2")
+    nproj = sum(1 for k in keys if k == 0)
+    with h5py.File(name, "w") as f:
+        e = f.create_group("entry")
+        e.attrs["NX_class"] = "NXentry"
+        e["definition"] = "NXtomo"
+        if soft:
+            # Frames in NXdata, the detector's a soft link; keys beside the frames.
+            e["data/data"] = data
+            e["instrument/detector/data"] = h5py.SoftLink("/entry/data/data")
+            e["data/image_key"] = np.array(keys, "i4")
+        else:
+            # Frames in the detector, NXdata's a hard link to them.
+            e["instrument/detector/data"] = data
+            e["data/data"] = e["instrument/detector/data"]
+            e["instrument/detector/image_key"] = np.array(keys, "u1")
+        e["sample/rotation_angle"] = np.linspace(0, 180, nproj, endpoint=False)
+
+
 def bad():
     with open("types.h5", "rb") as f:
         b = f.read()
@@ -107,4 +131,6 @@ if __name__ == "__main__":
     many()
     scan("scan.nxs", KEYS)
     scan("scan_float_keys.nxs", KEYS, "f8", per_frame_angles=False)
+    nxtomo("nxtomo.nxs", soft=False)
+    nxtomo("nxtomo_soft.nxs", soft=True)
     bad()
