@@ -13,6 +13,14 @@
 // rows' statistics (DistMetric), so the work that grows with the number of
 // pairs runs as dgemm on the CPU backend or as a CUDA kernel.
 //
+// The res metric is box·voxel/i Å at the first shell i whose FSC is
+// below 0.5, and Nyquist (2 voxels) when no shell's is. Here it departs
+// from the challenge's code on purpose: there np.argmin over "FSC > 0.5"
+// returns shell 1 when no shell drops, so identical or very similar maps
+// get the worst resolution, box·voxel, instead of the best; and for odd
+// boxes it scales by 2·⌊box/2⌋ instead of box. Where the FSC does drop,
+// at an even box, the two agree.
+//
 // Run has two pipelines with identical results: in memory (both sets
 // resident on the device, the matrix filled tile by tile) and low memory
 // (the submitted set resident, the ground truth streamed from disk chunk by

@@ -32,7 +32,7 @@ var metricInfo = [numMetrics]struct {
 	CorrDistance: {"corr-distance", "distance: 1 − Σ a·b / n", gpu.DistCorrDist},
 	BioEM:        {"bioem", "distance: −log P of Cossio & Hummer 2013 eq. 10 (BioEM), smaller is closer", gpu.DistBioEM},
 	FSC:          {"fsc", "distance: 1 − mean Fourier shell correlation over shells 1…box/2", gpu.DistFSC},
-	Res:          {"res", "resolution (Å) where the FSC first drops below 0.5; smaller is closer", gpu.DistRes},
+	Res:          {"res", "resolution (Å) where the FSC first drops below 0.5 (Nyquist, 2 voxels, when it never does); smaller is closer", gpu.DistRes},
 }
 
 // DefaultMetrics are the metrics `voxlab distance` computes unless told.
