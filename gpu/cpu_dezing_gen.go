@@ -300,22 +300,10 @@ func dzMedianRow[T dzKey](med, s9 []T, n int) {
 // dzMergeRow, then the selection of dzMedianRow.
 func dzVoxel27[T dzKey](zm, z0, z1 []T, p int) T {
 	var s [27]T
-	for c := 0; c < 3; c++ {
-		x := p - 1 + c
-		m := zm[3*x : 3*x+3 : 3*x+3]
-		a := z0[3*x : 3*x+3 : 3*x+3]
-		b := z1[3*x : 3*x+3 : 3*x+3]
-		p0, p1, p2, p3, p4, p5 := a[0], a[1], a[2], b[0], b[1], b[2]
+	q := 3 * (p - 1)
+	dzMergeRow(s[:], zm[q:], z0[q:], z1[q:], 3)
 `)
-	m33.code(&w, names("p", 6))
-	fmt.Fprintf(&w, "%s := %s, m[0], m[1], m[2]\n", strings.Join(vars, ", "), strings.Join(ps, ", "))
-	m63.code(&w, vars)
-	w.WriteString("o := s[9*c : 9*c+9 : 9*c+9]\n")
-	for r, v := range m63.out {
-		fmt.Fprintf(&w, "o[%d] = %s\n", r, vars[v])
-	}
-	w.WriteString(`}
-	a0, a1, a2, a3, a4, a5, a6, a7, a8 := s[9], s[10], s[11], s[12], s[13], s[14], s[15], s[16], s[17]
+	w.WriteString(`	a0, a1, a2, a3, a4, a5, a6, a7, a8 := s[9], s[10], s[11], s[12], s[13], s[14], s[15], s[16], s[17]
 	a9, a10, a11, a12, a13, a14, a15, a16, a17 := s[18], s[19], s[20], s[21], s[22], s[23], s[24], s[25], s[26]
 `)
 	m99.code(&w, names("a", 18))

@@ -164,42 +164,8 @@ func dzMedianRow[T dzKey](med, s9 []T, n int) {
 // dzMergeRow, then the selection of dzMedianRow.
 func dzVoxel27[T dzKey](zm, z0, z1 []T, p int) T {
 	var s [27]T
-	for c := 0; c < 3; c++ {
-		x := p - 1 + c
-		m := zm[3*x : 3*x+3 : 3*x+3]
-		a := z0[3*x : 3*x+3 : 3*x+3]
-		b := z1[3*x : 3*x+3 : 3*x+3]
-		p0, p1, p2, p3, p4, p5 := a[0], a[1], a[2], b[0], b[1], b[2]
-		p0, p3 = min(p0, p3), max(p0, p3)
-		p2, p5 = min(p2, p5), max(p2, p5)
-		p2, p3 = min(p2, p3), max(p2, p3)
-		p1, p4 = min(p1, p4), max(p1, p4)
-		p1, p2 = min(p1, p2), max(p1, p2)
-		p4, p3 = min(p4, p3), max(p4, p3)
-		u0, u1, u2, u3, u4, u5, u6, u7, u8 := p0, p1, p2, p4, p3, p5, m[0], m[1], m[2]
-		u0, u6 = min(u0, u6), max(u0, u6)
-		u4, u6 = min(u4, u6), max(u4, u6)
-		u2, u8 = min(u2, u8), max(u2, u8)
-		u2, u4 = min(u2, u4), max(u2, u4)
-		u8, u6 = min(u8, u6), max(u8, u6)
-		u1, u7 = min(u1, u7), max(u1, u7)
-		u5, u7 = min(u5, u7), max(u5, u7)
-		u3, u5 = min(u3, u5), max(u3, u5)
-		u1, u2 = min(u1, u2), max(u1, u2)
-		u3, u4 = min(u3, u4), max(u3, u4)
-		u5, u8 = min(u5, u8), max(u5, u8)
-		u7, u6 = min(u7, u6), max(u7, u6)
-		o := s[9*c : 9*c+9 : 9*c+9]
-		o[0] = u0
-		o[1] = u1
-		o[2] = u2
-		o[3] = u3
-		o[4] = u4
-		o[5] = u5
-		o[6] = u8
-		o[7] = u7
-		o[8] = u6
-	}
+	q := 3 * (p - 1)
+	dzMergeRow(s[:], zm[q:], z0[q:], z1[q:], 3)
 	a0, a1, a2, a3, a4, a5, a6, a7, a8 := s[9], s[10], s[11], s[12], s[13], s[14], s[15], s[16], s[17]
 	a9, a10, a11, a12, a13, a14, a15, a16, a17 := s[18], s[19], s[20], s[21], s[22], s[23], s[24], s[25], s[26]
 	a9 = max(a0, a9)
