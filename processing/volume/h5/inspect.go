@@ -92,14 +92,11 @@ func datasetNode(g *hdf5.CommonFG, name, full string) volume.Node {
 // types (the viewer's dataset chooser); Readable tells which open as
 // volumes.
 func Datasets(p string) ([]volume.Node, error) {
-	lib.Lock()
-	defer lib.Unlock()
-	f, err := openFile(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.release()
-	nodes, err := walk(f)
+	var nodes []volume.Node
+	err := withFile(p, func(f *file) (err error) {
+		nodes, err = walk(f)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -133,15 +130,11 @@ func Readable(n volume.Node) bool {
 // datasets, the dataset Open would pick (or the named one) and, for a
 // NeXus scan, its counts of projections, flats and darks.
 func Inspect(p, name string) (*volume.Description, error) {
-	lib.Lock()
-	f, err := openFile(p)
-	if err != nil {
-		lib.Unlock()
-		return nil, err
-	}
-	nodes, err := walk(f)
-	f.release()
-	lib.Unlock()
+	var nodes []volume.Node
+	err := withFile(p, func(f *file) (err error) {
+		nodes, err = walk(f)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -46,14 +46,11 @@ type NeXus struct {
 // IsNeXus reports whether path is an HDF5 file with a tomography scan:
 // frames at TomoData, or an NXtomo entry elsewhere (see findTomo).
 func IsNeXus(p string) bool {
-	lib.Lock()
-	defer lib.Unlock()
-	f, err := openFile(p)
-	if err != nil {
-		return false
-	}
-	defer f.release()
-	_, ok := findTomo(f)
+	ok := false
+	withFile(p, func(f *file) error {
+		_, ok = findTomo(f)
+		return nil
+	})
 	return ok
 }
 
@@ -71,25 +68,24 @@ func OpenNeXus(p string) (*NeXus, error) {
 	return nx, nil
 }
 
-func openNeXus(p string) (*NeXus, error) {
-	lib.Lock()
-	defer lib.Unlock()
-	f, err := openFile(p)
+func openNeXus(p string) (nx *NeXus, err error) {
+	err = withFile(p, func(f *file) error {
+		at, ok := findTomo(f)
+		if !ok {
+			return fmt.Errorf("%s: not a NeXus tomography scan: no %s and no NXtomo entry with data and image_key", p, TomoData)
+		}
+		d, err := openDataset(f, at.data)
+		if err != nil {
+			return err
+		}
+		nx = &NeXus{Path: p, data: d, Data: volume.New(p+":"+at.data, d)}
+		if err := nx.readKeys(f, at); err != nil {
+			d.closeLocked()
+			return err
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer f.release()
-	at, ok := findTomo(f)
-	if !ok {
-		return nil, fmt.Errorf("%s: not a NeXus tomography scan: no %s and no NXtomo entry with data and image_key", p, TomoData)
-	}
-	d, err := openDataset(f, at.data)
-	if err != nil {
-		return nil, err
-	}
-	nx := &NeXus{Path: p, data: d, Data: volume.New(p+":"+at.data, d)}
-	if err := nx.readKeys(f, at); err != nil {
-		d.closeLocked()
 		return nil, err
 	}
 	return nx, nil

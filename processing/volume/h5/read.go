@@ -56,6 +56,19 @@ func openFile(p string) (*file, error) {
 	return &file{path: p, f: f, refs: 1}, nil
 }
 
+// withFile opens path read-only and calls fn with lib held; the file is
+// released when fn returns (datasets fn opened keep their own reference).
+func withFile(p string, fn func(f *file) error) error {
+	lib.Lock()
+	defer lib.Unlock()
+	f, err := openFile(p)
+	if err != nil {
+		return err
+	}
+	defer f.release()
+	return fn(f)
+}
+
 // release drops one reference. Call with lib held.
 func (f *file) release() error {
 	f.refs--
@@ -196,24 +209,22 @@ func (d *dataset) closeLocked() error {
 // path it opens the file's only 3D dataset (or only 2D one when it has no
 // 3D dataset), else a tomography scan's frames (see findTomo); otherwise the error lists the candidates.
 func Open(p, name string) (*volume.Volume, error) {
-	lib.Lock()
-	defer lib.Unlock()
-	f, err := openFile(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.release()
-	if name == "" {
-		if name, err = defaultDataset(f); err != nil {
-			return nil, err
+	var v *volume.Volume
+	err := withFile(p, func(f *file) (err error) {
+		if name == "" {
+			if name, err = defaultDataset(f); err != nil {
+				return err
+			}
 		}
-	}
-	name = "/" + strings.Trim(name, "/")
-	d, err := openDataset(f, name)
-	if err != nil {
-		return nil, err
-	}
-	return volume.New(p+":"+name, d), nil
+		name = "/" + strings.Trim(name, "/")
+		d, err := openDataset(f, name)
+		if err != nil {
+			return err
+		}
+		v = volume.New(p+":"+name, d)
+		return nil
+	})
+	return v, err
 }
 
 // defaultDataset picks the dataset Open uses when none is named. Call with
