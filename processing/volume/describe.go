@@ -46,7 +46,8 @@ type Field struct {
 // Node is a group or dataset of a hierarchical file.
 type Node struct {
 	Path string `json:"path"`
-	// Kind is "group" or "dataset".
+	// Kind is "group", "dataset" or "link" (a soft link, with the shape
+	// and type of the dataset it points at).
 	Kind  string `json:"kind"`
 	Shape []int  `json:"shape,omitempty"`
 	// DType is the element type in NumPy's notation ("uint16", "int32",
@@ -132,9 +133,12 @@ func (d *Description) WriteText(w io.Writer) error {
 				name, depth = "/", 0
 			}
 			pad := strings.Repeat("  ", depth+1)
-			if n.Kind == "group" {
+			switch n.Kind {
+			case "group":
 				fmt.Fprintf(&b, "  %s%s/\n", pad, strings.TrimSuffix(name, "/"))
-			} else {
+			case "link":
+				fmt.Fprintf(&b, "  %s%s  %s %s (soft link)\n", pad, name, shapeString(n.Shape), n.DType)
+			default:
 				fmt.Fprintf(&b, "  %s%s  %s %s\n", pad, name, shapeString(n.Shape), n.DType)
 			}
 		}

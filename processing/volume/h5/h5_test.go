@@ -239,6 +239,23 @@ func TestBadNeXus(t *testing.T) {
 	}
 }
 
+func TestInspectSoftLink(t *testing.T) {
+	d, err := volume.Inspect("testdata/nxtomo_soft.nxs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Format != "nexus" || d.Dataset != "/entry/data/data" || d.NeXus == nil || d.NeXus.Projections != 6 {
+		t.Fatalf("%+v", d)
+	}
+	var b strings.Builder
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "data  (13, 4, 5) uint16 (soft link)") {
+		t.Errorf("the detector's soft link to the frames is not described:\n%s", b.String())
+	}
+}
+
 func TestInspectTree(t *testing.T) {
 	d, err := volume.Inspect("testdata/scan.nxs")
 	if err != nil {

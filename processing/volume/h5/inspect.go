@@ -63,6 +63,15 @@ func walkGroup(p string, g *hdf5.CommonFG, prefix string, depth int, nodes *[]vo
 			}
 		case hdf5.H5G_DATASET:
 			*nodes = append(*nodes, datasetNode(g, name, full))
+		case hdf5.H5G_LINK:
+			// A soft link (NXtomo links its frames between NXdata and the
+			// detector): described by what it points at, never walked into.
+			nd := datasetNode(g, name, full)
+			nd.Kind = "link"
+			if nd.DType == "unreadable" {
+				nd.DType = "(not a dataset)"
+			}
+			*nodes = append(*nodes, nd)
 		default:
 			*nodes = append(*nodes, volume.Node{Path: full, Kind: typ.String()})
 		}
