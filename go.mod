@@ -7,10 +7,13 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/image v0.48.0
+	golang.org/x/term v0.44.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/hdf5 v0.0.0-20210714002203-8c5d23bc6946
+	gonum.org/v1/netlib v0.0.0-20201012070519-2390d26c3658
 	gonum.org/v1/plot v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
+	gorgonia.org/cu v0.9.6
 )
 
 require (
@@ -39,7 +42,6 @@ require (
 	github.com/hack-pad/safejs v0.1.0 // indirect
 	github.com/jeandeaual/go-locale v0.0.0-20250612000132-0ef82f21eade // indirect
 	github.com/jsummers/gobmp v0.0.0-20230614200233-a9de23ed2e25 // indirect
-	github.com/kr/text v0.1.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/nfnt/resize v0.0.0-20180221191011-83c6a9932646 // indirect
 	github.com/nicksnyder/go-i18n/v2 v2.5.1 // indirect
@@ -53,8 +55,5 @@ require (
 	github.com/yuin/goldmark v1.7.8 // indirect
 	golang.org/x/net v0.35.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
-	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
-	gonum.org/v1/netlib v0.0.0-20201012070519-2390d26c3658 // indirect
-	gorgonia.org/cu v0.9.6 // indirect
 )

@@ -4,7 +4,8 @@
 // file.
 //
 // Readers and writers for NPY, MRC/MRCS and TIFF (multi-page files, classic
-// or BigTIFF, and folders of 2D planes sorted naturally) live here; HDF5 and
+// or BigTIFF, and folders of 2D planes sorted naturally; read uncompressed
+// or with LZW, Deflate or PackBits strips) live here; HDF5 and
 // NeXus live in the h5 sub-package (it needs cgo and libhdf5) and register
 // themselves with RegisterFormat, so algorithm packages can import volume
 // without linking libhdf5. Open, Create and Inspect pick the format from

@@ -206,6 +206,13 @@ func TestGoldenTIFF(t *testing.T) {
 		{"strips_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
 		{"scattered_u16.tif", Uint16, [3]int{1, 4, 5}, [3]float64{}, goldInts(60000, 0)},
 		{"imagej_u16.tif", Uint16, goldShape, [3]float64{2, 0.25, 0.5}, goldInts(60000, 0)},
+		{"deflate_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
+		{"deflate_f32.tif", Float32, goldShape, [3]float64{}, goldFloats(0)},
+		{"deflate_pred_u8.tif", Uint8, goldShape, [3]float64{}, goldInts(251, 0)},
+		{"deflate_pred_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
+		{"deflate_pred_be_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
+		{"lzw_u16.tif", Uint16, [3]int{2, 64, 80}, [3]float64{}, goldInts(60000, 0)},
+		{"packbits_u16.tif", Uint16, [3]int{2, 64, 80}, [3]float64{}, goldInts(60000, 0)},
 		{"planes", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {

@@ -11,7 +11,8 @@ import (
 )
 
 // A hand-written baseline TIFF 6.0 parser (classic and BigTIFF) for
-// grayscale, uncompressed, stripped images. golang.org/x/image/tiff
+// grayscale, stripped images, uncompressed or compressed with LZW,
+// Deflate or PackBits (tiffcodec.go). golang.org/x/image/tiff
 // decodes only the first page into an image.Image and has no float32
 // samples, so it can neither read a multi-page stack nor read one page of
 // it lazily; here only IFDs are parsed at open and a page's strips are
@@ -33,6 +34,7 @@ const (
 	tagXResolution     = 282
 	tagYResolution     = 283
 	tagResolutionUnit  = 296
+	tagPredictor       = 317
 	tagTileWidth       = 322
 	tagSampleFormat    = 339
 )
@@ -55,16 +57,21 @@ type tiffFile struct {
 	pages     []*tiffPage
 }
 
-// tiffPage is one grayscale, uncompressed, stripped image.
+// tiffPage is one grayscale, stripped image.
 type tiffPage struct {
 	width, height int
 	dtype         DType
 	rowsPerStrip  int
-	offsets       []int64
-	counts        []int64
-	desc          string
-	xres, yres    float64 // pixels per resolution unit, 0 if absent
-	resUnit       int
+	// compression is the TIFF code (1 none, 5 LZW, 8 or 32946 Deflate,
+	// 32773 PackBits); predictor 1 none, 2 horizontal differencing.
+	compression, predictor int
+	// offsets and counts locate the strips; counts are the bytes stored
+	// (compressed), or for uncompressed strips the bytes of their rows.
+	offsets    []int64
+	counts     []int64
+	desc       string
+	xres, yres float64 // pixels per resolution unit, 0 if absent
+	resUnit    int
 }
 
 // tiffReader reads the structures of one file.
@@ -301,12 +308,21 @@ func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
 	p.width, p.height = int(w), int(h)
 	if c, err := get(tagCompression, 1); err != nil {
 		return nil, err
-	} else if c != 1 {
+	} else if !tiffCodecs[c] {
 		name := tiffCompression[c]
 		if name == "" {
 			name = "unknown"
 		}
-		return nil, fmt.Errorf("compression %d (%s) is not supported: voxlab reads uncompressed TIFF (save without compression, e.g. tifffile.imwrite(path, a, compression=None))", c, name)
+		return nil, fmt.Errorf("compression %d (%s) is not supported: voxlab reads uncompressed, LZW, Deflate and PackBits TIFF (save with one of those, e.g. tifffile.imwrite(path, a, compression='zlib'))", c, name)
+	} else {
+		p.compression = int(c)
+	}
+	if pr, err := get(tagPredictor, 1); err != nil {
+		return nil, err
+	} else if pr != 1 && pr != 2 {
+		return nil, fmt.Errorf("predictor %d is not supported (3 is the floating-point predictor): voxlab undoes horizontal differencing, predictor 2, only", pr)
+	} else {
+		p.predictor = int(pr)
 	}
 	if _, tiled := en[tagTileWidth]; tiled {
 		return nil, errors.New("tiled TIFF is not supported: voxlab reads images stored in strips")
@@ -393,7 +409,9 @@ func (t *tiffReader) strips(p *tiffPage, en map[uint16]tiffEntry, get func(uint1
 	for i := range offs {
 		rows := min(p.rowsPerStrip, p.height-i*p.rowsPerStrip)
 		need := int64(rows) * rowBytes
-		if counts[i] < uint64(need) {
+		if p.compression != 1 {
+			need = int64(min(counts[i], math.MaxInt64)) // what a decoder reads
+		} else if counts[i] < uint64(need) {
 			return fmt.Errorf("strip %d holds %d bytes, its %d rows need %d", i, counts[i], rows, need)
 		}
 		if offs[i] > uint64(t.size) || uint64(need) > uint64(t.size)-offs[i] {
@@ -413,6 +431,9 @@ func (p *tiffPage) planeBytes() int64 {
 // read reads the page's image into dst, with one ReadAt when its strips
 // lie back to back (as writers lay them out), else one per strip.
 func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
+	if p.compression != 1 {
+		return p.readCompressed(r, bigEndian, dst)
+	}
 	contiguous := true
 	for i := 1; i < len(p.offsets); i++ {
 		if p.offsets[i] != p.offsets[i-1]+p.counts[i-1] {
@@ -438,10 +459,19 @@ func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
 		}
 		return err
 	}
+	p.finish(bigEndian, dst)
+	return nil
+}
+
+// finish turns the stored samples of a whole image into host order and
+// undoes the predictor.
+func (p *tiffPage) finish(bigEndian bool, dst []byte) {
 	if bigEndian {
 		swapBytes(dst, p.dtype.Size())
 	}
-	return nil
+	if p.predictor == 2 {
+		undoHorizontalDiff(dst, p.width, p.dtype.Size())
+	}
 }
 
 // imageJ reads the fields of an ImageJ description ("ImageJ=1.54f\n

@@ -50,7 +50,7 @@ func (tf *tiffFile) checkStack() error {
 func (tf *tiffFile) expandImageJ(size int64) error {
 	p := tf.pages[0]
 	n, err := strconv.Atoi(imageJ(p.desc)["images"])
-	if len(tf.pages) != 1 || err != nil || n <= 1 || len(p.offsets) != 1 {
+	if len(tf.pages) != 1 || err != nil || n <= 1 || len(p.offsets) != 1 || p.compression != 1 {
 		return nil
 	}
 	pb := p.planeBytes()
@@ -137,6 +137,7 @@ func (tf *tiffFile) describe(path, format string) *Description {
 		{"byte order", order},
 		{"pages", strconv.Itoa(len(tf.pages))},
 		{"strips", fmt.Sprintf("%d per page, %d rows each", len(p.offsets), p.rowsPerStrip)},
+		{"compression", p.compressionName()},
 	}
 	if p.desc != "" {
 		d.Header = append(d.Header, Field{"description", clip(strings.ReplaceAll(p.desc, "\n", " "))})

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Generates the golden files of processing/volume with the field's tools
-(numpy, mrcfile, tifffile, h5py). Run from this folder with Debian's python3:
+(numpy, mrcfile, tifffile, h5py; Pillow for LZW and PackBits TIFF). Run from this folder with Debian's python3:
 
     /usr/bin/python3 gen.py
 
@@ -13,6 +13,7 @@ import shutil
 import numpy as np
 
 SHAPE = (3, 4, 5)
+BIG = (2, 64, 80)  # large enough for LZW's codes to grow past 9 bits
 
 
 def grid(shape=SHAPE, k=0):
@@ -138,6 +139,25 @@ def tiff():
     tifffile.imwrite(f"{d}/strips_u16.tif", u16, rowsperstrip=1, compression=None, photometric="minisblack")
     tifffile.imwrite(f"{d}/imagej_u16.tif", u16, imagej=True, resolution=(1 / 0.5, 1 / 0.25),
                      metadata={"spacing": 2.0, "unit": "um", "axes": "ZYX"})
+    # Compressed: Deflate with tifffile (with the horizontal predictor, in
+    # both byte orders and over one-row strips); LZW and PackBits with
+    # Pillow, whose libtiff writes them (tifffile needs imagecodecs).
+    from PIL import Image
+    tifffile.imwrite(f"{d}/deflate_u16.tif", u16, compression="zlib", photometric="minisblack")
+    tifffile.imwrite(f"{d}/deflate_f32.tif", f32, compression="zlib", photometric="minisblack")
+    tifffile.imwrite(f"{d}/deflate_pred_u8.tif", u8, compression="zlib", predictor=2, photometric="minisblack")
+    tifffile.imwrite(f"{d}/deflate_pred_u16.tif", u16, compression="zlib", predictor=2, rowsperstrip=1,
+                     photometric="minisblack")
+    tifffile.imwrite(f"{d}/deflate_pred_be_u16.tif", u16, compression="zlib", predictor=2, byteorder=">",
+                     photometric="minisblack")
+    big = ints(60000, BIG).astype("<u2")
+    for name, comp in [("lzw", "tiff_lzw"), ("packbits", "packbits")]:
+        pages = [Image.fromarray(p) for p in big]
+        pages[0].save(f"{d}/{name}_u16.tif", compression=comp, save_all=True, append_images=pages[1:])
+        with Image.open(f"{d}/{name}_u16.tif") as im:
+            for z in range(len(big)):
+                im.seek(z)
+                assert np.array_equal(np.array(im), big[z]), name
     # One page, two strips of two rows stored in reverse order.
     rows = ints(60000)[0].astype("<u2")
     s0, s1 = rows[:2].tobytes(), rows[2:].tobytes()
@@ -163,7 +183,7 @@ def tiff():
     with open(f"{d}/scattered_u16.tif", "wb") as f:
         f.write(b)
     # Bad inputs.
-    tifffile.imwrite(f"{d}/deflate.tif", u16, compression="zlib", photometric="minisblack")
+    tifffile.imwrite(f"{d}/lzma.tif", u16, compression="lzma", photometric="minisblack")
     tifffile.imwrite(f"{d}/rgb.tif", np.zeros((4, 5, 3), "u1"), photometric="rgb")
     tifffile.imwrite(f"{d}/int16.tif", ints(100).astype("<i2"), photometric="minisblack")
     tifffile.imwrite(f"{d}/tiled.tif", np.zeros((32, 32), "<u2"), tile=(16, 16))

@@ -1,0 +1,150 @@
+package volume
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"golang.org/x/image/tiff/lzw"
+)
+
+// tiffCodecs are the compressions a page may use.
+var tiffCodecs = map[uint64]bool{1: true, 5: true, 8: true, 32946: true, 32773: true}
+
+func (p *tiffPage) compressionName() string {
+	if p.compression == 1 {
+		return "none"
+	}
+	name := tiffCompression[uint64(p.compression)]
+	if p.predictor == 2 {
+		name += ", horizontal predictor"
+	}
+	return name
+}
+
+// readCompressed reads and decodes the page's strips into dst, one strip
+// at a time, so only one compressed strip is held besides dst.
+func (p *tiffPage) readCompressed(r io.ReaderAt, bigEndian bool, dst []byte) error {
+	rowBytes := p.width * p.dtype.Size()
+	var buf []byte
+	at := 0
+	for i, off := range p.offsets {
+		rows := min(p.rowsPerStrip, p.height-i*p.rowsPerStrip)
+		out := dst[at : at+rows*rowBytes]
+		at += len(out)
+		n := int(p.counts[i])
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := r.ReadAt(buf, off); err != nil {
+			if errors.Is(err, io.EOF) {
+				return errors.New("truncated: the file ended inside an image strip")
+			}
+			return err
+		}
+		if err := p.decodeStrip(out, buf); err != nil {
+			return fmt.Errorf("strip %d (%s): %w", i, tiffCompression[uint64(p.compression)], err)
+		}
+	}
+	p.finish(bigEndian, dst)
+	return nil
+}
+
+// decodeStrip decompresses one strip into dst, which it must fill exactly
+// (decoders may leave padding after the rows; it is ignored).
+func (p *tiffPage) decodeStrip(dst, src []byte) error {
+	var rd io.Reader
+	switch p.compression {
+	case 5:
+		lr := lzw.NewReader(bytes.NewReader(src), lzw.MSB, 8)
+		defer lr.Close()
+		rd = lr
+	case 8, 32946:
+		zr, err := zlib.NewReader(bytes.NewReader(src))
+		if err != nil {
+			return err
+		}
+		defer zr.Close()
+		rd = zr
+	case 32773:
+		return unpackBits(dst, src)
+	default:
+		return fmt.Errorf("compression %d", p.compression)
+	}
+	if _, err := io.ReadFull(rd, dst); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return fmt.Errorf("the strip decodes to fewer bytes than its %d", len(dst))
+		}
+		return err
+	}
+	return nil
+}
+
+// unpackBits decodes PackBits (TIFF 6.0, section 9; Apple's run-length
+// scheme). Written by hand: it is a dozen lines and no maintained Go
+// package offers it on its own.
+func unpackBits(dst, src []byte) error {
+	o := 0
+	for i := 0; i < len(src) && o < len(dst); {
+		n := int(int8(src[i]))
+		i++
+		switch {
+		case n >= 0: // n+1 literal bytes
+			if i+n+1 > len(src) || o+n+1 > len(dst) {
+				return errors.New("PackBits literal run past the end of the strip")
+			}
+			o += copy(dst[o:], src[i:i+n+1])
+			i += n + 1
+		case n != -128: // the next byte 1−n times
+			if i >= len(src) || o+1-n > len(dst) {
+				return errors.New("PackBits repeat run past the end of the strip")
+			}
+			for k := 0; k < 1-n; k++ {
+				dst[o+k] = src[i]
+			}
+			o += 1 - n
+			i++
+		}
+	}
+	if o != len(dst) {
+		return fmt.Errorf("the strip decodes to %d bytes, its rows need %d", o, len(dst))
+	}
+	return nil
+}
+
+// undoHorizontalDiff undoes TIFF predictor 2 on host-order samples of
+// size bytes: each sample of a row was stored as its difference from the
+// one before it (modulo 2^bits, as libtiff does for every sample size).
+func undoHorizontalDiff(b []byte, width, size int) {
+	row := width * size
+	for r := 0; r+row <= len(b); r += row {
+		switch s := b[r : r+row]; size {
+		case 1:
+			for i := 1; i < width; i++ {
+				s[i] += s[i-1]
+			}
+		case 2:
+			prev := binary.NativeEndian.Uint16(s)
+			for i := 2; i < row; i += 2 {
+				prev += binary.NativeEndian.Uint16(s[i:])
+				binary.NativeEndian.PutUint16(s[i:], prev)
+			}
+		case 4:
+			prev := binary.NativeEndian.Uint32(s)
+			for i := 4; i < row; i += 4 {
+				prev += binary.NativeEndian.Uint32(s[i:])
+				binary.NativeEndian.PutUint32(s[i:], prev)
+			}
+		case 8:
+			prev := binary.NativeEndian.Uint64(s)
+			for i := 8; i < row; i += 8 {
+				prev += binary.NativeEndian.Uint64(s[i:])
+				binary.NativeEndian.PutUint64(s[i:], prev)
+			}
+		}
+	}
+}
