@@ -8,18 +8,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // CPUBackend computes on the host's cores. Its device buffers are host
 // memory, tracked so that tests can compare the planner's prediction with
 // what a run really held.
 type CPUBackend struct {
-	mu      sync.Mutex
-	cur     int64
-	peak    int64
-	allocs  int
-	limit   int64
+	memCount
 	workers int
 }
 
@@ -52,16 +47,10 @@ func (c *CPUBackend) Alloc(label string, n int64) (*Buffer, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("cpu: allocate %q: negative size %d", label, n)
 	}
-	c.mu.Lock()
-	if c.limit > 0 && c.cur+n > c.limit {
-		cur := c.cur
-		c.mu.Unlock()
-		return nil, &OOMError{Backend: "cpu", Label: label, Want: n, Used: cur, Limit: c.limit}
+	if err := c.reserve("cpu", label, n); err != nil {
+		return nil, err
 	}
-	c.cur += n
-	c.peak = max(c.peak, c.cur)
-	c.allocs++
-	c.mu.Unlock()
+	c.allocated()
 	return &Buffer{label: label, size: n, host: make([]byte, n)}, nil
 }
 
@@ -71,9 +60,7 @@ func (c *CPUBackend) Free(b *Buffer) {
 		return
 	}
 	b.freed = true
-	c.mu.Lock()
-	c.cur -= b.size
-	c.mu.Unlock()
+	c.uncount(b.size)
 	b.host = nil
 }
 
@@ -114,27 +101,6 @@ func (c *CPUBackend) HostFree(h *HostBuffer) {}
 
 // Sync does nothing: CPU kernels finish before they return.
 func (c *CPUBackend) Sync() error { return nil }
-
-// Stats returns the tracked figures.
-func (c *CPUBackend) Stats() MemStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return MemStats{Current: c.cur, Peak: c.peak, Allocs: c.allocs, Limit: c.limit}
-}
-
-// ResetPeak sets the peak to the current usage.
-func (c *CPUBackend) ResetPeak() {
-	c.mu.Lock()
-	c.peak = c.cur
-	c.mu.Unlock()
-}
-
-// SetLimit caps tracked allocations at n bytes (0: no cap).
-func (c *CPUBackend) SetLimit(n int64) {
-	c.mu.Lock()
-	c.limit = n
-	c.mu.Unlock()
-}
 
 // Close does nothing; buffers are garbage collected.
 func (c *CPUBackend) Close() error { return nil }

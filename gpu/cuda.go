@@ -55,10 +55,8 @@ type CUDABackend struct {
 	kernels map[string]*kernel
 	info    DeviceInfo
 
+	memCount
 	mu        sync.Mutex
-	cur, peak int64
-	allocs    int
-	limit     int64
 	live      []*devBuf // sorted by device address
 	byBuf     map[*Buffer]*devBuf
 	pinned    int64
@@ -378,13 +376,11 @@ func (c *CUDABackend) Alloc(label string, n int64) (*Buffer, error) {
 		c.mu.Unlock()
 		return nil, fmt.Errorf("cuda: allocate %q: the backend is closed", label)
 	}
-	if c.limit > 0 && c.cur+n > c.limit {
-		cur := c.cur
-		c.mu.Unlock()
-		return nil, &OOMError{Backend: "cuda", Label: label, Want: n, Used: cur, Limit: c.limit}
-	}
-	c.cur += n // reserved now so that concurrent Allocs see it
 	c.mu.Unlock()
+	// Reserved now so that concurrent Allocs see it.
+	if err := c.reserve("cuda", label, n); err != nil {
+		return nil, err
+	}
 
 	d := &devBuf{b: &Buffer{label: label, size: n}}
 	err := c.do(func() error {
@@ -408,21 +404,17 @@ func (c *CUDABackend) Alloc(label string, n int64) (*Buffer, error) {
 	})
 	if err != nil {
 		c.release(d)
-		c.mu.Lock()
-		c.cur -= n
-		cur := c.cur
-		c.mu.Unlock()
+		cur := c.uncount(n)
 		var ce *CUDAError
 		if errors.As(err, &ce) && ce.OutOfMemory() {
 			free, total, _ := c.MemInfo()
-			return nil, &OOMError{Backend: "cuda", Label: label, Want: n, Used: cur, Limit: c.limit,
+			return nil, &OOMError{Backend: "cuda", Label: label, Want: n, Used: cur, Limit: c.Stats().Limit,
 				Detail: fmt.Sprintf("%v (%s has %d of %d bytes free)", err, c.info.Name, free, total)}
 		}
 		return nil, fmt.Errorf("cuda: allocate %q (%d bytes): %w", label, n, err)
 	}
+	c.allocated()
 	c.mu.Lock()
-	c.peak = max(c.peak, c.cur)
-	c.allocs++
 	i := sort.Search(len(c.live), func(i int) bool { return c.live[i].b.dev > d.b.dev })
 	c.live = append(c.live, nil)
 	copy(c.live[i+1:], c.live[i:])
@@ -473,8 +465,8 @@ func (c *CUDABackend) Free(b *Buffer) {
 			break
 		}
 	}
-	c.cur -= b.size
 	c.mu.Unlock()
+	c.uncount(b.size)
 	c.release(d)
 }
 
@@ -720,28 +712,6 @@ func (c *CUDABackend) Sync() error {
 	return nil
 }
 
-// Stats returns the tracked figures.
-func (c *CUDABackend) Stats() MemStats {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return MemStats{Current: c.cur, Peak: c.peak, Allocs: c.allocs, Limit: c.limit}
-}
-
-// ResetPeak sets the peak to the current usage.
-func (c *CUDABackend) ResetPeak() {
-	c.mu.Lock()
-	c.peak = c.cur
-	c.mu.Unlock()
-}
-
-// SetLimit caps tracked allocations at n bytes (0: only the device's own
-// memory limits them).
-func (c *CUDABackend) SetLimit(n int64) {
-	c.mu.Lock()
-	c.limit = n
-	c.mu.Unlock()
-}
-
 // Close waits for queued work, frees every device buffer, pinned host
 // buffer, event, stream and module, and releases the context. It returns
 // the first error met, e.g. a kernel failure no one synchronised on.
@@ -754,8 +724,9 @@ func (c *CUDABackend) Close() error {
 	c.closed = true
 	live, hosts, events := c.live, c.hosts, c.events
 	c.live, c.byBuf, c.hosts, c.events = nil, map[*Buffer]*devBuf{}, map[*HostBuffer]struct{}{}, nil
-	c.cur, c.pinned = 0, 0
+	c.pinned = 0
 	c.mu.Unlock()
+	c.resetCount()
 
 	var first error
 	keep := func(op string, err error) {
