@@ -8,6 +8,10 @@ import (
 	"gonum.org/v1/hdf5"
 )
 
+// notDataset is the DType of a soft link that does not resolve to a
+// dataset.
+const notDataset = "(not a dataset)"
+
 // Limits on walking a file's tree: hard links can form cycles.
 const (
 	maxDepth = 32
@@ -24,6 +28,15 @@ func walk(f *file) ([]volume.Node, error) {
 	}
 	defer root.Close()
 	err = walkGroup(f.path, &root.CommonFG, "", 0, &nodes)
+	return nodes, err
+}
+
+// walkPath opens the file at p and walks it.
+func walkPath(p string) (nodes []volume.Node, err error) {
+	err = withFile(p, func(f *file) (err error) {
+		nodes, err = walk(f)
+		return err
+	})
 	return nodes, err
 }
 
@@ -69,7 +82,7 @@ func walkGroup(p string, g *hdf5.CommonFG, prefix string, depth int, nodes *[]vo
 			nd := datasetNode(g, name, full)
 			nd.Kind = "link"
 			if nd.DType == "unreadable" {
-				nd.DType = "(not a dataset)"
+				nd.DType = notDataset
 			}
 			*nodes = append(*nodes, nd)
 		default:
@@ -101,11 +114,7 @@ func datasetNode(g *hdf5.CommonFG, name, full string) volume.Node {
 // types (the viewer's dataset chooser); Readable tells which open as
 // volumes.
 func Datasets(p string) ([]volume.Node, error) {
-	var nodes []volume.Node
-	err := withFile(p, func(f *file) (err error) {
-		nodes, err = walk(f)
-		return err
-	})
+	nodes, err := walkPath(p)
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +148,7 @@ func Readable(n volume.Node) bool {
 // datasets, the dataset Open would pick (or the named one) and, for a
 // NeXus scan, its counts of projections, flats and darks.
 func Inspect(p, name string) (*volume.Description, error) {
-	var nodes []volume.Node
-	err := withFile(p, func(f *file) (err error) {
-		nodes, err = walk(f)
-		return err
-	})
+	nodes, err := walkPath(p)
 	if err != nil {
 		return nil, err
 	}

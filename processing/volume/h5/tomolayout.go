@@ -1,6 +1,6 @@
 package h5
 
-import "gonum.org/v1/hdf5"
+import "strings"
 
 // tomoLayout is where a tomography scan keeps its frames, image keys and
 // rotation angles; key and angles are empty when the file has none.
@@ -25,64 +25,30 @@ func findTomo(f *file) (tomoLayout, bool) {
 		}
 		return at, true
 	}
-	for _, e := range entries(f) {
-		data := firstExisting(f, e+"/instrument/detector/data", e+"/data/data")
-		key := firstExisting(f, e+"/instrument/detector/image_key", e+"/data/image_key")
-		if data != "" && key != "" {
-			angles := firstExisting(f, e+"/data/rotation_angle", e+"/sample/rotation_angle")
-			return tomoLayout{data: data, key: key, angles: angles}, true
+	nodes, err := walk(f)
+	if err != nil {
+		return tomoLayout{}, false
+	}
+	datasets := map[string]bool{} // soft links to datasets included
+	for _, n := range nodes {
+		datasets[n.Path] = n.Kind == "dataset" || (n.Kind == "link" && n.DType != notDataset)
+	}
+	first := func(paths ...string) string {
+		for _, p := range paths {
+			if datasets[p] {
+				return p
+			}
+		}
+		return ""
+	}
+	for _, n := range nodes {
+		if e := n.Path; n.Kind == "group" && e != "/" && strings.Count(e, "/") <= 2 {
+			data := first(e+"/instrument/detector/data", e+"/data/data")
+			key := first(e+"/instrument/detector/image_key", e+"/data/image_key")
+			if data != "" && key != "" {
+				return tomoLayout{data: data, key: key, angles: first(e+"/data/rotation_angle", e+"/sample/rotation_angle")}, true
+			}
 		}
 	}
 	return tomoLayout{}, false
-}
-
-// entries lists the top-level groups of f and the groups directly below
-// them, in file order. Call with lib held.
-func entries(f *file) []string {
-	var out []string
-	for _, top := range subgroups(f.f, "") {
-		out = append(out, top)
-		out = append(out, subgroups(f.f, top)...)
-	}
-	return out
-}
-
-// subgroups lists the groups directly below the group at path ("" for
-// the root), as full paths. Call with lib held.
-func subgroups(f *hdf5.File, path string) []string {
-	g, err := f.OpenGroup(path + "/")
-	if err != nil {
-		return nil
-	}
-	defer g.Close()
-	n, err := g.NumObjects()
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for i := uint(0); i < n; i++ {
-		name, err := g.ObjectNameByIndex(i)
-		if err != nil {
-			continue
-		}
-		if t, err := g.ObjectTypeByIndex(i); err == nil && t == hdf5.H5G_GROUP {
-			out = append(out, path+"/"+name)
-		}
-	}
-	return out
-}
-
-// firstExisting returns the first path that names a dataset of f (soft
-// links to one included), or "". Call with lib held.
-func firstExisting(f *file, paths ...string) string {
-	for _, p := range paths {
-		if !exists(f.f, p) {
-			continue
-		}
-		if ds, err := f.f.OpenDataset(p); err == nil {
-			ds.Close()
-			return p
-		}
-	}
-	return ""
 }
