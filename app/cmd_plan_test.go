@@ -69,7 +69,7 @@ func TestPlanCommandErrors(t *testing.T) {
 	}{
 		// one slice, its two halo slices and one output slice: 4 MiB
 		{[]string{"plan", "fakepipe", "100", "o", "--device-memory", "2MiB"}, 1,
-			"voxlab plan: fakepipe: not enough device memory for slices: the smallest block needs 4 MiB, 1.8 MiB is usable of 2 MiB available (--device-memory 2MiB)\n"},
+			"voxlab plan: fakepipe: not enough device memory for slices: the smallest block needs 4 MiB, 1.8 MiB is usable of 2 MiB available (--device-memory 2MiB); the smallest budget that works is 5 MiB\n"},
 		{[]string{"plan"}, 2, "which pipeline? one of "},
 		{[]string{"plan", "nosuch", "x"}, 2, `unknown pipeline "nosuch"`},
 		{[]string{"plan", "--json"}, 2, "which pipeline?"},

@@ -26,8 +26,8 @@ func addDeviceFlags(fs *flag.FlagSet, batchFlag, unit string) *deviceFlags {
 	d := &deviceFlags{}
 	fs.StringVar(&d.backend, "backend", "auto", "compute backend: auto, cpu or cuda")
 	fs.BoolVar(&d.pin, "pin-memory", false, "page-lock host staging buffers (CUDA only): faster uploads, but that RAM cannot be swapped out")
-	fs.StringVar(&d.deviceMem, "device-memory", "", "device memory to plan for, e.g. 2GiB (default: the device's free memory)")
-	fs.StringVar(&d.hostMem, "host-memory", "", "host memory to plan for, e.g. 8GiB (default: available RAM)")
+	fs.StringVar(&d.deviceMem, "device-memory", "", "device memory to plan for, e.g. 2GiB (default: the GPU's free memory; on the CPU backend the host budget covers the compute buffers)")
+	fs.StringVar(&d.hostMem, "host-memory", "", plan.HostBudgetHelp)
 	fs.StringVar(&d.batch, batchFlag, "auto", unit+" per block: a number, or auto to let the planner choose")
 	return d
 }
@@ -45,28 +45,31 @@ func (d *deviceFlags) batchSize() (int, error) {
 }
 
 // budget returns the memory budget from the flags, falling back to what
-// the backend reports.
+// the backend reports. On the CPU backend the device buffers are host RAM:
+// the budget is shared, so they count once, against the host budget, and
+// --device-memory (when given) only caps them on their own.
 func (d *deviceFlags) budget(info gpu.DeviceInfo) (plan.Budget, error) {
-	var b plan.Budget
+	b := plan.Budget{Shared: info.Backend == "cpu"}
 	var err error
-	if d.deviceMem != "" {
+	switch {
+	case d.deviceMem != "":
 		if b.Device, err = plan.ParseBytes(d.deviceMem); err != nil {
 			return b, usagef("--device-memory: %v", err)
 		}
 		b.DeviceSource = "--device-memory " + d.deviceMem
-	} else {
+	case b.Shared:
+		b.DeviceSource = "host RAM (the CPU backend computes in host memory)"
+	default:
 		b.Device = info.FreeBytes
 		b.DeviceSource = fmt.Sprintf("free memory of %s", info.Name)
 	}
-	_, avail := gpu.HostMemory()
 	if d.hostMem != "" {
 		if b.Host, err = plan.ParseBytes(d.hostMem); err != nil {
 			return b, usagef("--host-memory: %v", err)
 		}
 		b.HostSource = "--host-memory " + d.hostMem
 	} else {
-		b.Host = avail
-		b.HostSource = "available RAM"
+		b.Host, b.HostSource = plan.DefaultHostBudget(gpu.HostMemory())
 	}
 	// Pinned staging may use at most a quarter of physical RAM: page-locked
 	// memory cannot be swapped out, so the rest of the machine needs room.

@@ -16,6 +16,26 @@ import (
 type CPUBackend struct {
 	memCount
 	workers int
+	// host, when set, also counts every buffer and staging buffer: on
+	// the CPU both are host RAM, so one counter sees a run's whole RAM.
+	host HostCounter
+}
+
+// HostCounter counts host bytes by label (plan.Tracker is one); a
+// negative n releases them.
+type HostCounter interface {
+	Add(label string, n int64)
+}
+
+// CountHost makes the backend report its device buffers and staging
+// buffers to c as well (nil stops it), so that a test can hold a run's
+// whole RAM against its plan.
+func (c *CPUBackend) CountHost(hc HostCounter) { c.host = hc }
+
+func (c *CPUBackend) countHost(label string, n int64) {
+	if c.host != nil {
+		c.host.Add(label, n)
+	}
 }
 
 // NewCPU returns a CPU backend using all cores (GOMAXPROCS).
@@ -51,6 +71,7 @@ func (c *CPUBackend) Alloc(label string, n int64) (*Buffer, error) {
 		return nil, err
 	}
 	c.allocated()
+	c.countHost(label, n)
 	return &Buffer{label: label, size: n, host: make([]byte, n)}, nil
 }
 
@@ -61,6 +82,7 @@ func (c *CPUBackend) Free(b *Buffer) {
 	}
 	b.freed = true
 	c.uncount(b.size)
+	c.countHost(b.label, -b.size)
 	b.host = nil
 }
 
@@ -93,11 +115,17 @@ func (c *CPUBackend) HostAlloc(n int64, pin bool) (*HostBuffer, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("cpu: host buffer of negative size %d", n)
 	}
+	c.countHost("staging", n)
 	return &HostBuffer{Bytes: make([]byte, n)}, nil
 }
 
-// HostFree does nothing; the garbage collector frees pageable memory.
-func (c *CPUBackend) HostFree(h *HostBuffer) {}
+// HostFree uncounts h; the garbage collector frees pageable memory.
+func (c *CPUBackend) HostFree(h *HostBuffer) {
+	if h != nil && h.Bytes != nil {
+		c.countHost("staging", -int64(len(h.Bytes)))
+		h.Bytes = nil
+	}
+}
 
 // Sync does nothing: CPU kernels finish before they return.
 func (c *CPUBackend) Sync() error { return nil }

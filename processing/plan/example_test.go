@@ -46,5 +46,5 @@ func ExampleTooSmallError() {
 	}}, plan.Budget{Device: 2 << 20, DeviceSource: "--device-memory 2MiB"})
 	fmt.Println(err)
 	// Output:
-	// median: not enough device memory for slices: the smallest block needs 3 MiB, 1.8 MiB is usable of 2 MiB available (--device-memory 2MiB)
+	// median: not enough device memory for slices: the smallest block needs 3 MiB, 1.8 MiB is usable of 2 MiB available (--device-memory 2MiB); the smallest budget that works is 4 MiB
 }

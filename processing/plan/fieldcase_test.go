@@ -83,7 +83,7 @@ func TestFieldFailureCasePlan(t *testing.T) {
 	if !errors.As(err, &ts) || ts.Phase != "projections" || ts.Need != 4*frame16+3*frame32 {
 		t.Fatalf("100 MiB device: %v", err)
 	}
-	if got := err.Error(); got != "dezing: not enough device memory for projections: the smallest block needs 105 MiB, 90 MiB is usable of 100 MiB available (--device-memory 100MiB)" {
+	if got := err.Error(); got != "dezing: not enough device memory for projections: the smallest block needs 105 MiB, 90 MiB is usable of 100 MiB available (--device-memory 100MiB); the smallest budget that works is 118 MiB" {
 		t.Errorf("message: %s", got)
 	}
 }

@@ -41,7 +41,9 @@ type phaseJSON struct {
 // MarshalJSON writes the plan for `voxlab plan --json`: the main phase's
 // block under BlockKey (block_slices, batch_planes or chunk_maps), the
 // peaks (peak_device_bytes; host_pinned_bytes for pinned staging,
-// peak_host_bytes for pageable host memory), the budget they were planned
+// peak_host_bytes for pageable host memory, peak_ram_bytes for all the
+// host RAM a phase holds: with shared_budget, the CPU backend's device
+// buffers too), the budget they were planned
 // against (device_memory_bytes, host_memory_bytes; 0 = unlimited), the
 // breakdown of the peak phase as {"device": {array: bytes}, "pinned": …,
 // "host": …}, and every phase with its block, blocks and usage.
@@ -53,6 +55,8 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 		"device_memory_source": p.Budget.DeviceSource,
 		"host_pinned_bytes":    p.PeakPinned,
 		"peak_host_bytes":      p.PeakHost,
+		"peak_ram_bytes":       p.PeakRAM,
+		"shared_budget":        p.Budget.Shared,
 		"host_memory_bytes":    p.Budget.Host,
 		"host_memory_source":   p.Budget.HostSource,
 		"margin":               p.Budget.margin(),
@@ -110,7 +114,14 @@ func (p *Plan) Format(w io.Writer) error {
 	if p.PeakPinned > 0 {
 		hostPeak += " + " + FormatBytes(p.PeakPinned) + " pinned"
 	}
-	fmt.Fprintf(&b, "host memory:   peak %s of %s\n\n", hostPeak, p.budgetText(p.Budget.Host, p.Budget.HostSource))
+	if p.Budget.Shared {
+		// The device buffers are host RAM: they are planned against the
+		// host budget, and the RAM line is what the run's RSS should show.
+		fmt.Fprintf(&b, "host memory:   peak %s of host arrays\n", hostPeak)
+		fmt.Fprintf(&b, "RAM:           peak %s (device buffers and host arrays) of %s\n\n", FormatBytes(p.PeakRAM), p.budgetText(p.Budget.Host, p.Budget.HostSource))
+	} else {
+		fmt.Fprintf(&b, "host memory:   peak %s of %s\n\n", hostPeak, p.budgetText(p.Budget.Host, p.Budget.HostSource))
+	}
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "phase\tunits\thalo\tblock\tblocks\tdevice\tpinned\thost")

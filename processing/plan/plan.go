@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -45,6 +46,11 @@ type Phase struct {
 	Block int
 	// MinBlock is the smallest useful block (default 1).
 	MinBlock int
+	// MaxBlock, when positive, is the largest block the planner picks by
+	// itself even when the budget holds more: blocks no larger than
+	// throughput needs start showing progress and overlapping reads with
+	// compute sooner.
+	MaxBlock int
 	Arrays   []Array
 }
 
@@ -59,6 +65,10 @@ type Budget struct {
 	Margin float64
 	// PinnedCap caps pinned host memory (0: no cap).
 	PinnedCap int64
+	// Shared says device buffers are host RAM (the CPU backend): they are
+	// counted once, with the host arrays, against Host. Device, when set,
+	// then only caps the device buffers on their own (--device-memory).
+	Shared bool
 }
 
 // DefaultMargin is the fraction of a budget a plan may fill.
@@ -76,6 +86,16 @@ type Usage struct {
 	Device, Pinned, Host int64
 	// Breakdown maps "where:name" to bytes.
 	Breakdown map[string]int64
+}
+
+// RAM returns the host RAM the usage takes: pageable and pinned host
+// memory, and the device buffers too when they are host RAM (shared).
+func (u Usage) RAM(shared bool) int64 {
+	n := u.Host + u.Pinned
+	if shared {
+		n += u.Device
+	}
+	return n
 }
 
 // unitsHeld returns how many units an array holds for block b, capped at
@@ -129,6 +149,10 @@ type Plan struct {
 	Main int
 	// Peaks over all phases: device, pinned host and pageable host bytes.
 	PeakDevice, PeakPinned, PeakHost int64
+	// PeakRAM is the highest host RAM any phase holds (Usage.RAM): the
+	// prediction a run's resident memory is checked against, beyond the
+	// program's own baseline.
+	PeakRAM int64
 	// PeakPhase is the index of the phase with the highest device usage
 	// (or host usage, when nothing is on the device): the one the
 	// breakdown is shown for.
@@ -147,7 +171,7 @@ func fits(u Usage, b Budget) bool {
 	if b.Device > 0 && float64(u.Device) > m*float64(b.Device) {
 		return false
 	}
-	if b.Host > 0 && float64(u.Host+u.Pinned) > m*float64(b.Host) {
+	if b.Host > 0 && float64(u.RAM(b.Shared)) > m*float64(b.Host) {
 		return false
 	}
 	if b.PinnedCap > 0 && u.Pinned > b.PinnedCap {
@@ -171,8 +195,21 @@ func (e *TooSmallError) Error() string {
 	if e.Source != "" {
 		src = " (" + e.Source + ")"
 	}
-	return fmt.Sprintf("%s: not enough %s memory for %s: the smallest block needs %s, %s is usable of %s available%s",
-		e.Pipeline, e.Where, e.Phase, FormatBytes(e.Need), FormatBytes(e.Usable), FormatBytes(e.Have), src)
+	return fmt.Sprintf("%s: not enough %s memory for %s: the smallest block needs %s, %s is usable of %s available%s; the smallest budget that works is %s",
+		e.Pipeline, e.Where, e.Phase, FormatBytes(e.Need), FormatBytes(e.Usable), FormatBytes(e.Have), src, FormatBytes(e.Smallest()))
+}
+
+// Smallest returns the smallest budget whose usable share holds Need:
+// what to give --host-memory or --device-memory (the pinned cap is used
+// whole).
+func (e *TooSmallError) Smallest() int64 {
+	if e.Where == Pinned || e.Have <= 0 || e.Usable >= e.Have {
+		return e.Need
+	}
+	m := float64(e.Usable) / float64(e.Have)
+	n := int64(math.Ceil(float64(e.Need) / m))
+	// Round up to a whole MiB, so that the figure can be typed back.
+	return (n + 1<<20 - 1) &^ (1<<20 - 1)
 }
 
 // Make plans every phase: each gets the largest block (up to its units)
@@ -194,6 +231,7 @@ func Make(pipeline string, phases []Phase, b Budget) (*Plan, error) {
 		p.PeakDevice = max(p.PeakDevice, pp.Device)
 		p.PeakPinned = max(p.PeakPinned, pp.Pinned)
 		p.PeakHost = max(p.PeakHost, pp.Host)
+		p.PeakRAM = max(p.PeakRAM, pp.RAM(b.Shared))
 	}
 	p.PeakPhase = peakPhase(p.Phases)
 	return p, nil
@@ -231,6 +269,9 @@ func planPhase(pipeline string, ph Phase, b Budget) (PhasePlan, string, error) {
 	// Usage grows monotonically with the block, so bisect for the largest
 	// block that fits.
 	lo, hi := minB, units
+	if ph.MaxBlock > 0 {
+		hi = max(minB, min(units, ph.MaxBlock))
+	}
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
 		if fits(ph.UsageAt(mid), b) {
@@ -253,7 +294,7 @@ func tooSmall(pipeline, phase string, u Usage, b Budget) *TooSmallError {
 	case b.PinnedCap > 0 && u.Pinned > b.PinnedCap:
 		return &TooSmallError{pipeline, phase, Pinned, u.Pinned, b.PinnedCap, b.PinnedCap, "pinned memory cap"}
 	default:
-		return &TooSmallError{pipeline, phase, Host, u.Host + u.Pinned, b.Host, usable(b.Host), b.HostSource}
+		return &TooSmallError{pipeline, phase, Host, u.RAM(b.Shared), b.Host, usable(b.Host), b.HostSource}
 	}
 }
 

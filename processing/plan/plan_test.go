@@ -165,9 +165,16 @@ func TestTooSmall(t *testing.T) {
 	if ts.Need != 4<<20 || ts.Have != 2<<20 || ts.Where != Device || ts.Phase != "projections" {
 		t.Errorf("%+v", ts)
 	}
-	want := "dezing: not enough device memory for projections: the smallest block needs 4 MiB, 1.8 MiB is usable of 2 MiB available (--device-memory 2MiB)"
+	want := "dezing: not enough device memory for projections: the smallest block needs 4 MiB, 1.8 MiB is usable of 2 MiB available (--device-memory 2MiB); the smallest budget that works is 5 MiB"
 	if err.Error() != want {
 		t.Errorf("message\n %s\nwant\n %s", err, want)
+	}
+	// The budget the message names plans; a MiB less does not.
+	if _, err := Make("dezing", []Phase{ph}, Budget{Device: ts.Smallest()}); err != nil {
+		t.Errorf("the smallest budget %d does not plan: %v", ts.Smallest(), err)
+	}
+	if _, err := Make("dezing", []Phase{ph}, Budget{Device: ts.Smallest() - 1<<20}); err == nil {
+		t.Errorf("a MiB under the smallest budget %d plans", ts.Smallest())
 	}
 
 	hostPh := Phase{Name: "p", Units: 10, MinBlock: 4, Arrays: []Array{{Name: "stage", Where: Host, PerUnit: 1000}}}
