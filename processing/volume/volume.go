@@ -58,6 +58,37 @@ type Source interface {
 	Close() error
 }
 
+// Box is a sub-volume [Z0, Z1) x [Y0, Y1) x [X0, X1) of a volume.
+type Box struct {
+	Z0, Z1, Y0, Y1, X0, X1 int
+}
+
+// Len returns the number of voxels in the box.
+func (b Box) Len() int64 { return int64(b.Z1-b.Z0) * int64(b.Y1-b.Y0) * int64(b.X1-b.X0) }
+
+// BoxReader is implemented by sources that read part of each plane
+// without reading the rest (HDF5 hyperslabs): a y or x slice of a scan
+// stored one frame per chunk then reads one row of each frame instead of
+// every frame whole.
+type BoxReader interface {
+	// ReadBox reads box b into dst (C order: z, then y, then x), which
+	// must hold exactly b.Len() voxels. b must lie inside the volume
+	// (CheckBox).
+	ReadBox(b Box, dst []byte) error
+}
+
+// CheckBox validates a box request against a volume's info.
+func CheckBox(in Info, b Box, dstLen int) error {
+	if b.Z0 < 0 || b.Y0 < 0 || b.X0 < 0 || b.Z1 > in.Shape[0] || b.Y1 > in.Shape[1] || b.X1 > in.Shape[2] ||
+		b.Z0 > b.Z1 || b.Y0 > b.Y1 || b.X0 > b.X1 {
+		return fmt.Errorf("box %v outside volume of shape %v", b, in.Shape)
+	}
+	if want := b.Len() * int64(in.DType.Size()); int64(dstLen) != want {
+		return fmt.Errorf("box %v: buffer of %d bytes, want %d", b, dstLen, want)
+	}
+	return nil
+}
+
 // Volume is a named, lazily read volume.
 type Volume struct {
 	Info
