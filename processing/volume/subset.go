@@ -56,6 +56,56 @@ func (s *subset) ReadSlab(z0, z1 int, dst []byte) error {
 	return nil
 }
 
+// ReadBox reads a box of the subset's planes, each run of consecutive
+// frames with one read of the parent's box when the parent is a
+// BoxReader, else plane by plane through ReadSlab (cropped here).
+func (s *subset) ReadBox(b Box, dst []byte) error {
+	if err := CheckBox(s.info, b, len(dst)); err != nil {
+		return err
+	}
+	br, ok := s.src.(BoxReader)
+	pb := int64(b.Y1-b.Y0) * int64(b.X1-b.X0) * int64(s.info.DType.Size())
+	var plane []byte
+	for i := b.Z0; i < b.Z1; {
+		j := i + 1
+		for ok && j < b.Z1 && s.frames[j] == s.frames[j-1]+1 {
+			j++
+		}
+		part := dst[int64(i-b.Z0)*pb : int64(j-b.Z0)*pb]
+		if ok {
+			pbox := b
+			pbox.Z0, pbox.Z1 = s.frames[i], s.frames[j-1]+1
+			if err := br.ReadBox(pbox, part); err != nil {
+				return err
+			}
+		} else {
+			if plane == nil {
+				plane = make([]byte, s.info.PlaneBytes())
+			}
+			if err := s.src.ReadSlab(s.frames[i], s.frames[i]+1, plane); err != nil {
+				return err
+			}
+			cropPlane(part, plane, s.info, b)
+		}
+		i = j
+	}
+	return nil
+}
+
+// cropPlane copies rows [b.Y0, b.Y1) and columns [b.X0, b.X1) of one
+// whole plane of a volume described by in into dst.
+func cropPlane(dst, plane []byte, in Info, b Box) {
+	es := in.DType.Size()
+	row := (b.X1 - b.X0) * es
+	for y := b.Y0; y < b.Y1; y++ {
+		off := (y*in.Shape[2] + b.X0) * es
+		copy(dst[(y-b.Y0)*row:(y-b.Y0+1)*row], plane[off:off+row])
+	}
+}
+
+// CacheBytes is the parent's: its cache serves the subset's reads.
+func (s *subset) CacheBytes() int64 { return CacheBytes(s.src) }
+
 func (s *subset) Close() error { return nil }
 
 // SortNatural sorts names so that runs of digits compare by value:

@@ -95,7 +95,7 @@ func (f *File) createDataset(name string, t *hdf5.Datatype, elem int, shape []in
 		return nil, fmt.Errorf("create %s:%s: %w", f.target, name, err)
 	}
 	defer space.Close()
-	ds, err := f.f.CreateDataset(name, t, space)
+	ds, err := f.createChunked(name, t, space, shape, elem)
 	if err != nil {
 		return nil, fmt.Errorf("create %s:%s: %w", f.target, name, err)
 	}
@@ -105,6 +105,45 @@ func (f *File) createDataset(name string, t *hdf5.Datatype, elem int, shape []in
 	}
 	f.sets = append(f.sets, w)
 	return w, nil
+}
+
+// MaxChunkBytes bounds the chunks of 3-D outputs.
+const MaxChunkBytes = 16 << 20
+
+// OutputChunks returns the chunk shape voxlab writes a 3-D dataset of
+// this shape with: one plane per chunk (as beamlines write projections,
+// and as the next reader — voxlab's viewer, or a reconstruction reading
+// blocks of projections — reads them), split into bands of rows when a
+// plane is over MaxChunkBytes. It returns nil (contiguous) for 1-D and
+// 2-D datasets, which are read whole.
+func OutputChunks(shape []int, elem int) []uint {
+	if len(shape) != 3 {
+		return nil
+	}
+	rowBytes := int64(shape[2]) * int64(elem)
+	rows := int64(shape[1])
+	if rows*rowBytes > MaxChunkBytes {
+		rows = max(1, MaxChunkBytes/rowBytes)
+	}
+	return []uint{1, uint(rows), uint(shape[2])}
+}
+
+// createChunked creates a dataset with the chunks OutputChunks gives.
+// Call with lib held.
+func (f *File) createChunked(name string, t *hdf5.Datatype, space *hdf5.Dataspace, shape []int, elem int) (*hdf5.Dataset, error) {
+	chunks := OutputChunks(shape, elem)
+	if chunks == nil {
+		return f.f.CreateDataset(name, t, space)
+	}
+	dcpl, err := hdf5.NewPropList(hdf5.P_DATASET_CREATE)
+	if err != nil {
+		return nil, err
+	}
+	defer dcpl.Close()
+	if err := dcpl.SetChunk(chunks); err != nil {
+		return nil, err
+	}
+	return f.f.CreateDatasetWith(name, t, space, dcpl)
 }
 
 // groups creates the groups of an absolute path that do not exist yet.
@@ -162,7 +201,9 @@ func (w *DatasetWriter) WriteSlab(z0 int, src []byte) error {
 	if err := fs.SelectHyperslab(off, nil, count, nil); err != nil {
 		return fmt.Errorf("write %s:%s: %w", w.file.target, w.name, err)
 	}
-	ms, err := hdf5.CreateSimpleDataspace([]uint{uint(len(src) / w.elem)}, nil)
+	// The memory dataspace has the selection's shape, so that libhdf5
+	// copies whole chunks instead of mapping element by element.
+	ms, err := hdf5.CreateSimpleDataspace(count, nil)
 	if err != nil {
 		return err
 	}

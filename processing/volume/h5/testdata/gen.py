@@ -49,6 +49,17 @@ def types():
         f.create_dataset("huge", shape=(2**40, 2**40, 2**40), dtype="<f4", chunks=(1, 1, 16))
 
 
+def chunked():
+    """Chunks spanning several planes, as some detectors write them: plain,
+    gzip, and one-plane chunks split into bands of rows."""
+    shape = (7, 6, 5)
+    with h5py.File("chunked.h5", "w") as f:
+        f.create_dataset("plain", data=ints(60000, shape).astype("<u2"), chunks=(3, 4, 5))
+        f.create_dataset("gzip", data=floats(shape).astype("<f4"), chunks=(2, 3, 2),
+                         compression="gzip")
+        f.create_dataset("bands", data=ints(60000, shape).astype(">u2"), chunks=(1, 2, 5))
+
+
 def single():
     with h5py.File("single.h5", "w") as f:
         f["exchange/data"] = ints(60000).astype("<u2")
@@ -129,6 +140,7 @@ if __name__ == "__main__":
     types()
     single()
     many()
+    chunked()
     scan("scan.nxs", KEYS)
     scan("scan_float_keys.nxs", KEYS, "f8", per_frame_angles=False)
     nxtomo("nxtomo.nxs", soft=False)
