@@ -198,6 +198,7 @@ func (f *dezingFlags) open(args []string, needOut bool) (*dezingSetup, error) {
 		r.close()
 		return nil, err
 	}
+	f.cfg.WriterBytes = h5.WriterCacheBytes
 	return r, nil
 }
 
@@ -305,9 +306,11 @@ func (f *dezingFlags) run(ctx context.Context, e *env, args []string) error {
 	defer r.close()
 	// Plan before creating the output, so that a device too small for one
 	// block fails with the planner's message and leaves nothing behind.
-	if _, err := dezing.Plan(r.be, r.shapes, f.cfg); err != nil {
+	pl, err := dezing.Plan(r.be, r.shapes, f.cfg)
+	if err != nil {
 		return err
 	}
+	defer limitMemory(e, pl)()
 	start := time.Now()
 	var res *dezing.Result
 	err = runJob(ctx, e, f.out, "dezing", r.note, func(ctx context.Context, p *job.Progress) error {

@@ -72,6 +72,12 @@ type Config struct {
 	Pin bool
 	// Budget is the memory the plan may use.
 	Budget plan.Budget
+	// WriterBytes is the host memory the output writer holds of its own
+	// (its library's caches), for the plan.
+	WriterBytes int64
+	// Track, when set, counts the run's host arrays (tests hold the peak
+	// against the plan).
+	Track *plan.Tracker
 	// Partials makes Run hand each finished block of projections to the
 	// job's sinks as a *Block (a copy).
 	Partials bool
@@ -106,6 +112,9 @@ func (c Config) Validate() error {
 // are the zero Info when absent.
 type Shapes struct {
 	Projections, Darks, Flats volume.Info
+	// Cache is the host memory the inputs' library caches while they are
+	// open (libhdf5's chunk cache).
+	Cache int64
 }
 
 // HasDarks and HasFlats report whether the sets are present.

@@ -19,6 +19,27 @@ const (
 // while the other is uploaded.
 const stagingBuffers = 2
 
+// downloadBuffers is the number of host buffers of processed
+// projections: one being written while the next block is downloaded.
+const downloadBuffers = 2
+
+// blockTarget is the input bytes of the largest block the planner picks
+// by itself for kernel 3, when the budget would hold more. Larger blocks
+// gain nothing once reading, computing and writing overlap (the halo
+// frames read twice are 2 of ~27 frames of a 2560 x 1024 scan), while a
+// block as large as the budget allows (a 1,368-frame first block of a
+// 9.5 GB scan) shows no progress and no overlap for minutes.
+const blockTarget = 128 << 20
+
+// maxBlock is the largest auto block of frames of fb bytes: blockTarget
+// for kernel 3, less for larger kernels, whose cost per voxel grows with
+// the cube (k²/9 keeps a block at about a second of work for k ≤ 5 and
+// bounds how long larger kernels go between progress reports).
+func maxBlock(fb int64, kernel int) int {
+	target := int64(blockTarget * 9 / (kernel * kernel))
+	return max(1, int(target/max(fb, 1)))
+}
+
 // Plan describes the memory of a run and sizes its blocks. Each set is a
 // phase of its own, holding only what is resident while it runs:
 //
@@ -70,13 +91,14 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 		resident := plan.Array{Name: "reduced frames", Where: plan.Host, Fixed: frames}
 		out = append(out, plan.Phase{
 			Name: set.name, Units: n, Unit: "frames", Halo: c.Kernel / 2, Block: c.FrameBlock,
-			Arrays: []plan.Array{
+			MaxBlock: maxBlock(fb, c.Kernel),
+			Arrays: append([]plan.Array{
 				{Name: set.name + " input", Where: plan.Device, PerUnit: fb, Halo: true},
 				{Name: set.name + " output", Where: plan.Device, PerUnit: fb},
 				{Name: "median scratch", Where: plan.Device, Fixed: be.DezingMedianScratch(mp)},
 				{Name: "staging", Where: stage, PerUnit: stagingBuffers * fb, Halo: true},
 				dezinged, resident,
-			},
+			}, libraries(s, c)...),
 		})
 		rp := reduceParams(set.in, c.Reduce, 1)
 		out = append(out, plan.Phase{
@@ -89,6 +111,9 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 				{Name: "reduced frame", Where: plan.Host, Fixed: frameLen * 4},
 			},
 		})
+		// The reduction works on the dezinged frames in memory: the
+		// input file is not read, but its cache stays allocated.
+		out[len(out)-1].Arrays = append(out[len(out)-1].Arrays, libraries(s, c)...)
 		frames += frameLen * 4
 	}
 	p := s.Projections
@@ -100,9 +125,10 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 		{Name: "projections output", Where: plan.Device, PerUnit: fb},
 		{Name: "median scratch", Where: plan.Device, Fixed: be.DezingMedianScratch(medianParams(p, c.Kernel, c.Dif))},
 		{Name: "staging", Where: stage, PerUnit: stagingBuffers * fb, Halo: true},
-		{Name: "download", Where: plan.Host, PerUnit: outB},
+		{Name: "downloads", Where: plan.Host, PerUnit: downloadBuffers * outB},
 		{Name: "reduced frames", Where: plan.Host, Fixed: frames},
 	}
+	arrays = append(arrays, libraries(s, c)...)
 	if c.FlatField {
 		arrays = append(arrays,
 			plan.Array{Name: "dark frame", Where: plan.Device, Fixed: frameLen * 4},
@@ -123,8 +149,21 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 	}
 	return append(out, plan.Phase{
 		Name: StageProjections, Units: z1 - z0, Unit: "slices", Halo: c.Kernel / 2, Block: c.Block,
-		Arrays: arrays,
+		MaxBlock: maxBlock(fb, c.Kernel), Arrays: arrays,
 	})
+}
+
+// libraries are the host memory the input's and the output's libraries
+// hold while the run has them open.
+func libraries(s Shapes, c Config) []plan.Array {
+	var a []plan.Array
+	if s.Cache > 0 {
+		a = append(a, plan.Array{Name: "input chunk cache", Where: plan.Host, Fixed: s.Cache})
+	}
+	if c.WriterBytes > 0 {
+		a = append(a, plan.Array{Name: "output writer", Where: plan.Host, Fixed: c.WriterBytes})
+	}
+	return a
 }
 
 // medianParams are the kernel parameters for frames of in (the shape

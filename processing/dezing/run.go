@@ -29,6 +29,13 @@ func (in Input) Shapes() Shapes {
 	if in.Flats != nil {
 		s.Flats = in.Flats.Info()
 	}
+	// Darks and flats are usually picked out of the projections' own
+	// dataset, which has one cache: the largest is what is held.
+	for _, src := range []volume.Source{in.Projections, in.Darks, in.Flats} {
+		if src != nil {
+			s.Cache = max(s.Cache, volume.CacheBytes(src))
+		}
+	}
 	return s
 }
 
@@ -174,7 +181,9 @@ func (b *buffers) free() {
 func (r *run) darkOrFlat(src volume.Source, stage, reduce string) ([]float32, error) {
 	info := src.Info()
 	fb := info.PlaneBytes()
-	dezinged := make([]byte, int64(info.Shape[0])*fb)
+	label := stage + " dezinged"
+	dezinged := r.cfg.Track.Bytes(label, int64(info.Shape[0])*fb)
+	defer r.cfg.Track.Free(label, dezinged)
 	st := stack{
 		stage: stage, unit: "frames", src: src, z0: 0, z1: info.Shape[0], block: r.phase(stage).Block,
 		outFrame: fb,
@@ -206,7 +215,10 @@ func (r *run) reduce(dezinged []byte, info volume.Info, stage string) ([]float32
 	if err != nil {
 		return nil, err
 	}
+	// The frame stays with the run (Result.Dark, Result.Flat): it is
+	// counted as one of the plan's resident "reduced frames".
 	frame := make([]float32, rows*cols)
+	r.cfg.Track.Add("reduced frames", int64(len(frame))*4)
 	fb := info.PlaneBytes()
 	r.p.Stage(stage, int64(rows), "rows")
 	for y0 := 0; y0 < rows; y0 += band {
@@ -249,15 +261,21 @@ func (r *run) projections(src volume.Source, out Output) error {
 	ph := r.phase(StageProjections)
 	outInfo := OutInfo(Shapes{Projections: info}, r.cfg)
 	ofb := outInfo.PlaneBytes()
-	download := make([]byte, int64(ph.Block)*ofb)
+	downloads := make([][]byte, downloadBuffers)
+	for i := range downloads {
+		downloads[i] = r.cfg.Track.Bytes("downloads", int64(ph.Block)*ofb)
+		defer r.cfg.Track.Free("downloads", downloads[i])
+	}
 	st := stack{
 		stage: StageProjections, unit: "slices", src: src, z0: z0, z1: z1, block: ph.Block, outFrame: ofb,
-		host: func(i0, n int) []byte { return download[:int64(n)*ofb] },
+		downloads: downloads,
 		sink: func(i0 int, data []byte) error {
 			if err := out.Slab(i0, data); err != nil {
 				return fmt.Errorf("write projections %d-%d: %w", i0, i0+len(data)/int(ofb), err)
 			}
 			if r.cfg.Partials {
+				// The copy is the sinks' to keep (the viewer's live
+				// layer decides how long): it is planned as one block.
 				r.p.Partial(&Block{Z0: i0, Shape: [3]int{len(data) / int(ofb), info.Shape[1], info.Shape[2]}, DType: outInfo.DType, Data: append([]byte(nil), data...)})
 			}
 			return nil
@@ -333,10 +351,14 @@ type stack struct {
 	// post runs on the device after the median of a block of frames and
 	// returns the buffer to download (nil: the median's output).
 	post func(med *gpu.Buffer, frames int) (*gpu.Buffer, error)
-	// host returns where to download frames [i0, i0+n) (counted from z0).
+	// host returns where to download frames [i0, i0+n) (counted from z0)
+	// when the stack has no sink.
 	host func(i0, n int) []byte
-	// sink, if set, receives each downloaded block.
-	sink func(i0 int, data []byte) error
+	// sink, if set, receives each downloaded block, on a writer goroutine
+	// that writes one block while the next is computed; downloads are its
+	// buffers (two: one being written, one being downloaded into).
+	sink      func(i0 int, data []byte) error
+	downloads [][]byte
 }
 
 // stack runs the median over a stack in blocks: a loader goroutine reads
@@ -403,9 +425,18 @@ func (r *run) stack(st stack) (err error) {
 			err = lerr
 		}
 	}()
+	var wr *writer
+	if st.sink != nil {
+		wr = newWriter(ctx, st.sink, st.downloads)
+		defer func() {
+			if werr := wr.close(); err == nil {
+				err = werr
+			}
+		}()
+	}
 	r.p.Stage(st.stage, int64(n), st.unit)
 	for b := range batches {
-		if err := r.block(st, b, span, in, med, scr, fb, staging); err != nil {
+		if err := r.block(st, b, span, in, med, scr, fb, staging, wr); err != nil {
 			return err
 		}
 		if err := r.ctx.Err(); err != nil {
@@ -419,7 +450,7 @@ func (r *run) stack(st stack) (err error) {
 }
 
 // block filters one block that the loader has read into b.
-func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), in, med, scr *gpu.Buffer, fb int64, staging *gpu.Staging) error {
+func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), in, med, scr *gpu.Buffer, fb int64, staging *gpu.Staging, wr *writer) error {
 	b0, b1, h0, h1 := span(b.Index)
 	wait, err := r.be.UploadAsync(in, 0, &gpu.HostBuffer{Bytes: b.Buf.Bytes[:b.N], Pinned: b.Buf.Pinned})
 	if err != nil {
@@ -436,7 +467,9 @@ func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), 
 	}
 	var host []byte
 	if err == nil {
-		host = st.host(b0-st.z0, b1-b0)
+		host, err = r.hostBlock(st, wr, b0-st.z0, b1-b0)
+	}
+	if err == nil {
 		err = r.be.Download(host, res, 0)
 	}
 	if werr := wait(); err == nil {
@@ -444,14 +477,29 @@ func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), 
 	}
 	staging.Put(b.Buf)
 	if err != nil {
+		if wr != nil && host != nil {
+			wr.discard(host)
+		}
 		return fmt.Errorf("%s: frames %d-%d: %w", st.stage, b0, b1, err)
 	}
 	r.transfer(int64(b.N), int64(len(host)))
-	if st.sink != nil {
-		if err := st.sink(b0-st.z0, host); err != nil {
-			return err
-		}
+	if wr != nil {
+		wr.write(b0-st.z0, host)
 	}
 	r.p.Add(int64(b1 - b0))
 	return nil
+}
+
+// hostBlock returns where to download frames [i0, i0+n) of a stack: a
+// free buffer of the writer's (waiting until the block before the last
+// is written), or the stack's own host memory.
+func (r *run) hostBlock(st stack, wr *writer, i0, n int) ([]byte, error) {
+	if wr == nil {
+		return st.host(i0, n), nil
+	}
+	buf, err := wr.buffer()
+	if err != nil {
+		return nil, err
+	}
+	return buf[:int64(n)*st.outFrame], nil
 }

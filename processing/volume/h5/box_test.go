@@ -27,12 +27,12 @@ func crop(all []byte, info volume.Info, b volume.Box) []byte {
 func boxes(info volume.Info) []volume.Box {
 	nz, ny, nx := info.Shape[0], info.Shape[1], info.Shape[2]
 	return []volume.Box{
-		{0, nz, ny / 2, ny/2 + 1, 0, nx},
-		{0, nz, 0, ny, nx - 1, nx},
-		{0, 1, 0, 1, 0, 1},
-		{1, nz - 1, 1, ny - 1, 1, nx - 1},
-		{0, nz, 0, ny, 0, nx},
-		{2, 2, 0, ny, 0, nx},
+		{Z0: 0, Z1: nz, Y0: ny / 2, Y1: ny/2 + 1, X0: 0, X1: nx},
+		{Z0: 0, Z1: nz, Y0: 0, Y1: ny, X0: nx - 1, X1: nx},
+		{Z0: 0, Z1: 1, Y0: 0, Y1: 1, X0: 0, X1: 1},
+		{Z0: 1, Z1: nz - 1, Y0: 1, Y1: ny - 1, X0: 1, X1: nx - 1},
+		{Z0: 0, Z1: nz, Y0: 0, Y1: ny, X0: 0, X1: nx},
+		{Z0: 2, Z1: 2, Y0: 0, Y1: ny, X0: 0, X1: nx},
 	}
 }
 
@@ -57,7 +57,7 @@ func checkBoxes(t *testing.T, src volume.Source) {
 			t.Errorf("box %v: read %v, want %v", b, got, want)
 		}
 	}
-	bad := volume.Box{0, 1, 0, info.Shape[1] + 1, 0, 1}
+	bad := volume.Box{Z1: 1, Y1: info.Shape[1] + 1, X1: 1}
 	if err := br.ReadBox(bad, make([]byte, bad.Len()*int64(info.DType.Size()))); err == nil {
 		t.Errorf("box %v outside the volume read without error", bad)
 	}

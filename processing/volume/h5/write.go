@@ -107,6 +107,11 @@ func (f *File) createDataset(name string, t *hdf5.Datatype, elem int, shape []in
 	return w, nil
 }
 
+// WriterCacheBytes is the host memory libhdf5 may hold for a file being
+// written: the default chunk cache of its one large dataset (planes are
+// written whole, chunk by chunk, so nothing else is buffered).
+const WriterCacheBytes = defaultChunkCache
+
 // MaxChunkBytes bounds the chunks of 3-D outputs.
 const MaxChunkBytes = 16 << 20
 
