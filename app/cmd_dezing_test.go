@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/voxlab/voxlab/internal/testutil"
@@ -246,6 +249,8 @@ func TestDezingBadInput(t *testing.T) {
 		{"output folder missing", []string{scan, filepath.Join(dir, "no", "out.h5")}, 1, "does not exist"},
 		{"output is the input", []string{small, small}, 1, "is the input"},
 		{"device too small", []string{scan, out, "--device-memory", "64KiB"}, 1, "not enough device memory"},
+		{"host too small", []string{scan, out, "--host-memory", "64KiB"}, 1, "not enough host memory"},
+		{"host too small names a budget", []string{scan, out, "--host-memory", "64KiB"}, 1, "the smallest budget that works is"},
 		{"bad backend", []string{scan, out, "--backend", "tpu"}, 2, "unknown backend"},
 	} {
 		before := onlyFiles(t, dir)
@@ -321,5 +326,32 @@ func TestDezingPartials(t *testing.T) {
 	}
 	if len(blocks) != 3 || z != 90 {
 		t.Errorf("%d partial blocks covering %d projections, want 3 covering 90", len(blocks), z)
+	}
+}
+
+// TestDezingDiskFull writes the output onto a tmpfs too small for it: the
+// run fails naming the file and the full disk, leaves nothing there, and
+// the input is untouched. Mounting needs root; elsewhere it is skipped.
+func TestDezingDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root")
+	}
+	scan, _ := dezingScan(t)
+	before := fileBytes(t, scan)
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v", err)
+	}
+	defer syscall.Unmount(dir, 0)
+	out := filepath.Join(dir, "out.h5")
+	code, _, stderr := runCmd("dezing", "--backend", "cpu", scan, out)
+	if code != 1 || !strings.Contains(stderr, out) || !strings.Contains(stderr, "no space left") {
+		t.Errorf("exit %d, %q; want exit 1 naming %s and the full disk", code, stderr, out)
+	}
+	if left := onlyFiles(t, dir); len(left) != 0 {
+		t.Errorf("the full disk holds %v after the failed run", left)
+	}
+	if !bytes.Equal(fileBytes(t, scan), before) {
+		t.Error("the input changed")
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/voxlab/voxlab/internal/bytesize"
 	"github.com/voxlab/voxlab/processing/volume"
 	"gonum.org/v1/hdf5"
 )
@@ -112,6 +114,21 @@ func (f *File) createDataset(name string, t *hdf5.Datatype, elem int, shape []in
 // written whole, chunk by chunk, so nothing else is buffered).
 const WriterCacheBytes = defaultChunkCache
 
+// ioCause says why libhdf5 failed to write tmp, which it reports only as
+// "code -1": when the disk holding it has less room than the write needed
+// (need bytes, or 1 MiB), the disk is full. Otherwise err is returned.
+func ioCause(tmp string, need int64, err error) error {
+	var st syscall.Statfs_t
+	if syscall.Statfs(filepath.Dir(tmp), &st) != nil {
+		return err
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if free < max(need, 1<<20) {
+		return fmt.Errorf("no space left on the disk holding %s (%s free): %w", filepath.Dir(tmp), bytesize.Format(free), syscall.ENOSPC)
+	}
+	return err
+}
+
 // MaxChunkBytes bounds the chunks of 3-D outputs.
 const MaxChunkBytes = 16 << 20
 
@@ -214,7 +231,7 @@ func (w *DatasetWriter) WriteSlab(z0 int, src []byte) error {
 	}
 	defer ms.Close()
 	if err := w.ds.WriteSubset(&src, ms, fs); err != nil {
-		return fmt.Errorf("write planes %d-%d of %s:%s: %w", z0, z1, w.file.target, w.name, err)
+		return fmt.Errorf("write planes %d-%d of %s:%s: %w", z0, z1, w.file.target, w.name, ioCause(w.file.tmp, int64(len(src)), err))
 	}
 	for z := z0; z < z1; z++ {
 		w.written[z] = true
@@ -386,7 +403,7 @@ func (f *File) close() error {
 	}
 	errs = append(errs, f.f.Close())
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("write %s: %w", f.target, err)
+		return fmt.Errorf("write %s: %w", f.target, ioCause(f.tmp, 0, err))
 	}
 	return nil
 }
