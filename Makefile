@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SLURM_PKGS := slurmctld slurmd munge slurm-client
 export CGO_ENABLED := 1
 
-.PHONY: all deps deps-slurm build build-cuda run test bench cuda-check gpu-check package test-cluster test-cluster-optional clean
+.PHONY: all deps deps-slurm deps-bench build build-cuda run test bench bench-scale cuda-check gpu-check package test-cluster test-cluster-optional clean
 
 all: build
 
@@ -65,6 +65,19 @@ test: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+# bench-scale runs every pipeline's command at the field's sizes
+# (scripts/bench-scale.sh: generated data, /usr/bin/time -v, peak RSS
+# against the plan, outputs checked against NumPy/SciPy references).
+# SCALE=1 is the field's size (about 30 GB of temporary files, an hour);
+# SCALE=0.05 takes a few minutes.
+SCALE ?= 1
+BENCH_PKGS := python3-numpy python3-scipy python3-h5py python3-tifffile time
+deps-bench:
+	$(call apt_install,$(BENCH_PKGS))
+
+bench-scale: build deps-bench
+	scripts/bench-scale.sh --scale $(SCALE)
 
 # cuda-check: what can be checked of the CUDA build without a GPU: the
 # committed PTX is what the .cu sources compile to, vet and build with the
