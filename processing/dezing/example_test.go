@@ -51,5 +51,5 @@ func ExampleRun() {
 	// Output:
 	// dark frame of 30 pixels, first 100.0
 	// zinger now 1000
-	// blocks of 4 projections
+	// blocks of 3 projections
 }

@@ -31,13 +31,17 @@ const downloadBuffers = 2
 // 9.5 GB scan) shows no progress and no overlap for minutes.
 const blockTarget = 128 << 20
 
-// maxBlock is the largest auto block of frames of fb bytes: blockTarget
-// for kernel 3, less for larger kernels, whose cost per voxel grows with
-// the cube (k²/9 keeps a block at about a second of work for k ≤ 5 and
-// bounds how long larger kernels go between progress reports).
-func maxBlock(fb int64, kernel int) int {
+// maxBlock is the largest auto block of frames of fb bytes out of units:
+// blockTarget for kernel 3, less for larger kernels, whose cost per voxel
+// grows with the cube (k²/9 keeps a block at about a second of work for
+// k ≤ 5 and bounds how long larger kernels go between progress reports).
+// A short scan is still cut into about eight blocks (of at least kernel
+// frames, so that the halo read twice stays a small share): with one
+// block, reading, computing and writing could not overlap at all.
+func maxBlock(fb int64, kernel, units int) int {
 	target := int64(blockTarget * 9 / (kernel * kernel))
-	return max(1, int(target/max(fb, 1)))
+	byBytes := max(1, int(target/max(fb, 1)))
+	return min(byBytes, max((units+7)/8, kernel))
 }
 
 // Plan describes the memory of a run and sizes its blocks. Each set is a
@@ -91,7 +95,7 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 		resident := plan.Array{Name: "reduced frames", Where: plan.Host, Fixed: frames}
 		out = append(out, plan.Phase{
 			Name: set.name, Units: n, Unit: "frames", Halo: c.Kernel / 2, Block: c.FrameBlock,
-			MaxBlock: maxBlock(fb, c.Kernel),
+			MaxBlock: maxBlock(fb, c.Kernel, n),
 			Arrays: append([]plan.Array{
 				{Name: set.name + " input", Where: plan.Device, PerUnit: fb, Halo: true},
 				{Name: set.name + " output", Where: plan.Device, PerUnit: fb},
@@ -149,7 +153,7 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 	}
 	return append(out, plan.Phase{
 		Name: StageProjections, Units: z1 - z0, Unit: "slices", Halo: c.Kernel / 2, Block: c.Block,
-		MaxBlock: maxBlock(fb, c.Kernel), Arrays: arrays,
+		MaxBlock: maxBlock(fb, c.Kernel, z1-z0), Arrays: arrays,
 	})
 }
 
