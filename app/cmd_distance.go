@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -241,9 +240,9 @@ func voxelSize(flagSize float64, from []voxelSource) (float64, error) {
 
 // setup opens the inputs and the backend and puts the budget in the
 // configuration. Given an env, it also makes the garbage collector keep
-// the heap under --host-memory until the inputs are closed — in a
-// headless command only: in the GUI the limit would bind the whole app and
-// every other job, so there the budget only sizes the chunks.
+// the heap within the plan until the inputs are closed (limitMemory) — in
+// a headless command only: in the GUI the limit would bind the whole app
+// and every other job, so there the budget only sizes the chunks.
 func (f *distanceFlags) setup(e *env, args []string) (*distanceInputs, error) {
 	in, err := f.open(args)
 	if err != nil {
@@ -258,9 +257,12 @@ func (f *distanceFlags) setup(e *env, args []string) (*distanceInputs, error) {
 		return nil, err
 	}
 	in.cfg.PinCap = in.cfg.Budget.PinnedCap
-	if e != nil && !e.inGUI && f.dev.hostMem != "" {
-		prev := debug.SetMemoryLimit(in.cfg.Budget.Host)
-		in.restore = func() { debug.SetMemoryLimit(prev) }
+	if e != nil {
+		// A plan that fails here fails again, with its message, in the
+		// run itself.
+		if pl, err := distance.PlanRun(in.cfg, in.gt, in.sub, in.be); err == nil {
+			in.restore = limitMemory(e, pl)
+		}
 	}
 	return in, nil
 }

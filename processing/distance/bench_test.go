@@ -85,7 +85,7 @@ func BenchmarkPrepare(b *testing.B) {
 				sh = NewShells(box)
 			}
 			lay := newLayout(ms, mask.Len(), sh)
-			p := newPreparer(lay, mask, sh, MedianZScore, 1)
+			p := newPreparer(lay, mask, sh, MedianZScore, 1, nil)
 			row := make([]float64, lay.RowLen)
 			b.ResetTimer()
 			for b.Loop() {

@@ -25,5 +25,13 @@
 // resident on the device, the matrix filled tile by tile) and low memory
 // (the submitted set resident, the ground truth streamed from disk chunk by
 // chunk, each chunk prepared on the host while the device computes the
-// previous one). MakePlan sizes tiles and chunks with processing/plan.
+// previous one). Maps are read one batch per read, the next batch read
+// while this one is prepared, and on the CPU backend prepared straight
+// into the compute buffers (there is no device to upload to).
+//
+// MakePlan sizes tiles and chunks with processing/plan: every array a run
+// holds at once is in its phases, and on the CPU backend device and host
+// arrays count once against the host budget (plan.Budget.Shared). Run
+// allocates its host arrays through Config.Tracker under the plan's
+// names, so tests hold what a run held against the plan's PeakRAM.
 package distance

@@ -101,7 +101,7 @@ func TestGolden(t *testing.T) {
 			for k, m := range res.Metrics {
 				want := readLE[float64](t, c.Name+"-"+m.String()+".f64", c.NGT*c.NSub)
 				for i, w := range want {
-					if got := res.Matrices[k][i]; !close(got, w, 1e-9) {
+					if got := res.Matrices[k][i]; !closeTo(got, w, 1e-9) {
 						t.Errorf("%s low=%v %s[%d,%d] = %.15g, numpy %.15g", c.Name, low, m, i/c.NSub, i%c.NSub, got, w)
 					}
 				}
@@ -110,8 +110,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// close reports |a − b| ≤ tol·max(1, |b|).
-func close(a, b, tol float64) bool {
+// closeTo reports |a − b| ≤ tol·max(1, |b|).
+func closeTo(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b))
 }
 

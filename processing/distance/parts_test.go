@@ -8,17 +8,25 @@ import (
 	"testing"
 )
 
+// TestSelectK: the k-th smallest value, for sizes below and above the
+// count the radix select gathers (fewValues), with values spread over
+// many octaves, few distinct values (every digit level runs and the key
+// is found exactly) and values crowded into one first digit.
 func TestSelectK(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 2, 3, 10, 101, 1000} {
-		for _, dups := range []bool{false, true} {
+	for _, n := range []int{1, 2, 3, 10, 101, 1000, 50000} {
+		for _, kind := range []string{"spread", "dups", "narrow"} {
 			v := make([]float32, n)
 			for i := range v {
-				v[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4)))
-				if dups {
+				switch kind {
+				case "spread":
+					v[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4)))
+				case "dups":
 					v[i] = float32(rng.IntN(4)) - 1.5
+				default:
+					v[i] = float32(7 + 1e-3*rng.Float64())
 				}
-				if i%17 == 3 {
+				if i%17 == 3 && kind != "narrow" {
 					v[i] = float32(math.Copysign(0, float64(v[i]))) // ±0
 				}
 			}
@@ -26,8 +34,11 @@ func TestSelectK(t *testing.T) {
 			slices.Sort(sorted)
 			for _, k := range []int{0, n / 2, (n - 1) / 2, n - 1} {
 				w := slices.Clone(v)
-				if got := selectK(w, k, make([]int32, histBins)); got != sorted[k] {
-					t.Errorf("n=%d dups=%v: selectK(%d) = %g, sorted %g", n, dups, k, got, sorted[k])
+				if got := selectK(w, k, newSelScratch()); got != sorted[k] {
+					t.Errorf("n=%d %s: selectK(%d) = %g, sorted %g", n, kind, k, got, sorted[k])
+				}
+				if !slices.Equal(w, v) {
+					t.Errorf("n=%d %s: selectK(%d) changed its input", n, kind, k)
 				}
 			}
 		}
@@ -37,7 +48,7 @@ func TestSelectK(t *testing.T) {
 func TestNormStats(t *testing.T) {
 	// Even count: the lower middle value (torch.median), std with n−1.
 	v := []float32{4, 1, 3, 2}
-	hist := make([]int32, histBins)
+	hist := newSelScratch()
 	shift, scale, err := normStats(MedianZScore, v, hist)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +120,7 @@ func TestSpectrumParseval(t *testing.T) {
 		full, _ := FullMask(box)
 		sh := NewShells(box)
 		lay := newLayout([]Metric{FSC}, full.Len(), sh)
-		p := newPreparer(lay, full, sh, NoNormalization, 1)
+		p := newPreparer(lay, full, sh, NoNormalization, 1, nil)
 		row := make([]float64, lay.RowLen)
 		if err := p.prepare(row, m.Data, 1, 0, "test"); err != nil {
 			t.Fatal(err)

@@ -38,6 +38,10 @@ type Config struct {
 	// Workers is the number of host goroutines that prepare maps (0: all
 	// cores).
 	Workers int
+	// Tracker, when set, counts the host arrays the run allocates (read
+	// buffers, matrices, scratch) under the names of the plan's arrays;
+	// with gpu.CPUBackend.CountHost it sees the whole run's RAM.
+	Tracker *plan.Tracker
 	// Rows, when Rows[1] > 0, restricts the run to ground-truth maps
 	// [Rows[0], Rows[1]): a task of a run split over a cluster. Matrices
 	// then have Rows[1]−Rows[0] rows.
@@ -149,17 +153,25 @@ type run struct {
 	p    *job.Progress
 	be   gpu.Backend
 	cfg  Config
+	tr   *plan.Tracker
 	lay  Layout
 	prep *preparer
+	// direct says maps are prepared straight into the device buffers,
+	// which are host memory (the CPU backend); else through staging.
+	direct bool
 	// batch is the number of maps read and prepared at once; tile the
 	// number of ground-truth rows computed at once (equal in low-memory
 	// mode: the chunk).
-	batch  int
-	tile   int
-	box    int
-	nsub   int
-	stage  *gpu.Staging
-	raw    []float32
+	batch int
+	tile  int
+	box   int
+	nsub  int
+	stage *gpu.Staging
+	// raw are the two read buffers of batch maps each (one being read,
+	// one being prepared); conv the reader's conversion scratch.
+	raw    [2][]float32
+	rawB   []byte
+	conv   []byte
 	bufs   []*gpu.Buffer
 	subs   *gpu.Buffer
 	segs   *gpu.Buffer
@@ -200,17 +212,23 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 		}
 	}
 	r0, r1 := cfg.plannedRows(sh.NGT)
-	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, lay: lay, tile: pl.Block(), batch: pl.Phases[0].Block, box: sh.Box, nsub: sh.NSub}
+	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, tr: cfg.Tracker, lay: lay, direct: hostBuffers(be.Name()),
+		tile: pl.Block(), batch: pl.Phases[0].Block, box: sh.Box, nsub: sh.NSub}
 	if lay.Spec {
 		r.shells = NewShells(sh.Box)
 	}
-	r.prep = newPreparer(lay, mask, r.shells, cfg.Normalize, workers)
+	// The mask, its row runs and the shells are allocated elsewhere; they
+	// are held for the whole run.
+	tables := tableBytes(mask.Len(), sh.Box, r.shells)
+	r.tr.Add("mask and shell tables", tables)
+	defer r.tr.Add("mask and shell tables", -tables)
+	r.prep = newPreparer(lay, mask, r.shells, cfg.Normalize, workers, r.tr)
+	defer r.prep.release(r.tr)
 	r.res = &Result{Metrics: cfg.Metrics, NGT: r1 - r0, NSub: sh.NSub, Row0: r0, LowMemory: cfg.LowMemory, Box: sh.Box, Voxels: mask.Len(), Plan: pl, Chunk: r.tile}
 	defer r.free()
-	if err := r.setup(); err != nil {
+	if err := r.setup(sh.ConvertBytes); err != nil {
 		return nil, err
 	}
-
 	t0 := time.Now()
 	p.Stage("submitted maps", int64(sh.NSub), "maps")
 	if err := r.loadAll(sub, "submitted", 0, sh.NSub, r.subs); err != nil {
@@ -227,44 +245,51 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 			return nil, err
 		}
 		r.res.Compute = time.Since(t1)
-	} else {
-		all, err := r.alloc("ground-truth maps", int64(r1-r0)*lay.RowBytes())
-		if err != nil {
-			return nil, err
-		}
-		p.Stage("ground-truth maps", int64(r1-r0), "maps")
-		if err := r.loadAll(gt, "ground-truth", r0, r1, all); err != nil {
-			return nil, err
-		}
-		// The load phase ends: its host buffers go before the tiles'
-		// device buffers come (the plan's two phases).
-		r.stage.Close()
-		r.stage, r.raw = nil, nil
-		r.res.Load = time.Since(t0)
-		t1 := time.Now()
-		if err := r.computeBuffers(); err != nil {
-			return nil, err
-		}
-		p.Stage("distances", int64(r1-r0), "rows")
-		for i := 0; i < r1-r0; i += r.tile {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if err := r.compute(all, i, i, min(r.tile, r1-r0-i)); err != nil {
-				return nil, err
-			}
-		}
-		r.res.Compute = time.Since(t1)
+	} else if err := r.inMemory(gt, r0, r1, &t0); err != nil {
+		return nil, err
 	}
 	r.res.PeakDevice = be.Stats().Peak
 	p.Memory(r.res.PeakDevice, PeakRSS())
 	return r.res, nil
 }
 
+// inMemory loads ground-truth rows [r0, r1) whole, then computes them
+// tile by tile.
+func (r *run) inMemory(gt Maps, r0, r1 int, t0 *time.Time) error {
+	all, err := r.alloc("ground-truth maps", int64(r1-r0)*r.lay.RowBytes())
+	if err != nil {
+		return err
+	}
+	r.p.Stage("ground-truth maps", int64(r1-r0), "maps")
+	if err := r.loadAll(gt, "ground-truth", r0, r1, all); err != nil {
+		return err
+	}
+	// The load phase ends: its host buffers go before the tiles'
+	// device buffers come (the plan's phases).
+	r.freeLoading()
+	r.res.Load = time.Since(*t0)
+	t1 := time.Now()
+	if err := r.computeBuffers(); err != nil {
+		return err
+	}
+	r.p.Stage("distances", int64(r1-r0), "rows")
+	for i := 0; i < r1-r0; i += r.tile {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.compute(all, i, i, min(r.tile, r1-r0-i)); err != nil {
+			return err
+		}
+	}
+	r.res.Compute = time.Since(t1)
+	return nil
+}
+
 // setup allocates what the whole run keeps: the submitted maps and segment
-// bounds on the device, the staging pool and read buffer for loading (in
-// batches of r.batch maps), and the result matrices.
-func (r *run) setup() error {
+// bounds on the device, the read buffers (and, unless maps are prepared
+// in place, the staging pool) for batches of r.batch maps, and the result
+// matrices.
+func (r *run) setup(convert int64) error {
 	lay, n := r.lay, int64(r.nsub)
 	var err error
 	if r.subs, err = r.alloc("submitted maps", n*lay.RowBytes()); err != nil {
@@ -276,19 +301,37 @@ func (r *run) setup() error {
 	if err := r.be.Upload(r.segs, 0, int64Bytes(lay.Bounds)); err != nil {
 		return err
 	}
-	r.stage, err = gpu.NewStaging(r.be, 2, int64(r.batch)*lay.RowBytes(), r.cfg.Pin, r.cfg.PinCap)
-	if err != nil {
-		return err
+	if !r.direct {
+		r.stage, err = gpu.NewStaging(r.be, 2, int64(r.batch)*lay.RowBytes(), r.cfg.Pin, r.cfg.PinCap)
+		if err != nil {
+			return err
+		}
+		if w := r.stage.Warning(); w != "" {
+			r.p.Warn(w)
+		}
 	}
-	if w := r.stage.Warning(); w != "" {
-		r.p.Warn(w)
-	}
-	r.raw = make([]float32, r.batch*r.box*r.box*r.box)
+	v := int64(r.box) * int64(r.box) * int64(r.box)
+	r.rawB = r.tr.Bytes("read buffers", 2*int64(r.batch)*v*4)
+	hugePages(r.rawB)
+	all := volume.Float32s(r.rawB)
+	r.raw = [2][]float32{all[:len(all)/2], all[len(all)/2:]}
+	r.conv = r.tr.Bytes("read buffers", int64(r.batch)*convert)
 	r.res.Matrices = make([][]float64, len(r.cfg.Metrics))
 	for k := range r.res.Matrices {
-		r.res.Matrices[k] = make([]float64, r.res.NGT*r.nsub)
+		r.res.Matrices[k] = volume.Float64s(r.tr.Bytes("distance matrices", int64(r.res.NGT)*n*8))
 	}
 	return nil
+}
+
+// freeLoading lets go of the read buffers and the staging pool.
+func (r *run) freeLoading() {
+	r.tr.Free("read buffers", r.rawB)
+	r.tr.Free("read buffers", r.conv)
+	r.raw, r.rawB, r.conv = [2][]float32{}, nil, nil
+	if r.stage != nil {
+		r.stage.Close()
+		r.stage = nil
+	}
 }
 
 // computeBuffers allocates the products and metric values of a tile.
@@ -308,6 +351,9 @@ func (r *run) alloc(label string, n int64) (*gpu.Buffer, error) {
 		return nil, fmt.Errorf("distance: %w", err)
 	}
 	r.bufs = append(r.bufs, b)
+	if r.direct {
+		hugePages(b.HostBytes())
+	}
 	return b, nil
 }
 
@@ -315,89 +361,236 @@ func (r *run) free() {
 	for _, b := range r.bufs {
 		r.be.Free(b)
 	}
-	if r.stage != nil {
-		r.stage.Close()
-	}
+	r.freeLoading()
 }
 
-// reader returns the loader's read function for maps [r0, r1) of set:
-// batch i is maps r0+i·chunk … read into the raw buffer and prepared into
-// the staging buffer.
-func (r *run) reader(set Maps, name string, r0, r1 int) func(i int, dst []byte) (int, error) {
-	v := r.box * r.box * r.box
-	return func(i int, dst []byte) (int, error) {
-		i0 := r0 + i*r.batch
-		i1 := min(i0+r.batch, r1)
-		n := i1 - i0
-		raw := r.raw[:n*v]
-		if err := set.ReadMaps(i0, i1, raw); err != nil {
-			return 0, fmt.Errorf("read %s maps %d-%d: %w", name, i0, i1, err)
-		}
-		rows := volume.Float64s(dst)[:n*r.lay.RowLen]
-		if err := r.prep.prepare(rows, raw, n, i0, name); err != nil {
-			return 0, err
-		}
-		return len(rows) * 8, nil
+// rows returns buffer b's rows [i, i+n) to prepare into: b's own memory,
+// so only where r.direct.
+func (r *run) rows(b *gpu.Buffer, i, n int) []float64 {
+	l := r.lay.RowLen
+	return volume.Float64s(b.HostBytes())[i*l : (i+n)*l]
+}
+
+// read reads maps [i0, i1) of set into raw, through the run's
+// conversion scratch when the set takes one.
+func (r *run) read(set Maps, i0, i1 int, raw []float32) error {
+	if s, ok := set.(interface {
+		ReadMapsScratch(i0, i1 int, dst []float32, scratch []byte) error
+	}); ok {
+		return s.ReadMapsScratch(i0, i1, raw, r.conv)
 	}
+	return set.ReadMaps(i0, i1, raw)
 }
 
 // batches returns the number of batches of [r0, r1).
 func (r *run) batches(r0, r1 int) int { return (r1 - r0 + r.batch - 1) / r.batch }
 
-// loadAll reads, prepares and uploads maps [r0, r1) of set into dst, one
-// row per map; reading the next chunk overlaps uploading this one.
-func (r *run) loadAll(set Maps, name string, r0, r1 int, dst *gpu.Buffer) error {
-	ch, wait := gpu.Load(r.ctx, r.stage, r.batches(r0, r1), r.reader(set, name, r0, r1))
-	var err error
-	for b := range ch {
-		if err == nil {
-			err = r.upload(dst, int64(b.Index)*int64(r.batch)*r.lay.RowBytes(), b)
-			r.p.Add(int64(b.N) / r.lay.RowBytes())
-		}
-		r.stage.Put(b.Buf)
+// fill reads maps [r0, r1) of set batch by batch, one read per batch in
+// a reader goroutine that reads batch i+1 into the other read buffer
+// while batch i is prepared, and prepares batch i (n maps) into the rows
+// dst(i, n) returns; then done(i, n) takes them. It stops at the first
+// error (dst's, done's, a read's or ctx's) and returns it, once the
+// reader has stopped.
+func (r *run) fill(ctx context.Context, set Maps, name string, r0, r1 int, dst func(i, n int) ([]float64, error), done func(i, n int) error) error {
+	type batch struct {
+		i   int
+		raw []float32
+		err error
 	}
-	return firstErr(wait(), err)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	v := r.box * r.box * r.box
+	free := make(chan []float32, 2)
+	full := make(chan batch, 2) // two buffers: a send never blocks
+	free <- r.raw[0]
+	free <- r.raw[1]
+	go func() {
+		defer close(full)
+		for i := range r.batches(r0, r1) {
+			var raw []float32
+			select {
+			case raw = <-free:
+			case <-ctx.Done():
+				return
+			}
+			i0 := r0 + i*r.batch
+			i1 := min(i0+r.batch, r1)
+			raw = raw[:(i1-i0)*v]
+			err := r.read(set, i0, i1, raw)
+			if err != nil {
+				err = fmt.Errorf("read %s maps %d-%d: %w", name, i0, i1, err)
+			}
+			full <- batch{i, raw, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var err error
+	for b := range full {
+		if err == nil {
+			err = firstErr(b.err, ctx.Err())
+		}
+		if err == nil {
+			err = r.prepareBatch(b.i, b.raw, r0, name, dst, done)
+		}
+		free <- b.raw
+		if err != nil {
+			cancel() // stop the reader; keep draining
+		}
+	}
+	return err
 }
 
-// upload copies a batch to dst at off: asynchronously when it fills the
-// staging buffer, else (the last, short batch) with a plain Upload of the
-// bytes it holds. It returns once the staging buffer may be reused.
-func (r *run) upload(dst *gpu.Buffer, off int64, b gpu.Batch) error {
-	r.p.Transfer(int64(b.N), 0)
-	if b.N < len(b.Buf.Bytes) {
-		return r.be.Upload(dst, off, b.Buf.Bytes[:b.N])
+func (r *run) prepareBatch(i int, raw []float32, r0 int, name string, dst func(i, n int) ([]float64, error), done func(i, n int) error) error {
+	n := len(raw) / (r.box * r.box * r.box)
+	rows, err := dst(i, n)
+	if err != nil {
+		return err
 	}
-	wait, err := r.be.UploadAsync(dst, off, b.Buf)
+	if err := r.prep.prepare(rows[:n*r.lay.RowLen], raw, n, r0+i*r.batch, name); err != nil {
+		return err
+	}
+	return done(i, n)
+}
+
+// loadAll reads and prepares maps [r0, r1) of set into dst, one row per
+// map: in place where the device buffers are host memory, else through
+// the staging pool, uploading each batch.
+func (r *run) loadAll(set Maps, name string, r0, r1 int, dst *gpu.Buffer) error {
+	if r.direct {
+		return r.fill(r.ctx, set, name, r0, r1, func(i, n int) ([]float64, error) {
+			return r.rows(dst, i*r.batch, n), nil
+		}, func(_, n int) error {
+			r.p.Add(int64(n))
+			return nil
+		})
+	}
+	var h *gpu.HostBuffer
+	return r.fill(r.ctx, set, name, r0, r1, func(_, n int) ([]float64, error) {
+		var err error
+		h, err = r.stage.Get(r.ctx)
+		if err != nil {
+			return nil, err
+		}
+		return volume.Float64s(h.Bytes), nil
+	}, func(i, n int) error {
+		err := r.upload(dst, int64(i)*int64(r.batch)*r.lay.RowBytes(), h, int64(n)*r.lay.RowBytes())
+		r.stage.Put(h)
+		r.p.Add(int64(n))
+		return err
+	})
+}
+
+// upload copies the first n bytes of h to dst at off: asynchronously
+// when they fill h, else (a last, short batch) with a plain Upload. It
+// returns once h may be reused.
+func (r *run) upload(dst *gpu.Buffer, off int64, h *gpu.HostBuffer, n int64) error {
+	r.p.Transfer(n, 0)
+	if n < int64(len(h.Bytes)) {
+		return r.be.Upload(dst, off, h.Bytes[:n])
+	}
+	wait, err := r.be.UploadAsync(dst, off, h)
 	if err != nil {
 		return err
 	}
 	return wait()
 }
 
-// stream computes ground-truth rows [r0, r1) chunk by chunk: the loader
-// reads and prepares chunk i+1 on the host while the device computes
-// chunk i. Only one chunk is ever on the device and two in staging.
+// prepared is a chunk of ground-truth rows ready to compute: in a device
+// buffer (direct) or a staging buffer to upload.
+type prepared struct {
+	i, n int
+	buf  *gpu.Buffer
+	host *gpu.HostBuffer
+}
+
+// stream computes ground-truth rows [r0, r1) chunk by chunk: a goroutine
+// reads and prepares chunk i+1 while chunk i's products are computed.
+// Where the device buffers are host memory two chunk buffers take turns;
+// else one device chunk is fed from the two staging buffers.
 func (r *run) stream(gt Maps, r0, r1 int) error {
-	buf, err := r.alloc("ground-truth chunk", int64(r.tile)*r.lay.RowBytes())
-	if err != nil {
-		return err
+	n := 1
+	if r.direct {
+		n = 2
+	}
+	chunks := make(chan *gpu.Buffer, n)
+	for range n {
+		b, err := r.alloc("ground-truth chunks", int64(r.tile)*r.lay.RowBytes())
+		if err != nil {
+			return err
+		}
+		chunks <- b
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
 	defer cancel()
-	ch, wait := gpu.Load(ctx, r.stage, r.batches(r0, r1), r.reader(gt, "ground-truth", r0, r1))
-	for b := range ch {
+	ready := make(chan prepared)
+	var fillErr error
+	go func() {
+		defer close(ready)
+		var c prepared
+		fillErr = r.fill(ctx, gt, "ground-truth", r0, r1, func(i, n int) ([]float64, error) {
+			c = prepared{i: i, n: n}
+			if !r.direct {
+				var err error
+				if c.host, err = r.stage.Get(ctx); err != nil {
+					return nil, err
+				}
+				return volume.Float64s(c.host.Bytes), nil
+			}
+			select {
+			case c.buf = <-chunks:
+				return r.rows(c.buf, 0, n), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}, func(int, int) error {
+			select {
+			case ready <- c:
+				return nil
+			case <-ctx.Done():
+				r.release(c, chunks)
+				return ctx.Err()
+			}
+		})
+	}()
+	var err error
+	for c := range ready {
 		if err == nil {
-			err = r.upload(buf, 0, b)
-		}
-		r.stage.Put(b.Buf)
-		if err == nil {
-			err = r.compute(buf, 0, b.Index*r.tile, int(int64(b.N)/r.lay.RowBytes()))
+			err = r.computeChunk(c, chunks)
+		} else {
+			r.release(c, chunks)
 		}
 		if err != nil {
 			cancel() // stop the loader; keep draining
 		}
 	}
-	return firstErr(err, wait())
+	return firstErr(err, fillErr)
+}
+
+// computeChunk computes prepared chunk c (uploading it first when it is
+// in staging) and gives its buffers back.
+func (r *run) computeChunk(c prepared, chunks chan *gpu.Buffer) error {
+	defer r.release(c, chunks)
+	a := c.buf
+	if a == nil {
+		a = <-chunks // the one device chunk: only this goroutine takes it
+		defer func() { chunks <- a }()
+		if err := r.upload(a, 0, c.host, int64(c.n)*r.lay.RowBytes()); err != nil {
+			return err
+		}
+	}
+	return r.compute(a, 0, c.i*r.tile, c.n)
+}
+
+// release gives chunk c's buffer back to its pool.
+func (r *run) release(c prepared, chunks chan *gpu.Buffer) {
+	if c.buf != nil {
+		chunks <- c.buf
+	}
+	if c.host != nil {
+		r.stage.Put(c.host)
+	}
 }
 
 // compute fills matrix rows [row0, row0+m) from rows [a0, a0+m) of buffer

@@ -13,6 +13,7 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // testMaps makes n smooth random maps of box³ (a few Gaussian blobs plus
@@ -345,10 +346,12 @@ func TestPeakMatchesPlan(t *testing.T) {
 						t.Fatal(err)
 					}
 					total := func(ph plan.Phase, b int) int64 { u := ph.UsageAt(b); return u.Device + u.Host + u.Pinned }
-					dist := phases[len(phases)-1]
+					dist := phaseNamed(t, phases, "distances")
 					need := total(dist, max(1, s.ngt/3))
-					if len(phases) == 2 {
-						need = max(need, total(phases[0], phases[0].Block))
+					for _, ph := range phases {
+						if ph.Name != "distances" {
+							need = max(need, total(ph, max(ph.Block, ph.MaxBlock, 1)))
+						}
 					}
 					budget := int64(float64(need)/plan.DefaultMargin) + 1
 					cfg.Budget = plan.Budget{Host: budget}
@@ -392,17 +395,25 @@ func TestPlanFitsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	phases, _, _ := Phases(cfg, sh, "cpu", 2)
-	ph := phases[0]
+	ph := phaseNamed(t, phases, "distances")
 	total := func(b int) int64 { u := ph.UsageAt(b); return u.Device + u.Host + u.Pinned }
 	budget := float64(64 << 20)
 	lim := int64(budget * plan.DefaultMargin)
 	if b := p.Block(); total(b) > lim || (b < (sh.NGT+3)/4 && total(b+1) <= lim) {
 		t.Errorf("chunk %d: uses %d, next %d, limit %d", b, total(b), total(b+1), lim)
 	}
-	// Too small for one map: a clear error.
+	// Too small for one map: a clear error naming the smallest budget
+	// that works, and that budget does work.
 	cfg.Budget.Host = 1 << 20
-	if _, err := MakePlan(cfg, sh, "cpu", 2); err == nil || !strings.Contains(err.Error(), "smallest block needs") {
-		t.Errorf("1 MiB budget: %v", err)
+	_, err = MakePlan(cfg, sh, "cpu", 2)
+	var ts *plan.TooSmallError
+	if err == nil || !strings.Contains(err.Error(), "smallest block needs") || !errors.As(err, &ts) ||
+		!strings.Contains(err.Error(), "smallest budget that works is "+plan.FormatBytes(ts.Smallest())) {
+		t.Fatalf("1 MiB budget: %v", err)
+	}
+	cfg.Budget.Host = ts.Smallest()
+	if _, err := MakePlan(cfg, sh, "cpu", 2); err != nil {
+		t.Errorf("the smallest budget the error named, %d bytes: %v", ts.Smallest(), err)
 	}
 	// In memory, the hint says to stream.
 	cfg.LowMemory = false
@@ -410,6 +421,128 @@ func TestPlanFitsBudget(t *testing.T) {
 	if _, err := MakePlan(cfg, sh, "cpu", 2); err == nil || !strings.Contains(err.Error(), "--low-memory") {
 		t.Errorf("in memory over budget: %v", err)
 	}
+}
+
+func phaseNamed(t *testing.T, phases []plan.Phase, name string) plan.Phase {
+	t.Helper()
+	for _, ph := range phases {
+		if ph.Name == name {
+			return ph
+		}
+	}
+	t.Fatalf("no phase %q", name)
+	return plan.Phase{}
+}
+
+// TestTrackedRAMWithinPlan: the host RAM a run really holds at its peak —
+// every device buffer and staging buffer (the CPU backend counts them)
+// and every host array (the run's tracker) — is at most the plan's
+// PeakRAM, and not much less (≥ 60%), so that the plan is neither short
+// nor padded. In memory and low memory, with the planner's chunks under
+// the default (unlimited) budget and under a host budget that forces
+// many chunks, with a mask and FFT scratch, and through a reader that
+// converts (uint16 maps). The maps are large enough that the run, not
+// the output writer's fixed share, makes the peak.
+func TestTrackedRAMWithinPlan(t *testing.T) {
+	gt, sub := noiseMemMaps(t, 120, 40, 1), noiseMemMaps(t, 10, 40, 2)
+	gt16, err := uint16Maps(gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sphere, _ := SphereMask(40, 15)
+	l2corr := []Metric{L2, Corr}
+	cases := []struct {
+		name string
+		cfg  Config
+		gt   Maps
+		// chunks, when positive, asks for a budget that makes at least
+		// that many chunks.
+		chunks int
+	}{
+		{"in memory", Config{Metrics: l2corr, AutoChunk: true}, gt, 0},
+		{"in memory, all metrics, sphere", Config{Metrics: AllMetrics(), Mask: sphere, VoxelSize: 1, AutoChunk: true}, gt, 0},
+		{"in memory, uint16", Config{Metrics: l2corr, AutoChunk: true}, gt16, 0},
+		{"low memory", Config{Metrics: l2corr, LowMemory: true, AutoChunk: true}, gt, 0},
+		{"low memory, small budget", Config{Metrics: l2corr, LowMemory: true, AutoChunk: true}, gt, 10},
+		{"low memory, uint16, small budget", Config{Metrics: l2corr, LowMemory: true, AutoChunk: true}, gt16, 8},
+		{"low memory, all metrics, fixed chunk", Config{Metrics: AllMetrics(), Mask: sphere, VoxelSize: 1, LowMemory: true, Chunk: 7}, gt, 0},
+	}
+	for _, c := range cases {
+		be := gpu.NewCPU()
+		cfg := c.cfg
+		if c.chunks > 0 {
+			cfg.Budget = smallBudget(t, cfg, ShapeOf(c.gt, sub), be)
+		}
+		tr := plan.NewTracker()
+		be.CountHost(tr)
+		cfg.Tracker = tr
+		res, err := Run(context.Background(), nil, be, cfg, c.gt, sub)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		peak, planned := tr.Peak(), res.Plan.PeakRAM
+		chunks := (res.NGT + res.Chunk - 1) / res.Chunk
+		t.Logf("%s: chunk %d (%d chunks), tracked peak %s of a planned %s (%.3f)", c.name, res.Chunk, chunks,
+			plan.FormatBytes(peak), plan.FormatBytes(planned), float64(peak)/float64(planned))
+		if peak > planned || float64(peak) < 0.6*float64(planned) {
+			t.Errorf("%s: tracked peak %d bytes, planned %d (%.3f): %v", c.name, peak, planned, float64(peak)/float64(planned), tr.PeakBreakdown())
+		}
+		if c.chunks > 0 && chunks < c.chunks {
+			t.Errorf("%s: %d chunks of %d, want at least %d", c.name, chunks, res.Chunk, c.chunks)
+		}
+		if cur := tr.Current(); cur != res.Plan.Phases[res.Plan.Main].Breakdown["host:distance matrices"] {
+			t.Errorf("%s: %d bytes still counted after the run, want the matrices' %d: %v", c.name, cur,
+				res.Plan.Phases[res.Plan.Main].Breakdown["host:distance matrices"], tr.PeakBreakdown())
+		}
+	}
+}
+
+// smallBudget returns the smallest host budget every phase fits, as the
+// planner's error says it.
+func smallBudget(t *testing.T, cfg Config, sh Shape, be *gpu.CPUBackend) plan.Budget {
+	t.Helper()
+	cfg.Budget = plan.Budget{Host: 1 << 20}
+	_, err := MakePlan(cfg, sh, "cpu", be.Workers())
+	var ts *plan.TooSmallError
+	if !errors.As(err, &ts) {
+		t.Fatalf("a 1 MiB budget: %v, want a TooSmallError", err)
+	}
+	return plan.Budget{Host: ts.Smallest(), HostSource: "test"}
+}
+
+// noiseMemMaps makes n maps of box³ uniform noise in [0, 1000), quickly.
+func noiseMemMaps(t *testing.T, n, box int, seed uint64) *MemMaps {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	d := make([]float32, n*box*box*box)
+	for i := range d {
+		d[i] = float32(rng.IntN(1000))
+	}
+	m, err := NewMemMaps(d, n, box)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// uint16Maps returns m's maps (whole numbers below 65536) as a stack of
+// uint16, which StackMaps converts through a scratch buffer.
+func uint16Maps(m *MemMaps) (*StackMaps, error) {
+	v := m.Edge * m.Edge * m.Edge
+	raw := make([]uint16, len(m.Data))
+	for i, x := range m.Data {
+		raw[i] = uint16(x)
+	}
+	mem, err := volume.NewMemory(volume.Info{Shape: [3]int{m.N * m.Edge, m.Edge, m.Edge}, DType: volume.Uint16}, volume.Bytes(raw))
+	if err != nil {
+		return nil, err
+	}
+	s, err := volume.NewStack("uint16 maps", m.N, mem)
+	if err != nil {
+		return nil, err
+	}
+	_ = v
+	return FromStack(s)
 }
 
 func ExampleRun() {

@@ -27,18 +27,28 @@ func (c Config) plannedRows(ngt int) (int, int) {
 }
 
 // Phases describe the memory of a run for processing/plan; their unit is
-// a ground-truth map.
+// a ground-truth map. Every array a run holds at once is one of theirs,
+// and Run allocates each through cfg.Tracker under the same name, so
+// that a test can hold what a run held against the plan.
 //
-// Low memory has one phase, "distances": the submitted maps and one chunk
-// of ground-truth maps on the device, two chunks in staging and one in the
-// read buffer on the host, and the chunk's products and metric values.
-// Its block is the chunk.
+// Maps are read in batches, one read per batch into one of two read
+// buffers (reading the next batch overlaps preparing this one), and
+// prepared by the host goroutines. On the CPU backend, whose device
+// buffers are host RAM, they are prepared straight into those buffers;
+// on CUDA into two host staging buffers that are then uploaded.
 //
-// In memory has two: "load" reads and prepares both sets in batches
-// through staging into their resident device arrays (its block, the
-// batch, is fixed: a few maps per preparing goroutine), and "distances"
-// computes tile by tile from them (its block, the tile, is the run's
-// chunk); staging and the read buffer are gone by then.
+// Low memory has one phase, "distances": the submitted maps and the
+// ground-truth chunks (two on the CPU, where the next chunk is prepared
+// into one while the products of the other are computed; one on CUDA,
+// beside two in staging), the read buffers, the chunk's products and
+// metric values. Its block is the chunk, at most a quarter of the maps
+// unless the user says (MaxBlock), so that reading overlaps computing.
+//
+// In memory has three: "load" reads and prepares both sets in batches
+// into their resident arrays (its block, the batch, is a few maps per
+// preparing goroutine), "distances" computes tile by tile from them (its
+// block, the tile, is the run's chunk) once the read buffers are gone,
+// and "write" holds the matrices while the output is written.
 func Phases(cfg Config, sh Shape, backend string, workers int) ([]plan.Phase, Layout, error) {
 	if err := cfg.check(sh); err != nil {
 		return nil, Layout{}, err
@@ -55,55 +65,107 @@ func Phases(cfg Config, sh Shape, backend string, workers int) ([]plan.Phase, La
 	r0, r1 := cfg.plannedRows(sh.NGT)
 	units := r1 - r0
 	ngt, nsub, row := int64(units), int64(sh.NSub), lay.RowBytes()
-	mapBytes := int64(sh.Box) * int64(sh.Box) * int64(sh.Box) * 4
-	staging := plan.Host
-	if cfg.Pin && backend == "cuda" {
-		staging = plan.Pinned
-	}
-	tables := int64(voxels)*4 + int64(sh.Box*sh.Box+1)*8
-	if shells != nil {
-		tables += int64(shells.Len()/2) * 12
-	}
+	direct := hostBuffers(backend)
 	resident := []plan.Array{
 		{Name: "submitted maps", Where: plan.Device, Fixed: nsub * row},
 		{Name: "segment bounds", Where: plan.Device, Fixed: int64(lay.Segs()+1) * 8},
-		{Name: "distance matrices", Where: plan.Host, Fixed: ngt * nsub * 8 * int64(len(cfg.Metrics))},
-		{Name: "mask and shell tables", Where: plan.Host, Fixed: tables},
+		{Name: "distance matrices", Where: plan.Host, Fixed: matrixBytes(cfg, units, sh.NSub)},
+		{Name: "mask and shell tables", Where: plan.Host, Fixed: tableBytes(voxels, sh.Box, shells)},
+		{Name: "prepare scratch", Where: plan.Host, Fixed: int64(workers) * prepScratchBytes(lay, sh.Box)},
 	}
 	loading := []plan.Array{
-		{Name: "staging", Where: staging, PerUnit: 2 * row},
-		{Name: "read buffer", Where: plan.Host, PerUnit: mapBytes + sh.ConvertBytes},
-		{Name: "prepare scratch", Where: plan.Host, Fixed: int64(workers) * prepScratchBytes(lay, sh.Box)},
+		{Name: "read buffers", Where: plan.Host, PerUnit: readBytes(sh)},
+	}
+	if !direct {
+		staging := plan.Host
+		if cfg.Pin && backend == "cuda" {
+			staging = plan.Pinned
+		}
+		loading = append(loading, plan.Array{Name: "staging", Where: staging, PerUnit: 2 * row})
 	}
 	computing := []plan.Array{
 		{Name: "products", Where: plan.Device, PerUnit: int64(lay.Segs()) * nsub * 8},
 		{Name: "metric values", Where: plan.Device, PerUnit: int64(len(cfg.Metrics)) * nsub * 8},
-	}
-	cat := func(parts ...[]plan.Array) []plan.Array {
-		var out []plan.Array
-		for _, p := range parts {
-			out = append(out, p...)
-		}
-		return out
 	}
 	dist := plan.Phase{Name: "distances", Units: units, Unit: "maps"}
 	if !cfg.AutoChunk {
 		dist.Block = cfg.Chunk
 	}
 	if cfg.LowMemory {
-		dist.Arrays = cat(resident, loading, computing, []plan.Array{{Name: "ground-truth chunk", Where: plan.Device, PerUnit: row}})
-		return []plan.Phase{dist}, lay, nil
+		chunks := int64(1)
+		if direct {
+			chunks = 2
+		}
+		dist.MaxBlock = chunkCap(units)
+		dist.Arrays = cat(resident, loading, computing, []plan.Array{{Name: "ground-truth chunks", Where: plan.Device, PerUnit: chunks * row}})
+		return []plan.Phase{dist, writePhase(cfg, units, sh.NSub, workers)}, lay, nil
 	}
 	all := []plan.Array{{Name: "ground-truth maps", Where: plan.Device, Fixed: ngt * row}}
-	load := plan.Phase{Name: "load", Units: max(units, sh.NSub), Unit: "maps", Block: loadBatch(workers, max(units, sh.NSub)),
-		Arrays: cat(resident, all, loading)}
+	n := max(units, sh.NSub)
+	load := plan.Phase{Name: "load", Units: n, Unit: "maps", MaxBlock: loadBatch(workers, n), Arrays: cat(resident, all, loading)}
 	dist.Arrays = cat(resident, all, computing)
-	return []plan.Phase{load, dist}, lay, nil
+	return []plan.Phase{load, dist, writePhase(cfg, units, sh.NSub, workers)}, lay, nil
 }
 
-// loadBatch is the in-memory pipeline's load batch: a few maps per
-// preparing goroutine, so that they all have work and reading overlaps
-// preparing, without holding more than that in staging.
+// writePhase is what writing the output (voxlab distance's OUT_DIR)
+// holds: the matrices and the writer's buffers of as many metrics as are
+// written at once (one per core).
+func writePhase(cfg Config, ngt, nsub, workers int) plan.Phase {
+	at := int64(min(len(cfg.Metrics), max(workers, 1)))
+	return plan.Phase{Name: "write", Units: 1, Unit: "outputs", Arrays: []plan.Array{
+		{Name: "distance matrices", Where: plan.Host, Fixed: matrixBytes(cfg, ngt, nsub)},
+		{Name: "output writer", Where: plan.Host, Fixed: at * WriterBytes(ngt, nsub)},
+	}}
+}
+
+// WriterBytes is what processing/distance/report holds to write one
+// metric of an ngt x nsub matrix besides the matrix: the 800 x 600 heat
+// map's canvas, its RGBA copy and the PNG encoder's rows (three images of
+// 800 x 600 x 4 bytes), the image of the cells (each cell a block of
+// about the pixels it covers), and the files' 64 KiB write buffers and
+// the encoder's compressor (1 MiB).
+func WriterBytes(ngt, nsub int) int64 {
+	const w, h = 800, 600
+	cells := int64(nsub*max(1, w/max(nsub, 1))) * int64(ngt*max(1, h/max(ngt, 1))) * 4
+	return 3*w*h*4 + cells + 1<<20
+}
+
+func cat(parts ...[]plan.Array) []plan.Array {
+	var out []plan.Array
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// hostBuffers reports whether the backend's device buffers are host
+// memory (the CPU backend): maps are then prepared straight into them.
+func hostBuffers(backend string) bool { return backend == "cpu" }
+
+func matrixBytes(cfg Config, ngt, nsub int) int64 {
+	return int64(ngt) * int64(nsub) * 8 * int64(len(cfg.Metrics))
+}
+
+// tableBytes is the mask's voxel index and row runs and the Fourier
+// shells' tables.
+func tableBytes(voxels, box int, sh *Shells) int64 {
+	n := int64(voxels)*4 + int64(box*box+1)*8
+	if sh != nil {
+		n += sh.Bytes()
+	}
+	return n
+}
+
+// readBytes is the read buffers' size per map: two maps of float32 (one
+// read, one being prepared) and the reader's conversion scratch.
+func readBytes(sh Shape) int64 {
+	return 2*int64(sh.Box)*int64(sh.Box)*int64(sh.Box)*4 + sh.ConvertBytes
+}
+
+// loadBatch is the in-memory pipeline's largest load batch: a few maps
+// per preparing goroutine, so that they all have work and reading
+// overlaps preparing, without holding more than that in the read
+// buffers.
 func loadBatch(workers, units int) int {
 	return max(1, min(units, max(8, 2*workers)))
 }
@@ -114,96 +176,59 @@ func loadBatch(workers, units int) int {
 func chunkCap(units int) int { return max(1, (units+3)/4) }
 
 // MakePlan plans a run: the chunk (or tile) size and the predicted peak
-// memory, phase by phase. On the CPU backend the "device" is host memory,
-// so device and host arrays together must fit the host budget; on CUDA
-// each fits its own budget.
+// memory, phase by phase. On the CPU backend the "device" is host memory:
+// the budget is shared (plan.Budget.Shared), device and host arrays
+// counted once against the host budget.
 func MakePlan(cfg Config, sh Shape, backend string, workers int) (*plan.Plan, error) {
 	phases, _, err := Phases(cfg, sh, backend, workers)
 	if err != nil {
 		return nil, err
 	}
 	b := cfg.Budget
-	unified := backend == "cpu"
-	if unified && (b.Device == 0 || (b.Host > 0 && b.Host < b.Device)) {
-		b.Device, b.DeviceSource = b.Host, b.HostSource+" (the CPU backend computes in host memory)"
-	}
-	var warns []string
-	for i := range phases {
-		ph := &phases[i]
-		if ph.Block > 0 {
-			if u := ph.UsageAt(min(ph.Block, max(ph.Units, 1))); !fitsBudget(u, b, unified) {
-				warns = append(warns, fmt.Sprintf("%s: a block of %d %s needs %s, more than the budget allows (%s): it may not fit",
-					ph.Name, ph.Block, ph.Unit, plan.FormatBytes(u.Device+u.Host+u.Pinned), b.HostSource))
-			}
-			continue
-		}
-		limit := max(ph.Units, 1)
-		if cfg.LowMemory {
-			limit = chunkCap(ph.Units)
-		}
-		if ph.Block, err = largestFitting(ph, b, unified, limit); err != nil {
-			return nil, hint(cfg, err)
-		}
+	if hostBuffers(backend) {
+		b.Shared = true
 	}
 	p, err := plan.Make("distance", phases, b)
 	if err != nil {
-		return nil, hint(cfg, err)
+		return nil, hint(cfg, binding(err, phases, b))
 	}
-	p.Warnings = append(p.Warnings, warns...)
+	// The run is known by its chunk (tile): the distances phase's block,
+	// not the last phase's (the output).
+	for i, ph := range p.Phases {
+		if ph.Name == "distances" {
+			p.Main = i
+		}
+	}
 	return p, nil
 }
 
-func usable(n int64, b plan.Budget) int64 {
-	m := b.Margin
-	if m <= 0 || m > 1 {
-		m = plan.DefaultMargin
+// binding makes a TooSmallError name the phase that needs the most at
+// its smallest block, rather than the first that does not fit, so that
+// the smallest budget it names is one with which every phase fits.
+func binding(err error, phases []plan.Phase, b plan.Budget) error {
+	var ts *plan.TooSmallError
+	if !errors.As(err, &ts) {
+		return err
 	}
-	return int64(m * float64(n))
-}
-
-// fitsBudget reports whether u fits b's usable share: device and host
-// (with pinned) each in their own budget, and, when unified (the CPU
-// backend), all of it in the host budget.
-func fitsBudget(u plan.Usage, b plan.Budget, unified bool) bool {
-	switch {
-	case b.Device > 0 && u.Device > usable(b.Device, b):
-		return false
-	case b.PinnedCap > 0 && u.Pinned > b.PinnedCap:
-		return false
-	case b.Host > 0 && u.Host+u.Pinned > usable(b.Host, b):
-		return false
-	case unified && b.Host > 0 && u.Device+u.Host+u.Pinned > usable(b.Host, b):
-		return false
-	}
-	return true
-}
-
-// largestFitting returns the largest block up to limit whose usage fits,
-// or a TooSmallError saying what one map needs.
-func largestFitting(ph *plan.Phase, b plan.Budget, unified bool, limit int) (int, error) {
-	if u := ph.UsageAt(1); !fitsBudget(u, b, unified) {
-		e := &plan.TooSmallError{Pipeline: "distance", Phase: ph.Name, Where: plan.Host,
-			Need: u.Host + u.Pinned, Have: b.Host, Usable: usable(b.Host, b), Source: b.HostSource}
-		switch {
-		case unified:
-			e.Need = u.Device + u.Host + u.Pinned
-		case b.Device > 0 && u.Device > usable(b.Device, b):
-			e.Where, e.Need, e.Have, e.Usable, e.Source = plan.Device, u.Device, b.Device, usable(b.Device, b), b.DeviceSource
-		case b.PinnedCap > 0 && u.Pinned > b.PinnedCap:
-			e.Where, e.Need, e.Have, e.Usable, e.Source = plan.Pinned, u.Pinned, b.PinnedCap, b.PinnedCap, "pinned memory cap"
+	e := *ts
+	for _, ph := range phases {
+		blk := max(ph.MinBlock, 1)
+		if ph.Block > 0 {
+			continue // a fixed block only warns
 		}
-		return 0, e
-	}
-	lo, hi := 1, max(limit, 1)
-	for lo < hi {
-		mid := lo + (hi-lo+1)/2
-		if fitsBudget(ph.UsageAt(mid), b, unified) {
-			lo = mid
-		} else {
-			hi = mid - 1
+		u := ph.UsageAt(min(blk, max(ph.Units, 1)))
+		need := u.RAM(b.Shared)
+		switch e.Where {
+		case plan.Device:
+			need = u.Device
+		case plan.Pinned:
+			need = u.Pinned
+		}
+		if need > e.Need {
+			e.Phase, e.Need = ph.Name, need
 		}
 	}
-	return lo, nil
+	return &e
 }
 
 // hint adds what to do to an in-memory run that does not fit.

@@ -1,10 +1,14 @@
 package distance
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"runtime"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // Layout is what each prepared row holds: the float64 columns the device
@@ -65,6 +69,8 @@ func newLayout(metrics []Metric, voxels int, sh *Shells) Layout {
 type preparer struct {
 	lay  Layout
 	mask *Mask
+	// full says the mask keeps every voxel: the map is its own selection.
+	full bool
 	runs []int
 	norm Normalization
 	sh   *Shells
@@ -75,26 +81,49 @@ type preparer struct {
 }
 
 type prepWork struct {
+	// sel holds the masked voxels of a map (nil with a full mask).
 	sel  []float32
-	hist []int32
+	sel2 *selScratch
 	fft  *fft3
 }
 
-func newPreparer(lay Layout, mask *Mask, sh *Shells, norm Normalization, workers int) *preparer {
-	p := &preparer{lay: lay, mask: mask, runs: mask.rowRuns(), norm: norm, sh: sh, workers: workers, work: make(chan *prepWork, workers)}
+func newPreparer(lay Layout, mask *Mask, sh *Shells, norm Normalization, workers int, tr *plan.Tracker) *preparer {
+	p := &preparer{lay: lay, mask: mask, full: mask.Len() == mask.Box*mask.Box*mask.Box, runs: mask.rowRuns(),
+		norm: norm, sh: sh, workers: workers, work: make(chan *prepWork, workers)}
 	for range workers {
-		w := &prepWork{sel: make([]float32, mask.Len()), hist: make([]int32, histBins)}
+		w := &prepWork{sel2: newSelScratch()}
+		if !p.full {
+			w.sel = volume.Float32s(tr.Bytes("prepare scratch", int64(mask.Len())*4))
+		}
+		tr.Add("prepare scratch", selScratchBytes)
 		if lay.Spec {
 			w.fft = newFFT3(mask.Box)
+			tr.Add("FFT scratch", fft3Bytes(mask.Box))
 		}
 		p.work <- w
 	}
 	return p
 }
 
+// release stops counting the scratch with tr.
+func (p *preparer) release(tr *plan.Tracker) {
+	for range p.workers {
+		w := <-p.work
+		tr.Free("prepare scratch", volume.Bytes(w.sel))
+		tr.Add("prepare scratch", -selScratchBytes)
+		if w.fft != nil {
+			tr.Add("FFT scratch", -fft3Bytes(p.mask.Box))
+		}
+		p.work <- w
+	}
+}
+
 // prepScratchBytes is the scratch one preparing goroutine holds.
 func prepScratchBytes(lay Layout, box int) int64 {
-	n := int64(lay.Voxels)*4 + histBins*4
+	n := int64(selScratchBytes)
+	if lay.Voxels < box*box*box {
+		n += int64(lay.Voxels) * 4
+	}
 	if lay.Spec {
 		n += fft3Bytes(box)
 	}
@@ -124,44 +153,93 @@ func (p *preparer) prepare(dst []float64, raw []float32, n, first int, set strin
 	}
 }
 
-// one prepares a single map into row.
+// one prepares a single map into row: three or four passes over its
+// masked voxels (mean and the median's first digit, deviations, the
+// median's second digit, the row), each a tight loop over float32s.
 func (p *preparer) one(w *prepWork, row []float64, m []float32) error {
-	idx, lay := p.mask.Index, p.lay
-	sel := w.sel[:len(idx)]
-	for k, i := range idx {
-		x := m[i]
-		if d := x - x; d != d { // NaN or ±Inf, in one subtraction
-			z, rem := int(i)/(p.mask.Box*p.mask.Box), int(i)%(p.mask.Box*p.mask.Box)
-			return fmt.Errorf("voxel (z %d, y %d, x %d) inside the mask is %g", z, rem/p.mask.Box, rem%p.mask.Box, x)
+	lay := p.lay
+	sel := m
+	if !p.full {
+		sel = w.sel[:len(p.mask.Index)]
+		for k, i := range p.mask.Index {
+			sel[k] = m[i]
 		}
-		sel[k] = x
 	}
-	shift, scale, err := normStats(p.norm, sel, w.hist)
+	shift, scale, err := normStats(p.norm, sel, w.sel2)
 	if err != nil {
-		return err
+		return p.where(err, m)
 	}
-	var s1, s2 float64
-	for k, i := range idx {
-		x := (float64(m[i]) - shift) / scale
-		if lay.Data {
-			row[k] = x
-		}
-		s1 += x
-		s2 += x * x
+	// Multiplying by the reciprocal instead of dividing: one rounding more
+	// (≤ 1 ulp), four times the throughput.
+	inv := 1 / scale
+	var out []float64
+	if lay.Data {
+		out = row[:len(sel)]
+	}
+	s1, s2 := normalizeRow(out, sel, shift, inv)
+	if math.IsNaN(s2) || math.IsInf(s2, 0) {
+		return p.where(errNonFinite, m)
 	}
 	st := row[lay.StatOff:lay.RowLen]
 	st[0], st[1] = s1, s2
 	if lay.Spec {
-		box := p.mask.Box
+		box, idx := p.mask.Box, p.mask.Index
 		w.fft.transform(func(r int, line []float64) {
 			for k := p.runs[r]; k < p.runs[r+1]; k++ {
 				i := idx[k]
-				line[int(i)-r*box] = (float64(m[i]) - shift) / scale
+				line[int(i)-r*box] = (float64(m[i]) - shift) * inv
 			}
 		})
 		p.sh.gather(row[lay.SpecOff:lay.SpecOff+lay.SpecLen], st[2:], w.fft.half)
 	}
 	return nil
+}
+
+// where turns errNonFinite into the first masked voxel that is not
+// finite; other errors pass.
+func (p *preparer) where(err error, m []float32) error {
+	if !errors.Is(err, errNonFinite) {
+		return err
+	}
+	bb := p.mask.Box * p.mask.Box
+	for _, i := range p.mask.Index {
+		if x := m[i]; x-x != x-x { // NaN or ±Inf, in one subtraction
+			z, rem := int(i)/bb, int(i)%bb
+			return fmt.Errorf("voxel (z %d, y %d, x %d) inside the mask is %g", z, rem/p.mask.Box, rem%p.mask.Box, x)
+		}
+	}
+	return err
+}
+
+// normalizeRow sets dst[k] = (v[k] − shift)·inv (dst nil: only sums) and
+// returns Σ and Σ² of those values, in four partial sums each.
+func normalizeRow(dst []float64, v []float32, shift, inv float64) (s1, s2 float64) {
+	var a0, a1, a2, a3, b0, b1, b2, b3 float64
+	i := 0
+	if dst != nil {
+		dst = dst[:len(v)]
+		for ; i+4 <= len(v); i += 4 {
+			x0, x1, x2, x3 := (float64(v[i])-shift)*inv, (float64(v[i+1])-shift)*inv, (float64(v[i+2])-shift)*inv, (float64(v[i+3])-shift)*inv
+			dst[i], dst[i+1], dst[i+2], dst[i+3] = x0, x1, x2, x3
+			a0, a1, a2, a3 = a0+x0, a1+x1, a2+x2, a3+x3
+			b0, b1, b2, b3 = b0+x0*x0, b1+x1*x1, b2+x2*x2, b3+x3*x3
+		}
+	} else {
+		for ; i+4 <= len(v); i += 4 {
+			x0, x1, x2, x3 := (float64(v[i])-shift)*inv, (float64(v[i+1])-shift)*inv, (float64(v[i+2])-shift)*inv, (float64(v[i+3])-shift)*inv
+			a0, a1, a2, a3 = a0+x0, a1+x1, a2+x2, a3+x3
+			b0, b1, b2, b3 = b0+x0*x0, b1+x1*x1, b2+x2*x2, b3+x3*x3
+		}
+	}
+	for ; i < len(v); i++ {
+		x := (float64(v[i]) - shift) * inv
+		if dst != nil {
+			dst[i] = x
+		}
+		a0 += x
+		b0 += x * x
+	}
+	return (a0 + a1) + (a2 + a3), (b0 + b1) + (b2 + b3)
 }
 
 // MaskAndNormalize returns the masked, normalised voxels of n maps of
@@ -174,7 +252,7 @@ func MaskAndNormalize(maps []float32, n int, mask *Mask, norm Normalization) ([]
 		return nil, fmt.Errorf("mask and normalise: %d values for %d maps of %d³", len(maps), n, mask.Box)
 	}
 	lay := newLayout([]Metric{L2}, mask.Len(), nil)
-	p := newPreparer(lay, mask, nil, norm, runtime.GOMAXPROCS(0))
+	p := newPreparer(lay, mask, nil, norm, runtime.GOMAXPROCS(0), nil)
 	rows := make([]float64, n*lay.RowLen)
 	if err := p.prepare(rows, maps, n, 0, "given"); err != nil {
 		return nil, err

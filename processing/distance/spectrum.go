@@ -84,6 +84,11 @@ func shellOf(r2 int) int {
 // Len returns the number of reals of the shells' spectrum.
 func (sh *Shells) Len() int { return sh.Start[sh.K] }
 
+// Bytes is the memory the shells' tables hold.
+func (sh *Shells) Bytes() int64 {
+	return int64(len(sh.src))*4 + int64(len(sh.weight))*8 + int64(len(sh.Start))*8
+}
+
 // fft3 is one worker's 3D real-input FFT of box³ maps, done as 1D passes
 // along x (real input), then y and z (complex) with gonum's fourier
 // package (FFTPACK, any box size).

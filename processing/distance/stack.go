@@ -55,7 +55,8 @@ func (m *StackMaps) ConvertBytes() int64 {
 	return m.s.MapBytes()
 }
 
-// ReadMaps reads maps [i0, i1) as float32.
+// ReadMaps reads maps [i0, i1) as float32, with one read of the file
+// (a folder of MRC files: one per file).
 func (m *StackMaps) ReadMaps(i0, i1 int, dst []float32) error {
 	if m.s.Map.DType == volume.Float32 {
 		return m.s.ReadMaps(i0, i1, volume.Bytes(dst))
@@ -69,7 +70,21 @@ func (m *StackMaps) ReadMaps(i0, i1 int, dst []float32) error {
 	if int64(len(m.buf)) < n {
 		m.buf = make([]byte, n)
 	}
-	raw := m.buf[:n]
+	return m.ReadMapsScratch(i0, i1, dst, m.buf[:n])
+}
+
+// ReadMapsScratch is ReadMaps with the caller's conversion scratch of at
+// least (i1−i0)·ConvertBytes() bytes (unused for float32 files), so that
+// a pipeline owns, and counts, the memory its reads hold.
+func (m *StackMaps) ReadMapsScratch(i0, i1 int, dst []float32, scratch []byte) error {
+	if m.s.Map.DType == volume.Float32 {
+		return m.s.ReadMaps(i0, i1, volume.Bytes(dst))
+	}
+	n := int64(i1-i0) * m.s.MapBytes()
+	if n < 0 || int64(len(scratch)) < n {
+		return fmt.Errorf("read maps %d-%d of %s: bad range or a conversion buffer of %d bytes", i0, i1, m.s.Name, len(scratch))
+	}
+	raw := scratch[:n]
 	if err := m.s.ReadMaps(i0, i1, raw); err != nil {
 		return err
 	}

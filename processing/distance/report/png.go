@@ -167,7 +167,9 @@ func WritePNG(path string, h Heatmap) error {
 	if err != nil {
 		return err
 	}
-	err = png.Encode(f, img)
+	// Heat maps are large flat areas: the fastest compression makes
+	// files about as small, in a fraction of the time.
+	err = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(f, img)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

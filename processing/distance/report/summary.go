@@ -2,10 +2,13 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/distance"
@@ -109,21 +112,25 @@ func Write(dir string, res *distance.Result, meta Meta) (*Summary, error) {
 	if res.Plan != nil {
 		s.PredictedDevice, s.PredictedHost = res.Plan.PeakDevice, res.Plan.PeakHost+res.Plan.PeakPinned
 	}
+	s.Metrics = make([]MetricSummary, len(res.Metrics))
+	errs := make([]error, len(res.Metrics))
+	// Metrics are written in parallel, as many at once as there are
+	// cores (distance.WriterBytes each, which the plan counts): drawing
+	// and compressing heat maps is most of the time.
+	sem := make(chan struct{}, min(len(res.Metrics), runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
 	for k, m := range res.Metrics {
-		name := m.String()
-		ms := MetricSummary{Name: name, Meaning: m.Describe(), Similarity: m.Similarity(), NPY: name + ".npy", CSV: name + ".csv", PNG: name + ".png"}
-		v := res.Matrices[k]
-		if err := WriteNPY(filepath.Join(dir, ms.NPY), res.NGT, res.NSub, v); err != nil {
-			return nil, err
-		}
-		if err := WriteCSV(filepath.Join(dir, ms.CSV), res.NGT, res.NSub, v); err != nil {
-			return nil, err
-		}
-		if err := WritePNG(filepath.Join(dir, ms.PNG), heatmapOf(m, res.NGT, res.NSub, v)); err != nil {
-			return nil, err
-		}
-		ms.Min, ms.Max, ms.NonFinite = valueRange(v)
-		s.Metrics = append(s.Metrics, ms)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			s.Metrics[k], errs[k] = writeMetric(dir, m, res.NGT, res.NSub, res.Matrices[k])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	s.Timings.Write = time.Since(t0).Seconds()
 	b, err := json.MarshalIndent(s, "", "  ")
@@ -134,6 +141,23 @@ func Write(dir string, res *distance.Result, meta Meta) (*Summary, error) {
 		return nil, fmt.Errorf("write summary.json: %w", err)
 	}
 	return s, nil
+}
+
+// writeMetric writes one metric's NPY, CSV and heat map.
+func writeMetric(dir string, m distance.Metric, rows, cols int, v []float64) (MetricSummary, error) {
+	name := m.String()
+	ms := MetricSummary{Name: name, Meaning: m.Describe(), Similarity: m.Similarity(), NPY: name + ".npy", CSV: name + ".csv", PNG: name + ".png"}
+	if err := WriteNPY(filepath.Join(dir, ms.NPY), rows, cols, v); err != nil {
+		return ms, err
+	}
+	if err := WriteCSV(filepath.Join(dir, ms.CSV), rows, cols, v); err != nil {
+		return ms, err
+	}
+	if err := WritePNG(filepath.Join(dir, ms.PNG), heatmapOf(m, rows, cols, v)); err != nil {
+		return ms, err
+	}
+	ms.Min, ms.Max, ms.NonFinite = valueRange(v)
+	return ms, nil
 }
 
 // heatmapOf titles a metric's heat map: what it is and which way is close.
