@@ -716,6 +716,10 @@ func (c *CUDABackend) Sync() error {
 // buffer, event, stream and module, and releases the context. It returns
 // the first error met, e.g. a kernel failure no one synchronised on.
 func (c *CUDABackend) Close() error {
+	// The pool's buffers are among c.hosts, freed below: forget them.
+	poolsMu.Lock()
+	delete(pools, Backend(c))
+	poolsMu.Unlock()
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()

@@ -34,7 +34,10 @@ func NewStaging(be Backend, n int, size int64, pin bool, pinCap int64) (*Staging
 	}
 	if pin {
 		if err := s.alloc(n, true); err != nil {
-			s.Close()
+			// Pinned memory ran short: give it back rather than pool it.
+			for _, h := range s.all {
+				s.be.HostFree(h)
+			}
 			s.all = nil
 			s.warning = fmt.Sprintf("pin_memory: pinning %d staging buffers of %d bytes failed (%v); using pageable memory", n, size, err)
 			pin = false
@@ -52,10 +55,28 @@ func NewStaging(be Backend, n int, size int64, pin bool, pinCap int64) (*Staging
 	return s, nil
 }
 
-// alloc appends n buffers to the pool.
+// alloc appends n buffers to the pool. Pinned buffers come from the
+// backend's pinned pool where it has them; when pinning a new one fails
+// while the pool still keeps buffers too small to reuse, those are
+// unpinned and the pin is tried once more.
 func (s *Staging) alloc(n int, pin bool) error {
+	pool := poolOf(s.be)
 	for i := 0; i < n; i++ {
+		if pin {
+			if h := pool.take(s.size); h != nil {
+				s.all = append(s.all, h)
+				continue
+			}
+		}
 		h, err := s.be.HostAlloc(s.size, pin)
+		if err != nil && pin {
+			if free := pool.drain(); len(free) > 0 {
+				for _, f := range free {
+					s.be.HostFree(f)
+				}
+				h, err = s.be.HostAlloc(s.size, pin)
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("staging buffer %d of %d bytes: %w", i, s.size, err)
 		}
@@ -101,11 +122,17 @@ func (s *Staging) Put(h *HostBuffer) {
 	}
 }
 
-// Close frees the buffers; all must have been put back (their uploads
-// done). Closing twice does nothing.
+// Close frees the pageable buffers and gives pinned ones to the
+// backend's pinned pool for the next staging; all must have been put
+// back (their uploads done). Closing twice does nothing.
 func (s *Staging) Close() {
+	pool := poolOf(s.be)
 	for _, h := range s.all {
-		s.be.HostFree(h)
+		if h.Pinned {
+			pool.put(h)
+		} else {
+			s.be.HostFree(h)
+		}
 	}
 	s.all = nil
 }

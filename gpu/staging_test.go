@@ -91,11 +91,52 @@ func TestStagingPinning(t *testing.T) {
 			}
 			s.Close()
 			s.Close()
+			// Pinned buffers stay pinned in the backend's pool until
+			// ReleasePinned.
+			if pooled := PooledPinned(be); tc.wantPinned && pooled != 3*64 || !tc.wantPinned && pooled != 0 {
+				t.Errorf("%d bytes pooled after Close", pooled)
+			}
+			ReleasePinned(be)
 			if be.pinned != 0 {
-				t.Errorf("%d pinned buffers left after Close", be.pinned)
+				t.Errorf("%d pinned buffers left after ReleasePinned", be.pinned)
 			}
 		})
 	}
+}
+
+// TestPinnedPoolReuse: a staging closed gives its pinned buffers to the
+// next one (of the same size or smaller) without pinning again; a larger
+// one that the cap of pins cannot serve first unpins the pooled buffers.
+func TestPinnedPoolReuse(t *testing.T) {
+	be := &pinningCPU{CPUBackend: NewCPU(), okPins: 4, refusal: errors.New("out of pinned memory")}
+	defer ReleasePinned(be)
+	for i, size := range []int64{64, 64, 48} {
+		s, err := NewStaging(be, 2, size, true, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Pinned() || be.okPins != 2 {
+			t.Errorf("staging %d: pinned %v, %d pins left, want pinned and 2 (reused)", i, s.Pinned(), be.okPins)
+		}
+		for _, h := range s.all {
+			if int64(len(h.Bytes)) != size {
+				t.Errorf("staging %d: buffer of %d bytes, want %d", i, len(h.Bytes), size)
+			}
+		}
+		s.Close()
+	}
+	// Two pins are left: a pool of three larger buffers pins two, then
+	// unpins the two pooled ones (too small to reuse) and tries the third
+	// again; this fake's pins do not come back, so the pool falls back to
+	// pageable memory, having unpinned all four.
+	s, err := NewStaging(be, 3, 128, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Pinned() || be.pinned != 0 || be.freed != 4 {
+		t.Errorf("pinned %v, %d held, %d freed: want a pageable pool after freeing all 4", s.Pinned(), be.pinned, be.freed)
+	}
+	s.Close()
 }
 
 func TestStagingBadSizes(t *testing.T) {
