@@ -14,5 +14,10 @@ func Format(n int64) string {
 		div *= unit
 		exp++
 	}
-	return fmt.Sprintf("%.3g %ciB", float64(n)/float64(div), "KMGTP"[exp])
+	v := float64(n) / float64(div)
+	if v >= 999.5 {
+		// %.3g would write 1000-1023 as 1e+03.
+		return fmt.Sprintf("%.0f %ciB", v, "KMGTP"[exp])
+	}
+	return fmt.Sprintf("%.3g %ciB", v, "KMGTP"[exp])
 }
