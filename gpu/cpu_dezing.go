@@ -72,30 +72,29 @@ type dzPlane[T dzKey] struct {
 }
 
 // dzMedian splits the output planes and rows over workers: each unit is a
-// band of rows of one plane, bands when there are fewer planes than
-// workers so that every core has work.
+// band of rows of one plane, with bands enough for about eight units per
+// worker, taken as workers finish the last (ParallelForDynamic) so that a
+// core the run's loader or writer delays does not hold up the block.
 func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T, per int) {
 	plane := p.Rows * p.Cols
-	bands := max(1, min(p.Rows, (2*workers+p.N-1)/p.N))
+	bands := max(1, min(p.Rows, (8*workers+p.N-1)/p.N))
 	units := p.N * bands
 	r := p.Kernel / 2
-	ParallelForWorker(workers, units, func(w, lo, hi int) {
+	ParallelForDynamic(workers, units, func(w, u int) {
 		ws := scratch[w*per : (w+1)*per]
 		var pl dzPlane[T]
-		for u := lo; u < hi; u++ {
-			z, band := u/bands, u%bands
-			y0, y1 := band*p.Rows/bands, (band+1)*p.Rows/bands
-			zin := p.Z0 + z
-			for d := 0; d < p.Kernel; d++ {
-				zz := min(max(zin-r+d, 0), p.Planes-1)
-				pl.in[d] = src[zz*plane : (zz+1)*plane]
-			}
-			pl.out = dst[z*plane : (z+1)*plane]
-			if p.Kernel == 3 {
-				dzK3Band(&pl, p, y0, y1, ws)
-			} else {
-				dzBoundBand(&pl, p, y0, y1, ws)
-			}
+		z, band := u/bands, u%bands
+		y0, y1 := band*p.Rows/bands, (band+1)*p.Rows/bands
+		zin := p.Z0 + z
+		for d := 0; d < p.Kernel; d++ {
+			zz := min(max(zin-r+d, 0), p.Planes-1)
+			pl.in[d] = src[zz*plane : (zz+1)*plane]
+		}
+		pl.out = dst[z*plane : (z+1)*plane]
+		if p.Kernel == 3 {
+			dzK3Band(&pl, p, y0, y1, ws)
+		} else {
+			dzBoundBand(&pl, p, y0, y1, ws)
 		}
 	})
 }

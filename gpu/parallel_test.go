@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -89,6 +90,29 @@ func TestParallelForWorkerIndices(t *testing.T) {
 		})
 		if want := min(tc.workers, tc.n); len(seen) != want {
 			t.Errorf("workers %d, n %d: %d ranges, want %d", tc.workers, tc.n, len(seen), want)
+		}
+	}
+}
+
+// TestParallelForDynamic: every index runs exactly once, on a worker index
+// in range, for worker counts below, at and above n.
+func TestParallelForDynamic(t *testing.T) {
+	for _, c := range []struct{ workers, n int }{{1, 10}, {3, 10}, {16, 5}, {4, 0}} {
+		seen := make([]atomic.Int32, c.n)
+		var bad atomic.Bool
+		ParallelForDynamic(c.workers, c.n, func(w, i int) {
+			if w < 0 || w >= max(1, min(c.workers, c.n)) {
+				bad.Store(true)
+			}
+			seen[i].Add(1)
+		})
+		for i := range seen {
+			if seen[i].Load() != 1 {
+				t.Errorf("workers %d, n %d: index %d ran %d times", c.workers, c.n, i, seen[i].Load())
+			}
+		}
+		if bad.Load() {
+			t.Errorf("workers %d, n %d: a worker index out of range", c.workers, c.n)
 		}
 	}
 }
