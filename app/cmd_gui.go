@@ -139,6 +139,14 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 		fyne.Do(quit)
 	}()
 	win.ShowAndRun()
+	// Fyne ends the event loop itself on SIGINT and SIGTERM (and from
+	// its Quit menu item), before quit ran or while quit runs on the
+	// signal goroutine (fyne.Do runs callers' functions in place once the
+	// loop is over): stop the jobs here too, so that none is still
+	// writing when the process exits. A second Panel.Close waits for the
+	// first.
+	panel.Close()
+	v.WaitBackground()
 	v.Close()
 	return nil
 }
@@ -213,7 +221,7 @@ func renderGUI(w, h int, open func(*viewer.Viewer) error, g *guiOpts) (image.Ima
 	if g.run != "" {
 		panel.ShowPlan()
 	}
-	if err := hl.Settle(screenshotTimeout); err != nil {
+	if err := hl.Settle(screenshotStall); err != nil {
 		return nil, err
 	}
 	return hl.Capture(), nil

@@ -66,8 +66,14 @@ type viewOpts struct {
 // appID names the app for its Preferences (recent files).
 const appID = "io.github.voxlab"
 
-// screenshotTimeout bounds how long --screenshot waits for slices.
+// screenshotTimeout bounds how long gui --screenshot waits for the
+// panel's plan and plots.
 const screenshotTimeout = 2 * time.Minute
+
+// screenshotStall is how long --screenshot waits for slices whose reading
+// makes no progress: a side view of a big chunked scan may take minutes
+// to read, and is waited for as long as bytes keep coming.
+const screenshotStall = time.Minute
 
 func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 	axis, w, h, err := o.check(specs)
@@ -128,6 +134,9 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 		v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
 	}
 	v.SetAxis(axis)
+	if err := checkPosition(v, o, axis); err != nil {
+		return err
+	}
 	v.SetMap(o.mapIdx)
 	if o.slice >= 0 {
 		v.SetSlice(o.slice)
@@ -136,6 +145,22 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 	}
 	// The demo's datasets are unrelated: show them side by side.
 	v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
+	return nil
+}
+
+// checkPosition refuses a --slice past the data along the axis shown
+// and a --map past the maps, which the viewer would otherwise clamp
+// silently (a screenshot of the wrong slice looks like the right one).
+func checkPosition(v *viewer.Viewer, o *viewOpts, axis viewer.Axis) error {
+	if n := v.Extent()[axis]; n > 0 && o.slice >= n {
+		return usagef("--slice %d: the data have %d slices along %s (0 to %d)", o.slice, n, axis, n-1)
+	}
+	if n := max(v.Maps(), 1); o.mapIdx < 0 || o.mapIdx >= n {
+		if n == 1 {
+			return usagef("--map %d: no stack of maps is open (the data are one volume; use --map 0 or leave it out)", o.mapIdx)
+		}
+		return usagef("--map %d: the stack has %d maps (0 to %d)", o.mapIdx, n, n-1)
+	}
 	return nil
 }
 
@@ -171,7 +196,7 @@ func newWindow() (fyne.App, fyne.Window) {
 // screenshot renders the viewer offscreen (see viewer.RenderOffscreen)
 // into path.
 func screenshot(e *env, path string, w, h int, setup func(*viewer.Viewer) error) error {
-	img, err := viewer.RenderOffscreen(w, h, screenshotTimeout, setup)
+	img, err := viewer.RenderOffscreen(w, h, screenshotStall, setup)
 	if err != nil {
 		return fmt.Errorf("screenshot %s: %w", path, err)
 	}

@@ -276,3 +276,35 @@ func TestDemoFirstView(t *testing.T) {
 		}
 	}
 }
+
+// TestViewPositionOutsideData: a --slice past the data along the axis
+// shown, or a --map past the maps, is an error that says the range (exit
+// 2, no PNG), not a screenshot of a clamped slice.
+func TestViewPositionOutsideData(t *testing.T) {
+	dir := t.TempDir()
+	vol := filepath.Join(dir, "vol.npy")
+	writeNPY(t, vol, [3]int{10, 20, 30}, func(z, y, x int) uint16 { return uint16(z) })
+	out := filepath.Join(dir, "shot.png")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--slice", "10"}, "--slice 10: the data have 10 slices along z (0 to 9)"},
+		{[]string{"--axis", "y", "--slice", "20"}, "20 slices along y (0 to 19)"},
+		{[]string{"--axis", "x", "--slice", "500"}, "30 slices along x (0 to 29)"},
+		{[]string{"--map", "2"}, "--map 2: no stack of maps is open"},
+	} {
+		args := append([]string{"view", vol, "--screenshot", out}, c.args...)
+		code, _, stderr := runCmd(args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: a screenshot was written", c.args)
+		}
+	}
+	// The last slice along x is inside.
+	if code, _, stderr := runCmd("view", vol, "--axis", "x", "--slice", "29", "--screenshot", out); code != 0 {
+		t.Errorf("--axis x --slice 29: exit %d: %s", code, stderr)
+	}
+}

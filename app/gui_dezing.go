@@ -115,7 +115,7 @@ func (l *dezingLive) Partial(e job.Event) {
 		if e.Stage != dezing.StageProjections || n < b.Z0+b.Shape[0] {
 			n = b.Z0 + b.Shape[0]
 		}
-		vol, err := viewer.NewLiveVolume(volume.Info{Shape: [3]int{n, b.Shape[1], b.Shape[2]}, DType: b.DType})
+		vol, err := viewer.NewLiveVolume(volume.Info{Shape: [3]int{n, b.Shape[1], b.Shape[2]}, DType: b.DType}, viewer.LiveOptions{})
 		if err != nil {
 			l.err = err
 			return

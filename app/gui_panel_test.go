@@ -343,7 +343,9 @@ func TestGUICtrlCUnderDisplay(t *testing.T) {
 func TestGUIPlanPreviewFollowsTheDeviceControls(t *testing.T) {
 	h := newGUIHarness(t)
 	h.choose("dezing", nil)
-	if p := h.p.Plan(); p == nil || p.Block() != 90 || p.PeakDevice == 0 {
+	// Auto cuts the demo's 90 projections into blocks that let reading,
+	// computing and writing overlap, though the budget holds them all.
+	if p := h.p.Plan(); p == nil || p.Block() < 3 || p.Block() >= 90 || p.PeakDevice == 0 {
 		t.Fatalf("auto plan %+v", p)
 	}
 	// A device too small for one block: the planner's error, no Run.
@@ -362,10 +364,10 @@ func TestGUIPlanPreviewFollowsTheDeviceControls(t *testing.T) {
 	if p := h.p.Plan(); p == nil || p.Block() != 90 || len(p.Warnings) == 0 || !strings.Contains(p.Warnings[0], "may not fit") {
 		t.Errorf("manual block 90 in 4 MiB: %+v", p)
 	}
-	// Auto under the same cap picks a smaller block that fits.
+	// Auto under the same cap picks a block that fits.
 	h.p.Set("batch-size", "auto")
 	h.until("the plan", func() bool { return !h.p.Planning() })
-	if p := h.p.Plan(); p == nil || p.Block() >= 90 || float64(p.PeakDevice) > 0.9*float64(4<<20) {
+	if p := h.p.Plan(); p == nil || p.Block() >= 90 || len(p.Warnings) != 0 || float64(p.PeakDevice) > 0.9*float64(4<<20) {
 		t.Errorf("auto in 4 MiB: %+v", p)
 	}
 	// The same limits reach the command: the job runs in the planned blocks.

@@ -107,7 +107,7 @@ func BenchmarkScrollHugeVolume(b *testing.B) {
 		case done <- k:
 		default:
 		}
-	})
+	}, nil)
 	defer ld.close()
 	cm, _ := resources.Colormap(resources.Gray)
 	var l lut

@@ -195,7 +195,7 @@ func TestLoaderDropsStaleRequests(t *testing.T) {
 	base := memVolume(t, volume.Uint8, [3]int{100, 8, 8}, func(z, y, x int) float64 { return float64(z) })
 	src := &slowSource{Source: base.Source(), gate: make(chan struct{}), started: make(chan int, 1), fail: -1}
 	ready := make(chan sliceKey, 100)
-	ld := newLoader(volume.New("slow", src), 100, func(k sliceKey, err error) { ready <- k })
+	ld := newLoader(volume.New("slow", src), 100, func(k sliceKey, err error) { ready <- k }, nil)
 	defer ld.close()
 	// Slice 0 starts loading and stays stuck (slow storage) while the
 	// slider sweeps on to 60.
@@ -234,7 +234,7 @@ func TestLoaderIsLazyAndPrefetches(t *testing.T) {
 	base := memVolume(t, volume.Uint8, [3]int{1000, 4, 4}, func(z, y, x int) float64 { return float64(z % 256) })
 	src := &slowSource{Source: base.Source(), fail: 500}
 	errs := make(chan error, 10)
-	ld := newLoader(volume.New("lazy", src), 1000, func(k sliceKey, err error) { errs <- err })
+	ld := newLoader(volume.New("lazy", src), 1000, func(k sliceKey, err error) { errs <- err }, nil)
 	defer ld.close()
 	ld.get(sliceKey{axis: Z, idx: 10})
 	if err := <-errs; err != nil {
@@ -514,7 +514,7 @@ func TestStackReadsOnlyTheShownMap(t *testing.T) {
 func TestLoaderCacheBudget(t *testing.T) {
 	// Planes of 4 MiB (uint16 1024 x 2048), 100 of them: more than the budget.
 	info := volume.Info{Shape: [3]int{100, 1024, 2048}, DType: volume.Uint16}
-	ld := newLoader(volume.New("synthetic", &synthSource{info}), info.Shape[0], nil)
+	ld := newLoader(volume.New("synthetic", &synthSource{info}), info.Shape[0], nil, nil)
 	defer ld.close()
 	for z := range 100 {
 		for ld.get(sliceKey{axis: Z, idx: z}) == nil {

@@ -53,8 +53,15 @@
 // the direction of travel, and lets a newer slider position replace a
 // request still waiting, so fast scrolling on slow storage never queues.
 // The previous slice stays on screen until the next one is loaded.
-// Slicing along y or x reads every z plane (sources read whole planes),
-// of one map for a stack; volumes up to 64 MiB are read once for it.
+// Slicing along y or x reads just the slice's voxels from sources that
+// read boxes (volume.BoxReader: HDF5 hyperslabs), else every z plane in
+// slabs, of one map for a stack; volumes up to 64 MiB are read once for
+// it. Such a slice is read in pieces: the status bar shows how far it
+// got ("loading y 500: 40%"), a newer slider position abandons it, and
+// RenderOffscreen waits for it as long as bytes keep coming.
+//
+// A LiveVolume (a running job's output) holds only a budget of finished
+// planes: the newest, and the slice on screen when its block arrives.
 //
 // # Navigation
 //

@@ -302,6 +302,11 @@ func (l *ImageLayer) planeFor(axis Axis, idx, m int) (p *plane, exact bool) {
 			return nil, true
 		}
 		if p = l.ld.get(k); p == nil {
+			// A slice that cannot be read shows nothing rather than
+			// its predecessor, which would pass for it.
+			if l.ld.err(k) != nil {
+				return nil, true
+			}
 			if l.shown != nil && l.shownKey.axis == axis {
 				return l.shown, false
 			}

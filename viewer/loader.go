@@ -1,7 +1,7 @@
 package viewer
 
 import (
-	"fmt"
+	"errors"
 	"sync"
 	"sync/atomic"
 
@@ -26,7 +26,8 @@ type sliceKey struct {
 // read (napari users complain about the opposite). When no request
 // waits, the neighbours of the last one are prefetched, nearest first, in
 // the direction of travel. Loaded slices go into an LRU cache bounded in
-// bytes.
+// bytes. A y or x slice is read in pieces (readSide): its progress is
+// reported after each, and a newer request abandons it.
 type loader struct {
 	vol *volume.Volume
 	// depth is the planes of one map: vol holds vol.Shape[0]/depth maps
@@ -37,6 +38,9 @@ type loader struct {
 	// ready is called from the loader goroutine after a requested
 	// (not a prefetched) slice is cached or failed.
 	ready func(k sliceKey, err error)
+	// progress (nil: none) is called from the loader goroutine after
+	// each piece of a slice read in pieces.
+	progress func()
 
 	cache       *lru.Cache[sliceKey, *plane]
 	cachedBytes atomic.Int64
@@ -51,6 +55,14 @@ type loader struct {
 	closed   bool
 	// reads counts source reads, for tests of laziness.
 	reads int
+	// loading is the slice being read now (when loadingOn), with the
+	// bytes read of it so far and in all.
+	loading             sliceKey
+	loadingOn           bool
+	loadDone, loadTotal int64
+	// bytesRead counts every byte read since the loader started: a
+	// waiter tells a slow read (it keeps moving) from a stalled one.
+	bytesRead atomic.Int64
 	// failed remembers slices whose read failed, so a broken file is not
 	// read again at every redraw (invalidate forgets them).
 	failed map[sliceKey]error
@@ -71,8 +83,11 @@ const (
 	wholeBytes = 64 << 20
 )
 
-func newLoader(v *volume.Volume, depth int, ready func(sliceKey, error)) *loader {
-	ld := &loader{vol: v, depth: depth, slabBytes: slabBytes, ready: ready}
+// errDropped abandons the read of a slice that a newer request replaced.
+var errDropped = errors.New("slice read dropped for a newer request")
+
+func newLoader(v *volume.Volume, depth int, ready func(sliceKey, error), progress func()) *loader {
+	ld := &loader{vol: v, depth: depth, slabBytes: slabBytes, ready: ready, progress: progress}
 	// The LRU counts entries; the byte budget is kept by evicting the
 	// oldest after each insert (slices along z, y and x differ in size).
 	ld.cache, _ = lru.NewWithEvict(1<<20, func(_ sliceKey, p *plane) {
@@ -184,6 +199,9 @@ func (ld *loader) run() {
 		ld.mu.Unlock()
 
 		err := ld.load(k, gen)
+		if errors.Is(err, errDropped) {
+			continue
+		}
 		if requested {
 			ld.queueNeighbours(k)
 			if ld.ready != nil {
@@ -199,7 +217,13 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 	}
 	ld.mu.Lock()
 	ld.reads++
+	ld.loading, ld.loadingOn, ld.loadDone, ld.loadTotal = k, true, 0, 0
 	ld.mu.Unlock()
+	defer func() {
+		ld.mu.Lock()
+		ld.loadingOn = false
+		ld.mu.Unlock()
+	}()
 	src := ld.vol
 	if k.axis != Z && ld.vol.Bytes() <= wholeBytes {
 		if ld.whole == nil || ld.wholeGen != gen {
@@ -207,6 +231,7 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 			if err != nil {
 				return err
 			}
+			ld.bytesRead.Add(int64(len(data)))
 			m, err := volume.NewMemory(ld.vol.Info, data)
 			if err != nil {
 				return err
@@ -216,6 +241,9 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 		src = ld.whole
 	}
 	p, err := ld.readPlane(src, k)
+	if errors.Is(err, errDropped) {
+		return err
+	}
 	if err != nil {
 		ld.mu.Lock()
 		if ld.failed == nil {
@@ -236,23 +264,49 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 
 // readPlane reads slice k from src (the volume, or a copy of it in
 // memory): a z slice is one plane; a y or x slice of a stack reads only
-// the planes of its map.
+// the planes of its map, in pieces (readSide).
 func (ld *loader) readPlane(src *volume.Volume, k sliceKey) (*plane, error) {
+	z0 := k.m * ld.depth
 	if k.axis == Z {
-		return readPlane(src, Z, k.m*ld.depth+k.idx, ld.slabBytes)
-	}
-	if ld.depth != src.Shape[0] {
-		frames := make([]int, ld.depth)
-		for i := range frames {
-			frames[i] = k.m*ld.depth + i
+		p, err := readPlane(src, Z, z0+k.idx, ld.slabBytes)
+		if err == nil {
+			ld.bytesRead.Add(int64(len(p.data)))
 		}
-		sub, err := volume.Subset(src.Source(), frames)
-		if err != nil {
-			return nil, fmt.Errorf("map %d of %s: %w", k.m, src.Name, err)
-		}
-		src = volume.New(fmt.Sprintf("%s map %d", src.Name, k.m), sub)
+		return p, err
 	}
-	return readPlane(src, k.axis, k.idx, ld.slabBytes)
+	return readSide(src, k.axis, k.idx, z0, z0+ld.depth, ld.slabBytes, ld.step(k))
+}
+
+// step follows the read of slice k piece by piece: it records its
+// progress, tells the viewer, and abandons the read once a request for
+// another slice waits (the slider moved on) or the loader closed.
+func (ld *loader) step(k sliceKey) stepFunc {
+	return func(done, total int64) error {
+		ld.mu.Lock()
+		delta := done - ld.loadDone
+		ld.loadDone, ld.loadTotal = done, total
+		stale := ld.closed || ld.pending != nil && *ld.pending != k
+		ld.mu.Unlock()
+		ld.bytesRead.Add(delta)
+		if ld.progress != nil {
+			ld.progress()
+		}
+		if stale {
+			return errDropped
+		}
+		return nil
+	}
+}
+
+// loadProgress returns how much of slice k was read, when k is being
+// read in pieces now.
+func (ld *loader) loadProgress(k sliceKey) (done, total int64, ok bool) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	if !ld.loadingOn || ld.loading != k || ld.loadTotal == 0 {
+		return 0, 0, false
+	}
+	return ld.loadDone, ld.loadTotal, true
 }
 
 // queueNeighbours queues k's neighbours for prefetch unless a newer

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,15 +49,16 @@ func (t darkTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color
 }
 
 // RenderOffscreen builds a viewer in a w x h window that is never shown,
-// lets setup open layers and choose the slice, waits up to timeout for
-// the slices on screen, and returns the window as Fyne's software
+// lets setup open layers and choose the slice, waits for the slices on
+// screen for as long as their reading makes progress (it fails once no
+// byte was read for stall), and returns the window as Fyne's software
 // painter draws it. It needs no display, so `voxlab view --screenshot`
 // works on headless machines; reading back the GL front buffer (Fyne's
 // Capture on a real window) returns blank images under Xvfb.
 //
 // It replaces the current Fyne app with a headless one: call it in a
 // process that runs no other Fyne app.
-func RenderOffscreen(w, h int, timeout time.Duration, setup func(v *Viewer) error) (image.Image, error) {
+func RenderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error) (image.Image, error) {
 	// The headless driver runs fyne.Do at once and complains on the main
 	// goroutine, so the whole rendering runs on its own goroutine.
 	type result struct {
@@ -65,14 +67,14 @@ func RenderOffscreen(w, h int, timeout time.Duration, setup func(v *Viewer) erro
 	}
 	ch := make(chan result)
 	go func() {
-		img, err := renderOffscreen(w, h, timeout, setup)
+		img, err := renderOffscreen(w, h, stall, setup)
 		ch <- result{img, err}
 	}()
 	r := <-ch
 	return r.img, r.err
 }
 
-func renderOffscreen(w, h int, timeout time.Duration, setup func(v *Viewer) error) (image.Image, error) {
+func renderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error) (image.Image, error) {
 	a := test.NewApp()
 	a.Settings().SetTheme(darkTheme{theme.DefaultTheme()})
 	win := a.NewWindow("voxlab")
@@ -84,7 +86,7 @@ func renderOffscreen(w, h int, timeout time.Duration, setup func(v *Viewer) erro
 	if err := setup(v); err != nil {
 		return nil, err
 	}
-	if err := v.settle(q, timeout); err != nil {
+	if err := v.settle(q, stall); err != nil {
 		return nil, err
 	}
 	return win.Canvas().Capture(), nil
@@ -92,9 +94,12 @@ func renderOffscreen(w, h int, timeout time.Duration, setup func(v *Viewer) erro
 
 // settle runs queued callbacks until every loader is idle and the slices
 // on screen are loaded, and returns the error of a slice that failed.
-func (v *Viewer) settle(q *uiQueue, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+// A big side view of a slow file may take minutes, so there is no
+// deadline: settle gives up only when nothing moved for stall (no byte
+// read by any layer, no callback run).
+func (v *Viewer) settle(q *uiQueue, stall time.Duration) error {
+	lastBytes, lastMove := v.bytesRead(), v.now()
+	for {
 		v.redraw() // asks for the slices on screen
 		idle := true
 		for _, l := range v.layers {
@@ -107,7 +112,48 @@ func (v *Viewer) settle(q *uiQueue, timeout time.Duration) error {
 			v.redraw()
 			return v.loadError()
 		}
+		now := v.now()
+		if b := v.bytesRead(); b != lastBytes || ran > 0 {
+			lastBytes, lastMove = b, now
+		} else if now.Sub(lastMove) >= stall {
+			return v.stallError(stall)
+		}
 		time.Sleep(time.Millisecond)
 	}
-	return fmt.Errorf("slices not loaded after %v", timeout)
+}
+
+// bytesRead sums the bytes the layers' loaders have read.
+func (v *Viewer) bytesRead() int64 {
+	var n int64
+	for _, l := range v.layers {
+		if il := imageOf(l); il != nil && il.ld != nil {
+			n += il.ld.bytesRead.Load()
+		}
+	}
+	return n
+}
+
+// stallError names the slices that made no progress for stall, with
+// their files and how far their reading got.
+func (v *Viewer) stallError(stall time.Duration) error {
+	var which []string
+	for _, l := range v.layers {
+		il := imageOf(l)
+		if il == nil || !l.Visible() || il.fixed != nil {
+			continue
+		}
+		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
+		if !ok || il.ld.cache.Contains(k) || il.ld.err(k) != nil {
+			continue
+		}
+		s := fmt.Sprintf("%s slice %d of %s", k.axis, k.idx, il.vol.Name)
+		if done, total, ok := il.ld.loadProgress(k); ok {
+			s += fmt.Sprintf(" (%d%% read)", done*100/total)
+		}
+		which = append(which, s)
+	}
+	if len(which) == 0 {
+		return fmt.Errorf("the viewer did not settle: nothing moved for %v", stall)
+	}
+	return fmt.Errorf("reading stalled: no data read for %v while loading %s: check that the file is readable (a network disk that hangs, a file being written)", stall, strings.Join(which, ", "))
 }

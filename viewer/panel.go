@@ -75,6 +75,11 @@ type Panel struct {
 	planning bool
 	planErr  error
 	closed   bool
+	// closeOnce runs Close once; a second call waits for the first to
+	// end. After a signal Fyne ends the event loop itself and runs
+	// queued callbacks on their callers' goroutines, so the app's Close
+	// after the loop may race the one its quit handler started.
+	closeOnce sync.Once
 	// clusterRuns numbers the runs submitted to a cluster.
 	clusterRuns int
 }
@@ -586,18 +591,18 @@ func (p *Panel) Busy() bool {
 }
 
 // Close cancels every job and waits for them to stop (their outputs are
-// removed) and for the panel's background work.
+// removed) and for the panel's background work. Calls after the first
+// wait for it to end.
 func (p *Panel) Close() {
-	if p.closed {
-		return
-	}
-	p.closed = true
-	if p.planTimer != nil {
-		p.planTimer.Stop()
-	}
-	p.queue.CancelAll()
-	p.cancel()
-	p.async.Wait()
+	p.closeOnce.Do(func() {
+		p.closed = true
+		if p.planTimer != nil {
+			p.planTimer.Stop()
+		}
+		p.queue.CancelAll()
+		p.cancel()
+		p.async.Wait()
+	})
 }
 
 // goAsync runs f on its own goroutine; Close waits for it.

@@ -62,8 +62,9 @@ func (h *Headless) Until(timeout time.Duration, cond func() bool) error {
 }
 
 // Settle runs queued callbacks until the slices on screen are loaded
-// and nothing is left to run.
-func (h *Headless) Settle(timeout time.Duration) error { return h.settle(h.q, timeout) }
+// and nothing is left to run; it fails once nothing moved (no byte read,
+// no callback run) for stall.
+func (h *Headless) Settle(stall time.Duration) error { return h.settle(h.q, stall) }
 
 // Idle reports whether the viewer's background work that posts to the UI
 // (plot rendering) is done and nothing waits in the queue.

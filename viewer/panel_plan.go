@@ -210,7 +210,9 @@ func (pv *planView) show(p *plan.Plan) {
 	}
 	pv.device.Set(p.PeakDevice, b.Device, usable(b.Device), b.DeviceSource)
 	pv.pinned.Set(p.PeakPinned, b.PinnedCap, b.PinnedCap, "pinned cap")
-	pv.host.Set(p.PeakHost+p.PeakPinned, b.Host, usable(b.Host), b.HostSource)
+	// With a shared budget (the CPU backend) the device buffers are host
+	// RAM: the host bar shows all of it, as the planner counted it.
+	pv.host.Set(p.PeakRAM, b.Host, usable(b.Host), b.HostSource)
 	pv.device.Show()
 	pv.host.Show()
 	pv.pinned.Hidden = p.PeakPinned == 0

@@ -87,40 +87,116 @@ func (p *plane) value(r, c int) float64 {
 }
 
 // readPlane reads slice idx along axis from v. Z slices read exactly one
-// plane; Y and X slices stream the volume in slabs of at most slabBytes,
-// keeping one row (or column) of each plane, because sources read whole z
-// planes only.
+// plane; Y and X slices read every plane (see readSide).
 func readPlane(v *volume.Volume, axis Axis, idx int, slabBytes int64) (*plane, error) {
-	rowAx, colAx := axis.displayAxes()
-	p := &plane{dtype: v.DType, rows: v.Shape[rowAx], cols: v.Shape[colAx]}
-	if idx < 0 || idx >= v.Shape[axis] {
-		return nil, fmt.Errorf("%s slice %d outside [0,%d) of %s", axis, idx, v.Shape[axis], v.Name)
+	if axis != Z {
+		return readSide(v, axis, idx, 0, v.Shape[0], slabBytes, nil)
 	}
-	es := v.DType.Size()
-	p.data = make([]byte, p.rows*p.cols*es)
-	if axis == Z {
-		if err := v.ReadSlab(idx, idx+1, p.data); err != nil {
-			return nil, err
-		}
-		p.stats = computeStats(p)
-		return p, nil
+	if idx < 0 || idx >= v.Shape[Z] {
+		return nil, fmt.Errorf("z slice %d outside [0,%d) of %s", idx, v.Shape[Z], v.Name)
 	}
-	pb := v.PlaneBytes()
-	k := max(1, int(slabBytes/pb))
-	k = min(k, v.Shape[0])
-	slab := make([]byte, int64(k)*pb)
-	for z0 := 0; z0 < v.Shape[0]; z0 += k {
-		z1 := min(z0+k, v.Shape[0])
-		buf := slab[:int64(z1-z0)*pb]
-		if err := v.ReadSlab(z0, z1, buf); err != nil {
-			return nil, err
-		}
-		for z := z0; z < z1; z++ {
-			extractLine(p.data[z*p.cols*es:(z+1)*p.cols*es], buf[int64(z-z0)*pb:int64(z-z0+1)*pb], axis, idx, v.Shape[1], v.Shape[2], es)
-		}
+	p := &plane{dtype: v.DType, rows: v.Shape[1], cols: v.Shape[2]}
+	p.data = make([]byte, v.PlaneBytes())
+	if err := v.ReadSlab(idx, idx+1, p.data); err != nil {
+		return nil, err
 	}
 	p.stats = computeStats(p)
 	return p, nil
+}
+
+// stepFunc is told after each piece of a slice read how many bytes of
+// total were read so far; an error from it abandons the read.
+type stepFunc func(done, total int64) error
+
+// boxPieces is about how many pieces a y or x slice is read in through
+// ReadBox: enough for a progress bar in 2% steps and to drop a stale
+// request early, few enough that each hyperslab read stays large.
+const boxPieces = 50
+
+// readSide reads the y (axis Y) or x (axis X) slice idx of planes
+// [z0, z1) of v, one row of the result per plane. A source that is a
+// volume.BoxReader reads just the slice's voxels, a box of whole planes'
+// rows (or columns) at a time: a scan chunked one frame per chunk then
+// never reads frames whole. Other sources read whole z planes, so they
+// are streamed in slabs of at most slabBytes keeping one line of each.
+// step (nil: none) follows the read piece by piece.
+func readSide(v *volume.Volume, axis Axis, idx, z0, z1 int, slabBytes int64, step stepFunc) (*plane, error) {
+	_, colAx := axis.displayAxes()
+	if idx < 0 || idx >= v.Shape[axis] {
+		return nil, fmt.Errorf("%s slice %d outside [0,%d) of %s", axis, idx, v.Shape[axis], v.Name)
+	}
+	p := &plane{dtype: v.DType, rows: z1 - z0, cols: v.Shape[colAx]}
+	p.data = make([]byte, p.rows*p.cols*v.DType.Size())
+	if step == nil {
+		step = func(int64, int64) error { return nil }
+	}
+	var err error
+	if br, ok := v.Source().(volume.BoxReader); ok {
+		err = readSideBox(v, br, p, axis, idx, z0, z1, step)
+	} else {
+		err = readSideSlabs(v, p, axis, idx, z0, z1, slabBytes, step)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.stats = computeStats(p)
+	return p, nil
+}
+
+// sideBox is the box of planes [z0, z1) that holds their line idx along
+// axis (Y: one row of each plane, X: one column).
+func sideBox(in volume.Info, axis Axis, idx, z0, z1 int) volume.Box {
+	b := volume.Box{Z0: z0, Z1: z1, Y1: in.Shape[1], X1: in.Shape[2]}
+	if axis == Y {
+		b.Y0, b.Y1 = idx, idx+1
+	} else {
+		b.X0, b.X1 = idx, idx+1
+	}
+	return b
+}
+
+// readSideBox fills p from boxes of about (z1-z0)/boxPieces planes each.
+// The box of planes [a, b) is, in C order, exactly rows a-z0..b-z0 of p.
+func readSideBox(v *volume.Volume, br volume.BoxReader, p *plane, axis Axis, idx, z0, z1 int, step stepFunc) error {
+	row := int64(p.cols * v.DType.Size())
+	total := int64(len(p.data))
+	k := max(1, (z1-z0+boxPieces-1)/boxPieces)
+	for a := z0; a < z1; a += k {
+		b := min(a+k, z1)
+		box := sideBox(v.Info, axis, idx, a, b)
+		if err := br.ReadBox(box, p.data[int64(a-z0)*row:int64(b-z0)*row]); err != nil {
+			return fmt.Errorf("read %s slice %d (planes %d-%d) of %s: %w", axis, idx, a, b, v.Name, err)
+		}
+		if err := step(int64(b-z0)*row, total); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSideSlabs fills p from slabs of whole planes of at most slabBytes,
+// keeping line idx of each plane.
+func readSideSlabs(v *volume.Volume, p *plane, axis Axis, idx, z0, z1 int, slabBytes int64, step stepFunc) error {
+	es := v.DType.Size()
+	pb := v.PlaneBytes()
+	k := min(max(1, int(slabBytes/pb)), z1-z0)
+	slab := make([]byte, int64(k)*pb)
+	total := int64(z1-z0) * pb
+	for a := z0; a < z1; a += k {
+		b := min(a+k, z1)
+		buf := slab[:int64(b-a)*pb]
+		if err := v.ReadSlab(a, b, buf); err != nil {
+			return err
+		}
+		for z := a; z < b; z++ {
+			r := z - z0
+			extractLine(p.data[r*p.cols*es:(r+1)*p.cols*es], buf[int64(z-a)*pb:int64(z-a+1)*pb], axis, idx, v.Shape[1], v.Shape[2], es)
+		}
+		if err := step(int64(b-z0)*pb, total); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // extractLine copies row idx (axis Y) or column idx (axis X) of one

@@ -40,7 +40,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 }
 
 func TestLiveVolume(t *testing.T) {
-	lv, err := NewLiveVolume(volume.Info{Shape: [3]int{4, 2, 3}, DType: volume.Uint16})
+	lv, err := NewLiveVolume(volume.Info{Shape: [3]int{4, 2, 3}, DType: volume.Uint16}, LiveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -82,6 +83,9 @@ type Viewer struct {
 	// renderers), so a closing window can wait for them.
 	bg      sync.WaitGroup
 	bgCount atomic.Int32
+
+	// now is the clock settle measures stalls with (tests set their own).
+	now func() time.Time
 }
 
 // New builds a viewer and makes it the content of win, with a File menu,
@@ -96,7 +100,7 @@ func New(win fyne.Window) *Viewer {
 }
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
-	v := &Viewer{win: win, post: post}
+	v := &Viewer{win: win, post: post, now: time.Now}
 	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
 	v.status = widget.NewLabel("")
@@ -174,7 +178,7 @@ func (v *Viewer) addImage(name string, vol *volume.Volume, maps int, opts ImageO
 		return nil, err
 	}
 	l.vol, l.maps, l.depth = vol, maps, vol.Shape[0]/maps
-	l.ld = newLoader(vol, l.depth, v.sliceReady)
+	l.ld = newLoader(vol, l.depth, v.sliceReady, func() { v.postRedraw(true) })
 	v.add(l)
 	return l, nil
 }
@@ -392,6 +396,10 @@ func (v *Viewer) Step(d int, wrap bool) {
 	v.SetSlice(i)
 }
 
+// Extent returns the range of the dims slider along z, y and x: the
+// largest extent of the visible layers (one map's for a stack).
+func (v *Viewer) Extent() [3]int { return v.dimsExtent() }
+
 // dimsExtent is the range of the dims slider along z, y, x: the extent
 // of the visible layers (of every layer when none is visible), one map's
 // for a stack. napari's slider spans every layer, hidden or not;
@@ -579,7 +587,9 @@ func (v *Viewer) postRedraw(throttled bool) {
 
 // sliceReady is the loaders' callback, on their goroutines.
 func (v *Viewer) sliceReady(k sliceKey, err error) {
-	if err != nil {
+	// A live layer's plane that is not held is no failure: the status
+	// bar says so (loadingText) and no dialog interrupts the user.
+	if err != nil && !errors.Is(err, ErrNotHeld) {
 		v.post(func() { v.ShowError(err) })
 		return
 	}
@@ -618,7 +628,7 @@ func (v *Viewer) loadError() error {
 	for _, l := range v.layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
 			if k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx); ok {
-				if err := il.ld.err(k); err != nil {
+				if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
 					return err
 				}
 			}
@@ -865,9 +875,7 @@ func (v *Viewer) updateStatus() {
 			info = append(info, fmt.Sprintf("%s: %d in view", l.Name(), pl.inView))
 		}
 	}
-	if !v.Loaded() {
-		info = append(info, "loading…")
-	}
+	info = append(info, v.loadingText()...)
 	// The zoom of the panel under the pointer (panels of a grid differ).
 	p := v.hoverPanel
 	if p == nil {
@@ -875,6 +883,45 @@ func (v *Viewer) updateStatus() {
 	}
 	info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
 	setText(v.info, strings.Join(info, "   "), v.statusBar)
+}
+
+// loadingText says, for the status bar, which slices on screen are
+// still loading (how far, for a y or x slice read in pieces: "loading y
+// 500: 40%") and which slices of a running job's output are not held.
+// Layers are named when more than one image layer is visible.
+func (v *Viewer) loadingText() []string {
+	var shown []*ImageLayer
+	for _, l := range v.layers {
+		if il := imageOf(l); il != nil && l.Visible() && il.fixed == nil {
+			shown = append(shown, il)
+		}
+	}
+	var out []string
+	loading := false
+	for _, il := range shown {
+		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
+		if !ok || il.ld.cache.Contains(k) {
+			continue
+		}
+		name := ""
+		if len(shown) > 1 {
+			name = il.name + ": "
+		}
+		err := il.ld.err(k)
+		switch done, total, ok := il.ld.loadProgress(k); {
+		case errors.Is(err, ErrNotHeld):
+			out = append(out, fmt.Sprintf("%s%s %d finished, shown when the job ends", name, k.axis, k.idx))
+		case err != nil:
+		case ok:
+			out = append(out, fmt.Sprintf("%sloading %s %d: %d%%", name, k.axis, k.idx, done*100/total))
+		default:
+			loading = true
+		}
+	}
+	if loading && len(out) == 0 {
+		out = append(out, "loading…")
+	}
+	return out
 }
 
 func (v *Viewer) hint() string {
