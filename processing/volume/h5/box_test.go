@@ -78,6 +78,10 @@ func TestReadBoxGolden(t *testing.T) {
 			if c, ok := want[spec]; ok && volume.CacheBytes(v.Source()) < c {
 				t.Errorf("chunk cache %d bytes, want at least %d", volume.CacheBytes(v.Source()), c)
 			}
+			// One-plane chunks are read whole or once per slice: no cache.
+			if spec == "chunked.h5:/bands" && volume.CacheBytes(v.Source()) != 0 {
+				t.Errorf("chunk cache %d bytes for one-plane chunks, want 0", volume.CacheBytes(v.Source()))
+			}
 		})
 	}
 }

@@ -161,27 +161,37 @@ const defaultChunkCache = 1 << 20
 // maxChunkCache bounds the chunk cache voxlab asks for.
 const maxChunkCache = 256 << 20
 
-// sizeCache records the chunk layout and, for chunks that span several
-// planes, reopens the dataset with a chunk cache holding one layer of
-// chunks across the plane: a block of planes that ends inside a chunk
-// then finds it decompressed when the next block starts, instead of
-// decoding it twice. Chunks of one plane are read whole, once each, and
-// keep libhdf5's default cache. Call with lib held.
+// sizeCache records the chunk layout and sizes libhdf5's chunk cache for
+// how voxlab reads. Chunks that span several planes get a cache holding
+// one layer of chunks across the plane: a block of planes that ends
+// inside a chunk then finds it decoded when the next block starts,
+// instead of decoding it twice. Chunks of one plane get no cache: a block
+// reads each whole, once, and a y or x slice (ReadBox) touches each once,
+// where an uncompressed chunk small enough for the default 1 MiB cache
+// would be read whole for the one row the slice needs. Call with lib
+// held.
 func (d *dataset) sizeCache(f *file, name string) error {
 	d.chunk = chunkShape(d.ds)
-	if d.chunk == nil {
+	if d.chunk == nil || d.rank != 3 {
+		if d.chunk != nil {
+			d.cache = defaultChunkCache
+		}
 		return nil
 	}
-	d.cache = defaultChunkCache
-	if d.rank != 3 || d.chunk[0] <= 1 {
-		return nil
+	want := int64(0)
+	if d.chunk[0] > 1 {
+		cy, cx := d.chunk[1], d.chunk[2]
+		layer := int64((d.info.Shape[1]+cy-1)/cy) * int64((d.info.Shape[2]+cx-1)/cx)
+		chunkBytes := int64(d.chunk[0]) * int64(cy) * int64(cx) * int64(d.elem)
+		want = min(layer*chunkBytes, maxChunkCache)
+		if want <= defaultChunkCache {
+			d.cache = defaultChunkCache
+			return nil
+		}
 	}
-	cy, cx := d.chunk[1], d.chunk[2]
-	layer := int64((d.info.Shape[1]+cy-1)/cy) * int64((d.info.Shape[2]+cx-1)/cx)
-	chunkBytes := int64(d.chunk[0]) * int64(cy) * int64(cx) * int64(d.elem)
-	want := min(layer*chunkBytes, maxChunkCache)
-	if want <= defaultChunkCache {
-		return nil
+	layer := int64(1)
+	if want > 0 {
+		layer = want / (int64(d.chunk[0]) * int64(d.chunk[1]) * int64(d.chunk[2]) * int64(d.elem))
 	}
 	dapl, err := hdf5.NewPropList(hdf5.P_DATASET_ACCESS)
 	if err != nil {
