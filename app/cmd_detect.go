@@ -180,8 +180,7 @@ func (f *detectFlags) plan(ctx context.Context, e *env, args []string) (*plan.Pl
 		return nil, err
 	}
 	defer r.close()
-	p, _ := f.cfg.Params(r.vol.Info)
-	return detect.MakePlan(&p, f.cfg, r.budget, r.be.Name())
+	return detect.MakePlan(r.vol, f.cfg, r.budget, r.be.Name())
 }
 
 // outputs checks the output paths before any work, so a bad one fails at
@@ -233,6 +232,10 @@ func (f *detectFlags) run(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer r.close()
+	// A plan that fails here fails again, with its message, in the run.
+	if pl, err := detect.MakePlan(r.vol, f.cfg, r.budget, r.be.Name()); err == nil {
+		defer limitMemory(e, pl)()
+	}
 	start := time.Now()
 	var res *detect.Result
 	err = runJob(ctx, e, f.out, "detect", r.note, func(ctx context.Context, p *job.Progress) error {

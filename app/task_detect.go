@@ -62,11 +62,10 @@ func (f *detectFlags) planTask(ctx context.Context, e *env, args []string, t clu
 	}
 	tc := f.cfg
 	tc.StartPlane, tc.EndPlane = in[0], in[1]
-	tp, err := tc.Params(r.vol.Info)
-	if err != nil {
+	if _, err := tc.Params(r.vol.Info); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.vol.Name, err)
 	}
-	pl, err := detect.MakePlan(&tp, tc, r.budget, r.be.Name())
+	pl, err := detect.MakePlan(r.vol, tc, r.budget, r.be.Name())
 	if err != nil {
 		return nil, err
 	}

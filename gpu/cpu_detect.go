@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -77,10 +79,11 @@ func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, 
 	}
 
 	scr, workers := c.planeScratch(p, v.t)
-	ParallelForWorker(workers, p.H, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })
+	chunks := rowChunks(workers, p.H)
+	chunkedFor(workers, p.H, chunks, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })
 	mn, mx := minMaxOfRows(v.rows, p.H)
 	v.stats[DetectStatMin], v.stats[DetectStatMax] = float64(mn), float64(mx)
-	ParallelForWorker(workers, p.H, func(w, lo, hi int) { laplaceRows(p, v, mn, mx, scr[w], lo, hi) })
+	chunkedFor(workers, p.H, chunks, func(w, lo, hi int) { laplaceRows(p, v, mn, mx, scr[w], lo, hi) })
 	planeThreshold(v.rows, v.stats, p)
 	lt := p.LocalTiles()
 	if lt.On {
@@ -91,6 +94,45 @@ func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, 
 	ParallelFor(c.workers, p.H, func(lo, hi int) { thresholdRows(m, v, p, &lt, lo, hi) })
 	brainTiles(in, p, tiles.host[tilesOff:tilesOff+int64(ty*tx)], v.stats, c.workers)
 	return nil
+}
+
+// rowChunks is the number of row ranges the two heavy passes of the 2D
+// stage are cut into: a few per worker, so that a worker whose core is
+// busy with something else (the loader reading the next planes, the
+// structures of the previous ones) takes fewer ranges instead of holding
+// the others at the end of the pass, but no range under 64 rows, because
+// each range starts by filtering the 2R+2 rows above it again.
+func rowChunks(workers, h int) int {
+	return max(workers, min(4*workers, h/64))
+}
+
+// chunkedFor runs fn over [0, n) cut into chunks contiguous ranges, which
+// workers goroutines take in order as each finishes its previous one; w
+// is the goroutine's index, for per-worker scratch. Which goroutine takes
+// a range never changes what fn computes for it.
+func chunkedFor(workers, n, chunks int, fn func(w, lo, hi int)) {
+	chunks = max(1, min(chunks, n))
+	workers = max(1, min(workers, chunks))
+	if workers == 1 {
+		fn(0, 0, n)
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= chunks {
+					return
+				}
+				fn(w, k*n/chunks, (k+1)*n/chunks)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // planeScratch splits the T plane into per-worker row scratch: pass 1
@@ -402,6 +444,9 @@ func b2u(b bool) byte {
 // brainTiles marks the tiles whose mean of the clipped source reaches the
 // corner tile's mean + 2·SD + 1 (SD with ddof 0, as cellfinder). Partial
 // edge tiles, and every tile of a plane smaller than one tile, are out.
+// A band of tiles is summed row by row, each row's tiles in turn, so the
+// source is read once, in order; the integer sums are exact whatever the
+// order.
 func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64, workers int) {
 	clear(out)
 	t := p.BrainTile
@@ -410,33 +455,70 @@ func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64, wo
 		return
 	}
 	_, nx := p.BrainTiles()
-	sum := func(ty, tx int) (s, q int64) {
-		for y := ty * t; y < (ty+1)*t; y++ {
-			for x := tx * t; x < (tx+1)*t; x++ {
-				var v int64
-				if p.ElemBytes == 1 {
-					v = int64(in[y*p.W+x])
-				} else {
-					v = int64(binary.LittleEndian.Uint16(in[2*(y*p.W+x):]))
-				}
-				v = min(v, int64(p.Clip))
-				s += v
-				q += v * v
-			}
-		}
-		return s, q
-	}
-	thr := brainThreshold(sum(0, 0))(t * t)
+	thr := brainThreshold(cornerTile(in, p))(t * t)
 	stats[DetectStatBrainThreshold] = thr
 	n := float64(t * t)
+	full := p.W / t
 	ParallelFor(workers, p.H/t, func(lo, hi int) {
+		sums := make([]int64, full) // per range, not per pixel
 		for ty := lo; ty < hi; ty++ {
-			for tx := 0; tx < p.W/t; tx++ {
-				s, _ := sum(ty, tx)
+			clear(sums)
+			for y := ty * t; y < (ty+1)*t; y++ {
+				tileRowSums(sums, in, p, y)
+			}
+			for tx, s := range sums {
 				out[ty*nx+tx] = b2u(float64(s)/n >= thr)
 			}
 		}
 	})
+}
+
+// tileRowSums adds the clipped source values of row y to the sum of each
+// whole tile they fall in.
+func tileRowSums(sums []int64, in []byte, p *DetectPlaneParams, y int) {
+	t := p.BrainTile
+	if p.ElemBytes == 1 {
+		clip := byte(min(p.Clip, math.MaxUint8))
+		row := in[y*p.W : y*p.W+len(sums)*t]
+		for tx := range sums {
+			var s int64
+			for _, v := range row[tx*t : (tx+1)*t] {
+				s += int64(min(v, clip))
+			}
+			sums[tx] += s
+		}
+		return
+	}
+	clip := uint16(min(p.Clip, math.MaxUint16))
+	row := in[2*y*p.W : 2*(y*p.W+len(sums)*t)]
+	for tx := range sums {
+		seg := row[2*tx*t : 2*(tx+1)*t]
+		var s int64
+		for x := 0; x+1 < len(seg); x += 2 {
+			s += int64(min(binary.LittleEndian.Uint16(seg[x:]), clip))
+		}
+		sums[tx] += s
+	}
+}
+
+// cornerTile returns the sum and sum of squares of the clipped source
+// over the first (corner) tile.
+func cornerTile(in []byte, p *DetectPlaneParams) (s, q int64) {
+	t := p.BrainTile
+	for y := 0; y < t; y++ {
+		for x := 0; x < t; x++ {
+			var v int64
+			if p.ElemBytes == 1 {
+				v = int64(in[y*p.W+x])
+			} else {
+				v = int64(binary.LittleEndian.Uint16(in[2*(y*p.W+x):]))
+			}
+			v = min(v, int64(p.Clip))
+			s += v
+			q += v * v
+		}
+	}
+	return s, q
 }
 
 // brainThreshold returns mean + 2·SD + 1 of a corner tile of n pixels.

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -27,11 +28,11 @@ func Merge(prog *job.Progress, cfg Config, info volume.Info, tasks []*TaskResult
 				i, len(tasks), tr.Centres[0], tr.Centres[1], want[0], want[1])
 		}
 	}
-	r := &run{p: p, prog: prog, split: newSplitter(&p), res: &Result{}}
+	r := &run{p: p, prog: prog, split: newSplitter(&p, cfg.Memory), mem: cfg.Memory, res: &Result{}}
 	joined := joinBorders(tasks)
 	prog.Stage("merge", int64(len(joined)), "structures")
 	for _, s := range joined {
-		r.finish([][]point{s})
+		r.finish(context.Background(), [][]point{s})
 		prog.Add(1)
 	}
 	res := &Result{Candidates: r.res.Candidates, Structures: r.res.Structures, Split: r.res.Split, Unsplit: r.res.Unsplit}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -45,6 +46,10 @@ type Config struct {
 	PinMemory bool
 	// PinnedCap caps pinned memory in bytes (0: none).
 	PinnedCap int64
+	// Memory, when set, counts the host arrays a run allocates, so that
+	// a test can hold the run's peak against the plan's PeakRAM (with
+	// gpu.CPUBackend.CountHost it counts the device buffers too).
+	Memory *plan.Tracker `json:"-"`
 }
 
 // DefaultConfig returns cellfinder's defaults.

@@ -37,11 +37,22 @@ type run struct {
 	kern  Kernel
 	batch int
 	ring  int
-	bufs  struct{ in, work, masks, tiles, centres, weights *gpu.Buffer }
-	host  []byte // downloaded centre planes
-	det   *detector
-	split *splitter
-	res   *Result
+	// host says the backend computes in host memory (the CPU backend):
+	// planes are read straight into the input buffer and the structures
+	// read the centre buffers themselves.
+	host bool
+	bufs struct {
+		in, work, masks, tiles, weights *gpu.Buffer
+		// centres: one buffer per slot on the CPU, one for all on a GPU.
+		centres []*gpu.Buffer
+	}
+	// centreHost holds each slot's centre planes on the host: the CPU's
+	// centre buffers, or a GPU's downloads.
+	centreHost [centreSlots][]byte
+	mem        *plan.Tracker
+	det        *detector
+	split      *splitter
+	res        *Result
 	// hostBytes: staging, downloaded centres and structure labels.
 	hostBytes int64
 	done      int // planes through the 2D stage
@@ -51,14 +62,18 @@ type run struct {
 	// are kept in diverted.
 	divert   func([]point) bool
 	diverted [][]point
+	// candCap is the capacity of res.Candidates counted in mem.
+	candCap int
 }
 
 // Run detects cells in src on be: planes are read by a loader goroutine in
-// batches into staging buffers (pinned when cfg.PinMemory), uploaded,
-// filtered plane by plane, ball-filtered in a ring of masks, and their
-// centres grouped into structures on the host. budget bounds the memory
-// plan. Progress counts planes; each batch's newly finished candidates are
-// sent as a []Candidate partial result. A cancelled run returns ctx.Err().
+// batches (straight into the input buffer on the CPU; on a GPU into
+// staging buffers, pinned when cfg.PinMemory, and uploaded), filtered
+// plane by plane, ball-filtered in a ring of masks, and their centres
+// grouped into structures on the host by a goroutine of their own, while
+// the next batch is filtered. budget bounds the memory plan. Progress
+// counts planes; each batch's newly finished candidates are sent as a
+// []Candidate partial result. A cancelled run returns ctx.Err().
 func Run(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, src *volume.Volume, budget plan.Budget) (*Result, error) {
 	r, err := runDetect(ctx, prog, be, cfg, src, budget, nil)
 	if err != nil {
@@ -73,24 +88,27 @@ func runDetect(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Conf
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
-	pl, err := MakePlan(&p, cfg, budget, be.Name())
+	reader := ReaderBytes(src)
+	pl, err := makePlan(&p, cfg, budget, be.Name(), reader)
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
 	r := &run{p: p, be: be, prog: prog, pp: p.PlaneParams(), kern: BallKernel(p.Ball.XY, p.Ball.Z),
-		batch: pl.Block(), res: &Result{Plan: pl, Batch: pl.Block(), Warnings: slices.Clone(pl.Warnings)}, divert: divert}
+		batch: pl.Block(), host: be.Name() == "cpu", mem: cfg.Memory,
+		res: &Result{Plan: pl, Batch: pl.Block(), Warnings: slices.Clone(pl.Warnings)}, divert: divert}
 	r.ring = p.Ball.Z - 1 + r.batch
 	r.bp = ballParams(p.Ball, r.kern, p.Shape[1], p.Shape[2], r.ring)
 	ty, tx := r.pp.BrainTiles()
 	r.bp.UseTiles, r.bp.TileSize, r.bp.TilesY, r.bp.TilesX = true, p.BrainTile, ty, tx
-	r.det = newDetector(p.Shape[1], p.Shape[2])
-	r.split = newSplitter(&p)
-	if cfg.PinMemory && be.Name() == "cpu" {
+	if cfg.PinMemory && r.host {
 		r.res.Warnings = append(r.res.Warnings, "pin_memory: the CPU backend uploads nothing, so pinning has no effect; staging stays pageable")
 	}
 	for _, w := range r.res.Warnings {
 		prog.Warn(w)
 	}
+	// The reader's buffer is the source's own: counted as it says it is.
+	r.mem.Add("input reader buffer", reader)
+	defer r.mem.Add("input reader buffer", -reader)
 	if err := r.alloc(); err != nil {
 		r.free()
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
@@ -99,150 +117,145 @@ func runDetect(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Conf
 	if err := r.stream(ctx, src, cfg); err != nil {
 		return nil, err
 	}
-	if last := r.finish(r.det.flush()); len(last) > 0 {
-		prog.Partial(last)
-	}
 	SortCandidates(r.res.Candidates)
 	r.res.PeakDevice = be.Stats().Peak
 	return r, nil
 }
 
-// alloc allocates the device buffers of the plan, once.
+// alloc allocates the buffers of the plan, once.
 func (r *run) alloc() error {
 	h, w := r.p.Shape[1], r.p.Shape[2]
 	hw := int64(h) * int64(w)
 	pb := hw * int64(r.p.DType.Size())
 	nt := int64(r.bp.TilesY * r.bp.TilesX)
 	b := int64(r.batch)
-	var err error
-	for _, a := range []struct {
+	r.bufs.centres = make([]*gpu.Buffer, 1)
+	if r.host {
+		r.bufs.centres = make([]*gpu.Buffer, centreSlots)
+	}
+	type buf struct {
 		dst   **gpu.Buffer
 		label string
 		n     int64
-	}{
+	}
+	all := []buf{
 		{&r.bufs.in, "input batches", 2 * b * pb},
 		{&r.bufs.work, "2D filter work", gpu.DetectWorkLayout(&r.pp).Size},
 		{&r.bufs.masks, "threshold mask ring", int64(r.ring) * hw},
 		{&r.bufs.tiles, "in-brain tile ring", int64(r.ring) * nt},
-		{&r.bufs.centres, "centre planes", b * hw},
 		{&r.bufs.weights, "ball kernel", int64(4 * len(r.kern.W))},
-	} {
+	}
+	for i := range r.bufs.centres {
+		all = append(all, buf{&r.bufs.centres[i], "centre planes", b * hw})
+	}
+	var err error
+	for _, a := range all {
 		if *a.dst, err = r.be.Alloc(a.label, a.n); err != nil {
 			return err
 		}
 	}
-	r.host = make([]byte, b*hw)
+	for k := range r.centreHost {
+		if r.host {
+			r.centreHost[k] = r.bufs.centres[k].HostBytes()
+		} else {
+			r.centreHost[k] = r.mem.Bytes("centre planes (downloaded)", b*hw)
+		}
+	}
+	r.det = newDetector(h, w, r.mem, "structure labels")
+	r.split = newSplitter(&r.p, r.mem)
+	r.hostBytes = labelPlanesBytes(h, w)
+	if !r.host {
+		r.hostBytes += centreSlots * b * hw
+	}
 	if err := gpu.DetectPrepareWork(r.be, r.bufs.work, &r.pp); err != nil {
 		return err
 	}
 	return r.be.Upload(r.bufs.weights, 0, int32Bytes(r.kern.W))
 }
 
+// free releases the buffers and stops counting the host arrays.
 func (r *run) free() {
-	for _, b := range []*gpu.Buffer{r.bufs.in, r.bufs.work, r.bufs.masks, r.bufs.tiles, r.bufs.centres, r.bufs.weights} {
+	for _, b := range append([]*gpu.Buffer{r.bufs.in, r.bufs.work, r.bufs.masks, r.bufs.tiles, r.bufs.weights}, r.bufs.centres...) {
 		r.be.Free(b)
 	}
+	if !r.host {
+		for k, c := range r.centreHost {
+			r.mem.Free("centre planes (downloaded)", c)
+			r.centreHost[k] = nil
+		}
+	}
+	if r.det != nil {
+		r.det.release()
+	}
+	r.mem.Add("candidates", -int64(r.candCap)*candidateBytes)
+	r.candCap = 0
 }
 
-// stream reads, uploads and processes the batches. The device holds two
-// input batches: while batch i is filtered, batch i+1 is uploaded into the
-// other half (asynchronously on CUDA).
+// centreBatch is a batch of centre planes handed to the structures
+// goroutine: count planes from plane z0 in slot's centreHost.
+type centreBatch struct{ slot, z0, count int }
+
+// stream reads, filters and ball-filters the batches, and hands their
+// centre planes to the structures goroutine. The device holds two input
+// batches: while batch i is filtered, batch i+1 is read (uploaded on a
+// GPU) into the other half; and two slots of centre planes: while the
+// structures of one are built, the next ball filter fills the other.
 func (r *run) stream(ctx context.Context, src *volume.Volume, cfg Config) error {
-	pb := int64(r.p.Shape[1]) * int64(r.p.Shape[2]) * int64(r.p.DType.Size())
-	n := r.p.Planes()
-	batches := (n + r.batch - 1) / r.batch
-	st, err := gpu.NewStaging(r.be, stagingBuffers, int64(r.batch)*pb, cfg.PinMemory, cfg.PinnedCap)
+	f, err := r.newFeed(ctx, src, cfg)
 	if err != nil {
 		return fmt.Errorf("detect %s: %w", src.Name, err)
 	}
-	defer st.Close()
-	if w := st.Warning(); w != "" {
-		r.prog.Warn(w)
-		r.res.Warnings = append(r.res.Warnings, w)
-	}
-	r.res.Pinned = st.Pinned()
-	r.hostBytes = st.Bytes() + int64(len(r.host)) + 8*int64(r.p.Shape[1])*int64(r.p.Shape[2])
-	lctx, cancel := context.WithCancel(ctx)
+	defer f.stop()
+	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ch, loadErr := gpu.Load(lctx, st, batches, func(i int, dst []byte) (int, error) {
-		z0 := r.p.Start + i*r.batch
-		z1 := min(z0+r.batch, r.p.End)
-		m := int(int64(z1-z0) * pb)
-		return m, src.ReadSlab(z0, z1, dst[:m])
-	})
-	drain := func() {
-		cancel()
-		for b := range ch {
-			st.Put(b.Buf)
-		}
-		loadErr()
+	batches := make(chan centreBatch, centreSlots)
+	free := make(chan int, centreSlots)
+	for k := 0; k < centreSlots; k++ {
+		free <- k
 	}
-	r.prog.Stage("detect", int64(n), "planes")
-	upload := func(b gpu.Batch) (func() error, error) {
-		off := int64(b.Index%2) * int64(r.batch) * pb
-		// The whole staging buffer goes up (the tail of a short last batch
-		// is never read): it keeps the pinned allocation the copy needs.
-		wait, err := r.be.UploadAsync(r.bufs.in, off, b.Buf)
-		if err != nil {
-			st.Put(b.Buf)
-			return nil, err
-		}
-		r.prog.Transfer(int64(len(b.Buf.Bytes)), 0)
-		return func() error { err := wait(); st.Put(b.Buf); return err }, nil
-	}
-	var pending func() error // the upload in flight
-	b, ok := <-ch
-	if ok {
-		pending, err = upload(b)
-	}
-	for ok && err == nil {
-		cur := b
-		err = pending()
-		pending = nil
-		if err == nil {
-			err = ctx.Err()
-		}
-		if err != nil {
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		r.structures(sctx, batches, free)
+	}()
+	r.prog.Stage("detect", int64(r.p.Planes()), "planes")
+	for err == nil {
+		var b fedBatch
+		var ok bool
+		if b, ok, err = f.next(); err != nil || !ok {
 			break
 		}
-		if b, ok = <-ch; ok {
-			if pending, err = upload(b); err != nil {
-				break
-			}
+		if err = ctx.Err(); err == nil {
+			err = r.batchDone(ctx, f, b, batches, free)
 		}
-		err = r.batchDone(cur)
 	}
-	if pending != nil {
-		if werr := pending(); err == nil {
-			err = werr
-		}
+	close(batches)
+	if err != nil {
+		cancel()
+	}
+	<-built
+	if err == nil {
+		err = ctx.Err()
 	}
 	if err != nil {
-		drain()
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return fmt.Errorf("detect %s: %w", src.Name, err)
-	}
-	if err := loadErr(); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("detect: %w", err)
 	}
 	return nil
 }
 
 // batchDone runs the 2D stage on the planes of batch b (already on the
-// device) and the ball filter on every window they complete.
-func (r *run) batchDone(b gpu.Batch) error {
+// device) and the ball filter on every window they complete, and hands
+// the centre planes found to the structures goroutine.
+func (r *run) batchDone(ctx context.Context, f feed, b fedBatch, batches chan<- centreBatch, free <-chan int) error {
 	h, w := r.p.Shape[1], r.p.Shape[2]
 	hw := int64(h) * int64(w)
 	pb := hw * int64(r.p.DType.Size())
 	nt := int64(r.bp.TilesY * r.bp.TilesX)
-	planes := int(int64(b.N) / pb)
-	base := int64(b.Index%2) * int64(r.batch) * pb
-	for j := 0; j < planes; j++ {
+	base := int64(b.index%2) * int64(r.batch) * pb
+	for j := 0; j < b.planes; j++ {
 		slot := int64(r.done % r.ring)
 		if err := r.be.DetectPlane(r.bufs.in, base+int64(j)*pb, r.bufs.work, r.bufs.masks, slot*hw, r.bufs.tiles, slot*nt, &r.pp); err != nil {
 			return fmt.Errorf("plane %d: %w", r.p.Start+r.done, err)
@@ -250,30 +263,33 @@ func (r *run) batchDone(b gpu.Batch) error {
 		r.done++
 		r.prog.Add(1)
 	}
+	f.release(b)
 	count := r.done - r.p.Ball.Z + 1 - r.window
 	if count > 0 {
+		var slot int
+		select {
+		case slot = <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		dst := r.bufs.centres[slot%len(r.bufs.centres)]
 		bp := r.bp
 		bp.First, bp.Count = r.window%r.ring, count
-		if err := r.be.DetectBall(r.bufs.centres, r.bufs.masks, r.bufs.tiles, r.bufs.weights, &bp); err != nil {
+		if err := r.be.DetectBall(dst, r.bufs.masks, r.bufs.tiles, r.bufs.weights, &bp); err != nil {
 			return fmt.Errorf("ball filter of planes %d-%d: %w", r.p.Start+r.window, r.p.Start+r.window+count+r.p.Ball.Z-1, err)
 		}
 		if err := r.be.Sync(); err != nil {
 			return err
 		}
-		host := r.host[:int64(count)*hw]
-		if err := r.be.Download(host, r.bufs.centres, 0); err != nil {
-			return err
+		if !r.host {
+			host := r.centreHost[slot][:int64(count)*hw]
+			if err := r.be.Download(host, dst, 0); err != nil {
+				return err
+			}
+			r.prog.Transfer(0, int64(len(host)))
 		}
-		r.prog.Transfer(0, int64(len(host)))
-		var found []Candidate
-		for i := 0; i < count; i++ {
-			z := r.p.Start + r.window + i + r.p.Ball.MidZ()
-			found = append(found, r.finish(r.det.plane(z, host[int64(i)*hw:int64(i+1)*hw]))...)
-		}
+		batches <- centreBatch{slot: slot, z0: r.p.Start + r.window + r.p.Ball.MidZ(), count: count}
 		r.window += count
-		if len(found) > 0 {
-			r.prog.Partial(found)
-		}
 	}
 	// The next upload may go into this batch's half of the input buffer.
 	if err := r.be.Sync(); err != nil {
@@ -283,11 +299,44 @@ func (r *run) batchDone(b gpu.Batch) error {
 	return nil
 }
 
+// structures builds the structures of the centre planes it is handed,
+// in order, giving each slot back once its planes are read, classifies
+// the finished structures and reports their candidates; after the last
+// batch it hands out the structures still open. It stops early when ctx
+// is cancelled.
+func (r *run) structures(ctx context.Context, batches <-chan centreBatch, free chan<- int) {
+	hw := r.p.Shape[1] * r.p.Shape[2]
+	var done [][]point
+	for b := range batches {
+		if ctx.Err() != nil {
+			continue // drain: the run is ending
+		}
+		done = done[:0]
+		host := r.centreHost[b.slot]
+		for i := 0; i < b.count; i++ {
+			done = append(done, r.det.plane(b.z0+i, host[i*hw:(i+1)*hw])...)
+		}
+		free <- b.slot
+		if found := r.finish(ctx, done); len(found) > 0 {
+			r.prog.Partial(found)
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	if last := r.finish(ctx, r.det.flush()); len(last) > 0 {
+		r.prog.Partial(last)
+	}
+}
+
 // finish classifies finished structures by size and returns (and keeps)
 // their candidates.
-func (r *run) finish(structs [][]point) []Candidate {
+func (r *run) finish(ctx context.Context, structs [][]point) []Candidate {
 	var out []Candidate
 	for _, s := range structs {
+		if ctx.Err() != nil {
+			return nil // cancelled: a split can take a while
+		}
 		if r.divert != nil && r.divert(s) {
 			r.diverted = append(r.diverted, s)
 			continue
@@ -322,5 +371,9 @@ func (r *run) finish(structs [][]point) []Candidate {
 		}
 	}
 	r.res.Candidates = append(r.res.Candidates, out...)
+	if c := cap(r.res.Candidates); c != r.candCap {
+		r.mem.Add("candidates", int64(c-r.candCap)*candidateBytes)
+		r.candCap = c
+	}
 	return out
 }

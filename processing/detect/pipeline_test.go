@@ -81,7 +81,7 @@ func TestSplitterSeparatesBalls(t *testing.T) {
 	if float64(len(pts)) < p.MaxCellVolume || len(pts) >= p.MaxCluster {
 		t.Fatalf("cluster of %d voxels is not between a cell (%g) and a cluster (%d)", len(pts), p.MaxCellVolume, p.MaxCluster)
 	}
-	got, ok, err := newSplitter(&p).split(pts)
+	got, ok, err := newSplitter(&p, nil).split(pts)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
@@ -358,7 +358,7 @@ func TestClusterTooLargeToSplit(t *testing.T) {
 	for i := int32(0); i < 400; i++ {
 		pts = append(pts, point{i, i, i}, point{i, i, i + 1}, point{i, i + 1, i + 1})
 	}
-	got, ok, err := newSplitter(&p).split(pts)
+	got, ok, err := newSplitter(&p, nil).split(pts)
 	if err != nil || ok || len(got) != 1 {
 		t.Errorf("split of a %d-voxel diagonal: %v, ok %v, err %v; want its one centre, not split", len(pts), got, ok, err)
 	}

@@ -192,7 +192,7 @@ func TestStructuresNaive(t *testing.T) {
 				v[i] = 1
 			}
 		}
-		d := newDetector(ny, nx)
+		d := newDetector(ny, nx, nil, "")
 		var got [][]point
 		handed := 0
 		for z := 0; z < nz; z++ {

@@ -1,9 +1,12 @@
 package detect
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/plan"
 )
 
 // maxSplitVoxels bounds the padded bounding box a cluster is split in
@@ -20,12 +23,51 @@ type splitter struct {
 	kern Kernel
 	iter int
 	be   *gpu.CPUBackend
+	mem  *plan.Tracker
 }
 
-func newSplitter(p *Params) *splitter {
+// newSplitter returns a splitter whose buffers are counted in mem (nil:
+// not counted).
+func newSplitter(p *Params, mem *plan.Tracker) *splitter {
 	k := BallKernel(p.Split.XY, p.Split.Z)
+	be := gpu.NewCPUWorkers(1)
+	if mem != nil {
+		be.CountHost(mem)
+	}
 	return &splitter{ball: p.Split, kern: k, k: ballParams(p.Split, k, 0, 0, 0),
-		iter: p.SplitIterations, be: gpu.NewCPUWorkers(1)}
+		iter: p.SplitIterations, be: be, mem: mem}
+}
+
+// splitBox returns the shape of the box a cluster spanning n voxels
+// along z, y, x (its bounding box) is split in: padded so the ball fits
+// around every voxel.
+func splitBox(k *gpu.DetectBallParams, nz, ny, nx int) (int, int, int) {
+	return nz + k.KZ - 1, ny + k.KY - 1, nx + k.KX - 1
+}
+
+// splitBytes bounds the memory of splitting one cluster of a volume of
+// p's shape: a ring of KZ mask planes of the padded box and one plane of
+// centre flags (split streams the box through them), the two label
+// planes of its structures, its voxel lists and the kernel. A box plane
+// has at most the padded plane's pixels, and at most maxSplitVoxels/KZ.
+func splitBytes(p *Params) int64 {
+	k := BallKernel(p.Split.XY, p.Split.Z)
+	kp := ballParams(p.Split, k, 0, 0, 0)
+	_, ny, nx := splitBox(&kp, p.Planes(), p.Shape[1], p.Shape[2])
+	pl := min(int64(ny)*int64(nx), maxSplitVoxels/int64(kp.KZ))
+	return pl*int64(kp.KZ+1) + labelPlanesBytes(1, 1)*pl + splitStructureBytes(p) + int64(4*len(k.W))
+}
+
+// splitStructureBytes bounds the voxel lists and union-find arrays of a
+// split's structures, per voxel of the largest cluster split (under the
+// max cluster size; a round's centres lie where most of the ball fits
+// inside the cluster, so there are about as many): the round's voxel list
+// and the centres' lists, each up to twice its length as lists grow, a
+// label per voxel at worst (parent, list header and last plane), and the
+// label planes' sets.
+func splitStructureBytes(p *Params) int64 {
+	perVoxel := 2*pointBytes + 2*pointBytes + 2*(listBytes+8) + 2*2*4
+	return perVoxel * int64(p.MaxCluster)
 }
 
 // split returns the centres of the cells of a cluster, following
@@ -36,7 +78,8 @@ func newSplitter(p *Params) *splitter {
 // structures wins (the first of equals), its structures' centres moved
 // back into the box. With at most one structure in every round the
 // cluster's own centre is kept. ok is false when the box was too large to
-// split.
+// split. The box is never held whole: each round streams its planes
+// through a ring of ball-z mask planes, drawn from the round's voxels.
 func (s *splitter) split(pts []point) (centres []point, ok bool, err error) {
 	z, y, x := centre(pts)
 	own := []point{{int32(z), int32(y), int32(x)}}
@@ -46,57 +89,53 @@ func (s *splitter) split(pts []point) (centres []point, ok bool, err error) {
 		hi = point{max(hi.z, p.z), max(hi.y, p.y), max(hi.x, p.x)}
 	}
 	k := s.k
-	padZ, padY, padX := k.MidZ, k.OffY, k.OffX
-	nz := int(hi.z-lo.z) + k.KZ
-	ny := int(hi.y-lo.y) + k.KY
-	nx := int(hi.x-lo.x) + k.KX
+	padZ, padY, padX := int32(k.MidZ), int32(k.OffY), int32(k.OffX)
+	nz, ny, nx := splitBox(&k, int(hi.z-lo.z)+1, int(hi.y-lo.y)+1, int(hi.x-lo.x)+1)
 	if int64(nz)*int64(ny)*int64(nx) > maxSplitVoxels {
 		return own, false, nil
 	}
 	plane := ny * nx
-	vol, err := s.be.Alloc("split volume", int64(nz*plane))
-	if err != nil {
-		return nil, false, err
+	var bufs [3]*gpu.Buffer
+	defer func() {
+		for _, b := range bufs {
+			s.be.Free(b)
+		}
+	}()
+	for i, a := range []struct {
+		label string
+		n     int
+	}{{"split mask ring", k.KZ * plane}, {"split centres", plane}, {"split kernel", 4 * len(s.kern.W)}} {
+		if bufs[i], err = s.be.Alloc(a.label, int64(a.n)); err != nil {
+			return nil, false, err
+		}
 	}
-	defer s.be.Free(vol)
-	count := nz - k.KZ + 1
-	out, err := s.be.Alloc("split centres", int64(count*plane))
-	if err != nil {
-		return nil, false, err
-	}
-	defer s.be.Free(out)
-	w, err := s.be.Alloc("split kernel", int64(4*len(s.kern.W)))
-	if err != nil {
-		return nil, false, err
-	}
-	defer s.be.Free(w)
+	ring, out, w := bufs[0], bufs[1], bufs[2]
 	copy(w.HostBytes(), int32Bytes(s.kern.W))
-	m := vol.HostBytes()
-	for _, p := range pts {
-		m[(int(p.z-lo.z)+padZ)*plane+(int(p.y-lo.y)+padY)*nx+int(p.x-lo.x)+padX] = 1
+	k.H, k.W, k.Ring, k.Count = ny, nx, k.KZ, 1
+	// The round's voxels in box coordinates, sorted by plane.
+	vox := make([]point, len(pts))
+	for i, p := range pts {
+		vox[i] = point{p.z - lo.z + padZ, p.y - lo.y + padY, p.x - lo.x + padX}
 	}
-	k.H, k.W, k.Ring, k.First, k.Count = ny, nx, nz, 0, count
+	s.mem.Add("split voxels", int64(cap(vox))*pointBytes)
+	defer func() { s.mem.Add("split voxels", -int64(cap(vox))*pointBytes) }()
 	best, bestN := own, 1
+	d := newDetector(ny, nx, s.mem, "split structure labels")
+	defer d.release()
 	for it := 0; it < s.iter; it++ {
-		if err := s.be.DetectBall(out, vol, nil, w, &k); err != nil {
+		structs, err := s.round(d, vox, ring, out, w, &k, nz)
+		if err != nil {
 			return nil, false, fmt.Errorf("split a cluster of %d voxels: %w", len(pts), err)
 		}
-		d := newDetector(ny, nx)
-		var structs [][]point
-		flags := out.HostBytes()
-		for i := 0; i < count; i++ {
-			structs = append(structs, d.plane(padZ+i, flags[i*plane:(i+1)*plane])...)
-		}
-		structs = append(structs, d.flush()...)
 		if len(structs) > bestN {
 			bestN = len(structs)
 			best = best[:0:0]
 			for _, st := range structs {
 				cz, cy, cx := centre(st)
 				best = append(best, point{
-					lo.z + int32(clampInt(cz-padZ, 0, int(hi.z-lo.z))),
-					lo.y + int32(clampInt(cy-padY, 0, int(hi.y-lo.y))),
-					lo.x + int32(clampInt(cx-padX, 0, int(hi.x-lo.x))),
+					lo.z + int32(clampInt(cz-int(padZ), 0, int(hi.z-lo.z))),
+					lo.y + int32(clampInt(cy-int(padY), 0, int(hi.y-lo.y))),
+					lo.x + int32(clampInt(cx-int(padX), 0, int(hi.x-lo.x))),
 				})
 			}
 		}
@@ -104,12 +143,46 @@ func (s *splitter) split(pts []point) (centres []point, ok bool, err error) {
 			break
 		}
 		// The centres are the next round's voxels.
-		clear(m)
-		for i := 0; i < count; i++ {
-			copy(m[(padZ+i)*plane:(padZ+i+1)*plane], flags[i*plane:(i+1)*plane])
+		c := cap(vox)
+		vox = vox[:0]
+		for _, st := range structs {
+			vox = append(vox, st...)
 		}
+		s.mem.Add("split voxels", int64(cap(vox)-c)*pointBytes)
 	}
 	return best, true, nil
+}
+
+// round runs one round of a split: the ball filter over the nz planes of
+// the box holding vox, streamed through the ring of KZ mask planes (box
+// plane j in slot j mod KZ), one window per call, and the structures of
+// its centres (box plane MidZ + i for window i).
+func (s *splitter) round(d *detector, vox []point, ring, out, w *gpu.Buffer, k *gpu.DetectBallParams, nz int) ([][]point, error) {
+	slices.SortFunc(vox, func(a, b point) int { return cmp.Compare(a.z, b.z) })
+	plane := k.H * k.W
+	m := ring.HostBytes()
+	next := 0
+	draw := func(j int) {
+		slot := m[(j%k.KZ)*plane : (j%k.KZ+1)*plane]
+		clear(slot)
+		for ; next < len(vox) && int(vox[next].z) == j; next++ {
+			slot[int(vox[next].y)*k.W+int(vox[next].x)] = 1
+		}
+	}
+	for j := 0; j < k.KZ-1; j++ {
+		draw(j)
+	}
+	d.reset()
+	var structs [][]point
+	for i := 0; i+k.KZ <= nz; i++ {
+		draw(i + k.KZ - 1)
+		k.First = i % k.KZ
+		if err := s.be.DetectBall(out, ring, nil, w, k); err != nil {
+			return nil, err
+		}
+		structs = append(structs, d.plane(k.MidZ+i, out.HostBytes())...)
+	}
+	return append(structs, d.flush()...), nil
 }
 
 func clampInt(v, lo, hi int) int { return min(max(v, lo), hi) }

@@ -428,39 +428,50 @@ func (p *tiffPage) planeBytes() int64 {
 	return int64(p.width) * int64(p.height) * int64(p.dtype.Size())
 }
 
-// read reads the page's image into dst, with one ReadAt when its strips
-// lie back to back (as writers lay them out), else one per strip.
+// read reads the page's image into dst (see readInto), with a strip
+// buffer of its own for compressed pages.
 func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
+	return p.readInto(r, bigEndian, dst, nil)
+}
+
+// readInto reads the page's image into dst. Uncompressed strips are read
+// straight into dst, one ReadAt per run of strips lying back to back (a
+// writer lays out a page as one run: one read per plane); compressed
+// strips are read one at a time into sb's buffer, which a source keeps
+// from page to page (nil: a buffer for this call).
+func (p *tiffPage) readInto(r io.ReaderAt, bigEndian bool, dst []byte, sb *stripBuf) error {
 	if p.compression != 1 {
-		return p.readCompressed(r, bigEndian, dst)
+		return p.readCompressed(r, bigEndian, dst, sb)
 	}
-	contiguous := true
-	for i := 1; i < len(p.offsets); i++ {
-		if p.offsets[i] != p.offsets[i-1]+p.counts[i-1] {
-			contiguous = false
-			break
+	var at int64
+	for i := 0; i < len(p.offsets); {
+		j, n := i+1, p.counts[i]
+		for ; j < len(p.offsets) && p.offsets[j] == p.offsets[j-1]+p.counts[j-1]; j++ {
+			n += p.counts[j]
 		}
-	}
-	var err error
-	if contiguous {
-		_, err = r.ReadAt(dst, p.offsets[0])
-	} else {
-		var at int64
-		for i, off := range p.offsets {
-			if _, err = r.ReadAt(dst[at:at+p.counts[i]], off); err != nil {
-				break
+		if _, err := r.ReadAt(dst[at:at+n], p.offsets[i]); err != nil {
+			if errors.Is(err, io.EOF) {
+				return errors.New("truncated: the file ended inside an image strip")
 			}
-			at += p.counts[i]
+			return err
 		}
-	}
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("truncated: the file ended inside an image strip")
-		}
-		return err
+		at, i = at+n, j
 	}
 	p.finish(bigEndian, dst)
 	return nil
+}
+
+// stripBytes returns the largest stored strip of a compressed page, the
+// buffer reading it takes (0 for an uncompressed page, read in place).
+func (p *tiffPage) stripBytes() int64 {
+	if p.compression == 1 {
+		return 0
+	}
+	var n int64
+	for _, c := range p.counts {
+		n = max(n, c)
+	}
+	return n
 }
 
 // finish turns the stored samples of a whole image into host order and

@@ -25,28 +25,39 @@ func (p *tiffPage) compressionName() string {
 	return name
 }
 
+// stripBuf is the memory a reader of compressed strips keeps from strip
+// to strip and page to page: the stored strip and a zlib decoder to
+// reset, so reading a stack allocates nothing per plane.
+type stripBuf struct {
+	buf []byte
+	zr  io.ReadCloser
+}
+
 // readCompressed reads and decodes the page's strips into dst, one strip
-// at a time, so only one compressed strip is held besides dst.
-func (p *tiffPage) readCompressed(r io.ReaderAt, bigEndian bool, dst []byte) error {
+// at a time into sb (nil: a buffer for this call), so only one compressed
+// strip is held besides dst.
+func (p *tiffPage) readCompressed(r io.ReaderAt, bigEndian bool, dst []byte, sb *stripBuf) error {
+	if sb == nil {
+		sb = &stripBuf{}
+	}
 	rowBytes := p.width * p.dtype.Size()
-	var buf []byte
 	at := 0
 	for i, off := range p.offsets {
 		rows := min(p.rowsPerStrip, p.height-i*p.rowsPerStrip)
 		out := dst[at : at+rows*rowBytes]
 		at += len(out)
 		n := int(p.counts[i])
-		if cap(buf) < n {
-			buf = make([]byte, n)
+		if cap(sb.buf) < n {
+			sb.buf = make([]byte, n)
 		}
-		buf = buf[:n]
+		buf := sb.buf[:n]
 		if _, err := r.ReadAt(buf, off); err != nil {
 			if errors.Is(err, io.EOF) {
 				return errors.New("truncated: the file ended inside an image strip")
 			}
 			return err
 		}
-		if err := p.decodeStrip(out, buf); err != nil {
+		if err := p.decodeStrip(out, buf, sb); err != nil {
 			return fmt.Errorf("strip %d (%s): %w", i, tiffCompression[uint64(p.compression)], err)
 		}
 	}
@@ -55,8 +66,9 @@ func (p *tiffPage) readCompressed(r io.ReaderAt, bigEndian bool, dst []byte) err
 }
 
 // decodeStrip decompresses one strip into dst, which it must fill exactly
-// (decoders may leave padding after the rows; it is ignored).
-func (p *tiffPage) decodeStrip(dst, src []byte) error {
+// (decoders may leave padding after the rows; it is ignored), reusing
+// sb's zlib decoder.
+func (p *tiffPage) decodeStrip(dst, src []byte, sb *stripBuf) error {
 	var rd io.Reader
 	switch p.compression {
 	case 5:
@@ -64,12 +76,16 @@ func (p *tiffPage) decodeStrip(dst, src []byte) error {
 		defer lr.Close()
 		rd = lr
 	case 8, 32946:
-		zr, err := zlib.NewReader(bytes.NewReader(src))
+		var err error
+		if sb.zr != nil {
+			err = sb.zr.(zlib.Resetter).Reset(bytes.NewReader(src), nil)
+		} else {
+			sb.zr, err = zlib.NewReader(bytes.NewReader(src))
+		}
 		if err != nil {
 			return err
 		}
-		defer zr.Close()
-		rd = zr
+		rd = sb.zr
 	case 32773:
 		return unpackBits(dst, src)
 	default:

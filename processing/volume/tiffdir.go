@@ -76,9 +76,20 @@ func readPlane(path string) (planeFile, error) {
 type planeSource struct {
 	info   Info
 	planes []planeFile
+	sb     stripBuf // compressed strips, reused from plane to plane
 }
 
 func (s *planeSource) Info() Info { return s.info }
+
+// ReadBufferBytes returns the most memory the source holds besides the
+// caller's buffer: one stored strip of a compressed plane.
+func (s *planeSource) ReadBufferBytes() int64 {
+	var n int64
+	for _, p := range s.planes {
+		n = max(n, p.page.stripBytes())
+	}
+	return n
+}
 
 func (s *planeSource) ReadSlab(z0, z1 int, dst []byte) error {
 	if err := CheckSlab(s.info, z0, z1, len(dst)); err != nil {
@@ -87,20 +98,22 @@ func (s *planeSource) ReadSlab(z0, z1 int, dst []byte) error {
 	pb := s.info.PlaneBytes()
 	for z := z0; z < z1; z++ {
 		p := s.planes[z]
-		if err := readPlaneFile(p, dst[int64(z-z0)*pb:int64(z-z0+1)*pb]); err != nil {
+		if err := readPlaneFile(p, dst[int64(z-z0)*pb:int64(z-z0+1)*pb], &s.sb); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func readPlaneFile(p planeFile, dst []byte) error {
+// readPlaneFile reads one plane's file into dst: open, one read per run
+// of strips (one for a plane written as one strip), close.
+func readPlaneFile(p planeFile, dst []byte, sb *stripBuf) error {
 	f, err := os.Open(p.path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := p.page.read(f, p.bigEndian, dst); err != nil {
+	if err := p.page.readInto(f, p.bigEndian, dst, sb); err != nil {
 		return fmt.Errorf("%s: %w", p.path, err)
 	}
 	return nil

@@ -76,9 +76,20 @@ type tiffSource struct {
 	tf   *tiffFile
 	r    io.ReaderAt
 	c    io.Closer
+	sb   stripBuf // compressed strips, reused from page to page
 }
 
 func (s *tiffSource) Info() Info { return s.info }
+
+// ReadBufferBytes returns the most memory the source holds besides the
+// caller's buffer: one stored strip of a compressed page.
+func (s *tiffSource) ReadBufferBytes() int64 {
+	var n int64
+	for _, p := range s.tf.pages {
+		n = max(n, p.stripBytes())
+	}
+	return n
+}
 
 func (s *tiffSource) ReadSlab(z0, z1 int, dst []byte) error {
 	if err := CheckSlab(s.info, z0, z1, len(dst)); err != nil {
@@ -87,7 +98,7 @@ func (s *tiffSource) ReadSlab(z0, z1 int, dst []byte) error {
 	pb := s.info.PlaneBytes()
 	for z := z0; z < z1; z++ {
 		part := dst[int64(z-z0)*pb : int64(z-z0+1)*pb]
-		if err := s.tf.pages[z].read(s.r, s.tf.bigEndian, part); err != nil {
+		if err := s.tf.pages[z].readInto(s.r, s.tf.bigEndian, part, &s.sb); err != nil {
 			return fmt.Errorf("%s page %d: %w", s.tf.path, z, err)
 		}
 	}
