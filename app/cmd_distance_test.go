@@ -306,7 +306,7 @@ func TestDistanceHostMemoryLimit(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &pl); err != nil || pl.PeakRAM <= 0 {
 		t.Fatalf("plan JSON %q: %v", stdout, err)
 	}
-	limit := pl.PeakRAM + pl.PeakRAM/20 + runtimeHeadroom
+	limit := pl.PeakRAM + pl.PeakRAM/50 + runtimeHeadroom
 	for i, tc := range []struct {
 		gui  bool
 		task string

@@ -11,7 +11,21 @@ package gpu
 // with -tags noopenblas to use gonum's pure-Go BLAS instead.
 
 // #cgo LDFLAGS: -l:libopenblas.a -lm -lpthread
+// #include <stdlib.h>
 // void openblas_set_num_threads(int num_threads);
+//
+// // OpenBLAS starts a thread per core from its own constructor, and its
+// // idle threads spin in sched_yield for about 2^28 cycles before they
+// // sleep: every voxlab process lost most of a core for its first tenth
+// // of a second, a third of a short dezinging run, whether or not it
+// // multiplied a matrix. This constructor runs before OpenBLAS's (a
+// // lower priority number runs first) and starts it with one thread;
+// // gemmNT raises the count when a product runs. The variables are set
+// // in the C environment only (Go and its child processes keep the one
+// // they started with), and a value the user gave wins.
+// __attribute__((constructor(101))) static void voxlabBLASEnv(void) {
+// 	setenv("OPENBLAS_NUM_THREADS", "1", 0);
+// }
 import "C"
 
 import (
