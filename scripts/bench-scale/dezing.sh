@@ -49,11 +49,17 @@ rm -f "$WORK/out.h5" "$WORK/contiguous.nxs"
 # 64 x 512 x 512: the whole command against SciPy's compute alone.
 "$PY" "$root/scripts/bench-scale/gen_scan.py" "$WORK/small.nxs" 0 0 64 512 512
 read -r scipy_s small_vox < <("$PY" "$root/scripts/bench-scale/scipy_dezing.py" "$WORK/small.nxs" 3)
+# /usr/bin/time's wall clock has 10 ms steps, a tenth of this run: time
+# ten runs in a row, best of three such loops.
 best=""
 for i in 1 2 3; do
-  rm -f "$WORK/small-out.h5"
-  timed dezing-small "$VOXLAB" dezing "$WORK/small.nxs" "$WORK/small-out.h5" || { status=1; break; }
-  best=$(awk -v a="$best" -v b="$WALL_S" 'BEGIN { print (a == "" || b < a) ? b : a }')
+  t0=$(date +%s.%N)
+  for j in 1 2 3 4 5 6 7 8 9 10; do
+    rm -f "$WORK/small-out.h5"
+    "$VOXLAB" dezing "$WORK/small.nxs" "$WORK/small-out.h5" --quiet || { status=1; break 2; }
+  done
+  t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.4f", (b - a) / 10 }')
+  best=$(awk -v a="$best" -v b="$t" 'BEGIN { print (a == "" || b < a) ? b : a }')
 done
 check=ok
 "$PY" "$root/scripts/bench-scale/check_dezing.py" "$WORK/small.nxs" "$WORK/small-out.h5" 0 64 || { check=FAIL; status=1; }
