@@ -336,11 +336,9 @@ func (f *dezingFlags) write(ctx context.Context, r *dezingSetup, block int, prod
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			file.Abort()
-		}
-	}()
+	// Abort does nothing after Commit: deferred whatever happens, a
+	// failure or a panic leaves no temporary file behind.
+	defer file.Abort()
 	data, err := file.CreateDataset("/data", info.DType, info.Shape[:])
 	if err != nil {
 		return nil, err

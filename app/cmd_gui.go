@@ -125,30 +125,46 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 			return err
 		}
 	}
-	// Jobs stop (removing their partial outputs) before the event loop
-	// ends, whether the window is closed or Ctrl-C arrives.
-	quit := func() {
-		panel.Close()
-		v.WaitBackground()
-		a.Quit()
-	}
-	win.SetCloseIntercept(quit)
+	// Closing the window with jobs queued or running asks whether to
+	// cancel them; they stop (removing their partial outputs) while the
+	// window stays responsive, and the app quits once they have.
+	q := viewer.NewQuitter(panel, a.Quit)
+	win.SetCloseIntercept(q.Close)
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
-	go func() {
-		<-ctx.Done()
-		fyne.Do(quit)
-	}()
+	stop := interruptJobs(ctx, panel, func() { fyne.Do(a.Quit) })
+	defer stop()
 	win.ShowAndRun()
-	// Fyne ends the event loop itself on SIGINT and SIGTERM (and from
-	// its Quit menu item), before quit ran or while quit runs on the
-	// signal goroutine (fyne.Do runs callers' functions in place once the
-	// loop is over): stop the jobs here too, so that none is still
-	// writing when the process exits. A second Panel.Close waits for the
-	// first.
+	// The loop also ends without Quitter: Fyne ends it itself on SIGINT
+	// and SIGTERM (and from its Quit menu item). Cancel whatever still
+	// runs and wait for it, so that no job is writing, and no partial
+	// output is left, when the process exits.
+	shutdownGUI(panel, v)
+	return nil
+}
+
+// interruptJobs cancels panel's jobs as soon as ctx is done (Ctrl-C,
+// SIGTERM), from a goroutine of its own rather than through the UI
+// goroutine: Fyne ends its event loop on the same signal and drops the
+// callbacks still queued for it, a cancel among them. Once the jobs have
+// ended it calls quit, for a signal that came before Fyne listened. The
+// returned function stops watching.
+func interruptJobs(ctx context.Context, panel *viewer.Panel, quit func()) (stop func()) {
+	unwatch := context.AfterFunc(ctx, func() {
+		<-panel.StopJobs()
+		quit()
+	})
+	return func() { unwatch() }
+}
+
+// shutdownGUI is what runGUI does once the event loop has ended: it
+// cancels every job and waits until they have ended and removed their
+// partial outputs (the kernels stop within a row of a block, so this is
+// about a second), then closes the panel and the viewer.
+func shutdownGUI(panel *viewer.Panel, v *viewer.Viewer) {
+	<-panel.StopJobs()
 	panel.Close()
 	v.WaitBackground()
 	v.Close()
-	return nil
 }
 
 // startRun chooses the --run pipeline in the panel, applies --set and

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -229,8 +231,55 @@ func runRequest(ctx context.Context, p *pipelineCmd, vp *viewer.Pipeline, r view
 	// buffer nobody reads.
 	out.json = true
 	var stderr strings.Builder
-	e := &env{stdout: io.Discard, stderr: &stderr, sinks: []job.Sink{relay(prog)}, partials: true, inGUI: true}
-	return plainError(runFn(ctx, e, r.Args))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g := &sinkGuard{sink: relay(prog), cancel: cancel, job: p.name}
+	e := &env{stdout: io.Discard, stderr: &stderr, sinks: []job.Sink{g.handle}, partials: true, inGUI: true}
+	err := runFn(ctx, e, r.Args)
+	if perr := g.panicked(); perr != nil {
+		return perr
+	}
+	return plainError(err)
+}
+
+// sinkGuard runs the panel's sinks inside the command's job so that a
+// panic in one (UI code, run in place on the job's goroutine once Fyne's
+// event loop has ended) cannot unwind through the pipeline and skip its
+// abort path, which removes the temporary output: the panic cancels the
+// run instead, which then cleans up and ends, and the job fails with it.
+type sinkGuard struct {
+	sink   job.Sink
+	cancel context.CancelFunc
+	job    string
+
+	mu  sync.Mutex
+	err *job.PanicError
+}
+
+func (g *sinkGuard) handle(e job.Event) {
+	if g.panicked() != nil {
+		return
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			g.mu.Lock()
+			g.err = &job.PanicError{Job: g.job, Value: x, Stack: debug.Stack()}
+			g.mu.Unlock()
+			g.cancel()
+		}
+	}()
+	g.sink(e)
+}
+
+// panicked returns the panic a sink raised, as the job's error (nil if
+// none did).
+func (g *sinkGuard) panicked() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err == nil {
+		return nil
+	}
+	return g.err
 }
 
 // plainError turns a usage error into a plain one: in the panel there is
@@ -252,6 +301,7 @@ func relay(p *job.Progress) job.Sink {
 		started         bool
 		stage, unit     string
 		total, done     int64
+		partway         float64
 		toDev, fromDev  int64
 		peakDev, peakHo int64
 	)
@@ -266,11 +316,17 @@ func relay(p *job.Progress) job.Sink {
 		}
 		if e.Stage != "" && (!started || e.Stage != stage || e.Total != total || e.Unit != unit || e.Done < done) {
 			p.Stage(e.Stage, e.Total, e.Unit)
-			started, stage, total, unit, done = true, e.Stage, e.Total, e.Unit, 0
+			started, stage, total, unit, done, partway = true, e.Stage, e.Total, e.Unit, 0, 0
 		}
 		if started && e.Done > done {
 			p.Add(e.Done - done)
-			done = e.Done
+			done, partway = e.Done, 0
+		}
+		// The block in progress (Progress.Partway): a job of one big
+		// block moves its bar too.
+		if started && e.Partway > partway {
+			p.Partway(e.Partway)
+			partway = e.Partway
 		}
 		switch e.Kind {
 		case job.Partial:

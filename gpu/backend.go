@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -71,6 +72,26 @@ type Backend interface {
 	DezingOps
 	DetectOps
 	DistanceOps
+}
+
+// Binder is a backend whose kernels can be cancelled, and followed,
+// within one call: the CPU backend, where one call on a big block runs
+// for minutes (see CPUBackend.Bind). A CUDA launch cannot be interrupted
+// but is short; pipelines check their context between launches.
+type Binder interface {
+	Bind(ctx context.Context, progress func(done, total int64)) (unbind func())
+}
+
+// Bind binds a job's ctx and progress to be's kernels when be is a
+// Binder, and returns the function that unbinds them; on other backends
+// it binds nothing. A pipeline calls it once per run:
+//
+//	defer gpu.Bind(ctx, be, report)()
+func Bind(ctx context.Context, be Backend, progress func(done, total int64)) (unbind func()) {
+	if b, ok := be.(Binder); ok {
+		return b.Bind(ctx, progress)
+	}
+	return func() {}
 }
 
 // Buffer is a block of device memory. On the CPU backend it is host memory.

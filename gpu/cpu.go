@@ -2,12 +2,14 @@ package gpu
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // CPUBackend computes on the host's cores. Its device buffers are host
@@ -19,6 +21,8 @@ type CPUBackend struct {
 	// host, when set, also counts every buffer and staging buffer: on
 	// the CPU both are host RAM, so one counter sees a run's whole RAM.
 	host HostCounter
+	// ctl is the job bound with Bind (nil: none).
+	ctl atomic.Pointer[control]
 }
 
 // HostCounter counts host bytes by label (plan.Tracker is one); a
@@ -37,6 +41,31 @@ func (c *CPUBackend) countHost(label string, n int64) {
 		c.host.Add(label, n)
 	}
 }
+
+// Bind makes the kernels called from now on stop between rows, planes
+// or chunks once ctx is cancelled, returning ctx's error, and report how
+// far each call has come to progress (nil: no reports): done of the
+// call's total units (rows of a median, chunks of a reduction), from the
+// call's worker goroutines, at most about ten times a second and never
+// for a call that ends sooner. So a job planned as one block of minutes
+// is cancelled within a row and shows its progress inside the block.
+// Results do not change: a kernel that was not stopped computes exactly
+// what it computes unbound. The returned function unbinds (restoring an
+// earlier binding); call it before the backend serves another job.
+func (c *CPUBackend) Bind(ctx context.Context, progress func(done, total int64)) (unbind func()) {
+	ctl := newControl(ctx, progress)
+	prev := c.ctl.Swap(ctl)
+	return func() {
+		if ctl.release != nil {
+			ctl.release()
+		}
+		c.ctl.CompareAndSwap(ctl, prev)
+	}
+}
+
+// begin returns the work of a kernel call of total units under the bound
+// control (nil when none is bound).
+func (c *CPUBackend) begin(total int64) *work { return c.ctl.Load().begin(total) }
 
 // NewCPU returns a CPU backend using all cores (GOMAXPROCS).
 func NewCPU() *CPUBackend { return &CPUBackend{workers: runtime.GOMAXPROCS(0)} }
@@ -218,4 +247,7 @@ func (b *Buffer) HostBytes() []byte {
 	return b.host
 }
 
-var _ Backend = (*CPUBackend)(nil)
+var (
+	_ Backend = (*CPUBackend)(nil)
+	_ Binder  = (*CPUBackend)(nil)
+)

@@ -67,6 +67,10 @@ func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, 
 	if err := checkDetectPlane(src, srcOff, work, mask, maskOff, tiles, tilesOff, p); err != nil {
 		return err
 	}
+	// A plane is short: a cancelled job stops before the next one.
+	if wk := c.begin(1); wk.stop() {
+		return wk.err()
+	}
 	n := p.H * p.W
 	lay := DetectWorkLayout(p)
 	ty, tx := p.BrainTiles()
@@ -553,14 +557,17 @@ func (c *CPUBackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBal
 	for i := range accs {
 		accs[i] = make([]int32, p.W)
 	}
+	// A batch of many planes is one call: it stops between rows.
+	bw := c.begin(int64(p.Count * rows))
 	ParallelForWorker(workers, p.Count*rows, func(wk, lo, hi int) {
 		acc := accs[wk]
-		for t := lo; t < hi; t++ {
+		for t := lo; t < hi && !bw.stop(); t++ {
+			bw.add(1)
 			i, yc := t/rows, yLo+t%rows
 			ballRow(out[i*plane+yc*p.W:i*plane+(yc+1)*p.W], acc, masks.host, tiles, w, p, i, yc, xLo, xHi)
 		}
 	})
-	return nil
+	return bw.err()
 }
 
 // ballRow computes the centre flags of row yc of middle plane i.

@@ -54,12 +54,14 @@ func (c *CPUBackend) DezingMedian(dst, src, scratch *Buffer, p DezingMedianParam
 	if p.N == 0 {
 		return nil
 	}
+	// Progress counts rows: a block of a few huge planes still reports.
+	wk := c.begin(int64(p.N) * int64(p.Rows))
 	if p.Float32 {
-		dzMedian(c.workers, p, dzU32(dst), dzU32(src), dzU32(scratch), per)
+		dzMedian(c.workers, p, dzU32(dst), dzU32(src), dzU32(scratch), per, wk)
 	} else {
-		dzMedian(c.workers, p, dzU16(dst), dzU16(src), dzU16(scratch), per)
+		dzMedian(c.workers, p, dzU16(dst), dzU16(src), dzU16(scratch), per, wk)
 	}
-	return nil
+	return wk.err()
 }
 
 // dzPlane is one output plane's view of the input: the planes of the
@@ -69,20 +71,31 @@ type dzPlane[T dzKey] struct {
 	in [13][]T
 	// out is the output plane.
 	out []T
+	// wk is the call's cancellation and progress (nil: unbound).
+	wk *work
+}
+
+// row counts one more row of the plane as begun and reports whether the
+// call was cancelled, for the band loops to return at once (leaving the
+// output unfinished: a cancelled call's output is discarded). A row is
+// a few milliseconds at most, so a cancel lands within one.
+func (pl *dzPlane[T]) row() bool {
+	pl.wk.add(1)
+	return pl.wk.stop()
 }
 
 // dzMedian splits the output planes and rows over workers: each unit is a
 // band of rows of one plane, with bands enough for about eight units per
 // worker, taken as workers finish the last (ParallelForDynamic) so that a
 // core the run's loader or writer delays does not hold up the block.
-func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T, per int) {
+func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T, per int, wk *work) {
 	plane := p.Rows * p.Cols
 	bands := max(1, min(p.Rows, (8*workers+p.N-1)/p.N))
 	units := p.N * bands
 	r := p.Kernel / 2
-	ParallelForDynamic(workers, units, func(w, u int) {
+	forDynamic(workers, units, wk, func(w, u int) {
 		ws := scratch[w*per : (w+1)*per]
-		var pl dzPlane[T]
+		pl := dzPlane[T]{wk: wk}
 		z, band := u/bands, u%bands
 		y0, y1 := band*p.Rows/bands, (band+1)*p.Rows/bands
 		zin := p.Z0 + z
@@ -172,8 +185,13 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 	}
 	out := dzF32(dst)
 	chunks := (p.Pixels + dzChunk - 1) / dzChunk
+	wk := c.begin(int64(chunks))
 	ParallelForWorker(c.workers, chunks, func(w, lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
+			if wk.stop() {
+				return
+			}
+			wk.add(1)
 			x0, x1 := ch*dzChunk, min((ch+1)*dzChunk, p.Pixels)
 			switch {
 			case p.Median:
@@ -186,7 +204,7 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 			}
 		}
 	})
-	return nil
+	return wk.err()
 }
 
 // dzReduceMean sums each pixel over the frames in frame order in float64
@@ -276,9 +294,11 @@ func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p De
 	var clipped [64]int64
 	workers := min(c.workers, len(clipped))
 	rows := p.Frames
+	wk := c.begin(int64(rows))
 	ParallelForWorker(workers, rows, func(w, lo, hi int) {
 		var cnt int64
-		for fr := lo; fr < hi; fr++ {
+		for fr := lo; fr < hi && !wk.stop(); fr++ {
+			wk.add(1)
 			o := out[fr*p.Pixels : (fr+1)*p.Pixels]
 			if p.Float32 {
 				cnt += dzFlatRow(o, dzF32(src)[fr*p.Pixels:(fr+1)*p.Pixels], d, f, p)
@@ -292,7 +312,7 @@ func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p De
 	for _, v := range clipped {
 		total += v
 	}
-	return total, nil
+	return total, wk.err()
 }
 
 // dzFlatRow corrects one frame. out may be the same memory as in (float32).

@@ -59,6 +59,9 @@ func dzBoundBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws [
 	clampY := func(y int) int { return min(max(y, 0), p.Rows-1) }
 	undecided, done := 0, 0
 	for y := y0; y < y1; y++ {
+		if pl.row() {
+			return
+		}
 		// Bounds over the kernel rows, then over the kernel columns.
 		for d := -r; d <= r; d++ {
 			m := cm.get(pl, clampY(y+d), p, col)

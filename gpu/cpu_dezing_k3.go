@@ -105,6 +105,9 @@ func dzK3Band[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []T)
 	b := dzBound{float: p.Float32, dif: float32(p.Dif), thr: int32(min(math.Ceil(p.Dif), 1<<17))}
 	dense := cols/8 + 1
 	for y := y0; y < y1; y++ {
+		if pl.row() {
+			return
+		}
 		zm, z0, z1 := row(y-1), row(y), row(y+1)
 		out := pl.out[y*cols : (y+1)*cols]
 		center := pl.in[1][y*cols : (y+1)*cols]
@@ -125,6 +128,7 @@ func dzK3Band[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []T)
 			dzMedianRow(med, s9a, cols)
 			dzReplace(out, center, med, p.Float32, p.Dif)
 			y++
+			pl.wk.add(1)
 			dzMedianRow(med, s9b, cols)
 			dzReplace(pl.out[y*cols:(y+1)*cols], pl.in[1][y*cols:(y+1)*cols], med, p.Float32, p.Dif)
 			continue

@@ -72,6 +72,9 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 	var cuts [13]dzCut[T]
 	counting := true
 	for y := y0; y < y1; y++ {
+		if pl.row() {
+			return
+		}
 		if y > y0 && clampY(y-r-1) != clampY(y+r) {
 			for x := 0; x < cols; x++ {
 				column(out, y-r-1, x)

@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -253,4 +255,39 @@ func BenchmarkCPUDistGram(b *testing.B) {
 	}
 	b.ReportMetric(float64(m*n)*float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// TestCPUDistGramInPanels: a product big enough to be split into panels
+// of rows (for cancellation) gives the naive products, and a cancelled
+// job stops it between panels.
+func TestCPUDistGramInPanels(t *testing.T) {
+	defer func(w, r int64) { distPanelWork, distPanelMinRows = w, r }(distPanelWork, distPanelMinRows)
+	distPanelWork, distPanelMinRows = 3*300, 2 // panels of 2 or 3 rows
+	rng := rand.New(rand.NewPCG(7, 8))
+	be := NewCPUWorkers(2)
+	c := newDistCase(rng, 11, 3, 2, 300, 4)
+	segs := len(c.bounds) - 1
+	dst, _ := be.Alloc("dst", int64(segs*c.m*c.n)*8)
+	a, b, sg := f64Buf(t, be, "a", c.a), f64Buf(t, be, "b", c.b), int64Buf(t, be, c.bounds)
+	shape := DistGramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}
+	if err := be.DistGram(dst, a, b, sg, shape); err != nil {
+		t.Fatal(err)
+	}
+	got := download(t, be, dst)
+	for s := 0; s < segs; s++ {
+		for i := 0; i < c.m; i++ {
+			for j := 0; j < c.n; j++ {
+				want := c.dot(i, j, c.bounds[s], c.bounds[s+1])
+				if g := got[(s*c.m+i)*c.n+j]; math.Abs(g-want) > 1e-12*math.Max(1, math.Abs(want)) {
+					t.Errorf("seg %d (%d,%d): %g, naive %g", s, i, j, g, want)
+				}
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	defer be.Bind(ctx, nil)()
+	if err := be.DistGram(dst, a, b, sg, shape); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled job's product: %v, want context.Canceled", err)
+	}
 }

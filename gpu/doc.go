@@ -25,4 +25,9 @@
 // filters and ball filter of detection, the dot products of distance
 // matrices) are methods of the backends declared in ops_*.go; the CPU
 // versions are the reference the CUDA versions are tested against.
+//
+// A job binds its context to the CPU backend (Bind): one kernel call on a
+// block of minutes then stops within a row of the cancel, and reports the
+// rows done so the job's progress moves inside the block. The backend
+// knows nothing of the job beyond a context and a callback.
 package gpu

@@ -33,8 +33,9 @@ type JobStatus struct {
 	Warnings []string
 }
 
-// jobRow is one job in the list: a progress bar with stage, done/total,
-// throughput and ETA while it runs; timing and peak memory once it ended.
+// jobRow is one job in the list, compact: its name and output beside the
+// cancel button, then its state, a progress bar while it runs, and stage,
+// done/total, throughput and ETA (timing and peak memory once it ended).
 type jobRow struct {
 	st     JobStatus
 	title  *widget.Label
@@ -47,21 +48,29 @@ type jobRow struct {
 	live   Live
 	// outputs are the files or folders the job writes.
 	outputs []string
-	// ended: the terminal event was applied (the row is final).
-	ended bool
+	// cancelling: the job was asked to stop and has not ended yet.
+	cancelling bool
+	// ended: the terminal event was applied (the row is final); endSeq
+	// numbers the ended rows in the order they ended.
+	ended  bool
+	endSeq int
 }
 
-// JobList lists the panel's jobs, running and queued first as they were
-// submitted, finished ones kept with their timing and peak memory until
-// cleared.
+// JobList lists the panel's jobs: the running ones at the top, then the
+// queued ones as they were submitted, then the ended ones, the latest
+// first, kept with their timing and peak memory until cleared.
 type JobList struct {
 	p      *Panel
 	rows   map[int]*jobRow
 	order  []int
 	list   *fyne.Container
+	scroll *container.Scroll
+	empty  *widget.Label
 	top    *fyne.Container
 	banner *widget.Label
 	box    *fyne.Container
+	// ends counts the rows that ended, for their order.
+	ends int
 }
 
 func newJobList(p *Panel) *JobList {
@@ -72,11 +81,78 @@ func newJobList(p *Panel) *JobList {
 	clear := widget.NewButtonWithIcon("Clear finished", theme.ContentClearIcon(), jl.clearEnded)
 	clear.Importance = widget.LowImportance
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Jobs", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), clear)
-	empty := wrapLabel("No jobs yet: choose a pipeline above and press Run.", widget.LowImportance)
-	jl.list.Add(empty)
+	jl.empty = wrapLabel("No jobs yet: choose a pipeline above and press Run.", widget.LowImportance)
+	jl.list.Add(jl.empty)
 	jl.top = container.NewVBox(widget.NewSeparator(), head, jl.banner)
-	jl.box = container.NewBorder(jl.top, nil, nil, nil, container.NewVScroll(jl.list))
+	jl.scroll = container.NewVScroll(jl.list)
+	jl.box = container.NewBorder(jl.top, nil, nil, nil, jl.scroll)
 	return jl
+}
+
+// rank is where a row goes in the list: running, then queued, then
+// ended.
+func (r *jobRow) rank() int {
+	switch {
+	case r.ended || r.st.State.Ended():
+		return 2
+	case r.st.State == job.StateRunning:
+		return 0
+	}
+	return 1
+}
+
+// arrange puts the rows in the list's order (running first) and, when a
+// job has just started, scrolls the list to the top where it now is.
+func (jl *JobList) arrange(started bool) {
+	ids := slices.Clone(jl.order)
+	slices.SortStableFunc(ids, func(a, b int) int {
+		ra, rb := jl.rows[a], jl.rows[b]
+		if d := ra.rank() - rb.rank(); d != 0 || ra.rank() != 2 {
+			return d
+		}
+		return rb.endSeq - ra.endSeq // latest ended first
+	})
+	objs := make([]fyne.CanvasObject, 0, len(ids))
+	for _, id := range ids {
+		objs = append(objs, jl.rows[id].box)
+	}
+	if len(objs) == 0 {
+		objs = append(objs, jl.empty)
+	}
+	if !slices.Equal(objs, jl.list.Objects) {
+		jl.list.Objects = objs
+		jl.list.Refresh()
+	}
+	if started {
+		jl.scroll.ScrollToTop()
+	}
+}
+
+// Order returns the listed jobs' ids as the list shows them, top first.
+func (jl *JobList) Order() []int {
+	var ids []int
+	for _, o := range jl.list.Objects {
+		for id, r := range jl.rows {
+			if r.box == o {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// Cancel asks job id to stop (a queued one leaves the queue) and shows
+// it cancelling at once; it reports whether the job was found and not
+// yet ended.
+func (jl *JobList) Cancel(id int) bool {
+	if !jl.p.queue.Cancel(id) {
+		return false
+	}
+	if r, ok := jl.rows[id]; ok && !r.ended && r.st.State == job.StateRunning {
+		r.cancelling = true
+		r.render()
+	}
+	return true
 }
 
 // relayout lays the list out again after labels were shown or hidden.
@@ -120,28 +196,29 @@ func (jl *JobList) Banner() string { return jl.banner.Text }
 func (jl *JobList) add(id int, name, device string, outputs []string, live Live) *jobRow {
 	r := &jobRow{st: JobStatus{ID: id, Name: name, Device: device, State: job.StateQueued}, live: live, outputs: outputs}
 	output := strings.Join(outputs, ", ")
-	r.title = widget.NewLabelWithStyle(fmt.Sprintf("#%d %s", id, name), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	title := fmt.Sprintf("#%d %s", id, name)
+	if output != "" {
+		// On the title's line, so that a row takes four lines at most.
+		title += " → " + output
+	}
+	r.title = widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.state = wrapLabel("", widget.MediumImportance)
 	r.bar = widget.NewProgressBar()
+	// A running row says its state on its bar, a line fewer.
+	r.bar.TextFormatter = func() string {
+		return fmt.Sprintf("%s · %.0f%%", r.state.Text, 100*r.bar.Value)
+	}
 	r.detail = wrapLabel("", widget.LowImportance)
 	r.warn = wrapLabel("", widget.WarningImportance)
 	r.warn.Hide()
-	r.cancel = widget.NewButtonWithIcon("", theme.CancelIcon(), func() { jl.p.queue.Cancel(id) })
+	r.cancel = widget.NewButtonWithIcon("", theme.CancelIcon(), func() { jl.Cancel(id) })
 	r.cancel.Importance = widget.LowImportance
-	out := wrapLabel("", widget.LowImportance)
-	if output != "" {
-		out.SetText("→ " + output)
-	}
-	out.Hidden = output == ""
-	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.cancel, r.title), out, r.state, r.bar, r.detail, r.warn)
-	if len(jl.order) == 0 {
-		jl.list.Objects = nil
-	}
+	r.box = container.NewVBox(container.NewBorder(nil, nil, nil, r.cancel, r.title), r.state, r.bar, r.detail, r.warn)
 	jl.rows[id] = r
 	jl.order = append(jl.order, id)
-	jl.list.Add(r.box)
 	r.render()
+	jl.arrange(false)
 	jl.relayout()
 	return r
 }
@@ -152,7 +229,11 @@ func (jl *JobList) changed(e job.Entry) {
 	if !ok || r.ended {
 		return
 	}
+	started := r.st.State != job.StateRunning && e.State == job.StateRunning
 	r.st.State = e.State
+	if e.Cancelling && !e.State.Ended() {
+		r.cancelling = true
+	}
 	if e.State.Ended() {
 		r.st.Duration = e.Duration()
 		if e.Progress.Kind.Terminal() {
@@ -165,6 +246,7 @@ func (jl *JobList) changed(e job.Entry) {
 		}
 	}
 	r.render()
+	jl.arrange(started)
 }
 
 // progress applies a (throttled) progress event.
@@ -173,11 +255,15 @@ func (jl *JobList) progress(id int, e job.Event) {
 	if !ok || r.ended {
 		return
 	}
-	if r.st.State == job.StateQueued {
+	started := r.st.State == job.StateQueued
+	if started {
 		r.st.State = job.StateRunning
 	}
 	r.st.Event = e
 	r.render()
+	if started {
+		jl.arrange(true)
+	}
 }
 
 // warning records a job's warning.
@@ -195,7 +281,9 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 	if r.ended {
 		return
 	}
-	r.ended = true
+	r.ended, r.cancelling = true, false
+	jl.ends++
+	r.endSeq = jl.ends
 	r.st.Event = e
 	r.st.Err = e.Err
 	switch e.Kind {
@@ -224,6 +312,7 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 	}
 	jl.banner.SetText(msg)
 	jl.banner.Show()
+	jl.arrange(false)
 	jl.relayout()
 	if r.live != nil {
 		func() {
@@ -248,34 +337,39 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 func (jl *JobList) clearEnded() {
 	jl.p.queue.Clear()
 	kept := jl.order[:0]
-	jl.list.Objects = nil
 	for _, id := range jl.order {
-		r := jl.rows[id]
-		if r.ended {
+		if jl.rows[id].ended {
 			delete(jl.rows, id)
 			continue
 		}
 		kept = append(kept, id)
-		jl.list.Objects = append(jl.list.Objects, r.box)
 	}
 	jl.order = kept
 	jl.banner.Hide()
+	jl.arrange(false)
 	jl.relayout()
 }
 
 // render shows the row's status.
 func (r *jobRow) render() {
 	st, e := r.st, r.st.Event
-	r.bar.SetValue(e.Fraction())
+	// A running job's state is on its bar; a queued or ended one has no
+	// bar, and says how it stands.
+	r.bar.Hidden = st.State != job.StateRunning
+	r.state.Hidden = !r.bar.Hidden
 	switch st.State {
 	case job.StateQueued:
 		r.state.SetText("queued for " + st.Device)
 		r.detail.SetText("waiting for the job before it on this device")
 	case job.StateRunning:
-		r.state.SetText("running on " + st.Device)
+		if r.cancelling {
+			r.state.Importance = widget.WarningImportance
+			r.state.SetText("Cancelling…")
+		} else {
+			r.state.SetText("running on " + st.Device)
+		}
 		r.detail.SetText(progressText(e))
 	case job.StateFinished:
-		r.bar.SetValue(1)
 		r.state.Importance = widget.SuccessImportance
 		r.state.SetText(fmt.Sprintf("finished in %s", roundDuration(st.Duration)))
 		r.detail.SetText(memoryText(e))
@@ -292,10 +386,16 @@ func (r *jobRow) render() {
 		r.state.SetText(msg)
 		r.detail.SetText(memoryText(e))
 	}
-	if st.State.Ended() {
+	if st.State.Ended() || r.cancelling {
 		r.cancel.Disable()
 	}
 	r.state.Refresh()
+	// After the state's text: the bar shows it.
+	v := e.Fraction()
+	if st.State == job.StateFinished {
+		v = 1
+	}
+	r.bar.SetValue(v)
 }
 
 // progressText is a running job's line: stage, done/total, rate, ETA and
@@ -310,10 +410,12 @@ func progressText(e job.Event) string {
 	if stage == "" {
 		stage = "starting"
 	}
+	// Whole units done, counting those of the block in progress.
+	done := int64(e.Units())
 	if e.Total > 0 {
-		parts = append(parts, fmt.Sprintf("%s %d/%d %s (%.0f%%)", stage, e.Done, e.Total, unit, 100*e.Fraction()))
+		parts = append(parts, fmt.Sprintf("%s %d/%d %s (%.0f%%)", stage, done, e.Total, unit, 100*e.Fraction()))
 	} else {
-		parts = append(parts, fmt.Sprintf("%s %d %s", stage, e.Done, unit))
+		parts = append(parts, fmt.Sprintf("%s %d %s", stage, done, unit))
 	}
 	if e.Rate > 0 {
 		parts = append(parts, fmt.Sprintf("%.3g %s/s", e.Rate, unit))

@@ -114,6 +114,11 @@ func runDetect(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Conf
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
 	defer r.free()
+	// A batch's ball filter is one long kernel call on the CPU: it stops
+	// between rows once ctx is cancelled. Progress counts the planes as
+	// the 2D stage filters them, a few a second, so the kernels report
+	// nothing of their own.
+	defer gpu.Bind(ctx, be, nil)()
 	if err := r.stream(ctx, src, cfg); err != nil {
 		return nil, err
 	}
@@ -256,6 +261,10 @@ func (r *run) batchDone(ctx context.Context, f feed, b fedBatch, batches chan<- 
 	nt := int64(r.bp.TilesY * r.bp.TilesX)
 	base := int64(b.index%2) * int64(r.batch) * pb
 	for j := 0; j < b.planes; j++ {
+		// A batch of many large planes takes a while: stop between them.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		slot := int64(r.done % r.ring)
 		if err := r.be.DetectPlane(r.bufs.in, base+int64(j)*pb, r.bufs.work, r.bufs.masks, slot*hw, r.bufs.tiles, slot*nt, &r.pp); err != nil {
 			return fmt.Errorf("plane %d: %w", r.p.Start+r.done, err)

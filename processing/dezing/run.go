@@ -80,8 +80,11 @@ type Result struct {
 
 // Run dezings the darks, the flats and the projections of in, in that
 // order, each in the blocks the plan gives, and hands the results to out.
-// It checks ctx between blocks; a cancelled or failed run returns the
-// error and writes nothing more to out (the caller discards what it had).
+// It checks ctx between blocks, and on the CPU between rows inside one
+// (gpu.Bind), so that a cancel lands within a second however big the
+// block; a cancelled or failed run returns the error and writes nothing
+// more to out (the caller discards what it had). While a block is
+// computed on the CPU its rows done are reported as Progress.Partway.
 func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in Input, out Output) (*Result, error) {
 	pl, err := Plan(be, in.Shapes(), cfg)
 	if err != nil {
@@ -104,6 +107,10 @@ func newRun(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, pl
 // warns when most flat-field values were clipped. The peak device memory
 // is measured from here.
 func (r *run) execute(in Input, out Output, projections func(*run) error) (*Result, error) {
+	// On the CPU a block is one kernel call that may take minutes: the
+	// kernels stop within a row once the run is cancelled, and report
+	// the rows done, which become the block's units in progress.
+	defer gpu.Bind(r.ctx, r.be, r.kernelProgress)()
 	r.be.ResetPeak()
 	base := r.be.Stats().Current
 	var err error
@@ -138,6 +145,19 @@ type run struct {
 	cfg Config
 	pl  *plan.Plan
 	res *Result
+	// call is the units of the progress stage (frames, slices, rows) the
+	// kernel call in progress computes, 0 when its progress is not
+	// reported. It is set before the call and read by the call's
+	// workers, which end before the call returns.
+	call float64
+}
+
+// kernelProgress turns a kernel call's report (done of total rows or
+// chunks) into the stage's units in progress.
+func (r *run) kernelProgress(done, total int64) {
+	if r.call > 0 && total > 0 {
+		r.p.Partway(r.call * float64(done) / float64(total))
+	}
 }
 
 func (r *run) warn(msg string) {
@@ -234,7 +254,10 @@ func (r *run) reduce(dezinged []byte, info volume.Info, stage string) ([]float32
 			}
 		}
 		rp := reduceParams(info, r.cfg.Reduce, y1-y0)
-		if err := r.be.DezingReduce(out, in, scr, rp); err != nil {
+		r.call = float64(y1 - y0)
+		err := r.be.DezingReduce(out, in, scr, rp)
+		r.call = 0
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", stage, err)
 		}
 		if err := r.be.Download(volume.Bytes(frame[y0*cols:y1*cols]), out, 0); err != nil {
@@ -460,7 +483,9 @@ func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), 
 	info := st.src.Info()
 	mp := medianParams(info, r.cfg.Kernel, r.cfg.Dif)
 	mp.Planes, mp.Z0, mp.N = h1-h0, b0-h0, b1-b0
+	r.call = float64(b1 - b0)
 	err = r.be.DezingMedian(med, in, scr, mp)
+	r.call = 0
 	res := med
 	if err == nil && st.post != nil {
 		res, err = st.post(med, b1-b0)

@@ -179,6 +179,17 @@ type run struct {
 	out    *gpu.Buffer
 	res    *Result
 	shells *Shells
+	// call is the rows of the product in progress, for its progress
+	// reports (kernelProgress); set before the call, read by it.
+	call float64
+}
+
+// kernelProgress turns the CPU backend's report of a product in progress
+// (done of total multiply-add columns) into rows in progress.
+func (r *run) kernelProgress(done, total int64) {
+	if r.call > 0 && total > 0 {
+		r.p.Partway(r.call * float64(done) / float64(total))
+	}
 }
 
 // Run computes the distance matrices between the ground-truth maps gt
@@ -224,6 +235,9 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 	defer r.tr.Add("mask and shell tables", -tables)
 	r.prep = newPreparer(lay, mask, r.shells, cfg.Normalize, workers, r.tr)
 	defer r.prep.release(r.tr)
+	// A tile's products are one long call on the CPU: it stops between
+	// panels of rows once ctx is cancelled, and reports how far it got.
+	defer gpu.Bind(ctx, be, r.kernelProgress)()
 	r.res = &Result{Metrics: cfg.Metrics, NGT: r1 - r0, NSub: sh.NSub, Row0: r0, LowMemory: cfg.LowMemory, Box: sh.Box, Voxels: mask.Len(), Plan: pl, Chunk: r.tile}
 	defer r.free()
 	if err := r.setup(sh.ConvertBytes); err != nil {
@@ -599,7 +613,10 @@ func (r *run) release(c prepared, chunks chan *gpu.Buffer) {
 func (r *run) compute(a *gpu.Buffer, a0, row0, m int) error {
 	lay, n := r.lay, r.nsub
 	g := gpu.DistGramShape{M: m, N: n, ARow0: a0, RowLen: lay.RowLen, Segs: lay.Segs()}
-	if err := r.be.DistGram(r.gram, a, r.subs, r.segs, g); err != nil {
+	r.call = float64(m)
+	err := r.be.DistGram(r.gram, a, r.subs, r.segs, g)
+	r.call = 0
+	if err != nil {
 		return fmt.Errorf("distance: products of rows %d-%d: %w", row0, row0+m, err)
 	}
 	for k, met := range r.cfg.Metrics {

@@ -41,6 +41,9 @@ type Event struct {
 	// Done and Total count Unit ("slices", "planes", "rows") in the stage.
 	Done, Total int64
 	Unit        string
+	// Partway is how much of the units in progress (a block being
+	// computed) is done beyond Done, in units: Progress.Partway.
+	Partway float64
 	// BytesToDevice and BytesFromDevice count host↔device traffic since
 	// the job started.
 	BytesToDevice, BytesFromDevice int64
@@ -60,12 +63,16 @@ type Event struct {
 	Err error
 }
 
-// Fraction returns Done/Total in [0,1], or 0 when Total is unknown.
+// Units returns the units done in the stage, counting those in progress
+// (Done + Partway).
+func (e Event) Units() float64 { return float64(e.Done) + e.Partway }
+
+// Fraction returns Units()/Total in [0,1], or 0 when Total is unknown.
 func (e Event) Fraction() float64 {
 	if e.Total <= 0 {
 		return 0
 	}
-	f := float64(e.Done) / float64(e.Total)
+	f := e.Units() / float64(e.Total)
 	if f > 1 {
 		f = 1
 	}

@@ -50,27 +50,65 @@ func NewProgress(name string, sinks ...Sink) *Progress { return newProgress(name
 // unknown).
 func (p *Progress) Stage(name string, total int64, unit string) {
 	p.update(Progressed, func(now time.Time) {
-		p.ev.Stage, p.ev.Total, p.ev.Unit, p.ev.Done = name, total, unit, 0
+		p.ev.Stage, p.ev.Total, p.ev.Unit, p.ev.Done, p.ev.Partway = name, total, unit, 0, 0
 		p.ev.Rate, p.ev.ETA = 0, 0
 		p.stageStart = now
 	}, nil, "")
 }
 
 // Add records n more units done in the current stage and updates the
-// stage's rate (its average since the stage began) and ETA.
+// stage's rate (its average since the stage began) and ETA. The units
+// in progress (Partway) are now counted: they start from none again.
 func (p *Progress) Add(n int64) {
 	p.update(Progressed, func(now time.Time) {
 		p.ev.Done += n
-		el := now.Sub(p.stageStart).Seconds()
-		if el <= 0 || p.ev.Done <= 0 {
+		p.ev.Partway = 0
+		p.rateLocked(now)
+	}, nil, "")
+}
+
+// Partway records how much of the units in progress is done before Add
+// counts them: units is the amount of the current step (the block a
+// kernel is computing) done so far, not an increment, so that a job
+// planned as one long block moves its bar, rate and ETA while the block
+// runs. A value below the last one is ignored (a kernel's workers report
+// out of order), and one past the stage's total is cut to it; the next
+// Add or Stage starts from none again. Done stays what Add counted.
+func (p *Progress) Partway(units float64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	stale := !(units > p.ev.Partway)
+	p.mu.Unlock()
+	if stale {
+		return // no event: nothing moved
+	}
+	p.update(Progressed, func(now time.Time) {
+		if units <= p.ev.Partway {
 			return
 		}
-		p.ev.Rate = float64(p.ev.Done) / el
-		p.ev.ETA = 0
-		if left := p.ev.Total - p.ev.Done; left > 0 {
-			p.ev.ETA = time.Duration(float64(left) / p.ev.Rate * float64(time.Second))
+		if p.ev.Total > 0 {
+			units = min(units, float64(p.ev.Total-p.ev.Done))
 		}
+		p.ev.Partway = max(units, 0)
+		p.rateLocked(now)
 	}, nil, "")
+}
+
+// rateLocked updates the stage's rate (its average since the stage
+// began, counting the units in progress) and ETA.
+func (p *Progress) rateLocked(now time.Time) {
+	done := p.ev.Units()
+	el := now.Sub(p.stageStart).Seconds()
+	if el <= 0 || done <= 0 {
+		return
+	}
+	p.ev.Rate = done / el
+	p.ev.ETA = 0
+	if left := float64(p.ev.Total) - done; p.ev.Total > 0 && left > 0 {
+		p.ev.ETA = time.Duration(left / p.ev.Rate * float64(time.Second))
+	}
 }
 
 // Transfer records bytes moved to and from the device. It does not emit an
@@ -173,7 +211,7 @@ func (p *Progress) finish(k Kind, err error) Event {
 	}
 	p.ended = true
 	if k == Finished && p.ev.Total > 0 {
-		p.ev.Done = p.ev.Total
+		p.ev.Done, p.ev.Partway = p.ev.Total, 0
 	}
 	p.ev.ETA = 0
 	e := p.ev

@@ -215,3 +215,45 @@ func TestEndKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressPartway: a block in progress moves the fraction, rate and
+// ETA before Add counts it; reports out of order are ignored; Add and
+// Stage start afresh; a finished job shows its total.
+func TestProgressPartway(t *testing.T) {
+	clk := newFakeNow()
+	var rec recorder
+	p := newProgress("dezing", []Sink{rec.sink}, clk.Now)
+	p.Stage("projections", 200, "slices")
+	clk.Advance(2 * time.Second)
+	p.Partway(50) // one block of 200: a quarter done in 2 s
+	e := p.Snapshot()
+	if e.Done != 0 || e.Partway != 50 || e.Fraction() != 0.25 || e.Units() != 50 || e.Rate != 25 || e.ETA != 6*time.Second {
+		t.Errorf("50 of 200 in progress after 2 s: %+v; want fraction 0.25, rate 25, ETA 6s", e)
+	}
+	n := len(rec.all())
+	p.Partway(40) // a worker's late report
+	if e := p.Snapshot(); e.Partway != 50 || len(rec.all()) != n {
+		t.Errorf("a lower report moved progress to %v or emitted an event", e.Partway)
+	}
+	p.Partway(500) // never past the total
+	if e := p.Snapshot(); e.Fraction() != 1 || e.Partway != 200 {
+		t.Errorf("partway past the total: %+v", e)
+	}
+	clk.Advance(2 * time.Second)
+	p.Add(100)
+	if e := p.Snapshot(); e.Done != 100 || e.Partway != 0 || e.Fraction() != 0.5 {
+		t.Errorf("after Add: %+v, want 100 done and none in progress", e)
+	}
+	p.Partway(10)
+	p.Stage("write", 4, "blocks")
+	if e := p.Snapshot(); e.Partway != 0 || e.Done != 0 {
+		t.Errorf("a new stage kept %v in progress", e.Partway)
+	}
+	p.Partway(1)
+	p.End(nil)
+	if e := p.Snapshot(); e.Done != 4 || e.Partway != 0 || e.Fraction() != 1 {
+		t.Errorf("finished: %+v", e)
+	}
+	var nilp *Progress
+	nilp.Partway(1)
+}

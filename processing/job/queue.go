@@ -38,6 +38,10 @@ type Entry struct {
 	Progress Event
 	// Err is the job's error once it failed.
 	Err error
+	// Cancelling: the running job was asked to stop and is winding down
+	// (removing its partial output); it ends as cancelled, or as what it
+	// was already ending as.
+	Cancelling bool
 }
 
 // Duration is how long the job ran (so far, while it runs).
@@ -156,9 +160,10 @@ func (q *Queue) watch(e *queued) {
 	close(e.done)
 }
 
-// Cancel cancels job id: a running job is asked to stop (it stays in the
-// list as cancelled once it has); a queued one is removed from the queue
-// and the list. It reports whether the job was found and not yet ended.
+// Cancel cancels job id: a running job is asked to stop (onChange sees
+// it Cancelling at once, and it stays in the list as cancelled once it
+// has stopped); a queued one is removed from the queue and the list. It
+// reports whether the job was found and not yet ended.
 func (q *Queue) Cancel(id int) bool {
 	q.mu.Lock()
 	e := q.findLocked(id)
@@ -168,6 +173,11 @@ func (q *Queue) Cancel(id int) bool {
 	}
 	if e.State == StateRunning {
 		j := e.job
+		if !e.Cancelling {
+			// Said at once: the job may take a moment to stop.
+			e.Cancelling = true
+			q.notifyLocked(e.Entry)
+		}
 		q.mu.Unlock()
 		j.Cancel()
 		return true
@@ -217,7 +227,13 @@ func (q *Queue) Clear() {
 
 // CancelAll cancels every queued and running job and waits until they
 // have ended.
-func (q *Queue) CancelAll() {
+func (q *Queue) CancelAll() { <-q.StopAll() }
+
+// StopAll cancels every queued and running job, as CancelAll does, but
+// returns at once: the channel is closed once they have all ended (their
+// partial outputs removed). A window's quit uses it so that the UI stays
+// responsive while the jobs wind down.
+func (q *Queue) StopAll() <-chan struct{} {
 	q.mu.Lock()
 	var queuedIDs, runningIDs []int
 	var all []*queued
@@ -235,9 +251,14 @@ func (q *Queue) CancelAll() {
 	for _, id := range append(queuedIDs, runningIDs...) {
 		q.Cancel(id)
 	}
-	for _, e := range all {
-		<-e.done
-	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, e := range all {
+			<-e.done
+		}
+	}()
+	return done
 }
 
 func (q *Queue) findLocked(id int) *queued {

@@ -172,3 +172,48 @@ func TestQueueFailureAndCancelAll(t *testing.T) {
 		t.Error("CancelAll did not cancel both without starting the queued one")
 	}
 }
+
+// TestQueueSaysCancellingAtOnce: onChange hears that a running job is
+// cancelling before it has stopped; StopAll returns while the job winds
+// down and its channel closes once it has ended.
+func TestQueueSaysCancellingAtOnce(t *testing.T) {
+	changes := make(chan Entry, 16)
+	q := NewQueue(context.Background(), func(e Entry) { changes <- e })
+	windDown := make(chan struct{})
+	started := make(chan struct{})
+	tk := q.Submit("slow to stop", "cpu", func(ctx context.Context, p *Progress) error {
+		close(started)
+		<-ctx.Done()
+		<-windDown // removing a partial output, say
+		return ctx.Err()
+	})
+	queued := q.Submit("queued", "cpu", func(ctx context.Context, p *Progress) error { return nil })
+	<-started
+	stopped := q.StopAll()
+	for e := range changes {
+		if e.ID == tk.ID && e.Cancelling {
+			if e.State != StateRunning {
+				t.Errorf("cancelling entry is %v, want still running", e.State)
+			}
+			break
+		}
+	}
+	select {
+	case <-stopped:
+		t.Fatal("StopAll's channel closed before the job ended")
+	default:
+	}
+	close(windDown)
+	<-stopped
+	if err := tk.Wait(); !errors.Is(err, context.Canceled) {
+		t.Errorf("the running job ended with %v", err)
+	}
+	if err := queued.Wait(); !errors.Is(err, context.Canceled) {
+		t.Errorf("the queued job ended with %v", err)
+	}
+	for _, e := range q.Entries() {
+		if e.State != StateCancelled {
+			t.Errorf("%s is %v after StopAll", e.Name, e.State)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func (t *termSink) newStage(e Event) {
 func (t *termSink) progress(e Event) {
 	if t.tty {
 		if t.bar != nil {
-			t.bar.Set64(e.Done)
+			t.bar.Set64(int64(e.Units()))
 		}
 		return
 	}
@@ -127,7 +127,7 @@ func (t *termSink) line(e Event) {
 	if e.Total > 0 {
 		t.lastStep = int(e.Fraction() * lineSteps)
 	}
-	s := fmt.Sprintf("%s: %s %d", e.Job, e.Stage, e.Done)
+	s := fmt.Sprintf("%s: %s %d", e.Job, e.Stage, int64(e.Units()))
 	if e.Total > 0 {
 		s += fmt.Sprintf("/%d", e.Total)
 	}
