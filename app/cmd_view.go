@@ -111,9 +111,14 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 	return nil
 }
 
-// openAll opens the files into v and sets the axis, slice and grid.
+// openAll opens the files into v and sets the axis, slice and grid. With
+// several files, one that cannot be opened (a points CSV with a bad line)
+// is skipped and reported in the window, where the user is looking, as
+// well as on stderr; alone, or for a screenshot, it is the command's
+// error.
 func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.Axis) error {
 	var opened []string
+	var skipped []error
 	for _, s := range specs {
 		l, err := v.Open(s)
 		if err == nil && o.colormap != "" {
@@ -126,9 +131,13 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 				return err
 			}
 			fmt.Fprintf(e.stderr, "voxlab: skipping %s: %v\n", s, err)
+			skipped = append(skipped, fmt.Errorf("skipped %s: %w", s, err))
 			continue
 		}
 		opened = append(opened, displayNames(s))
+	}
+	if len(skipped) > 0 {
+		v.ShowError(errors.Join(skipped...))
 	}
 	if len(opened) > 0 {
 		v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
@@ -190,6 +199,9 @@ func (o *viewOpts) check(specs []string) (axis viewer.Axis, w, h int, err error)
 func newWindow() (fyne.App, fyne.Window) {
 	a := fyneapp.NewWithID(appID)
 	a.SetIcon(resources.Icon)
+	// voxlab's theme (dark, every text at least 4.5:1 against its
+	// background), as the screenshots have it.
+	a.Settings().SetTheme(viewer.Theme())
 	return a, a.NewWindow("voxlab")
 }
 

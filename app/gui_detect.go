@@ -31,8 +31,9 @@ func init() {
 	})
 }
 
-// suggestDetect proposes the first open folder of planes or TIFF stack,
-// and a free CSV name beside it.
+// suggestDetect proposes the first open folder of planes, else TIFF
+// stack, else any open volume (`voxlab gui brain.npy --run detect`); the
+// panel names the output after it (planes-cells.csv, free).
 func suggestDetect(open []string) ([]string, map[string]string) {
 	in := ""
 	for _, s := range open {
@@ -46,13 +47,17 @@ func suggestDetect(open []string) ([]string, map[string]string) {
 		in = firstSpec(open, ".tif", ".tiff")
 	}
 	if in == "" {
+		in = firstVolume(open)
+	}
+	if in == "" {
 		return nil, nil
 	}
-	return []string{in, freeName(siblingPath(in, "-cells.csv"))}, nil
+	return []string{in, ""}, nil
 }
 
 // detectLive shows a detection run: the cells found so far as a points
-// layer over the volume, plane by plane, then the output CSV.
+// layer just above the volume (in its grid panel), plane by plane, then
+// the output CSV. Other layers keep their visibility.
 type detectLive struct {
 	v       *viewer.Viewer
 	in      viewer.Layer
@@ -103,21 +108,25 @@ func (l *detectLive) addLayer() {
 	defer l.mu.Unlock()
 	l.layer = l.v.AddPoints(filepath.Base(l.out)+" (running)", l.pending)
 	l.pending = nil
-	l.focus(l.layer)
+	l.place(l.layer)
 }
 
-func (l *detectLive) focus(pts viewer.Layer) {
-	if l.in == nil {
-		return
+// place puts the points just above the volume they were found in, so
+// that grid mode draws them in its panel; the result stays selected.
+func (l *detectLive) place(pts viewer.Layer) {
+	if l.in != nil {
+		l.v.PlaceAbove(pts, l.in)
 	}
-	l.v.PlaceAbove(pts, l.in)
-	l.v.Focus(false, l.in, pts)
+	l.v.Select(pts)
 }
 
-// Done replaces the live points with the output file's.
+// Done replaces the live points with the output file's (hidden if the
+// user hid the live layer).
 func (l *detectLive) Done(err error) {
+	hidden := false
 	l.mu.Lock()
 	if l.layer != nil {
+		hidden = !l.layer.Visible()
 		l.v.RemoveLayer(l.layer)
 		l.layer = nil
 	}
@@ -130,5 +139,8 @@ func (l *detectLive) Done(err error) {
 		l.v.ShowError(fmt.Errorf("open the detected cells: %w", oerr))
 		return
 	}
-	l.focus(res)
+	if hidden {
+		res.SetVisible(false)
+	}
+	l.place(res)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,17 +30,21 @@ func init() {
 	})
 }
 
-// suggestDezing proposes the first open NeXus scan (else HDF5 file) and a
-// free output name beside it.
+// suggestDezing proposes the first open NeXus scan, else HDF5 file, else
+// any open volume (`voxlab gui scan.npy --run dezing` dezings scan.npy).
+// The panel names the output after it (scan-dezinged.h5, free).
 func suggestDezing(open []string) ([]string, map[string]string) {
 	in := firstSpec(open, ".nxs")
 	if in == "" {
 		in = firstSpec(open, ".h5", ".hdf5")
 	}
 	if in == "" {
+		in = firstVolume(open)
+	}
+	if in == "" {
 		return nil, nil
 	}
-	return []string{in, freeName(siblingPath(in, "-dezinged.h5"))}, nil
+	return []string{in, ""}, nil
 }
 
 // firstSpec returns the first spec whose path has one of the extensions.
@@ -57,33 +60,23 @@ func firstSpec(specs []string, exts ...string) string {
 	return ""
 }
 
-// siblingPath names a file beside spec's file: its stem with suffix.
-func siblingPath(spec, suffix string) string {
-	p, _ := volume.SplitSpec(spec)
-	p = strings.TrimSuffix(p, string(filepath.Separator))
-	return strings.TrimSuffix(p, filepath.Ext(p)) + suffix
-}
-
-// freeName returns path, or path with -2, -3, … before its extension,
-// whichever does not exist yet: a run never replaces an earlier result
-// the viewer may be showing.
-func freeName(path string) string {
-	ext := filepath.Ext(path)
-	stem := strings.TrimSuffix(path, ext)
-	for i := 1; ; i++ {
-		p := path
-		if i > 1 {
-			p = fmt.Sprintf("%s-%d%s", stem, i, ext)
-		}
-		if _, err := os.Lstat(p); os.IsNotExist(err) {
-			return p
+// firstVolume returns the first spec that is not a points file (CSV,
+// cellfinder XML): a volume in any format voxlab reads.
+func firstVolume(specs []string) string {
+	for _, s := range specs {
+		p, _ := volume.SplitSpec(s)
+		if e := strings.ToLower(filepath.Ext(p)); e != ".csv" && e != ".xml" {
+			return s
 		}
 	}
+	return ""
 }
 
 // dezingLive shows a dezinging run: each finished block of projections
-// in an image layer beside the raw scan (grid mode) as it arrives, and
-// the output file when the run ends.
+// in an image layer added over the others as it arrives, and the output
+// file when the run ends. The user's view is left as it was (other
+// layers keep their visibility, grid mode its state); showing the result
+// beside the raw scan is offered (Viewer.OfferCompare), not imposed.
 type dezingLive struct {
 	v     *viewer.Viewer
 	in    viewer.Layer
@@ -149,7 +142,7 @@ func (l *dezingLive) addLayer() {
 		return
 	}
 	l.layer.Store(il)
-	l.focus(il)
+	l.v.OfferCompare(l.in, il)
 }
 
 // options gives the result the raw scan's contrast when both are counts.
@@ -164,25 +157,16 @@ func (l *dezingLive) options(dt volume.DType) viewer.ImageOptions {
 	return o
 }
 
-// focus shows the raw scan and the result side by side.
-func (l *dezingLive) focus(res viewer.Layer) {
-	if l.in != nil {
-		l.v.Focus(true, l.in, res)
-	} else {
-		l.v.Focus(false, res)
-	}
-}
-
-// Done replaces the live layer with the output file, or removes it when
-// the run failed or was cancelled (it left no output).
+// Done replaces the live layer with the output file (hidden if the user
+// hid the live layer), or removes it when the run failed or was
+// cancelled (it left no output).
 func (l *dezingLive) Done(err error) {
+	hidden := false
 	if il := l.layer.Load(); il != nil {
+		hidden = !il.Visible()
 		l.v.RemoveLayer(il)
 	}
 	if err != nil {
-		if l.in != nil {
-			l.v.Focus(false, l.in)
-		}
 		return
 	}
 	var res viewer.Layer
@@ -197,7 +181,10 @@ func (l *dezingLive) Done(err error) {
 				il.SetContrastLimits(o.Contrast[0], o.Contrast[1])
 			}
 		}
-		l.focus(res)
+		if hidden {
+			res.SetVisible(false)
+		}
+		l.v.OfferCompare(l.in, res)
 	})
 	if err != nil {
 		l.v.ShowError(fmt.Errorf("open the dezinged scan: %w", err))

@@ -40,8 +40,9 @@ func init() {
 }
 
 // suggestDistance proposes the first open NPY or MRC stack as the ground
-// truth, the submitted maps and mask beside it when they exist (the demo's
-// layout), and a free output folder.
+// truth, and the submitted maps and mask beside it when they exist (the
+// demo's layout); the panel names the output folder after the ground
+// truth (gt-distances, free).
 func suggestDistance(open []string) ([]string, map[string]string) {
 	gt := firstSpec(open, ".npy", ".mrc")
 	if gt == "" {
@@ -59,7 +60,7 @@ func suggestDistance(open []string) ([]string, map[string]string) {
 	if m := filepath.Join(dir, "mask.mrc"); exists(m) {
 		params["mask"] = m
 	}
-	return []string{gt, sub, freeName(filepath.Join(dir, "distances"))}, params
+	return []string{gt, sub, ""}, params
 }
 
 func exists(p string) bool {

@@ -140,8 +140,23 @@ func finished(t *testing.T, st viewer.JobStatus) {
 	}
 }
 
+// TestGUIDezingShowsBlocksBesideTheScan: the dezinged blocks arrive in
+// a layer that is added and selected, the output file replaces it, and
+// the view is the user's: every other layer keeps its visibility and the
+// grid its state, and showing the result side by side with the scan is
+// one click on the offer above the canvas.
 func TestGUIDezingShowsBlocksBesideTheScan(t *testing.T) {
 	h := newGUIHarness(t)
+	// The user hid the brain.
+	brain := h.layer("planes")
+	if brain == nil {
+		t.Fatalf("no brain layer; layers %v", names(h.hl.Layers()))
+	}
+	brain.SetVisible(false)
+	visible := map[viewer.Layer]bool{}
+	for _, l := range h.hl.Layers() {
+		visible[l] = l.Visible()
+	}
 	// Blocks of 30 projections: three partial results.
 	h.choose("dezing", map[string]string{"kernel": "5", "batch-size": "30"})
 	req, _ := h.p.Request()
@@ -170,8 +185,24 @@ func TestGUIDezingShowsBlocksBesideTheScan(t *testing.T) {
 	if h.layer("scan-dezinged.h5 (running)") != nil {
 		t.Error("the live layer was not replaced by the output file")
 	}
-	if !h.hl.Grid() {
-		t.Error("the result is not beside the raw scan (grid mode off)")
+	if h.hl.Selected() != res {
+		t.Errorf("selected %v, want the result", h.hl.Selected())
+	}
+	for l, was := range visible {
+		if l.Visible() != was {
+			t.Errorf("the result changed %s's visibility to %v", l.Name(), l.Visible())
+		}
+	}
+	if h.hl.Grid() {
+		t.Error("the result turned grid mode on")
+	}
+	in, offered, compare := h.hl.Offer()
+	if in != h.hl.LayerFor(want) || offered != res {
+		t.Fatalf("offer to compare %v with %v, want the scan and the result", in, offered)
+	}
+	test.Tap(compare)
+	if !h.hl.Grid() || !in.Visible() || !res.Visible() || brain.Visible() {
+		t.Errorf("compare side by side: grid %v, scan %v, result %v", h.hl.Grid(), in.Visible(), res.Visible())
 	}
 	if il := res.(*viewer.ImageLayer); il.Volume().Shape != [3]int{90, 128, 160} {
 		t.Errorf("result shape %v", il.Volume().Shape)
@@ -179,6 +210,68 @@ func TestGUIDezingShowsBlocksBesideTheScan(t *testing.T) {
 	// The next run gets a fresh output name.
 	if req2, _ := h.p.Request(); req2.Args[1] != filepath.Join(h.dir, "tomo", "scan-dezinged-2.h5") {
 		t.Errorf("next output %s", req2.Args[1])
+	}
+}
+
+// TestGUIOutputsFollowTheInput: each pipeline's output is named after
+// its input, beside it; choosing another input renames an output the
+// user has not edited, and leaves an edited one alone.
+func TestGUIOutputsFollowTheInput(t *testing.T) {
+	h := newGUIHarness(t)
+	for _, c := range []struct {
+		cmd, out string
+		field    string
+	}{
+		{"dezing", "tomo/scan-dezinged.h5", "out"},
+		{"detect", "brain/planes-cells.csv", "out"},
+		{"distance", "maps/gt-distances", "out"},
+	} {
+		if err := h.p.Select(c.cmd); err != nil {
+			t.Fatal(err)
+		}
+		req, _ := h.p.Request()
+		if got := req.Args[len(req.Args)-1]; got != filepath.Join(h.dir, c.out) {
+			t.Errorf("%s: output %s, want %s", c.cmd, got, filepath.Join(h.dir, c.out))
+		}
+	}
+	h.choose("dezing", nil)
+	other := filepath.Join(h.dir, "maps", "gt.npy")
+	h.p.Set("in", other)
+	if req, _ := h.p.Request(); req.Args[1] != filepath.Join(h.dir, "maps", "gt-dezinged.h5") {
+		t.Errorf("after choosing %s: output %s", other, req.Args[1])
+	}
+	mine := filepath.Join(h.dir, "mine.h5")
+	h.p.Set("out", mine)
+	h.p.Set("in", filepath.Join(h.dir, demo.TomoScan))
+	if req, _ := h.p.Request(); req.Args[1] != mine {
+		t.Errorf("the edited output became %s", req.Args[1])
+	}
+}
+
+// TestGUIRunOnAnyFormat: `voxlab gui FILE --run PIPELINE` runs on FILE
+// whatever format voxlab reads it in (a plain NPY here), writing the
+// output beside it.
+func TestGUIRunOnAnyFormat(t *testing.T) {
+	dir := t.TempDir()
+	vol := filepath.Join(dir, "vol.npy")
+	writeNPY(t, vol, [3]int{12, 24, 28}, func(z, y, x int) uint16 { return uint16(100 + (z*7+y*3+x)%50) })
+	for _, c := range []struct{ run, out string }{
+		{"dezing", "vol-dezinged.h5"},
+		{"detect", "vol-cells.csv"},
+	} {
+		shot := filepath.Join(dir, c.run+".png")
+		code, out, errOut := runCmd("gui", vol, "--run", c.run, "--screenshot", shot, "--size", "1000x700")
+		if code != 0 {
+			t.Errorf("gui vol.npy --run %s: exit %d: %s%s", c.run, code, out, errOut)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, c.out)); err != nil {
+			t.Errorf("--run %s: %v", c.run, err)
+		}
+	}
+	// A slice past the data is an error, as for view.
+	if code, _, e := runCmd("gui", vol, "--slice", "900", "--screenshot", filepath.Join(dir, "x.png")); code != 2 || !strings.Contains(e, "--slice 900: the data have 12 slices") {
+		t.Errorf("gui --slice 900: exit %d: %s", code, e)
 	}
 }
 

@@ -33,13 +33,18 @@ func (v *Viewer) newLayerList() *widget.List {
 			chk := row.Objects[0].(*widget.Check)
 			chk.OnChanged = nil
 			chk.SetChecked(l.Visible())
-			chk.OnChanged = func(on bool) { l.SetVisible(on) }
+			chk.OnChanged = func(on bool) {
+				l.SetVisible(on)
+				v.refocus(false)
+			}
 			row.Objects[1].(*widget.Label).SetText(fmt.Sprintf("%s  (%s)", l.Name(), kindOf(l)))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
 		if id < len(v.layers) {
 			v.Select(v.layers[len(v.layers)-1-id])
 		}
+		// A tapped list keeps the keys (they move its selection).
+		v.refocus(false)
 	}
 	return l
 }
@@ -108,13 +113,16 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 			return
 		}
 		l.SetContrastLimits(a, b)
+		// Enter ends the typing: the keys step through slices again.
+		v.refocus(true)
 	}
 	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
-	autoOnce := widget.NewButton("Auto", func() { l.AutoContrast() })
+	autoOnce := v.newButton("Auto", nil, func() { l.AutoContrast() })
 	c.auto = widget.NewCheck("continuous", func(on bool) {
 		if !c.syncing && on != l.ContinuousAutoContrast() {
 			l.SetContinuousAutoContrast(on)
 		}
+		v.refocus(false)
 	})
 	c.gamma = widget.NewSlider(0.2, 5)
 	c.gamma.Step = 0.01
@@ -124,10 +132,12 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 			l.SetGamma(g)
 		}
 	}
+	c.gamma.OnChangeEnded = v.sliderDone
 	c.cmap = widget.NewSelect(resources.ColormapNames(), func(name string) {
 		if !c.syncing && name != l.Colormap() {
 			_ = l.SetColormap(name)
 		}
+		v.refocus(false)
 	})
 	c.opacity = widget.NewSlider(0, 1)
 	c.opacity.Step = 0.01
@@ -136,6 +146,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 			l.SetOpacity(a)
 		}
 	}
+	c.opacity.OnChangeEnded = v.sliderDone
 	blend := widget.NewSelect([]string{Translucent.String(), Additive.String()}, func(s string) {
 		m := Translucent
 		if s == Additive.String() {
@@ -144,6 +155,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		if m != l.Blending() {
 			l.SetBlending(m)
 		}
+		v.refocus(false)
 	})
 	blend.SetSelected(l.Blending().String())
 	v.syncControls()
@@ -180,14 +192,17 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	size := widget.NewSlider(1, 60)
 	size.SetValue(l.Size())
 	size.OnChanged = func(s float64) { l.SetSize(s) }
+	size.OnChangeEnded = v.sliderDone
 	oos := widget.NewSlider(0, 20)
 	oos.Step = 1
 	oos.SetValue(float64(l.OutOfSlice()))
 	oos.OnChanged = func(n float64) { l.SetOutOfSlice(int(n)) }
+	oos.OnChangeEnded = v.sliderDone
 	v.ctl.opacity = widget.NewSlider(0, 1)
 	v.ctl.opacity.Step = 0.01
 	v.ctl.opacity.SetValue(l.Opacity())
 	v.ctl.opacity.OnChanged = func(a float64) { l.SetOpacity(a) }
+	v.ctl.opacity.OnChangeEnded = v.sliderDone
 	v.ctl.count = widget.NewLabel("")
 	legend := container.NewVBox()
 	names, styles := l.Types()
@@ -270,11 +285,12 @@ type dimsBar struct {
 
 func (v *Viewer) newDimsBar() dimsBar {
 	d := dimsBar{}
-	d.play = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), v.togglePlay)
+	d.play = v.newButton("", theme.MediaPlayIcon(), v.togglePlay)
 	d.axis = widget.NewRadioGroup([]string{"z", "y", "x"}, func(s string) {
 		if a, err := ParseAxis(s); err == nil {
 			v.SetAxis(a)
 		}
+		v.refocus(false)
 	})
 	d.axis.Horizontal = true
 	d.axis.Required = true
@@ -286,6 +302,7 @@ func (v *Viewer) newDimsBar() dimsBar {
 			v.SetSlice(int(x))
 		}
 	}
+	d.slider.OnChangeEnded = v.sliderDone
 	d.label = widget.NewLabel("0/0")
 	d.mapSlider = widget.NewSlider(0, 0)
 	d.mapSlider.Step = 1
@@ -294,6 +311,7 @@ func (v *Viewer) newDimsBar() dimsBar {
 			v.SetMap(int(x))
 		}
 	}
+	d.mapSlider.OnChangeEnded = v.sliderDone
 	d.mapLabel = widget.NewLabel("map 0/0")
 	d.mapSlider.Hide()
 	d.mapLabel.Hide()
@@ -470,6 +488,11 @@ func (v *Viewer) Playing() bool {
 	defer v.playMu.Unlock()
 	return v.playStop != nil
 }
+
+// sliderDone is the OnChangeEnded of the viewer's sliders: a slider
+// takes the focus when tapped, and would keep the arrow keys (they move
+// it, not the slice) without it.
+func (v *Viewer) sliderDone(float64) { v.refocus(false) }
 
 // focused reports whether the user is typing in o.
 func (v *Viewer) focused(o fyne.Focusable) bool {

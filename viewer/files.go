@@ -12,8 +12,11 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
@@ -197,7 +200,17 @@ func (v *Viewer) addRecent(spec string) {
 	}
 }
 
-// mainMenu is File: Open, Open recent, Quit (Fyne adds Quit itself).
+// Shortcuts of the menu items: Fyne shows them beside the items and runs
+// them from anywhere in the window, whatever has the focus.
+var (
+	openShortcut       = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}
+	openFolderShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	resetShortcut      = &desktop.CustomShortcut{KeyName: fyne.Key0, Modifier: fyne.KeyModifierShortcutDefault}
+	gridShortcut       = &desktop.CustomShortcut{KeyName: fyne.KeyG, Modifier: fyne.KeyModifierShortcutDefault}
+)
+
+// mainMenu is File (Open, Open folder, Open recent; Fyne adds Quit) and
+// View (Reset view, Toggle grid), with their shortcuts.
 func (v *Viewer) mainMenu() *fyne.MainMenu {
 	recent := fyne.NewMenuItem("Open recent", nil)
 	var items []*fyne.MenuItem
@@ -209,19 +222,108 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 		items[0].Disabled = true
 	}
 	recent.ChildMenu = fyne.NewMenu("", items...)
+	item := func(label string, sc fyne.Shortcut, f func()) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, f)
+		it.Shortcut = sc
+		return it
+	}
 	view := fyne.NewMenu("View",
-		fyne.NewMenuItem("Reset view", v.ResetView),
-		fyne.NewMenuItem("Toggle grid", func() { v.SetGrid(!v.grid) }),
+		item("Reset view", resetShortcut, v.ResetView),
+		item("Toggle grid", gridShortcut, func() { v.SetGrid(!v.grid) }),
 	)
 	return fyne.NewMainMenu(
-		fyne.NewMenu("File", fyne.NewMenuItem("Open…", v.ShowOpenDialog), recent),
+		fyne.NewMenu("File",
+			item("Open…", openShortcut, v.ShowOpenDialog),
+			item("Open folder…", openFolderShortcut, v.ShowOpenFolderDialog),
+			recent),
 		view,
 	)
 }
 
-// ShowOpenDialog lets the user pick a file; HDF5 files then get a
-// dataset chooser.
+// openDialog is the Open dialog: a path to type or paste (Fyne's file
+// chooser has no field for one), with the file and folder choosers a
+// click away.
+type openDialog struct {
+	d     *dialog.CustomDialog
+	path  *widget.Entry
+	msg   *widget.Label
+	open  *widget.Button
+	files *widget.Button
+}
+
+// ShowOpenDialog asks for a file or folder to open: its path typed or
+// pasted (a leading ~ is the home folder), or picked with Browse files…
+// or Browse folders…. HDF5 files then get a dataset chooser.
 func (v *Viewer) ShowOpenDialog() {
+	o := &openDialog{path: widget.NewEntry(), msg: wrapLabel("", widget.DangerImportance)}
+	o.path.SetPlaceHolder("a file, a folder of TIFF planes, or FILE.h5:/dataset")
+	if recent := v.Recent(); len(recent) > 0 {
+		p, _ := volume.SplitSpec(recent[0])
+		o.path.SetText(filepath.Dir(p) + string(filepath.Separator))
+		o.path.CursorColumn = len([]rune(o.path.Text))
+	}
+	setLabel(o.msg, "")
+	o.path.OnSubmitted = func(string) { v.openTyped(o) }
+	o.path.OnChanged = func(string) { setLabel(o.msg, "") }
+	o.open = widget.NewButtonWithIcon("Open", theme.ConfirmIcon(), func() { v.openTyped(o) })
+	o.open.Importance = widget.HighImportance
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { v.closeOpenDialog(o) })
+	o.files = widget.NewButtonWithIcon("Browse files…", theme.FileIcon(), func() {
+		v.closeOpenDialog(o)
+		v.showFileChooser()
+	})
+	folders := widget.NewButtonWithIcon("Browse folders…", theme.FolderIcon(), func() {
+		v.closeOpenDialog(o)
+		v.ShowOpenFolderDialog()
+	})
+	content := container.NewVBox(
+		widget.NewLabel("Path of a file or folder"), o.path, o.msg,
+		container.NewBorder(nil, nil, container.NewHBox(o.files, folders), container.NewHBox(cancel, o.open)),
+	)
+	o.d = dialog.NewCustomWithoutButtons("Open", content, v.win)
+	o.d.Resize(fyne.NewSize(640, 0))
+	v.openDlg = o
+	o.d.Show()
+	v.win.Canvas().Focus(o.path)
+}
+
+// closeOpenDialog hides the Open dialog.
+func (v *Viewer) closeOpenDialog(o *openDialog) {
+	o.d.Hide()
+	if v.openDlg == o {
+		v.openDlg = nil
+	}
+}
+
+// openTyped opens the path typed in the Open dialog, or says beside it
+// why it cannot.
+func (v *Viewer) openTyped(o *openDialog) {
+	spec := expandHome(strings.TrimSpace(o.path.Text))
+	if spec == "" {
+		setLabel(o.msg, "type the path of a file or folder, or browse for one")
+		return
+	}
+	p, _ := volume.SplitSpec(spec)
+	if _, err := os.Stat(p); err != nil {
+		setLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
+		return
+	}
+	v.closeOpenDialog(o)
+	v.openInteractive(spec)
+}
+
+// expandHome replaces a leading ~ with the home folder.
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// showFileChooser lets the user pick a file in Fyne's chooser.
+func (v *Viewer) showFileChooser() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
 			v.ShowError(err)
@@ -243,14 +345,36 @@ func (v *Viewer) ShowOpenDialog() {
 		}
 	}
 	d.SetFilter(storage.NewExtensionFileFilter(exts))
+	v.startAtRecent(d)
+	d.Resize(fyne.NewSize(800, 560))
+	d.Show()
+}
+
+// ShowOpenFolderDialog lets the user pick a folder (of TIFF planes, of
+// MRC maps) to open as one layer.
+func (v *Viewer) ShowOpenFolderDialog() {
+	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+		if err != nil {
+			v.ShowError(err)
+			return
+		}
+		if u != nil {
+			v.openInteractive(u.Path())
+		}
+	}, v.win)
+	v.startAtRecent(d)
+	d.Resize(fyne.NewSize(800, 560))
+	d.Show()
+}
+
+// startAtRecent starts a chooser in the folder of the file opened last.
+func (v *Viewer) startAtRecent(d *dialog.FileDialog) {
 	if recent := v.Recent(); len(recent) > 0 {
 		p, _ := volume.SplitSpec(recent[0])
 		if dir, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(p))); err == nil {
 			d.SetLocation(dir)
 		}
 	}
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
 }
 
 // dropped opens files dropped on the window.

@@ -200,8 +200,8 @@ func TestStatusPerPanel(t *testing.T) {
 }
 
 // Clicking a cell of a distance heat map shows the ground-truth map of
-// its row in the stack with one map per row, showing the stack if it was
-// hidden.
+// its row in the stack with one map per row, at its middle plane,
+// showing the stack if it was hidden.
 func TestHeatmapClickSelectsMap(t *testing.T) {
 	h := newHarness(t)
 	maps, _ := h.v.AddStack("gt", memStack(t, 5, 8, func(m, z, y, x int) float64 { return float64(m) }), ImageOptions{})
@@ -215,6 +215,7 @@ func TestHeatmapClickSelectsMap(t *testing.T) {
 	}
 	h.v.SetGrid(true)
 	maps.SetVisible(false)
+	h.v.SetSlice(0)
 	h.settle()
 	p := h.panelOf(hm)
 	sz := p.Size()
@@ -226,8 +227,8 @@ func TestHeatmapClickSelectsMap(t *testing.T) {
 	}
 	p.Tapped(&fyne.PointEvent{Position: at})
 	h.settle()
-	if h.v.Map() != 3 || !maps.Visible() {
-		t.Fatalf("after the click: map %d, stack visible %v; want map 3 shown", h.v.Map(), maps.Visible())
+	if h.v.Map() != 3 || !maps.Visible() || h.v.Slice() != 4 {
+		t.Fatalf("after the click: map %d plane %d, stack visible %v; want map 3 shown at its middle plane 4", h.v.Map(), h.v.Slice(), maps.Visible())
 	}
 	if v, ok := h.v.ValueAt(maps, 2, 2); !ok || v != 3 {
 		t.Errorf("stack shows %v %v, want map 3", v, ok)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // PanelOptions tune a processing panel; zero values take the defaults.
@@ -106,7 +107,7 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 	p.advanced = container.NewVBox()
 	p.pv = newPlanView()
 	p.jobs = newJobList(p)
-	p.runBtn = widget.NewButtonWithIcon("Run", theme.MediaPlayIcon(), func() {
+	p.runBtn = v.newButton("Run", theme.MediaPlayIcon(), func() {
 		if _, err := p.Run(); err != nil {
 			p.v.ShowError(err)
 		}
@@ -114,7 +115,10 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 	p.runBtn.Importance = widget.HighImportance
 	p.dev = newDeviceControls(p)
 	p.cl = newClusterControls(p)
-	p.choose = widget.NewSelect(names, func(name string) { p.Select(name) })
+	p.choose = widget.NewSelect(names, func(name string) {
+		p.Select(name)
+		v.refocus(false)
+	})
 
 	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
 	p.form = container.NewVBox(
@@ -126,7 +130,7 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 		heading("Plan"), p.pv.box,
 		p.runBtn,
 	)
-	p.scroll = container.NewVScroll(container.NewPadded(p.form))
+	p.scroll = panelScroll(container.NewPadded(p.form))
 	split := container.NewVSplit(p.scroll, p.jobs.box)
 	split.Offset = 0.7
 	p.root = split
@@ -205,7 +209,7 @@ func (p *Panel) Select(name string) error {
 	p.dev.setBatchField(pl.Batch)
 	p.cl.show(pl)
 	p.layersChanged()
-	p.suggest(false)
+	p.suggest()
 	for _, fe := range p.fields {
 		fe.checkErr = p.check(fe)
 		fe.render()
@@ -227,29 +231,109 @@ func (p *Panel) layersChanged() {
 	}
 }
 
-// suggest applies the pipeline's suggestions: to every field, or only to
-// the outputs (after a run, so the next one gets a fresh name).
-func (p *Panel) suggest(outputsOnly bool) {
+// suggest applies the pipeline's suggestions for the open layers: the
+// inputs and parameters it proposes, and outputs named after the input
+// (nameOutputs) unless it proposes its own.
+func (p *Panel) suggest() {
 	if p.cur.Suggest == nil {
+		p.nameOutputs()
 		return
 	}
 	args, params := p.cur.Suggest(p.v.Specs())
 	for i, f := range p.cur.Args {
-		if i >= len(args) || args[i] == "" || outputsOnly && f.Kind != OutputField {
+		if i >= len(args) || args[i] == "" || f.Kind == OutputField {
 			continue
 		}
-		v := args[i]
-		if f.Kind == OutputField {
-			v = p.unclaimed(v)
-		}
-		p.fields[f.Name].set(v)
+		p.fields[f.Name].set(args[i])
 	}
-	if outputsOnly {
-		return
+	p.nameOutputs()
+	for i, f := range p.cur.Args {
+		if i < len(args) && args[i] != "" && f.Kind == OutputField {
+			p.setOutput(p.fields[f.Name], args[i])
+		}
 	}
 	for name, val := range params {
 		if fe, ok := p.fields[name]; ok {
 			fe.set(val)
+		}
+	}
+}
+
+// OutputBeside names the output of a run on input: beside it, in the
+// same folder (made absolute, so that a run never writes a bare name
+// into whatever folder voxlab was started in), its stem joined to name
+// ("scan.nxs" and "dezinged.h5" give "scan-dezinged.h5", a folder of
+// planes and "cells.csv" "planes-cells.csv", "gt.npy" and "distances"
+// "gt-distances"). An HDF5 dataset in the spec is left out; "" for no
+// input.
+func OutputBeside(input, name string) string {
+	path, _ := volume.SplitSpec(strings.TrimSpace(input))
+	path = strings.TrimRight(path, string(filepath.Separator))
+	if path == "" || name == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return filepath.Join(filepath.Dir(path), stem+"-"+name)
+}
+
+// namingInput returns the field outputs are named after: the first
+// input argument (the scan, the volume, the ground truth), or nil.
+func (p *Panel) namingInput() *fieldEditor {
+	for _, f := range p.cur.Args {
+		if f.Kind == InputField {
+			return p.fields[f.Name]
+		}
+	}
+	return nil
+}
+
+// nameOutputs names each output the user has not edited after the
+// naming input (OutputBeside with the field's default name), numbered
+// if that is taken; with no input, such outputs are left empty.
+func (p *Panel) nameOutputs() {
+	in := p.namingInput()
+	for _, f := range p.cur.Args {
+		fe := p.fields[f.Name]
+		if f.Kind != OutputField || fe.edited() {
+			continue
+		}
+		base := ""
+		if in != nil {
+			base = OutputBeside(in.get(), f.Default)
+		}
+		p.setOutput(fe, base)
+	}
+}
+
+// setOutput sets an output field to the first free name numbered from
+// base, as the panel's own name (it follows the input).
+func (p *Panel) setOutput(fe *fieldEditor, base string) {
+	fe.user, fe.base = false, base
+	v := ""
+	if base != "" {
+		v = p.unclaimed(base)
+	}
+	fe.auto = v
+	fe.set(v)
+}
+
+// freshOutputs gives each output a free name after a run was submitted
+// or ended (its output claimed or on disk), numbered from the name it was
+// last given, by the panel or the user, so that names never pile up
+// suffixes ("scan-dezinged-3.h5", not "scan-dezinged-2-2.h5"). A user's
+// name numbered stays the user's.
+func (p *Panel) freshOutputs() {
+	for _, f := range p.cur.Args {
+		fe := p.fields[f.Name]
+		if f.Kind != OutputField || fe.get() == "" || fe.base == "" {
+			continue
+		}
+		if v := p.unclaimed(fe.base); v != fe.get() {
+			fe.auto = v
+			fe.set(v)
 		}
 	}
 }
@@ -549,7 +633,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 	ref.id = t.ID
 	p.jobs.add(t.ID, name, device, outs, live)
 	if pl == p.cur {
-		p.suggest(true)
+		p.freshOutputs()
 	}
 	return t.ID, nil
 }
@@ -566,7 +650,7 @@ func (p *Panel) event(id int, e job.Event) {
 			if p.cur != nil {
 				for _, f := range p.cur.Args {
 					if f.Kind == OutputField && slices.Contains(r.outputs, p.fields[f.Name].get()) {
-						p.suggest(true)
+						p.freshOutputs()
 						break
 					}
 				}

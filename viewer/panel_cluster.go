@@ -53,7 +53,7 @@ type clusterControls struct {
 
 func newClusterControls(p *Panel) *clusterControls {
 	c := &clusterControls{p: p}
-	c.where = widget.NewSelect([]string{RunHere, RunCluster}, func(string) { c.update(); p.changed() })
+	c.where = widget.NewSelect([]string{RunHere, RunCluster}, func(string) { c.update(); p.changed(); p.v.refocus(false) })
 	var entries []*widget.Entry
 	entry := func(placeholder, text string) *widget.Entry {
 		e := widget.NewEntry()
@@ -78,6 +78,7 @@ func newClusterControls(p *Panel) *clusterControls {
 	c.box = container.NewVBox(heading("Run on"), c.where, c.opts)
 	for _, e := range entries {
 		e.OnChanged = func(string) { c.check(); p.changed() }
+		e.OnSubmitted = func(string) { p.v.refocus(true) }
 	}
 	c.where.SetSelected(RunHere)
 	setLabel(c.msg, "")

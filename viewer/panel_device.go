@@ -67,11 +67,11 @@ type deviceControls struct {
 func newDeviceControls(p *Panel) *deviceControls {
 	d := &deviceControls{p: p}
 	opts := []string{"auto", "cpu", "cuda"}
-	d.backend = widget.NewSelect(opts, func(string) { d.reprobe(); p.changed() })
+	d.backend = widget.NewSelect(opts, func(string) { d.reprobe(); p.changed(); p.v.refocus(false) })
 	d.info = wrapLabel("", widget.LowImportance)
-	d.pin = widget.NewCheck("pin_memory", func(bool) { p.changed() })
+	d.pin = widget.NewCheck("pin_memory", func(bool) { p.changed(); p.v.refocus(false) })
 	d.pinNote = wrapLabel("", widget.LowImportance)
-	help := widget.NewButtonWithIcon("", theme.QuestionIcon(), func() { p.showInfo("pin_memory", pinHelp) })
+	help := p.v.newButton("", theme.QuestionIcon(), func() { p.showInfo("pin_memory", pinHelp) })
 	help.Importance = widget.LowImportance
 	d.batchLbl = widget.NewLabel("Block size")
 	d.batch = widget.NewEntry()
@@ -84,8 +84,11 @@ func newDeviceControls(p *Panel) *deviceControls {
 	d.hostMem.SetPlaceHolder("available RAM")
 	d.devMem.OnChanged = func(string) { d.check(); p.changed() }
 	d.hostMem.OnChanged = func(string) { d.check(); p.changed() }
+	for _, e := range []*widget.Entry{d.batch, d.devMem, d.hostMem} {
+		e.OnSubmitted = func(string) { p.v.refocus(true) }
+	}
 	d.memMsg = wrapLabel("", widget.DangerImportance)
-	d.measure = widget.NewButtonWithIcon("Measure transfer speed", theme.SearchIcon(), d.runMeasure)
+	d.measure = p.v.newButton("Measure transfer speed", theme.SearchIcon(), d.runMeasure)
 	d.result = wrapLabel("", widget.MediumImportance)
 	d.result.Hide()
 

@@ -32,7 +32,16 @@ type fieldEditor struct {
 	// about it.
 	checkErr, planErr error
 	ready             bool
+	// auto is the value the panel last gave an output, base the name
+	// it numbered that from (named after the input, or the user's own);
+	// user is set once the user gave the output a name of their own
+	// (typed, browsed or set), which then no longer follows the input.
+	auto, base string
+	user       bool
 }
+
+// edited reports whether the output's name is the user's.
+func (fe *fieldEditor) edited() bool { return fe.user }
 
 func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 	fe := &fieldEditor{f: f, msg: wrapLabel("", widget.DangerImportance)}
@@ -45,12 +54,12 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 	var w fyne.CanvasObject
 	switch f.Kind {
 	case BoolField:
-		c := widget.NewCheck(f.Label, func(bool) { changed() })
+		c := widget.NewCheck(f.Label, func(bool) { changed(); p.v.refocus(false) })
 		fe.get = func() string { return strconv.FormatBool(c.Checked) }
 		fe.set = func(s string) { c.SetChecked(s == "true") }
 		w, fe.widget = c, c
 	case ChoiceField:
-		s := widget.NewSelect(f.Options, func(string) { changed() })
+		s := widget.NewSelect(f.Options, func(string) { changed(); p.v.refocus(false) })
 		fe.get = func() string { return s.Selected }
 		fe.set = s.SetSelected
 		w, fe.widget = s, s
@@ -60,7 +69,7 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 		checks := make([]*widget.Check, len(f.Options))
 		objs := make([]fyne.CanvasObject, len(f.Options))
 		for i, o := range f.Options {
-			checks[i] = widget.NewCheck(o, func(bool) { changed() })
+			checks[i] = widget.NewCheck(o, func(bool) { changed(); p.v.refocus(false) })
 			objs[i] = checks[i]
 		}
 		fe.get = func() string {
@@ -86,26 +95,35 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 	case InputField:
 		se := widget.NewSelectEntry(nil)
 		se.OnChanged = func(string) { changed() }
+		se.OnSubmitted = func(string) { p.v.refocus(true) }
 		fe.get = func() string { return strings.TrimSpace(se.Text) }
 		fe.set = se.SetText
 		fe.options = func(specs []string) { se.SetOptions(specs) }
-		browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		browse := p.v.newButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, se), se
 	case OutputField:
 		e := widget.NewEntry()
 		e.OnChanged = func(string) { changed() }
+		e.OnSubmitted = func(string) { p.v.refocus(true) }
+		// Until there is an input, the placeholder says how the output
+		// will be named; the default name alone would be a file in
+		// whatever folder voxlab was started in.
+		e.SetPlaceHolder("named after the input: …-" + f.Default)
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
 		fe.set = e.SetText
-		browse := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		browse := p.v.newButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, e), e
 	default:
 		e := widget.NewEntry()
 		e.OnChanged = func(string) { changed() }
+		e.OnSubmitted = func(string) { p.v.refocus(true) }
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
 		fe.set = e.SetText
 		w, fe.widget = e, e
 	}
-	fe.set(f.Default)
+	if f.Kind != OutputField {
+		fe.set(f.Default)
+	}
 	var objs []fyne.CanvasObject
 	if f.Kind != BoolField {
 		objs = append(objs, widget.NewLabelWithStyle(f.Label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
@@ -165,11 +183,18 @@ func (p *Panel) check(fe *fieldEditor) error {
 	return nil
 }
 
-// fieldChanged re-checks an edited field and replans.
+// fieldChanged re-checks an edited field and replans; a new input
+// renames the outputs the user has not edited.
 func (p *Panel) fieldChanged(fe *fieldEditor) {
 	fe.checkErr = p.check(fe)
 	fe.planErr = nil
 	fe.render()
+	if fe.f.Kind == OutputField && fe.get() != fe.auto {
+		fe.user, fe.base = true, fe.get()
+	}
+	if fe == p.namingInput() {
+		p.nameOutputs()
+	}
 	p.changed()
 }
 
@@ -185,9 +210,14 @@ func (p *Panel) browse(fe *fieldEditor) {
 			}
 			if fe.f.Kind == OutputField {
 				name := filepath.Base(fe.get())
-				if name == "." || name == "/" || fe.get() == "" {
+				if in := p.namingInput(); (name == "." || name == "/" || fe.get() == "") && in != nil {
+					name = filepath.Base(OutputBeside(in.get(), fe.f.Default))
+				}
+				if name == "." || name == "/" || name == "" {
 					name = fe.f.Default
 				}
+				// A folder picked is the user's choice: the name no
+				// longer follows the input (fieldChanged).
 				fe.set(filepath.Join(u.Path(), name))
 				return
 			}

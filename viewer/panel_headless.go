@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/theme"
 )
 
 // Headless is a viewer driven by one goroutine without an event loop:
@@ -27,6 +26,8 @@ func NewHeadless(win fyne.Window) *Headless {
 	q := &uiQueue{}
 	v := newViewer(win, q.post)
 	win.SetContent(v.root)
+	// The keys the canvas gets when no widget has the focus, as New.
+	win.Canvas().SetOnTypedKey(v.typedKey)
 	return &Headless{Viewer: v, q: q}
 }
 
@@ -35,7 +36,7 @@ func NewHeadless(win fyne.Window) *Headless {
 // it, and everything that drives it, on a goroutine other than main.
 func NewOffscreen(w, h int) *Headless {
 	a := test.NewApp()
-	a.Settings().SetTheme(darkTheme{theme.DefaultTheme()})
+	a.Settings().SetTheme(Theme())
 	win := a.NewWindow("voxlab")
 	hl := NewHeadless(win)
 	win.Resize(fyne.NewSize(float32(w), float32(h)))

@@ -271,7 +271,8 @@ func (v *Viewer) PlaceAbove(l, ref Layer) {
 
 // Focus shows the given layers and hides every other one, so a result is
 // seen beside (or over) the data it came from; grid turns grid mode on
-// or off.
+// or off. It rearranges the user's view, so it runs only when the user
+// asks (Compare); a result arriving only offers it (OfferCompare).
 func (v *Viewer) Focus(grid bool, show ...Layer) {
 	v.Batch(func() {
 		for _, l := range v.layers {

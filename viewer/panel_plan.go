@@ -66,27 +66,28 @@ func (b *MemBar) CreateRenderer() fyne.WidgetRenderer {
 		bg:   canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground)),
 		fill: canvas.NewRectangle(theme.Color(theme.ColorNamePrimary)),
 		tick: canvas.NewRectangle(theme.Color(theme.ColorNameForeground)),
-		text: canvas.NewText("", theme.Color(theme.ColorNameForeground)),
+		// The caption wraps: in a narrow dock the numbers and the note
+		// take two lines rather than running past the edge.
+		text: wrapLabel("", widget.MediumImportance),
 	}
 	r.bg.CornerRadius = 3
 	r.fill.CornerRadius = 3
-	r.text.TextSize = theme.CaptionTextSize()
 	return r
 }
 
 type memBarRenderer struct {
-	b                   *MemBar
-	bg, fill, tick      *canvas.Rectangle
-	text                *canvas.Text
-	size                fyne.Size
-	barTop, barH, textH float32
+	b              *MemBar
+	bg, fill, tick *canvas.Rectangle
+	text           *widget.Label
+	size           fyne.Size
 }
 
 const memBarHeight = 8
 
+// MinSize is the caption's (wrapped to the bar's width) above the bar.
 func (r *memBarRenderer) MinSize() fyne.Size {
-	ts := fyne.MeasureText("Mg", theme.CaptionTextSize(), fyne.TextStyle{})
-	return fyne.NewSize(120, ts.Height+memBarHeight+2)
+	ts := r.text.MinSize()
+	return fyne.NewSize(max(ts.Width, 120), ts.Height+memBarHeight+2)
 }
 
 func (r *memBarRenderer) Layout(size fyne.Size) {
@@ -96,15 +97,18 @@ func (r *memBarRenderer) Layout(size fyne.Size) {
 
 func (r *memBarRenderer) Refresh() {
 	b := r.b
-	r.text.Text = b.text
-	r.text.Color = theme.Color(theme.ColorNameForeground)
-	r.text.Refresh()
-	ts := fyne.MeasureText("Mg", r.text.TextSize, fyne.TextStyle{})
+	if r.text.Text != b.text {
+		r.text.SetText(b.text)
+	}
+	// A wrapped label's height follows its width: size it to the
+	// width first, then to the height it needs there.
+	r.text.Resize(fyne.NewSize(r.size.Width, r.text.MinSize().Height))
+	r.text.Resize(fyne.NewSize(r.size.Width, r.text.MinSize().Height))
+	r.text.Move(fyne.NewPos(0, 0))
 	// Inset like a label's text, so bars line up with the captions.
 	x0 := theme.InnerPadding()
-	r.text.Move(fyne.NewPos(x0, 0))
 	w := max(r.size.Width-2*x0, 0)
-	top := ts.Height + 1
+	top := r.text.Size().Height - theme.InnerPadding()/2
 	r.bg.Move(fyne.NewPos(x0, top))
 	r.bg.Resize(fyne.NewSize(w, memBarHeight))
 	r.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
@@ -121,6 +125,7 @@ func (r *memBarRenderer) Refresh() {
 		r.tick.Move(fyne.NewPos(x0+x-1, top-2))
 		r.tick.Resize(fyne.NewSize(2, memBarHeight+4))
 	}
+	r.tick.FillColor = theme.Color(theme.ColorNameForeground)
 	r.tick.Refresh()
 }
 

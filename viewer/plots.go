@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"image"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/distance/report"
@@ -27,10 +29,20 @@ type Matrix struct {
 	Values         []float64
 }
 
-// Plot sizes in pixels (96 dpi).
+// Plot sizes in logical pixels (96 dpi): the first rendering, before the
+// tab has been laid out, and the height of a row of plots. Once laid out,
+// each plot is drawn at the size it is shown at, so that its text keeps
+// the size the style gives it (at least minTextSize) instead of being
+// scaled down with the image.
 const (
 	heatW, heatH = 560, 420
 	histW, histH = 420, 420
+	plotRowH     = 340
+	// heatShare is the heat map's share of a row's width (it holds the
+	// colour bar too); the histogram has the rest.
+	heatShare = 0.57
+	// minPlotW keeps a plot readable on a narrow tab (the row scrolls).
+	minPlotW = 240
 )
 
 // heatmap is m as the distance report draws it.
@@ -43,35 +55,59 @@ func (m Matrix) heatmap() report.Heatmap {
 const plotInterval = 250 * time.Millisecond
 
 // Plots is a tab of plots of matrices (a distance run's metrics): per
-// matrix a heat map with its colour bar and a histogram, drawn as the
-// distance report draws them (report.HeatmapImage) off the UI goroutine
-// and redrawn as the matrix fills.
+// matrix a row holding its heat map with colour bar and, beside it, its
+// histogram, drawn as the distance report draws them
+// (report.HeatmapImageStyle) in the app theme's colours, off the UI
+// goroutine, redrawn as the matrix fills and when the tab's size changes.
 type Plots struct {
 	v      *Viewer
 	tab    *container.TabItem
-	grid   *fyne.Container
+	rows   *fyne.Container
 	scroll *container.Scroll
 	items  map[string]*plotItem
 	note   *widget.Label
+	// style is the theme's, read on the UI goroutine when the tab is
+	// made: background, foreground, text size.
+	style report.Style
 
-	mu      sync.Mutex
-	pending map[string]Matrix
-	order   []string
-	running bool
-	err     error
+	mu sync.Mutex
+	// latest holds each matrix's last values, pending those not drawn
+	// since, sizes the pixel sizes the rows' layout asks for (heat map,
+	// histogram; none before the first layout).
+	latest, pending map[string]Matrix
+	sizes           map[string]plotSize
+	order           []string
+	running         bool
+	err             error
 }
 
+// plotSize is the size in device pixels of a matrix's heat map and
+// histogram, and the device pixels per logical pixel (text is scaled by
+// it, keeping its logical size on a high-density screen).
+type plotSize struct {
+	heat, hist image.Point
+	scale      float64
+}
+
+// plotItem is one matrix's row on the tab.
 type plotItem struct {
 	heat, hist *canvas.Image
+	row        *fyne.Container
 }
 
 // NewPlots adds a tab titled title beside the view and returns it.
 // Call on the UI goroutine.
 func NewPlots(v *Viewer, title string) *Plots {
-	p := &Plots{v: v, items: map[string]*plotItem{}, pending: map[string]Matrix{}}
-	p.grid = container.NewGridWithColumns(2)
+	p := &Plots{v: v, items: map[string]*plotItem{},
+		latest: map[string]Matrix{}, pending: map[string]Matrix{}, sizes: map[string]plotSize{}}
+	p.style = report.Style{
+		Background: theme.Color(theme.ColorNameBackground),
+		Foreground: theme.Color(theme.ColorNameForeground),
+		TextPx:     math.Max(report.Paper.TextPx, minTextSize),
+	}
+	p.rows = container.NewVBox()
 	p.note = wrapLabel("The plots fill in as the job computes the matrices.", widget.MediumImportance)
-	p.scroll = container.NewVScroll(p.grid)
+	p.scroll = panelScroll(p.rows)
 	p.tab = v.AddTab(title, container.NewBorder(p.note, nil, nil, nil, p.scroll))
 	return p
 }
@@ -82,6 +118,9 @@ func (p *Plots) Tab() *container.TabItem { return p.tab }
 // SetNote sets the line above the plots.
 func (p *Plots) SetNote(s string) { p.note.SetText(s) }
 
+// Style returns the style the plots are drawn in.
+func (p *Plots) Style() report.Style { return p.style }
+
 // Set (re)draws the plots of m; at most one rendering of it every
 // plotInterval, the latest values winning. m.Values is copied. Safe from
 // any goroutine.
@@ -91,19 +130,56 @@ func (p *Plots) Set(m Matrix) {
 	if !slices.Contains(p.order, m.Name) {
 		p.order = append(p.order, m.Name)
 	}
+	p.latest[m.Name] = m
 	p.pending[m.Name] = m
+	start := p.startLocked()
+	p.mu.Unlock()
+	p.startRender(start)
+}
+
+// startLocked marks the renderer running (with p.mu held) and reports
+// whether it must be started.
+func (p *Plots) startLocked() bool {
 	start := !p.running
 	p.running = true
-	p.mu.Unlock()
-	if start {
-		p.v.bg.Add(1)
-		p.v.bgCount.Add(1)
-		go func() {
-			defer p.v.bg.Done()
-			defer p.v.bgCount.Add(-1)
-			p.render()
-		}()
+	return start
+}
+
+// startRender starts the rendering goroutine when start is set.
+func (p *Plots) startRender(start bool) {
+	if !start {
+		return
 	}
+	p.v.bg.Add(1)
+	p.v.bgCount.Add(1)
+	go func() {
+		defer p.v.bg.Done()
+		defer p.v.bgCount.Add(-1)
+		p.render()
+	}()
+}
+
+// resized records the pixel sizes a row's layout gives a matrix's plots
+// and redraws them at that size when it differs from the images on show
+// (UI goroutine).
+func (p *Plots) resized(name string, heat, hist image.Point, scale float64) {
+	// A plot narrower than this has no room for its axes.
+	const least = 64
+	for _, pt := range []*image.Point{&heat, &hist} {
+		pt.X, pt.Y = max(pt.X, least), max(pt.Y, least)
+	}
+	it := p.items[name]
+	p.mu.Lock()
+	p.sizes[name] = plotSize{heat, hist, scale}
+	start := false
+	if it != nil && (it.heat.Image.Bounds().Size() != heat || it.hist.Image.Bounds().Size() != hist) {
+		if _, queued := p.pending[name]; !queued {
+			p.pending[name] = p.latest[name]
+		}
+		start = p.startLocked()
+	}
+	p.mu.Unlock()
+	p.startRender(start)
 }
 
 // Idle reports whether every matrix given to Set has been rendered
@@ -126,10 +202,18 @@ func (p *Plots) Err() error {
 func (p *Plots) render() {
 	for {
 		p.mu.Lock()
-		var batch []Matrix
+		type job struct {
+			m    Matrix
+			size plotSize
+		}
+		var batch []job
 		for _, name := range p.order {
 			if m, ok := p.pending[name]; ok {
-				batch = append(batch, m)
+				size, ok := p.sizes[name]
+				if !ok {
+					size = plotSize{image.Pt(heatW, heatH), image.Pt(histW, histH), 1}
+				}
+				batch = append(batch, job{m, size})
 			}
 		}
 		clear(p.pending)
@@ -139,11 +223,13 @@ func (p *Plots) render() {
 			return
 		}
 		p.mu.Unlock()
-		for _, m := range batch {
-			heat, err := report.HeatmapImage(m.heatmap(), heatW, heatH)
+		for _, j := range batch {
+			st := p.style
+			st.TextPx *= j.size.scale
+			heat, err := report.HeatmapImageStyle(j.m.heatmap(), j.size.heat.X, j.size.heat.Y, st)
 			var hist *image.RGBA
 			if err == nil {
-				hist, err = report.HistogramImage(m.heatmap(), histW, histH)
+				hist, err = report.HistogramImageStyle(j.m.heatmap(), j.size.hist.X, j.size.hist.Y, st)
 			}
 			if err != nil {
 				p.mu.Lock()
@@ -151,7 +237,8 @@ func (p *Plots) render() {
 				p.mu.Unlock()
 				continue
 			}
-			p.v.post(func() { p.show(m.Name, heat, hist) })
+			name := j.m.Name
+			p.v.post(func() { p.show(name, heat, hist) })
 		}
 		time.Sleep(plotInterval)
 	}
@@ -166,13 +253,9 @@ func (p *Plots) show(name string, heat, hist *image.RGBA) {
 			ci.FillMode = canvas.ImageFillContain
 			ci.ScaleMode = canvas.ImageScaleSmooth
 		}
-		// Small minimum sizes keep both columns in view on a narrow
-		// tab; the images grow with it.
-		it.heat.SetMinSize(fyne.NewSize(280, 210))
-		it.hist.SetMinSize(fyne.NewSize(280, 210))
+		it.row = container.New(&plotRow{p: p, name: name}, it.heat, it.hist)
 		p.items[name] = it
-		p.grid.Add(it.heat)
-		p.grid.Add(it.hist)
+		p.rows.Add(it.row)
 		p.scroll.Refresh()
 		return
 	}
@@ -189,4 +272,39 @@ func (p *Plots) Images(name string) (heat, hist image.Image) {
 		return nil, nil
 	}
 	return it.heat.Image, it.hist.Image
+}
+
+// plotRow lays out one matrix's heat map and histogram side by side,
+// the heat map taking heatShare of the width, and asks for plots of the
+// sizes it gives them.
+type plotRow struct {
+	p    *Plots
+	name string
+}
+
+// Layout places the heat map left of the histogram and tells the plots
+// the sizes in device pixels.
+func (r *plotRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	if len(objs) != 2 || size.Width <= 0 || size.Height <= 0 {
+		return
+	}
+	pad := theme.Padding()
+	hw := float32(math.Round(float64((size.Width - pad) * heatShare)))
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(hw, size.Height))
+	objs[1].Move(fyne.NewPos(hw+pad, 0))
+	objs[1].Resize(fyne.NewSize(size.Width-hw-pad, size.Height))
+	scale := float32(1)
+	if c := fyne.CurrentApp().Driver().CanvasForObject(objs[0]); c != nil && c.Scale() > 0 {
+		scale = c.Scale()
+	}
+	px := func(s fyne.Size) image.Point {
+		return image.Pt(int(math.Round(float64(s.Width*scale))), int(math.Round(float64(s.Height*scale))))
+	}
+	r.p.resized(r.name, px(objs[0].Size()), px(objs[1].Size()), float64(scale))
+}
+
+// MinSize is a row of plotRowH with room for two readable plots.
+func (r *plotRow) MinSize([]fyne.CanvasObject) fyne.Size {
+	return fyne.NewSize(2*minPlotW+theme.Padding(), plotRowH)
 }

@@ -1,18 +1,27 @@
 package viewer
 
 import (
+	"image"
+	"image/color"
 	"math"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
+// TestPlotsTabFillsIn: the plots tab draws each matrix's heat map with,
+// beside it, its histogram, in the app theme's colours (dark background,
+// light text and axes, contrast at least 4.5:1), at the size they are
+// shown (so that their text keeps at least minTextSize pixels), and
+// redraws them when the tab is resized.
 func TestPlotsTabFillsIn(t *testing.T) {
-	test.NewTempApp(t)
+	test.NewTempApp(t).Settings().SetTheme(Theme())
 	w := test.NewTempWindow(t, nil)
 	hl := NewHeadless(w)
 	w.Resize(fyne.NewSize(1200, 800))
@@ -31,11 +40,64 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	if heat == nil || hist == nil {
 		t.Fatal("no plots on the tab")
 	}
-	if heat.Bounds().Dx() != heatW || hist.Bounds().Dx() != histW || p.Err() != nil {
-		t.Errorf("plots %v %v, err %v", heat.Bounds(), hist.Bounds(), p.Err())
-	}
 	if len(hl.tabs.Items) != 2 || hl.tabs.Items[1] != p.Tab() {
 		t.Error("the plots tab is not beside the view")
+	}
+	st := p.Style()
+	if st.TextPx < minTextSize {
+		t.Errorf("plot text %v px, want at least %d", st.TextPx, minTextSize)
+	}
+	if r := contrast(st.Foreground, st.Background, st.Background); r < 4.5 {
+		t.Errorf("plot text contrast %.2f:1", r)
+	}
+	if st.Background != Theme().Color(theme.ColorNameBackground, theme.VariantDark) {
+		t.Errorf("plot background %v is not the theme's", st.Background)
+	}
+	// Shown, the plots are redrawn at their size on screen.
+	hl.ShowTab(p.Tab())
+	it := p.items["l2"]
+	drawnAtSize := func() bool {
+		for _, ci := range []*canvas.Image{it.heat, it.hist} {
+			b, s := ci.Image.Bounds(), ci.Size()
+			if s.Width < 100 || math.Abs(float64(b.Dx())-float64(s.Width)) > 1 || math.Abs(float64(b.Dy())-float64(s.Height)) > 1 {
+				return false
+			}
+		}
+		return true
+	}
+	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil {
+		t.Fatalf("plots %v and %v shown at %v and %v: %v", it.heat.Image.Bounds(), it.hist.Image.Bounds(), it.heat.Size(), it.hist.Size(), err)
+	}
+	d := fyne.CurrentApp().Driver()
+	hp, sp := d.AbsolutePositionForObject(it.heat), d.AbsolutePositionForObject(it.hist)
+	if sp.Y != hp.Y || sp.X < hp.X+it.heat.Size().Width {
+		t.Errorf("the histogram (at %v) is not beside its heat map (at %v, %v wide)", sp, hp, it.heat.Size().Width)
+	}
+	// The corner is the theme's background; text and axes are light.
+	img := it.hist.Image.(*image.RGBA)
+	if c := img.RGBAAt(1, 1); luminance(flatten(c, color.Black)) > 0.05 {
+		t.Errorf("histogram background %v is not dark", c)
+	}
+	light := 0
+	for y := range img.Bounds().Dy() {
+		for x := range img.Bounds().Dx() {
+			// Antialiased text and thin axes: light, not all white.
+			if c := img.RGBAAt(x, y); c.R > 0x90 && c.G > 0x90 && c.B > 0x90 {
+				light++
+			}
+		}
+	}
+	if light < 150 {
+		t.Errorf("only %d light pixels: no light axes and labels", light)
+	}
+	// A narrower window redraws them smaller.
+	before := it.heat.Image.Bounds().Dx()
+	w.Resize(fyne.NewSize(900, 800))
+	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil || it.heat.Image.Bounds().Dx() >= before {
+		t.Errorf("after resizing: heat map %d px wide (was %d): %v", it.heat.Image.Bounds().Dx(), before, err)
+	}
+	if p.Err() != nil {
+		t.Error(p.Err())
 	}
 }
 

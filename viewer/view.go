@@ -68,12 +68,13 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 	r.img = canvas.NewImageFromImage(nil)
 	r.img.FillMode = canvas.ImageFillStretch
 	r.img.ScaleMode = canvas.ImageScalePixels
-	r.title = canvas.NewText("", color.NRGBA{0xdd, 0xdd, 0xdd, 0xff})
-	r.titleBg = canvas.NewRectangle(color.NRGBA{0, 0, 0, 0xa0})
-	r.title.TextSize = theme.TextSize() * 0.9
+	r.title = canvas.NewText("", overlayText)
+	r.titleBg = canvas.NewRectangle(overlayShade)
+	r.title.TextSize = max(theme.TextSize()*0.9, minTextSize)
 	r.bar = canvas.NewRectangle(color.White)
+	r.barBg = canvas.NewRectangle(overlayShade)
 	r.barText = canvas.NewText("", color.White)
-	r.barText.TextSize = theme.TextSize() * 0.85
+	r.barText.TextSize = max(theme.TextSize()*0.85, minTextSize)
 	r.barText.Alignment = fyne.TextAlignCenter
 	return r
 }
@@ -153,12 +154,21 @@ func (s *sliceView) draw() {
 	s.v.paint(&s.f, s.group, s.xf(), float64(sz.Width), float64(sz.Height), ps)
 }
 
+// The panel title and scale bar are drawn over the data, which may be
+// white: a shade under them keeps their text readable on any data
+// (#dddddd on black at 75% over white is 7.6:1; TestThemeContrast).
+var (
+	overlayText  = color.NRGBA{0xdd, 0xdd, 0xdd, 0xff}
+	overlayShade = color.NRGBA{0, 0, 0, 0xc0}
+)
+
 type sliceRenderer struct {
 	s       *sliceView
 	img     *canvas.Image
 	title   *canvas.Text
 	titleBg *canvas.Rectangle
 	bar     *canvas.Rectangle
+	barBg   *canvas.Rectangle
 	barText *canvas.Text
 	size    fyne.Size
 }
@@ -188,7 +198,7 @@ func (r *sliceRenderer) Refresh() {
 	r.titleBg.Resize(fyne.NewSize(ts.Width+2*pad, ts.Height))
 	r.titleBg.Refresh()
 	length, label := r.s.v.scaleBar(r.s)
-	r.bar.Hidden, r.barText.Hidden = length == 0, length == 0
+	r.bar.Hidden, r.barText.Hidden, r.barBg.Hidden = length == 0, length == 0, length == 0
 	if length > 0 {
 		x := r.size.Width - float32(length) - 4*pad
 		y := r.size.Height - 3*pad
@@ -198,13 +208,19 @@ func (r *sliceRenderer) Refresh() {
 		bs := fyne.MeasureText(label, r.barText.TextSize, r.barText.TextStyle)
 		r.barText.Move(fyne.NewPos(x+float32(length)/2-bs.Width/2, y-bs.Height))
 		r.barText.Resize(bs)
+		// The shade spans the label and the bar below it.
+		x0 := min(x, x+float32(length)/2-bs.Width/2) - pad
+		x1 := max(x+float32(length), x+float32(length)/2+bs.Width/2) + pad
+		r.barBg.Move(fyne.NewPos(x0, y-bs.Height-pad/2))
+		r.barBg.Resize(fyne.NewSize(x1-x0, bs.Height+3+pad))
 	}
 	r.bar.Refresh()
+	r.barBg.Refresh()
 	r.barText.Refresh()
 }
 
 func (r *sliceRenderer) Objects() []fyne.CanvasObject {
-	return []fyne.CanvasObject{r.img, r.titleBg, r.title, r.bar, r.barText}
+	return []fyne.CanvasObject{r.img, r.titleBg, r.title, r.barBg, r.bar, r.barText}
 }
 
 func (r *sliceRenderer) Destroy() {}

@@ -64,10 +64,13 @@ type Viewer struct {
 	// info text changes width.
 	statusBar *fyne.Container
 	grdCheck  *widget.Check
-	tabs      *container.AppTabs
-	dock      *container.AppTabs
-	centre    *fyne.Container
-	root      fyne.CanvasObject
+	// offer proposes the view change a result makes possible (compare
+	// it with its input side by side) instead of making it.
+	offer  offerBar
+	tabs   *container.AppTabs
+	dock   *container.AppTabs
+	centre *fyne.Container
+	root   fyne.CanvasObject
 
 	playMu   sync.Mutex
 	playStop chan struct{}
@@ -75,6 +78,9 @@ type Viewer struct {
 	hoverPanel *sliceView
 	hoverPos   fyne.Position
 	lastErr    string
+
+	// openDlg is the Open dialog on show (nil when none), for tests.
+	openDlg *openDialog
 
 	// onLayers are called after the layer stack changed (the processing
 	// panel refreshes its input choices).
@@ -110,23 +116,27 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.controls = container.NewVBox()
 	v.dims = v.newDimsBar()
 
-	open := widget.NewButtonWithIcon("Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
-	reset := widget.NewButtonWithIcon("Reset view", theme.ZoomFitIcon(), v.ResetView)
-	v.grdCheck = widget.NewCheck("Grid", func(on bool) { v.SetGrid(on) })
+	open := v.newButton("Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
+	reset := v.newButton("Reset view", theme.ZoomFitIcon(), v.ResetView)
+	v.grdCheck = widget.NewCheck("Grid", func(on bool) {
+		v.SetGrid(on)
+		v.refocus(false)
+	})
 	toolbar := container.NewHBox(open, reset, v.grdCheck)
 
-	up := widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
-	down := widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
-	remove := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+	up := v.newButton("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
+	down := v.newButton("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
+	remove := v.newButton("", theme.DeleteIcon(), func() {
 		if v.sel != nil {
 			v.RemoveLayer(v.sel)
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
-	left := container.NewVSplit(container.NewVScroll(v.controls), listBox)
+	left := container.NewVSplit(panelScroll(v.controls), listBox)
 	left.Offset = 0.55
 
-	v.viewBox = container.NewBorder(nil, v.dims.box, nil, nil, v.panelBox)
+	v.offer = v.newOfferBar()
+	v.viewBox = container.NewBorder(v.offer.box, v.dims.box, nil, nil, v.panelBox)
 	v.tabs = container.NewAppTabs(container.NewTabItem("View", v.viewBox))
 	v.dock = container.NewAppTabs()
 	v.centre = container.NewStack(v.tabs)
@@ -238,6 +248,9 @@ func (v *Viewer) RemoveLayer(l Layer) {
 		_ = il.vol.Close()
 	}
 	l.base().v = nil
+	if v.offer.about(l) {
+		v.offer.hide()
+	}
 	if v.sel == l {
 		v.sel = nil
 		if n := len(v.layers); n > 0 {
@@ -607,6 +620,9 @@ func (v *Viewer) ShowError(err error) {
 	dialog.ShowError(err, v.win)
 }
 
+// LastError returns the last error shown in the window ("" when none).
+func (v *Viewer) LastError() string { return v.lastErr }
+
 // Loaded reports whether every visible image layer has its current slice
 // in memory or failed to read it (no slice is still loading).
 func (v *Viewer) Loaded() bool {
@@ -962,7 +978,9 @@ func (v *Viewer) stackOf(h *HeatmapLayer) *ImageLayer {
 }
 
 // tapped shows, for a tap on a cell of a distance heat map, the map of
-// its row in the stack those rows index, showing the stack if hidden.
+// its row in the stack those rows index at its middle plane (the slider
+// may have been past the end of a map, or at an empty border plane),
+// showing the stack if hidden.
 func (v *Viewer) tapped(p *sliceView, pos fyne.Position) {
 	row, col := p.cellAt(pos)
 	h := v.heatmapUnder(p, row, col)
@@ -978,6 +996,7 @@ func (v *Viewer) tapped(p *sliceView, pos fyne.Position) {
 			st.SetVisible(true)
 		}
 		v.SetMap(row)
+		v.SetSlice(st.extent()[v.axis] / 2)
 	})
 }
 
@@ -994,7 +1013,9 @@ func (v *Viewer) AddPanel(title string, obj fyne.CanvasObject) {
 	v.dock.Append(container.NewTabItem(title, obj))
 	if len(v.dock.Items) == 1 {
 		split := container.NewHSplit(v.tabs, v.dock)
-		split.Offset = 0.7
+		// About 350 px of a 1280 px window: paths and the plan fit
+		// beside a canvas still larger than both side panels.
+		split.Offset = 0.64
 		v.centre.Objects = []fyne.CanvasObject{split}
 		v.centre.Refresh()
 	}
@@ -1040,4 +1061,164 @@ func setText(l *widget.Label, s string, parent *fyne.Container) {
 	if parent != nil && l.MinSize() != old {
 		parent.Refresh()
 	}
+}
+
+// textInput is a focused widget the user types into (an entry): it keeps
+// the keyboard when another control changes.
+type textInput interface {
+	fyne.Focusable
+	SelectedText() string
+}
+
+// refocus gives the keyboard back to the canvas after a click on a
+// control, so that the arrow and Page keys step through slices again: a
+// check, select, slider, radio or list takes the focus when tapped and
+// would keep the keys, and a button leaves the focus where it was. Text
+// being typed keeps the focus unless all is set (a button was pressed,
+// or Enter ended the entry), so that a control changed by the program
+// meanwhile does not take it away.
+func (v *Viewer) refocus(all bool) {
+	if v.win == nil {
+		return
+	}
+	c := v.win.Canvas()
+	f := c.Focused()
+	if f == nil {
+		return
+	}
+	if _, typing := f.(textInput); typing && !all {
+		return
+	}
+	c.Unfocus()
+}
+
+// newButton is a button that gives the keyboard back to the canvas
+// (refocus) before it acts, so that a dialog it opens keeps the focus it
+// gives its own entry.
+func (v *Viewer) newButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
+	return widget.NewButtonWithIcon(label, icon, func() {
+		v.refocus(true)
+		tapped()
+	})
+}
+
+// offerBar is the line above the canvas that offers the view change a
+// result makes possible — showing it side by side with the data it came
+// from — with one click, instead of making it: results never rearrange
+// the user's view.
+type offerBar struct {
+	box     *fyne.Container
+	text    *widget.Label
+	compare *widget.Button
+	// a and b are the layers the offer would show side by side.
+	a, b Layer
+}
+
+func (v *Viewer) newOfferBar() offerBar {
+	o := offerBar{text: widget.NewLabel("")}
+	o.text.Truncation = fyne.TextTruncateEllipsis
+	o.compare = v.newButton("Compare side by side", theme.GridIcon(), v.Compare)
+	o.compare.Importance = widget.HighImportance
+	dismiss := v.newButton("", theme.CancelIcon(), func() {
+		v.offer.hide()
+		v.relayoutDims()
+	})
+	dismiss.Importance = widget.LowImportance
+	o.box = container.NewBorder(nil, widget.NewSeparator(), nil, container.NewHBox(o.compare, dismiss), o.text)
+	o.box.Hide()
+	return o
+}
+
+// about reports whether the offer concerns l.
+func (o *offerBar) about(l Layer) bool { return o.a == l || o.b == l }
+
+func (o *offerBar) hide() {
+	o.a, o.b = nil, nil
+	o.box.Hide()
+}
+
+// OfferCompare offers, above the canvas, to show result beside in (the
+// data it came from) in grid mode; nothing changes until the user
+// accepts (Compare). A later offer replaces it; removing either layer
+// withdraws it.
+func (v *Viewer) OfferCompare(in, result Layer) {
+	if in == nil || result == nil || v.indexOf(in) < 0 || v.indexOf(result) < 0 {
+		return
+	}
+	v.offer.a, v.offer.b = in, result
+	v.offer.text.SetText(fmt.Sprintf("%s is ready", result.Name()))
+	v.offer.box.Show()
+	v.relayoutDims()
+}
+
+// Offer returns the layers the compare offer would show side by side
+// (nils when there is no offer) and its button.
+func (v *Viewer) Offer() (in, result Layer, button *widget.Button) {
+	return v.offer.a, v.offer.b, v.offer.compare
+}
+
+// Compare accepts the compare offer: its two layers alone, side by side
+// in grid mode, fitted.
+func (v *Viewer) Compare() {
+	a, b := v.offer.a, v.offer.b
+	if a == nil || b == nil {
+		return
+	}
+	v.offer.hide()
+	v.Focus(true, a, b)
+	v.relayoutDims()
+}
+
+// panelScroll is the vertical scroller of a side panel. The mouse wheel
+// scrolls it wherever the pointer is: Fyne gives the wheel to the
+// innermost scrollable object under the pointer, and every entry holds a
+// scroller of its own that takes the wheel and, its text fitting, does
+// nothing with it; a wheelCatcher stacked over the content is found
+// after them and hands the wheel to the panel. The content is inset by
+// the scroll bar's width, so the bar never covers it.
+func panelScroll(content fyne.CanvasObject) *container.Scroll {
+	s := container.NewVScroll(nil)
+	w := &wheelCatcher{target: s}
+	w.ExtendBaseWidget(w)
+	s.Content = container.NewStack(container.New(scrollInset{}, content), w)
+	return s
+}
+
+// wheelCatcher passes wheel events to its target. It is transparent and
+// handles nothing else (it is not tappable, hoverable or draggable), so
+// clicks, typing and hovering reach the widgets below it.
+type wheelCatcher struct {
+	widget.BaseWidget
+	target fyne.Scrollable
+}
+
+// Scrolled scrolls the target.
+func (w *wheelCatcher) Scrolled(e *fyne.ScrollEvent) { w.target.Scrolled(e) }
+
+// CreateRenderer draws nothing.
+func (w *wheelCatcher) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewWithoutLayout())
+}
+
+// scrollInset lays its objects out leaving the scroll bar's width free
+// at the right.
+type scrollInset struct{}
+
+func (scrollInset) bar() float32 { return theme.Size(theme.SizeNameScrollBar) }
+
+// Layout gives every object the width less the bar.
+func (l scrollInset) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(fyne.NewSize(max(size.Width-l.bar(), 0), size.Height))
+	}
+}
+
+// MinSize is the largest object's, and the bar.
+func (l scrollInset) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var m fyne.Size
+	for _, o := range objs {
+		m = m.Max(o.MinSize())
+	}
+	return m.AddWidthHeight(l.bar(), 0)
 }

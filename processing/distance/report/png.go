@@ -35,6 +35,41 @@ const ColourBarWidth = 110
 // NaNGrey marks the cells not computed yet (NaN) on a heat map.
 var NaNGrey = color.RGBA{0x80, 0x80, 0x80, 0xff}
 
+// Style is how the plots are drawn: the colour behind them, the colour of
+// their text, axes and ticks, and the size of their smallest text (tick
+// labels; axis labels and titles are larger), in pixels at 96 dpi.
+type Style struct {
+	Background, Foreground color.Color
+	TextPx                 float64
+}
+
+// Paper is the style of the PNG files: black on white, tick labels of
+// 10 points.
+var Paper = Style{Background: color.White, Foreground: color.Black, TextPx: 40.0 / 3}
+
+// Sizes of the axis labels and titles relative to Style.TextPx, as
+// gonum/plot's defaults (10, 12 and 12 points) have them.
+const (
+	labelScale = 1.2
+	titleScale = 1.2
+)
+
+// apply styles a plot.
+func (s Style) apply(p *plot.Plot) {
+	pt := func(px float64) vg.Length { return vg.Length(px * 72 / 96) }
+	p.BackgroundColor = s.Background
+	p.Title.TextStyle.Color = s.Foreground
+	p.Title.TextStyle.Font.Size = pt(s.TextPx * titleScale)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.LineStyle.Color = s.Foreground
+		a.Label.TextStyle.Color = s.Foreground
+		a.Label.TextStyle.Font.Size = pt(s.TextPx * labelScale)
+		a.Tick.Label.Color = s.Foreground
+		a.Tick.Label.Font.Size = pt(s.TextPx)
+		a.Tick.LineStyle.Color = s.Foreground
+	}
+}
+
 // finiteRange returns the smallest and largest finite values, widened to
 // a non-empty range (0, 1 when there are none).
 func finiteRange(v []float64) (lo, hi float64) {
@@ -54,8 +89,15 @@ func finiteRange(v []float64) (lo, hi float64) {
 }
 
 // HeatmapImage draws h as a heat map (row 0 at the top, as a matrix is
-// read; NaN cells grey) with a colour bar, w x ht pixels at 96 dpi.
+// read; NaN cells grey) with a colour bar, w x ht pixels at 96 dpi, in
+// the Paper style.
 func HeatmapImage(h Heatmap, w, ht int) (*image.RGBA, error) {
+	return HeatmapImageStyle(h, w, ht, Paper)
+}
+
+// HeatmapImageStyle is HeatmapImage in style s (the viewer draws its
+// plots in its theme's colours).
+func HeatmapImageStyle(h Heatmap, w, ht int, s Style) (*image.RGBA, error) {
 	if h.Rows < 1 || h.Cols < 1 || len(h.Values) != h.Rows*h.Cols {
 		return nil, fmt.Errorf("heat map %s: %d values for %d x %d", h.Title, len(h.Values), h.Rows, h.Cols)
 	}
@@ -65,6 +107,7 @@ func HeatmapImage(h Heatmap, w, ht int) (*image.RGBA, error) {
 	cm.SetMax(hi)
 
 	p := plot.New()
+	s.apply(p)
 	p.Title.Text = h.Title
 	p.X.Label.Text, p.Y.Label.Text = h.XLabel, h.YLabel
 	// Plot y = rows−1−r, labelled r: row 0 at the top.
@@ -79,12 +122,13 @@ func HeatmapImage(h Heatmap, w, ht int) (*image.RGBA, error) {
 	p.Add(plotter.NewImage(cellImage(h, cm, w, ht), -0.5, -0.5, float64(h.Cols)-0.5, float64(h.Rows)-0.5))
 
 	bar := plot.New()
+	s.apply(bar)
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	bar.HideX()
 	bar.Y.Label.Text = h.Unit
 	bar.Title.Text = " "
 
-	c := canvas(w, ht)
+	c := canvas(w, ht, s)
 	dc := vgdraw.New(c)
 	bw := ColourBarWidth * vg.Inch / 96
 	p.Draw(vgdraw.Crop(dc, 0, -bw, 0, 0))
@@ -115,8 +159,13 @@ func cellImage(h Heatmap, cm interface {
 }
 
 // HistogramImage draws the distribution of h's finite values, w x ht
-// pixels at 96 dpi; with none yet, an empty plot.
+// pixels at 96 dpi, in the Paper style; with none yet, an empty plot.
 func HistogramImage(h Heatmap, w, ht int) (*image.RGBA, error) {
+	return HistogramImageStyle(h, w, ht, Paper)
+}
+
+// HistogramImageStyle is HistogramImage in style s.
+func HistogramImageStyle(h Heatmap, w, ht int, s Style) (*image.RGBA, error) {
 	var vals plotter.Values
 	for _, x := range h.Values {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
@@ -124,6 +173,7 @@ func HistogramImage(h Heatmap, w, ht int) (*image.RGBA, error) {
 		}
 	}
 	p := plot.New()
+	s.apply(p)
 	p.Title.Text = fmt.Sprintf("%s: %d values", h.Title, len(vals))
 	p.X.Label.Text = h.Unit
 	p.Y.Label.Text = "count"
@@ -134,16 +184,19 @@ func HistogramImage(h Heatmap, w, ht int) (*image.RGBA, error) {
 			return nil, fmt.Errorf("histogram %s: %w", h.Title, err)
 		}
 		hist.FillColor = color.RGBA{0x3c, 0x78, 0xd8, 0xff}
+		// The bars' outlines in the background colour keep them apart
+		// on either background.
+		hist.LineStyle.Color = s.Background
 		p.Add(hist)
 	}
-	c := canvas(w, ht)
+	c := canvas(w, ht, s)
 	p.Draw(vgdraw.New(c))
 	return toRGBA(c.Image()), nil
 }
 
-// canvas is a white w x ht pixel canvas at 96 dpi.
-func canvas(w, ht int) *vgimg.Canvas {
-	return vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/96, vg.Length(ht)*vg.Inch/96), vgimg.UseDPI(96))
+// canvas is a w x ht pixel canvas at 96 dpi in the style's background.
+func canvas(w, ht int, s Style) *vgimg.Canvas {
+	return vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/96, vg.Length(ht)*vg.Inch/96), vgimg.UseDPI(96), vgimg.UseBackgroundColor(s.Background))
 }
 
 // toRGBA returns img as an *image.RGBA, which Fyne uploads as it is.

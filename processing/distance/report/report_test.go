@@ -191,3 +191,36 @@ func TestHistogramImage(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestStyleColoursThePlots: a style's background fills the images and its
+// foreground draws their text and axes (the viewer draws dark plots).
+func TestStyleColoursThePlots(t *testing.T) {
+	dark := Style{Background: color.RGBA{0x17, 0x17, 0x18, 0xff}, Foreground: color.RGBA{0xf3, 0xf3, 0xf3, 0xff}, TextPx: 13}
+	m := Heatmap{Title: "m", XLabel: "x", YLabel: "y", Unit: "u", Rows: 3, Cols: 4, Values: []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}
+	heat, err := HeatmapImageStyle(m, 400, 300, dark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := HistogramImageStyle(m, 300, 300, dark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, img := range map[string]*image.RGBA{"heat map": heat, "histogram": hist} {
+		if c := img.RGBAAt(1, 1); c != dark.Background {
+			t.Errorf("%s: corner %v, want the background", name, c)
+		}
+		fg := 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				// Antialiased text and thin axes: light, not all white.
+				if c := img.RGBAAt(x, y); c.R > 0x90 && c.G > 0x90 && c.B > 0x90 {
+					fg++
+				}
+			}
+		}
+		if fg < 150 {
+			t.Errorf("%s: %d light pixels: no light text and axes", name, fg)
+		}
+	}
+}
