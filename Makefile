@@ -5,8 +5,9 @@ BIN   := bin/voxlab
 DEMO  ?= demo-data
 # Debian packages the build and tests need (cgo: libhdf5, OpenGL/X11 for
 # Fyne, OpenBLAS linked statically for the distance matrices' dgemm; Xvfb
-# for the tests that open real windows).
-APT_PKGS := libhdf5-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth
+# for the tests that open real windows, and ImageMagick's import to grab
+# their screen).
+APT_PKGS := libhdf5-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth imagemagick
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages of the one-node SLURM that `make test-cluster` runs.
 SLURM_PKGS := slurmctld slurmd munge slurm-client
@@ -54,13 +55,19 @@ run: build
 	  $$exe demo $(DEMO) --headless; \
 	fi
 
-# test ends with the pipelines on a real one-node SLURM (test-cluster),
-# which needs root or passwordless sudo for its daemons: without either it
-# prints a SKIPPED line saying so.
+# test runs every package's tests twice under an X display of its own
+# (xvfb-run), where the tests that open real windows run (and, with
+# VOXLAB_REQUIRE_DISPLAY, fail rather than skip when the display or
+# ImageMagick is missing): once as built, once with the race detector,
+# which also runs the loaders, jobs and UI callbacks of viewer and app
+# with their goroutines checked. It ends with the pipelines on a real
+# one-node SLURM (test-cluster), which needs root or passwordless sudo
+# for its daemons: without either it prints a SKIPPED line saying so.
+XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
 test: deps
 	$(GO) vet ./...
-	xvfb-run -a -s "-screen 0 1280x1024x24" $(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m ./processing/... ./gpu/...
+	VOXLAB_REQUIRE_DISPLAY=1 $(XVFB) $(GO) test -count=1 -timeout 20m ./...
+	VOXLAB_REQUIRE_DISPLAY=1 $(XVFB) $(GO) test -count=1 -race -timeout 40m ./...
 	@$(MAKE) --no-print-directory test-cluster-optional
 
 bench: deps

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/detect"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/processing/outfile"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -251,32 +249,11 @@ func (f *detectFlags) run(ctx context.Context, e *env, args []string) error {
 	return f.report(e, r, res, time.Since(start), 0)
 }
 
-// write writes the CSV, and the XML when asked, each under a temporary
-// name renamed into place: no output at all when either fails.
+// write writes the CSV, and the XML when asked, under temporary names
+// committed together: when either fails, both keep what they held before
+// (detect.WriteFiles).
 func (r *detectSetup) write(c []detect.Candidate) error {
-	if err := writeOut(r.csv, c, detect.WriteCSV); err != nil {
-		return err
-	}
-	if r.xml != "" {
-		if err := writeOut(r.xml, c, detect.WriteXML); err != nil {
-			os.Remove(r.csv)
-			return err
-		}
-	}
-	return nil
-}
-
-// writeOut writes a result file under a temporary name and renames it.
-func writeOut(path string, c []detect.Candidate, write func(w io.Writer, c []detect.Candidate) error) error {
-	out, err := outfile.Create(path)
-	if err != nil {
-		return err
-	}
-	defer out.Abort()
-	if err := write(out, c); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return out.Commit()
+	return detect.WriteFiles(r.csv, r.xml, c)
 }
 
 // report prints the summary of a run, or of the merge of tasks tasks.

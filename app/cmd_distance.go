@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -296,7 +297,9 @@ func (f *distanceFlags) run(ctx context.Context, e *env, args []string) error {
 // total time counts from start.
 func (f *distanceFlags) write(ctx context.Context, e *env, in *distanceInputs, args []string, name string, start time.Time,
 	compute func(context.Context, *job.Progress) (*distance.Result, error), done func()) error {
-	dir, err := outfile.CreateDir(in.outDir)
+	// OUT_DIR is replaced as a whole: a rerun with fewer metrics leaves
+	// no stale matrix of the earlier run beside the new ones.
+	dir, err := outfile.ReplaceDir(in.outDir, distanceOutput)
 	if err != nil {
 		return err
 	}
@@ -325,6 +328,23 @@ func (f *distanceFlags) write(ctx context.Context, e *env, in *distanceInputs, a
 	}
 	sum.Timings.Total = time.Since(start).Seconds()
 	return printDistanceSummary(e, f.out, in.outDir, sum)
+}
+
+// distanceOutput reports whether name is one that a distance run writes
+// into OUT_DIR (distreport.Write: summary.json and each metric's .npy,
+// .csv and .png), so that a folder holding only such names is a previous
+// run's output, which the new run replaces; anything else in the folder
+// is the user's, and the run refuses to delete it.
+func distanceOutput(name string) bool {
+	if name == "summary.json" {
+		return true
+	}
+	base, ext := strings.TrimSuffix(name, filepath.Ext(name)), filepath.Ext(name)
+	if ext != ".npy" && ext != ".csv" && ext != ".png" {
+		return false
+	}
+	_, err := distance.ParseMetric(base)
+	return err == nil && base == strings.ToLower(base)
 }
 
 func blasName(be gpu.Backend) string {

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"image"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,92 +105,6 @@ func TestViewScreenshot(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"view", vol, "--size", "huge"}, &env{stdout: &stdout, stderr: &stderr}); code != 2 {
 		t.Errorf("bad --size: exit %d, want 2", code)
-	}
-}
-
-// guiEnv makes the test binary run `voxlab` with these arguments (tab
-// separated) instead of the tests: see init. It must happen in init,
-// on the main goroutine, because GLFW windows need the main thread.
-const guiEnv = "VOXLAB_TEST_RUN_ARGS"
-
-func init() {
-	args := os.Getenv(guiEnv)
-	if args == "" {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
-	code := run(ctx, strings.Split(args, "\t"), &env{stdout: os.Stdout, stderr: os.Stderr})
-	cancel()
-	os.Exit(code)
-}
-
-// TestGUIUnderDisplay opens the real (OpenGL) viewer on a file under the
-// display (make test runs the tests under xvfb-run), grabs the X screen
-// while it is up with ImageMagick's import, and checks that the window
-// drew the slice.
-func TestGUIUnderDisplay(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		t.Skip("no DISPLAY: run under xvfb-run (make test) to open a real window")
-	}
-	imp, err := exec.LookPath("import")
-	if err != nil {
-		t.Skip("ImageMagick's import is not installed: cannot grab the screen")
-	}
-	dir := t.TempDir()
-	vol := filepath.Join(dir, "vol.npy")
-	writeNPY(t, vol, [3]int{3, 64, 64}, func(z, y, x int) uint16 { return uint16(x * 1000) })
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), guiEnv+"=gui\t"+vol+"\t--size\t800x600")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2500 * time.Millisecond)
-	grab := filepath.Join(dir, "screen.png")
-	gerr := exec.Command(imp, "-window", "root", grab).Run()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("gui: %v\n%s", err, out.String())
-	}
-	if gerr != nil {
-		t.Fatalf("import: %v", gerr)
-	}
-	f, err := os.Open(grab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The slice is a gray ramp along x: look for a row holding a run of
-	// at least 200 gray pixels that never get darker and span most of
-	// the gray scale (text and widgets have no such run).
-	best := 0
-	bd := img.Bounds()
-	for y := bd.Min.Y; y < bd.Max.Y; y += 2 {
-		run, first, prev := 0, uint32(0), uint32(0)
-		for x := bd.Min.X; x < bd.Max.X; x++ {
-			r, g, b, _ := img.At(x, y).RGBA()
-			r, g, b = r>>8, g>>8, b>>8
-			if r != g || g != b || (run > 0 && r < prev) {
-				run = 0
-			}
-			if r == g && g == b {
-				if run == 0 {
-					first = r
-				}
-				run++
-				prev = r
-				if run >= 200 && prev-first > 150 {
-					best = max(best, run)
-				}
-			}
-		}
-	}
-	if best == 0 {
-		t.Errorf("no gray ramp of the slice on screen (output: %s)", out.String())
 	}
 }
 
@@ -306,5 +218,38 @@ func TestViewPositionOutsideData(t *testing.T) {
 	// The last slice along x is inside.
 	if code, _, stderr := runCmd("view", vol, "--axis", "x", "--slice", "29", "--screenshot", out); code != 0 {
 		t.Errorf("--axis x --slice 29: exit %d: %s", code, stderr)
+	}
+}
+
+// TestBadPointsFileReportedInTheWindow: a points file that cannot be read
+// among the files to view is skipped and said in the window (the status
+// bar and a dialog), not only on stderr.
+func TestBadPointsFileReportedInTheWindow(t *testing.T) {
+	dir := t.TempDir()
+	vol := filepath.Join(dir, "vol.npy")
+	writeNPY(t, vol, [3]int{4, 8, 8}, func(z, y, x int) uint16 { return uint16(z) })
+	bad := filepath.Join(dir, "cells.csv")
+	os.WriteFile(bad, []byte("z,y,x\n1,2,3\n1,two,3\n"), 0o644)
+	var stderr bytes.Buffer
+	e := &env{stdout: &stderr, stderr: &stderr}
+	hl := viewer.NewOffscreen(900, 600)
+	defer hl.Close()
+	var err error
+	hl.Batch(func() { err = openAll(e, hl.Viewer, []string{vol, bad}, &viewOpts{slice: -1}, viewer.Z) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hl.Layers()) != 1 {
+		t.Errorf("%d layers, want the volume alone", len(hl.Layers()))
+	}
+	msg := hl.LastError()
+	if !strings.Contains(msg, "cells.csv") || !strings.Contains(msg, "line 3") {
+		t.Errorf("the window says %q, want the bad file and line", msg)
+	}
+	if hl.Window().Canvas().Overlays().Top() == nil {
+		t.Error("no dialog over the window")
+	}
+	if !strings.Contains(stderr.String(), "skipping") {
+		t.Errorf("stderr %q", stderr.String())
 	}
 }

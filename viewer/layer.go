@@ -239,13 +239,13 @@ func (l *ImageLayer) setColormap(name string) error {
 
 // RefreshPlanes drops the cached z planes [z0, z1) and redraws: call it
 // after writing those planes of a volume that is still being written.
-// Safe from any goroutine.
+// Safe from any goroutine: it goes through the layer's loader, which is
+// set before the layer is handed out and carries its own way to the
+// viewer, and never reads l.v, which the UI goroutine clears when the
+// layer is removed. After that it does nothing.
 func (l *ImageLayer) RefreshPlanes(z0, z1 int) {
 	if l.ld != nil {
-		l.ld.invalidate(z0, z1)
-	}
-	if l.v != nil {
-		l.v.postRedraw(true)
+		l.ld.refresh(z0, z1)
 	}
 }
 

@@ -28,6 +28,10 @@ type sliceKey struct {
 // the direction of travel. Loaded slices go into an LRU cache bounded in
 // bytes. A y or x slice is read in pieces (readSide): its progress is
 // reported after each, and a newer request abandons it.
+//
+// Its methods are safe from any goroutine, except that close must not be
+// called from the ready or redraw callbacks (it waits for the goroutine
+// that runs them).
 type loader struct {
 	vol *volume.Volume
 	// depth is the planes of one map: vol holds vol.Shape[0]/depth maps
@@ -38,10 +42,19 @@ type loader struct {
 	// ready is called from the loader goroutine after a requested
 	// (not a prefetched) slice is cached or failed.
 	ready func(k sliceKey, err error)
-	// progress (nil: none) is called from the loader goroutine after
-	// each piece of a slice read in pieces.
-	progress func()
+	// redraw (nil: none) asks the viewer for a (throttled) redraw
+	// without blocking. The loader goroutine calls it after each piece
+	// of a slice read in pieces, and refresh from whichever goroutine
+	// wrote the volume: it is the one way a live update reaches the
+	// viewer without touching the layer's UI-owned fields.
+	redraw func()
+	// done is closed when the loader goroutine has returned: from then
+	// on nothing reads the volume, and its owner may close it.
+	done chan struct{}
 
+	// cache is safe to read from any goroutine; slices are added, and
+	// invalidated ones removed, only with mu held, so that a slice read
+	// before an invalidate can never be added after it (see commit).
 	cache       *lru.Cache[sliceKey, *plane]
 	cachedBytes atomic.Int64
 
@@ -86,8 +99,11 @@ const (
 // errDropped abandons the read of a slice that a newer request replaced.
 var errDropped = errors.New("slice read dropped for a newer request")
 
-func newLoader(v *volume.Volume, depth int, ready func(sliceKey, error), progress func()) *loader {
-	ld := &loader{vol: v, depth: depth, slabBytes: slabBytes, ready: ready, progress: progress}
+// newLoader starts the loader of v (depth planes per map), which calls
+// ready after each requested slice and redraw (nil: none) to show
+// progress and refreshed planes; see loader.
+func newLoader(v *volume.Volume, depth int, ready func(sliceKey, error), redraw func()) *loader {
+	ld := &loader{vol: v, depth: depth, slabBytes: slabBytes, ready: ready, redraw: redraw, done: make(chan struct{})}
 	// The LRU counts entries; the byte budget is kept by evicting the
 	// oldest after each insert (slices along z, y and x differ in size).
 	ld.cache, _ = lru.NewWithEvict(1<<20, func(_ sliceKey, p *plane) {
@@ -101,7 +117,8 @@ func newLoader(v *volume.Volume, depth int, ready func(sliceKey, error), progres
 // add caches p after evicting the oldest slices until it fits in
 // cacheBytes (a slice larger than the budget is still kept alone). Room
 // is made before the slice goes in, so the byte count, which other
-// goroutines read, never exceeds the budget even for a moment.
+// goroutines read, never exceeds the budget even for a moment. The
+// caller holds mu.
 func (ld *loader) add(k sliceKey, p *plane) {
 	ld.cache.Remove(k) // Add would replace it without the evict callback
 	n := int64(len(p.data))
@@ -153,12 +170,14 @@ func (ld *loader) idle() bool {
 
 // invalidate drops the cached z slices of planes [z0, z1) of the volume
 // and every y and x slice (each of those crosses all planes of its map),
-// for volumes still being written.
+// for volumes still being written. A read in flight started before the
+// new planes were written: its slice is not cached (commit), nor its
+// failure remembered.
 func (ld *loader) invalidate(z0, z1 int) {
 	ld.mu.Lock()
+	defer ld.mu.Unlock()
 	ld.gen++
 	ld.failed = nil
-	ld.mu.Unlock()
 	for _, k := range ld.cache.Keys() {
 		if z := k.m*ld.depth + k.idx; k.axis != Z || (z >= z0 && z < z1) {
 			ld.cache.Remove(k)
@@ -166,14 +185,34 @@ func (ld *loader) invalidate(z0, z1 int) {
 	}
 }
 
+// refresh invalidates planes [z0, z1) and asks for a redraw, unless the
+// loader is closed (its layer was removed). Safe from any goroutine.
+func (ld *loader) refresh(z0, z1 int) {
+	ld.invalidate(z0, z1)
+	ld.mu.Lock()
+	closed := ld.closed
+	ld.mu.Unlock()
+	if !closed && ld.redraw != nil {
+		ld.redraw()
+	}
+}
+
+// close stops the loader and waits until its goroutine has returned, so
+// that the caller may close the volume next: sources are not safe for
+// concurrent use, and closing one under a read in flight is a race (a
+// raw file's descriptor, a TIFF's strip buffer). The wait is for one read
+// at most, since a slice read in pieces is abandoned at its next piece.
+// Closing twice is harmless.
 func (ld *loader) close() {
 	ld.mu.Lock()
 	ld.closed = true
 	ld.cond.Broadcast()
 	ld.mu.Unlock()
+	<-ld.done
 }
 
 func (ld *loader) run() {
+	defer close(ld.done)
 	for {
 		ld.mu.Lock()
 		for !ld.closed && ld.pending == nil && len(ld.prefetch) == 0 {
@@ -224,42 +263,56 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 		ld.loadingOn = false
 		ld.mu.Unlock()
 	}()
+	p, err := ld.readSlice(k, gen)
+	if errors.Is(err, errDropped) {
+		return err
+	}
+	ld.commit(k, gen, p, err)
+	return err
+}
+
+// readSlice reads slice k at generation gen: a y or x slice of a small
+// volume from a copy of the whole volume in memory (read again after an
+// invalidate), anything else from the volume.
+func (ld *loader) readSlice(k sliceKey, gen uint64) (*plane, error) {
 	src := ld.vol
 	if k.axis != Z && ld.vol.Bytes() <= wholeBytes {
 		if ld.whole == nil || ld.wholeGen != gen {
 			data, err := ld.vol.ReadAll()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			ld.bytesRead.Add(int64(len(data)))
 			m, err := volume.NewMemory(ld.vol.Info, data)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			ld.whole, ld.wholeGen = volume.New(ld.vol.Name, m), gen
 		}
 		src = ld.whole
 	}
-	p, err := ld.readPlane(src, k)
-	if errors.Is(err, errDropped) {
-		return err
+	return ld.readPlane(src, k)
+}
+
+// commit caches the slice k read at generation gen, or remembers that
+// reading it failed, unless an invalidate came since the read began: the
+// data (or the error) may then predate planes written since. The check
+// and the insert hold mu, as invalidate does, so no invalidate can fall
+// between them.
+func (ld *loader) commit(k sliceKey, gen uint64, p *plane, err error) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	if gen != ld.gen {
+		return
 	}
 	if err != nil {
-		ld.mu.Lock()
 		if ld.failed == nil {
 			ld.failed = map[sliceKey]error{}
 		}
 		ld.failed[k] = err
-		ld.mu.Unlock()
-		return err
+		return
 	}
-	ld.mu.Lock()
-	stale := gen != ld.gen
-	ld.mu.Unlock()
-	if !stale {
-		ld.add(k, p)
-	}
-	return nil
+	ld.add(k, p)
 }
 
 // readPlane reads slice k from src (the volume, or a copy of it in
@@ -288,8 +341,8 @@ func (ld *loader) step(k sliceKey) stepFunc {
 		stale := ld.closed || ld.pending != nil && *ld.pending != k
 		ld.mu.Unlock()
 		ld.bytesRead.Add(delta)
-		if ld.progress != nil {
-			ld.progress()
+		if ld.redraw != nil {
+			ld.redraw()
 		}
 		if stale {
 			return errDropped

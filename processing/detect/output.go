@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/voxlab/voxlab/processing/outfile"
 )
 
 // WriteCSV writes candidates as CSV: a "z,y,x,type" header, then one row
@@ -57,4 +59,36 @@ func WriteXML(w io.Writer, cands []Candidate) error {
 	}
 	fmt.Fprint(bw, "  </Marker_Data>\n</CellCounter_Marker_File>\n")
 	return bw.Flush()
+}
+
+// WriteFiles writes cands as CSV to csvPath and, unless xmlPath is "",
+// as cellfinder XML to xmlPath. Both are written under temporary names
+// and committed together (outfile.CommitAll): when either fails, at any
+// step, both targets keep what they held before, so a failed rerun never
+// destroys the previous run's CSV nor leaves a CSV beside an older XML.
+func WriteFiles(csvPath, xmlPath string, cands []Candidate) error {
+	outs := []struct {
+		path  string
+		write func(io.Writer, []Candidate) error
+	}{{csvPath, WriteCSV}, {xmlPath, WriteXML}}
+	if xmlPath == "" {
+		outs = outs[:1]
+	}
+	var files []*outfile.File
+	defer func() {
+		for _, f := range files {
+			f.Abort() // after CommitAll this does nothing
+		}
+	}()
+	for _, o := range outs {
+		f, err := outfile.Create(o.path)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+		if err := o.write(f, cands); err != nil {
+			return fmt.Errorf("write %s: %w", o.path, err)
+		}
+	}
+	return outfile.CommitAll(files...)
 }

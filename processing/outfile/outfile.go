@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is an output file being written under a temporary name.
@@ -35,22 +36,145 @@ func (f *File) Commit() error {
 		return errors.New("outfile: already committed or aborted")
 	}
 	f.done = true
-	tmp := f.Name()
+	if err := f.finish(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), f.target); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.target, err)
+	}
+	return nil
+}
+
+// finish flushes and closes the temporary file and gives it the mode of
+// an output; the file stays under its temporary name.
+func (f *File) finish() error {
 	err := f.Sync()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, f.target)
+		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", f.target, err)
 	}
 	return nil
+}
+
+// CommitAll commits files as one output: either every target is replaced
+// by its new contents, or (on error) every target keeps what it held
+// before and the temporary files are removed. A result written as two
+// files (cells as CSV and as cellfinder XML) then never leaves one new
+// file beside one old, or one missing.
+//
+// Every file is flushed and closed first, where a full disk shows. Then
+// each existing target is kept under a hidden name beside it (a hard
+// link, so the target never goes missing; a rename where links are not
+// supported) before its new file is renamed over it, so that a failed
+// rename (a target that is a folder, a read-only folder) can put the old
+// ones back. Only a crash between the renames can leave a mix, with the
+// old files still beside the targets under their hidden names.
+func CommitAll(files ...*File) error {
+	for _, f := range files {
+		if f.done {
+			return errors.New("outfile: already committed or aborted")
+		}
+	}
+	abort := func(err error) error {
+		for _, f := range files {
+			f.Abort() // closed already, or renamed in and back out: only the removal matters
+		}
+		return err
+	}
+	for _, f := range files {
+		if err := f.finish(); err != nil {
+			return abort(err)
+		}
+	}
+	// kept[i] holds the previous target of files[i]; in counts the files
+	// renamed into place.
+	kept := make([]aside, len(files))
+	in := 0
+	rollback := func(err error) error {
+		for i := in - 1; i >= 0; i-- {
+			if kept[i].path == "" {
+				os.Remove(files[i].target)
+			} else if rerr := os.Rename(kept[i].path, files[i].target); rerr != nil {
+				err = fmt.Errorf("%w; and putting back %s failed: %v (its previous contents are in %s)", err, files[i].target, rerr, kept[i].path)
+			}
+		}
+		return abort(err)
+	}
+	for i, f := range files {
+		k, err := keepAside(f.target)
+		if err != nil {
+			return rollback(err)
+		}
+		if err := os.Rename(f.Name(), f.target); err != nil {
+			k.undo(f.target) // files[i] itself was not renamed in
+			return rollback(fmt.Errorf("write %s: %w", f.target, err))
+		}
+		kept[i], in = k, i+1
+	}
+	for i, f := range files {
+		f.done = true
+		if kept[i].path != "" {
+			os.Remove(kept[i].path)
+		}
+	}
+	return nil
+}
+
+// aside is where keepAside put a target's previous contents: path ("" if
+// there was no target), a hard link to the target or (moved) the target
+// itself renamed.
+type aside struct {
+	path  string
+	moved bool
+}
+
+// keepAside keeps an existing file target under a new hidden name beside
+// it. A target that is a folder is left alone: the rename onto it fails
+// and says so.
+func keepAside(target string) (aside, error) {
+	st, err := os.Lstat(target)
+	if errors.Is(err, os.ErrNotExist) || err == nil && st.IsDir() {
+		return aside{}, nil
+	}
+	if err != nil {
+		return aside{}, fmt.Errorf("write %s: %w", target, err)
+	}
+	// A fresh file reserves a name that os.Link needs free; the folder
+	// is the output's, where nothing else makes such names.
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".old-*")
+	if err != nil {
+		return aside{}, fmt.Errorf("write %s: %w", target, err)
+	}
+	tmp.Close()
+	name := tmp.Name()
+	os.Remove(name)
+	if os.Link(target, name) == nil {
+		return aside{path: name}, nil
+	}
+	if err := os.Rename(target, name); err != nil {
+		os.Remove(name)
+		return aside{}, fmt.Errorf("write %s: %w", target, err)
+	}
+	return aside{path: name, moved: true}, nil
+}
+
+// undo puts back what keepAside kept when the new file did not replace
+// the target: a moved target is renamed back, a link removed.
+func (k aside) undo(target string) {
+	switch {
+	case k.path == "":
+	case k.moved:
+		os.Rename(k.path, target)
+	default:
+		os.Remove(k.path)
+	}
 }
 
 // Abort closes and removes the temporary file. It is safe to call after
@@ -69,15 +193,47 @@ type Dir struct {
 	// Path is the temporary folder to write into.
 	Path   string
 	target string
-	done   bool
+	// replace: Commit swaps the whole folder in (ReplaceDir) instead of
+	// moving the files into the target (CreateDir); owned names what a
+	// target it replaces may hold.
+	replace bool
+	owned   func(name string) bool
+	done    bool
 }
 
-// CreateDir makes a temporary folder beside target. If target exists it
-// must be a folder; its contents are replaced on Commit.
+// CreateDir makes a temporary folder beside target whose files Commit
+// moves into target: files of the same names are replaced, others that
+// the folder holds are kept (for a folder the user fills, such as one of
+// TIFF planes beside their notes). If target exists it must be a folder.
 func CreateDir(target string) (*Dir, error) {
+	return createDir(target, false, nil)
+}
+
+// ReplaceDir makes a temporary folder beside target that Commit renames
+// into place as a whole, so that the target then holds exactly what was
+// written: a rerun that writes fewer files leaves none of the earlier
+// run's behind. Replacing deletes the old folder, so an existing target
+// must be a folder holding only entries whose names owned accepts (what
+// this kind of output writes; nil accepts none: only an empty folder is
+// replaced). A folder that holds anything else is refused, here and at
+// Commit, rather than deleted with the user's files in it.
+func ReplaceDir(target string, owned func(name string) bool) (*Dir, error) {
+	if owned == nil {
+		owned = func(string) bool { return false }
+	}
+	return createDir(target, true, owned)
+}
+
+func createDir(target string, replace bool, owned func(string) bool) (*Dir, error) {
 	target = filepath.Clean(target)
 	if st, err := os.Stat(target); err == nil && !st.IsDir() {
 		return nil, fmt.Errorf("output %s exists and is not a folder", target)
+	}
+	d := &Dir{target: target, replace: replace, owned: owned}
+	if replace {
+		if err := d.checkOwned(); err != nil {
+			return nil, err
+		}
 	}
 	parent := filepath.Dir(target)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -87,20 +243,55 @@ func CreateDir(target string) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create output folder %s: %w", target, err)
 	}
-	return &Dir{Path: tmp, target: target}, nil
+	d.Path = tmp
+	return d, nil
+}
+
+// checkOwned refuses a target folder that holds entries owned does not
+// accept. A missing target is fine.
+func (d *Dir) checkOwned() error {
+	entries, err := os.ReadDir(d.target)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("output folder %s: %w", d.target, err)
+	}
+	var foreign []string
+	for _, e := range entries {
+		if !d.owned(e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		more := ""
+		if len(foreign) > 3 {
+			more = fmt.Sprintf(" and %d more", len(foreign)-3)
+			foreign = foreign[:3]
+		}
+		return fmt.Errorf("output folder %s holds %s%s, which this output does not write; it would be deleted when the folder is replaced: choose a new or empty folder, or move them out",
+			d.target, strings.Join(foreign, ", "), more)
+	}
+	return nil
 }
 
 // Target returns the final folder.
 func (d *Dir) Target() string { return d.target }
 
-// Commit moves the files into the target folder (creating it if needed).
-// Files already in the target with other names are kept.
+// Commit puts the folder in place: for CreateDir it moves the files into
+// the target folder (creating it if needed), keeping files of other
+// names; for ReplaceDir it renames the temporary folder to the target,
+// the old target (if any) moved aside first and deleted after. On error
+// the target is left as it was and the temporary folder is removed.
 func (d *Dir) Commit() error {
 	if d.done {
 		return errors.New("outfile: already committed or aborted")
 	}
 	d.done = true
 	defer os.RemoveAll(d.Path)
+	if d.replace {
+		return d.swap()
+	}
 	if err := os.MkdirAll(d.target, 0o755); err != nil {
 		return fmt.Errorf("create output folder %s: %w", d.target, err)
 	}
@@ -112,6 +303,47 @@ func (d *Dir) Commit() error {
 		if err := os.Rename(filepath.Join(d.Path, e.Name()), filepath.Join(d.target, e.Name())); err != nil {
 			return fmt.Errorf("write %s: %w", filepath.Join(d.target, e.Name()), err)
 		}
+	}
+	return nil
+}
+
+// swap renames the temporary folder to the target. A folder cannot be
+// renamed over another (os.Rename refuses even an empty one), so an
+// existing target is first moved into a new hidden folder beside it,
+// which is deleted once the new one is in place; if the second rename
+// fails the old target is put back.
+func (d *Dir) swap() error {
+	if err := os.Chmod(d.Path, 0o755); err != nil { // MkdirTemp makes it 0700
+		return fmt.Errorf("write %s: %w", d.target, err)
+	}
+	if _, err := os.Lstat(d.target); errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(d.Path, d.target); err != nil {
+			return fmt.Errorf("write %s: %w", d.target, err)
+		}
+		return nil
+	}
+	// The job ran for a while: check again what would be deleted.
+	if err := d.checkOwned(); err != nil {
+		return err
+	}
+	holder, err := os.MkdirTemp(filepath.Dir(d.target), "."+filepath.Base(d.target)+".old-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", d.target, err)
+	}
+	old := filepath.Join(holder, filepath.Base(d.target))
+	if err := os.Rename(d.target, old); err != nil {
+		os.Remove(holder)
+		return fmt.Errorf("write %s: %w", d.target, err)
+	}
+	if err := os.Rename(d.Path, d.target); err != nil {
+		if rerr := os.Rename(old, d.target); rerr != nil {
+			return fmt.Errorf("write %s: %w; and putting the previous folder back failed: %v (it is in %s)", d.target, err, rerr, old)
+		}
+		os.Remove(holder)
+		return fmt.Errorf("write %s: %w", d.target, err)
+	}
+	if err := os.RemoveAll(holder); err != nil {
+		return fmt.Errorf("wrote %s, but removing the previous one (now in %s) failed: %w", d.target, holder, err)
 	}
 	return nil
 }

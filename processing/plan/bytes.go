@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -10,7 +11,8 @@ import (
 
 // ParseBytes parses sizes such as "2GiB", "512MB", "1.5G", "800M" or a
 // plain number of bytes. K/M/G/T without "B" and with "iB" are powers of
-// 1024; "KB", "MB", "GB", "TB" are powers of 1000.
+// 1024; "KB", "MB", "GB", "TB" are powers of 1000. Negative sizes and
+// sizes that do not fit in an int64 (8 EiB) are errors.
 func ParseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
@@ -36,7 +38,14 @@ func ParseBytes(s string) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("memory size %q: unknown unit %q (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)", s, t[i:])
 	}
-	return int64(v * m), nil
+	// float64(math.MaxInt64) is 2^63, the first value an int64 cannot
+	// hold: converting it or anything larger gives a negative size (1e30
+	// became -9223372036854775808), so such sizes are refused here.
+	b := v * m
+	if b >= math.MaxInt64 {
+		return 0, fmt.Errorf("memory size %q is too large: sizes go up to %s", s, FormatBytes(math.MaxInt64))
+	}
+	return int64(b), nil
 }
 
 // FormatBytes writes n in binary units with three significant digits

@@ -122,14 +122,22 @@ func readTIFF(path string, r io.ReaderAt, size int64, maxPages int) (*tiffFile, 
 		return nil, fmt.Errorf("%s: not a TIFF file: version %d is neither 42 (TIFF) nor 43 (BigTIFF)", path, v)
 	}
 	seen := map[uint64]bool{}
+	// IFDs do not overlap, so together they hold at most the file's
+	// bytes: a damaged chain of IFDs at distinct but overlapping offsets,
+	// each claiming most of the file, would otherwise take time and
+	// memory quadratic in the file's size to parse.
+	ifdBytes := uint64(0)
 	for ifd := 0; next != 0; ifd++ {
 		if seen[next] {
 			return nil, fmt.Errorf("%s: damaged TIFF: IFD %d loops back to byte %d", path, ifd, next)
 		}
 		seen[next] = true
-		entries, nxt, err := tr.ifd(next)
+		entries, nxt, n, err := tr.ifd(next)
 		if err != nil {
 			return nil, fmt.Errorf("%s: IFD %d: %w", path, ifd, err)
+		}
+		if ifdBytes += n; ifdBytes > uint64(size) {
+			return nil, fmt.Errorf("%s: damaged TIFF: IFD %d overlaps the ones before it (together they claim more than the file's %d bytes)", path, ifd, size)
 		}
 		next = nxt
 		if sub, ok := entries[tagNewSubfileType]; ok {
@@ -152,15 +160,16 @@ func readTIFF(path string, r io.ReaderAt, size int64, maxPages int) (*tiffFile, 
 	return tf, nil
 }
 
-// ifd reads the IFD at off: its entries by tag and the next IFD's offset.
-func (t *tiffReader) ifd(off uint64) (map[uint16]tiffEntry, uint64, error) {
+// ifd reads the IFD at off: its entries by tag, the next IFD's offset
+// and the IFD's size in bytes.
+func (t *tiffReader) ifd(off uint64) (map[uint16]tiffEntry, uint64, uint64, error) {
 	countSize, entrySize, nextSize := 2, 12, 4
 	if t.big {
 		countSize, entrySize, nextSize = 8, 20, 8
 	}
 	head, err := t.bytes(off, uint64(countSize))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	var n uint64
 	if t.big {
@@ -169,11 +178,11 @@ func (t *tiffReader) ifd(off uint64) (map[uint16]tiffEntry, uint64, error) {
 		n = uint64(t.bo.Uint16(head))
 	}
 	if n == 0 || n > uint64(t.size)/uint64(entrySize) {
-		return nil, 0, fmt.Errorf("damaged: %d entries", n)
+		return nil, 0, 0, fmt.Errorf("damaged: %d entries", n)
 	}
 	body, err := t.bytes(off+uint64(countSize), n*uint64(entrySize)+uint64(nextSize))
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	entries := make(map[uint16]tiffEntry, n)
 	for i := uint64(0); i < n; i++ {
@@ -189,10 +198,11 @@ func (t *tiffReader) ifd(off uint64) (map[uint16]tiffEntry, uint64, error) {
 		entries[e.tag] = e
 	}
 	tail := body[n*uint64(entrySize):]
+	size := uint64(countSize) + uint64(len(body))
 	if t.big {
-		return entries, t.bo.Uint64(tail), nil
+		return entries, t.bo.Uint64(tail), size, nil
 	}
-	return entries, uint64(t.bo.Uint32(tail)), nil
+	return entries, uint64(t.bo.Uint32(tail)), size, nil
 }
 
 // bytes reads n bytes at off, refusing ranges outside the file.
