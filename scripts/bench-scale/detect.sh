@@ -22,9 +22,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 
-: "${VOXLAB:?set VOXLAB to the voxlab binary}" "${WORK:?set WORK to an empty folder}"
-SCALE=${SCALE:-1}
-PY=${PY:-/usr/bin/python3}
 SMALL=${DETECT_SMALL_HOST:-224MiB}
 SEED=${DETECT_SEED:-1}
 SRC=${SRC:-$(cd "$here/../.." && pwd)}

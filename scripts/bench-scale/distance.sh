@@ -24,9 +24,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 
-: "${VOXLAB:?set VOXLAB to the voxlab binary}" "${WORK:?set WORK to an empty folder}"
-SCALE=${SCALE:-1}
-PY=${PY:-/usr/bin/python3}
 SMALL=${DISTANCE_SMALL_HOST:-2GiB}
 METRICS=${DISTANCE_METRICS:-l2,corr,bioem}
 SEED=${DISTANCE_SEED:-1}

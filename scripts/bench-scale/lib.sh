@@ -9,6 +9,11 @@
 # checks part of the output against an independent reference and prints
 # one `result` line per case.
 
+# A part run by hand gets the same checks and defaults as from the driver.
+: "${VOXLAB:?set VOXLAB to the voxlab binary}" "${WORK:?set WORK to an empty folder}"
+SCALE=${SCALE:-1}
+PY=${PY:-/usr/bin/python3}
+
 # timed NAME CMD...: runs CMD under /usr/bin/time -v, its output in
 # $WORK/NAME.out and $WORK/NAME.time; sets WALL_S and PEAK_RSS_MIB. The
 # command's exit status is returned.
