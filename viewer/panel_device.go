@@ -81,7 +81,7 @@ func newDeviceControls(p *Panel) *deviceControls {
 	d.devMem = widget.NewEntry()
 	d.devMem.SetPlaceHolder("free memory")
 	d.hostMem = widget.NewEntry()
-	d.hostMem.SetPlaceHolder("available RAM")
+	d.hostMem.SetPlaceHolder("half the RAM")
 	d.devMem.OnChanged = func(string) { d.check(); p.changed() }
 	d.hostMem.OnChanged = func(string) { d.check(); p.changed() }
 	for _, e := range []*widget.Entry{d.batch, d.devMem, d.hostMem} {
