@@ -111,7 +111,10 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 		return guiScreenshot(e, o.screenshot, w, h, open, g)
 	}
 
-	a, win := newWindow()
+	a, win, err := newWindow()
+	if err != nil {
+		return err
+	}
 	v := viewer.New(win)
 	if err := open(v); err != nil {
 		v.Close()

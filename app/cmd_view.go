@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,10 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 		return screenshot(e, o.screenshot, w, h, setup)
 	}
 
-	a, win := newWindow()
+	a, win, err := newWindow()
+	if err != nil {
+		return err
+	}
 	v := viewer.New(win)
 	if err := setup(v); err != nil {
 		v.Close()
@@ -196,13 +200,26 @@ func (o *viewOpts) check(specs []string) (axis viewer.Axis, w, h int, err error)
 }
 
 // newWindow starts the app and its main window.
-func newWindow() (fyne.App, fyne.Window) {
+func newWindow() (fyne.App, fyne.Window, error) {
+	if err := checkDisplay(); err != nil {
+		return nil, nil, err
+	}
 	a := fyneapp.NewWithID(appID)
 	a.SetIcon(resources.Icon)
 	// voxlab's theme (dark, every text at least 4.5:1 against its
 	// background), as the screenshots have it.
 	a.Settings().SetTheme(viewer.Theme())
-	return a, a.NewWindow("voxlab")
+	return a, a.NewWindow("voxlab"), nil
+}
+
+// checkDisplay says that a window needs a display, where GLFW would
+// panic with "The GLFW library is not initialized".
+func checkDisplay() error {
+	if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return errors.New("no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset): " +
+			"run voxlab in a desktop session, render the window with --screenshot OUT.png, or run a pipeline headless (voxlab --help)")
+	}
+	return nil
 }
 
 // screenshot renders the viewer offscreen (see viewer.RenderOffscreen)

@@ -253,3 +253,21 @@ func TestBadPointsFileReportedInTheWindow(t *testing.T) {
 		t.Errorf("stderr %q", stderr.String())
 	}
 }
+
+// TestNoDisplay: without a display, view and gui say so and exit 1
+// instead of GLFW's panic; --screenshot still works (offscreen).
+func TestNoDisplay(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	scan, _ := dezingScan(t)
+	for _, args := range [][]string{{"view", scan}, {"gui", scan}} {
+		code, _, stderr := runCmd(args...)
+		if code != 1 || !strings.Contains(stderr, "no display") || !strings.Contains(stderr, "--screenshot") {
+			t.Errorf("%q without a display: exit %d, %q", args, code, stderr)
+		}
+	}
+	png := filepath.Join(t.TempDir(), "shot.png")
+	if code, _, stderr := runCmd("view", scan, "--screenshot", png, "--size", "320x240"); code != 0 {
+		t.Errorf("view --screenshot without a display: exit %d, %s", code, stderr)
+	}
+}
