@@ -10,8 +10,8 @@ import (
 )
 
 // ParseBytes parses sizes such as "2GiB", "512MB", "1.5G", "800M" or a
-// plain number of bytes. K/M/G/T without "B" and with "iB" are powers of
-// 1024; "KB", "MB", "GB", "TB" are powers of 1000. Negative sizes and
+// plain number of bytes. K/M/G/T/P without "B" and with "iB" are powers
+// of 1024; "KB", "MB", "GB", "TB", "PB" are powers of 1000. Negative sizes and
 // sizes that do not fit in an int64 (8 EiB) are errors.
 func ParseBytes(s string) (int64, error) {
 	t := strings.TrimSpace(s)
@@ -33,10 +33,12 @@ func ParseBytes(s string) (int64, error) {
 		"M": 1 << 20, "MIB": 1 << 20, "MB": 1e6,
 		"G": 1 << 30, "GIB": 1 << 30, "GB": 1e9,
 		"T": 1 << 40, "TIB": 1 << 40, "TB": 1e12,
+		// FormatBytes writes PiB: what it prints must parse back.
+		"P": 1 << 50, "PIB": 1 << 50, "PB": 1e15,
 	}
 	m, ok := mult[unit]
 	if !ok {
-		return 0, fmt.Errorf("memory size %q: unknown unit %q (use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB)", s, t[i:])
+		return 0, fmt.Errorf("memory size %q: unknown unit %q (use B, KiB, MiB, GiB, TiB, PiB, KB, MB, GB, TB or PB)", s, t[i:])
 	}
 	// float64(math.MaxInt64) is 2^63, the first value an int64 cannot
 	// hold: converting it or anything larger gives a negative size (1e30

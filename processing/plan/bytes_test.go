@@ -28,3 +28,19 @@ func TestParseBytesRefusesOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatParsesBack: every size FormatBytes writes parses back to
+// within its three significant digits.
+func TestFormatParsesBack(t *testing.T) {
+	for _, n := range []int64{0, 1023, 1 << 10, 1536, 14 << 20, 1000 << 20, 3 << 30, 1<<40 + 1<<39, 5 << 50, 2048 << 50} {
+		s := FormatBytes(n)
+		got, err := ParseBytes(s)
+		if err != nil {
+			t.Errorf("ParseBytes(FormatBytes(%d) = %q): %v", n, s, err)
+			continue
+		}
+		if d := float64(got-n) / float64(max(n, 1)); d > 5e-3 || d < -5e-3 {
+			t.Errorf("FormatBytes(%d) = %q parses back as %d", n, s, got)
+		}
+	}
+}
