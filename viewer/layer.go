@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
@@ -29,9 +30,28 @@ type layerBase struct {
 	opacity float64
 	blend   Blending
 	v       *Viewer
+	// shownBy is v for the goroutines that feed a layer (a job's
+	// detections, a distance chunk): v is the UI goroutine's, which
+	// RemoveLayer clears while they may still be appending.
+	shownBy atomic.Pointer[Viewer]
 	// spec is the file spec the layer was opened from ("" for layers
 	// made in memory): the processing panel offers it as an input.
 	spec string
+}
+
+// setViewer records the viewer showing the layer (nil: removed). Call on
+// the UI goroutine.
+func (b *layerBase) setViewer(v *Viewer) {
+	b.v = v
+	b.shownBy.Store(v)
+}
+
+// redrawAnywhere asks the viewer showing the layer, if any, to redraw:
+// safe from any goroutine.
+func (b *layerBase) redrawAnywhere() {
+	if v := b.shownBy.Load(); v != nil {
+		v.postRedraw(true)
+	}
 }
 
 func (b *layerBase) base() *layerBase { return b }
@@ -424,9 +444,7 @@ func (h *HeatmapLayer) SetBlock(r0, c0, n int, vals []float64) error {
 	h.cur = &plane{dtype: volume.Float64, rows: h.rows, cols: h.cols, data: volume.Bytes(nv)}
 	h.dirty = true
 	h.mu.Unlock()
-	if h.v != nil {
-		h.v.postRedraw(true)
-	}
+	h.redrawAnywhere()
 	return nil
 }
 
@@ -461,9 +479,7 @@ func newPointsLayer(name string, pts []Point, opts PointsOptions) *PointsLayer {
 // Safe from any goroutine.
 func (l *PointsLayer) Append(pts ...Point) {
 	l.store.add(pts)
-	if l.v != nil {
-		l.v.postRedraw(true)
-	}
+	l.redrawAnywhere()
 }
 
 // Len returns the number of points.

@@ -224,7 +224,7 @@ func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ..
 }
 
 func (v *Viewer) add(l Layer) {
-	l.base().v = v
+	l.base().setViewer(v)
 	first := len(v.layers) == 0
 	v.layers = append(v.layers, l)
 	v.sel = l
@@ -247,7 +247,7 @@ func (v *Viewer) RemoveLayer(l Layer) {
 		il.ld.close()
 		_ = il.vol.Close()
 	}
-	l.base().v = nil
+	l.base().setViewer(nil)
 	if v.offer.about(l) {
 		v.offer.hide()
 	}
