@@ -1,6 +1,7 @@
 package main
 
 import (
+	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/demo"
@@ -415,15 +417,25 @@ func TestGUIScreenshotAfterRun(t *testing.T) {
 }
 
 // TestGUICtrlCUnderDisplay opens the real window on the demo with a job
-// queued and interrupts it: the window closes cleanly (exit 0).
+// queued, waits until the screen shows the window drawn (grabbing it
+// until it does), and interrupts it: the window closes cleanly (exit 0)
+// and the job leaves no temporary file.
 func TestGUICtrlCUnderDisplay(t *testing.T) {
-	if os.Getenv("DISPLAY") == "" {
-		t.Skip("no DISPLAY: run under xvfb-run (make test) to open a real window")
-	}
+	needDisplay(t)
+	imp := needTool(t, "import", "ImageMagick's import (Debian package imagemagick)")
 	dir := writeDemo(t)
-	code, log := interrupt(t, "", "gui", "--demo", dir, "--run", "dezing", "--set", "batch-size=1", "--size", "1000x700")
-	if code != 0 {
-		t.Errorf("exit %d after Ctrl-C:\n%s", code, log)
+	c := startChild(t, strings.Join([]string{"gui", "--demo", dir, "--run", "dezing", "--set", "batch-size=1", "--size", "1000x700"}, "\t"))
+	screenUntil(t, imp, "the window", c, drawn)
+	if err := c.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.exited:
+		if c.err != nil {
+			t.Errorf("exit after Ctrl-C: %v\n%s", c.err, c.out.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("voxlab gui did not exit within 30 s of Ctrl-C:\n%s", c.out.String())
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "tomo"))
 	for _, e := range entries {
@@ -431,6 +443,26 @@ func TestGUICtrlCUnderDisplay(t *testing.T) {
 			t.Errorf("a temporary file is left: %s", e.Name())
 		}
 	}
+}
+
+// drawn reports whether a quarter of a screen grab is voxlab's theme
+// background: the window (1000 x 700 of Xvfb's 1280 x 1024) is mapped
+// and painted. An empty Xvfb screen, black or its stippled weave, has
+// none of that colour.
+func drawn(img image.Image) bool {
+	r0, g0, b0, _ := viewer.Theme().Color(theme.ColorNameBackground, theme.VariantDark).RGBA()
+	bd := img.Bounds()
+	n, hit := 0, 0
+	for y := bd.Min.Y; y < bd.Max.Y; y += 5 {
+		for x := bd.Min.X; x < bd.Max.X; x += 5 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			n++
+			if r>>8 == r0>>8 && g>>8 == g0>>8 && b>>8 == b0>>8 {
+				hit++
+			}
+		}
+	}
+	return 4*hit >= n
 }
 
 func TestGUIPlanPreviewFollowsTheDeviceControls(t *testing.T) {
