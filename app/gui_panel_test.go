@@ -426,17 +426,7 @@ func TestGUICtrlCUnderDisplay(t *testing.T) {
 	dir := writeDemo(t)
 	c := startChild(t, strings.Join([]string{"gui", "--demo", dir, "--run", "dezing", "--set", "batch-size=1", "--size", "1000x700"}, "\t"))
 	screenUntil(t, imp, "the window", c, drawn)
-	if err := c.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-c.exited:
-		if c.err != nil {
-			t.Errorf("exit after Ctrl-C: %v\n%s", c.err, c.out.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("voxlab gui did not exit within 30 s of Ctrl-C:\n%s", c.out.String())
-	}
+	interruptChild(t, c)
 	entries, _ := os.ReadDir(filepath.Join(dir, "tomo"))
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ".") {

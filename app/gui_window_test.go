@@ -182,6 +182,13 @@ func TestGUIUnderDisplay(t *testing.T) {
 	writeNPY(t, vol, [3]int{3, 64, 64}, func(z, y, x int) uint16 { return uint16(x * 1000) })
 	c := startChild(t, "gui\t"+vol+"\t--size\t800x600")
 	screenUntil(t, imp, "the slice (a gray ramp)", c, grayRamp)
+	interruptChild(t, c)
+}
+
+// interruptChild sends c Ctrl-C and waits for it to exit 0, failing the
+// test when it exits otherwise or not within 30 s.
+func interruptChild(t *testing.T, c *child) {
+	t.Helper()
 	if err := c.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
