@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -106,17 +107,7 @@ func TestCPUDistGram(t *testing.T) {
 		if err := be.DistGram(dst, a, b, sg, DistGramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}); err != nil {
 			t.Fatal(err)
 		}
-		got := download(t, be, dst)
-		for s := 0; s < segs; s++ {
-			for i := 0; i < c.m; i++ {
-				for j := 0; j < c.n; j++ {
-					want := c.dot(i, j, c.bounds[s], c.bounds[s+1])
-					if g := got[(s*c.m+i)*c.n+j]; math.Abs(g-want) > 1e-12*math.Max(1, math.Abs(want)) {
-						t.Errorf("workers %d seg %d (%d,%d): %g, naive %g", workers, s, i, j, g, want)
-					}
-				}
-			}
-		}
+		checkNaiveGram(t, fmt.Sprintf("workers %d", workers), c, download(t, be, dst))
 	}
 }
 
@@ -257,6 +248,23 @@ func BenchmarkCPUDistGram(b *testing.B) {
 	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
+// checkNaiveGram holds DistGram's output got (segments x m x n) against the
+// naive dot products of case c.
+func checkNaiveGram(t *testing.T, label string, c distCase, got []float64) {
+	t.Helper()
+	segs := len(c.bounds) - 1
+	for s := 0; s < segs; s++ {
+		for i := 0; i < c.m; i++ {
+			for j := 0; j < c.n; j++ {
+				want := c.dot(i, j, c.bounds[s], c.bounds[s+1])
+				if g := got[(s*c.m+i)*c.n+j]; math.Abs(g-want) > 1e-12*math.Max(1, math.Abs(want)) {
+					t.Errorf("%s seg %d (%d,%d): %g, naive %g", label, s, i, j, g, want)
+				}
+			}
+		}
+	}
+}
+
 // TestCPUDistGramInPanels: a product big enough to be split into panels
 // of rows (for cancellation) gives the naive products, and a cancelled
 // job stops it between panels.
@@ -273,17 +281,7 @@ func TestCPUDistGramInPanels(t *testing.T) {
 	if err := be.DistGram(dst, a, b, sg, shape); err != nil {
 		t.Fatal(err)
 	}
-	got := download(t, be, dst)
-	for s := 0; s < segs; s++ {
-		for i := 0; i < c.m; i++ {
-			for j := 0; j < c.n; j++ {
-				want := c.dot(i, j, c.bounds[s], c.bounds[s+1])
-				if g := got[(s*c.m+i)*c.n+j]; math.Abs(g-want) > 1e-12*math.Max(1, math.Abs(want)) {
-					t.Errorf("seg %d (%d,%d): %g, naive %g", s, i, j, g, want)
-				}
-			}
-		}
-	}
+	checkNaiveGram(t, "panels", c, download(t, be, dst))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	defer be.Bind(ctx, nil)()
