@@ -108,11 +108,7 @@ func checkRAM(t *testing.T, what string, res *Result, tr *plan.Tracker) {
 func denseSplit(s *splitter, pts []point) []point {
 	z, y, x := centre(pts)
 	best := []point{{int32(z), int32(y), int32(x)}}
-	lo, hi := pts[0], pts[0]
-	for _, p := range pts {
-		lo = point{min(lo.z, p.z), min(lo.y, p.y), min(lo.x, p.x)}
-		hi = point{max(hi.z, p.z), max(hi.y, p.y), max(hi.x, p.x)}
-	}
+	lo, hi := bounds(pts)
 	k := s.k
 	nz, ny, nx := int(hi.z-lo.z)+k.KZ, int(hi.y-lo.y)+k.KY, int(hi.x-lo.x)+k.KX
 	plane := ny * nx

@@ -83,11 +83,7 @@ func splitStructureBytes(p *Params) int64 {
 func (s *splitter) split(pts []point) (centres []point, ok bool, err error) {
 	z, y, x := centre(pts)
 	own := []point{{int32(z), int32(y), int32(x)}}
-	lo, hi := pts[0], pts[0]
-	for _, p := range pts {
-		lo = point{min(lo.z, p.z), min(lo.y, p.y), min(lo.x, p.x)}
-		hi = point{max(hi.z, p.z), max(hi.y, p.y), max(hi.x, p.x)}
-	}
+	lo, hi := bounds(pts)
 	k := s.k
 	padZ, padY, padX := int32(k.MidZ), int32(k.OffY), int32(k.OffX)
 	nz, ny, nx := splitBox(&k, int(hi.z-lo.z)+1, int(hi.y-lo.y)+1, int(hi.x-lo.x)+1)
@@ -186,3 +182,14 @@ func (s *splitter) round(d *detector, vox []point, ring, out, w *gpu.Buffer, k *
 }
 
 func clampInt(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// bounds returns the corners of the smallest box holding pts (not
+// empty), both inclusive.
+func bounds(pts []point) (lo, hi point) {
+	lo, hi = pts[0], pts[0]
+	for _, p := range pts {
+		lo = point{min(lo.z, p.z), min(lo.y, p.y), min(lo.x, p.x)}
+		hi = point{max(hi.z, p.z), max(hi.y, p.y), max(hi.x, p.x)}
+	}
+	return lo, hi
+}
