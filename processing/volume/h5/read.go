@@ -172,26 +172,24 @@ const maxChunkCache = 256 << 20
 // held.
 func (d *dataset) sizeCache(f *file, name string) error {
 	d.chunk = chunkShape(d.ds)
-	if d.chunk == nil || d.rank != 3 {
-		if d.chunk != nil {
-			d.cache = defaultChunkCache
-		}
+	if d.chunk == nil {
 		return nil
 	}
-	want := int64(0)
+	d.cache = defaultChunkCache
+	if d.rank != 3 {
+		return nil
+	}
+	chunkBytes := int64(d.elem)
+	for _, c := range d.chunk {
+		chunkBytes *= int64(c)
+	}
+	want := int64(0) // one-plane chunks: no cache
 	if d.chunk[0] > 1 {
 		cy, cx := d.chunk[1], d.chunk[2]
 		layer := int64((d.info.Shape[1]+cy-1)/cy) * int64((d.info.Shape[2]+cx-1)/cx)
-		chunkBytes := int64(d.chunk[0]) * int64(cy) * int64(cx) * int64(d.elem)
-		want = min(layer*chunkBytes, maxChunkCache)
-		if want <= defaultChunkCache {
-			d.cache = defaultChunkCache
+		if want = min(layer*chunkBytes, maxChunkCache); want <= defaultChunkCache {
 			return nil
 		}
-	}
-	layer := int64(1)
-	if want > 0 {
-		layer = want / (int64(d.chunk[0]) * int64(d.chunk[1]) * int64(d.chunk[2]) * int64(d.elem))
 	}
 	dapl, err := hdf5.NewPropList(hdf5.P_DATASET_ACCESS)
 	if err != nil {
@@ -201,7 +199,7 @@ func (d *dataset) sizeCache(f *file, name string) error {
 	// libhdf5 wants a hash table of about 100 slots per cached chunk,
 	// preferably prime.
 	slots := 10007
-	if layer > 100 {
+	if want/chunkBytes > 100 {
 		slots = 1000003
 	}
 	if err := dapl.SetChunkCache(slots, int(want), 1); err != nil {
