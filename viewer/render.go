@@ -100,7 +100,7 @@ func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity flo
 	// At 1:1 the columns are consecutive and rows can be read as runs.
 	run := int(xs[len(xs)-1]-xs[0]) == len(xs)-1
 	a := uint32(opacity*256 + 0.5)
-	direct := mode == Translucent && a >= 256 && p.dtype.IsInteger()
+	direct := mode == Translucent && a >= 256 && lutDirect(p.dtype)
 	for y := y0; y < y1; y++ {
 		r := int(f.ys[y]) * p.cols
 		row := f.row[:x1-x0]
@@ -190,3 +190,7 @@ func blendRow(dst, src []uint32, a uint32, mode Blending) {
 		dst[i] = out | 0xff000000
 	}
 }
+
+// lutDirect reports whether a plane of type d is drawn by indexing a
+// lookup table with its values: small unsigned integers only.
+func lutDirect(d volume.DType) bool { return d == volume.Uint8 || d == volume.Uint16 }

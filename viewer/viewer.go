@@ -702,7 +702,7 @@ func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
 	start := 0
 	if len(shown) > 0 {
 		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
-			if p, _ := il.planeFor(v.axis, idx, v.mapIdx); p != nil && p.dtype.IsInteger() {
+			if p, _ := il.planeFor(v.axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) {
 				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
 				start = 1
 			}

@@ -130,7 +130,7 @@ func (c Config) Params(info volume.Info) (Params, error) {
 			return p, fmt.Errorf("voxel size %v: the %s size is %g; every voxel size must be a positive number of microns (z,y,x)", c.VoxelSize, "zyx"[i:i+1], v)
 		}
 	}
-	if !info.DType.IsInteger() {
+	if info.DType != volume.Uint8 && info.DType != volume.Uint16 {
 		return p, fmt.Errorf("cell detection needs integer data (uint8 or uint16), this volume is %s: convert it first (cellfinder marks thresholded voxels and centres with the two largest values of the integer type)", info.DType)
 	}
 	for _, f := range []struct {

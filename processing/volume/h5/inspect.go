@@ -128,13 +128,13 @@ func Datasets(p string) ([]volume.Node, error) {
 }
 
 // Readable reports whether a dataset node opens as a volume: 2D or 3D of
-// uint8, uint16, float32 or float64, of a size that fits in 2^63 bytes.
+// a type the reader converts (readType), of a size that fits in 2^63 bytes.
 func Readable(n volume.Node) bool {
 	if n.Kind != "dataset" || (len(n.Shape) != 2 && len(n.Shape) != 3) {
 		return false
 	}
-	dt, err := volume.ParseDType(n.DType)
-	if err != nil {
+	dt := readType(n.DType)
+	if dt == volume.InvalidDType {
 		return false
 	}
 	in := volume.Info{Shape: [3]int{1, n.Shape[0], n.Shape[1]}, DType: dt}
@@ -178,4 +178,15 @@ func Inspect(p, name string) (*volume.Description, error) {
 			Flats: countKey(nx.ImageKey, KeyFlat), Darks: countKey(nx.ImageKey, KeyDark), Angles: nx.Angles != nil}
 	}
 	return d, nil
+}
+
+// readType is the volume type a dataset of the named file type is read
+// as, or InvalidDType when the reader does not read it.
+func readType(name string) volume.DType {
+	for _, ft := range fileTypes {
+		if ft.name == name && ft.dt != volume.InvalidDType {
+			return ft.dt
+		}
+	}
+	return volume.InvalidDType
 }
