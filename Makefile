@@ -91,7 +91,7 @@ bench-scale: build deps-bench
 # tag, and the no-GPU hand-over (scripts/cuda-fallback-test.sh).
 cuda-check: deps
 	@command -v nvcc >/dev/null && [ -e /usr/include/cuda.h ] || scripts/install-cuda.sh
-	gpu/kernels/build.sh --check
+	scripts/build-ptx.sh --check
 	$(GO) vet -tags cuda ./...
 	$(GO) build -tags cuda ./...
 	scripts/cuda-fallback-test.sh

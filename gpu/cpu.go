@@ -63,9 +63,10 @@ func (c *CPUBackend) Bind(ctx context.Context, progress func(done, total int64))
 	}
 }
 
-// begin returns the work of a kernel call of total units under the bound
-// control (nil when none is bound).
-func (c *CPUBackend) begin(total int64) *work { return c.ctl.Load().begin(total) }
+// Begin returns the Work of a kernel call of total units under the job
+// bound with Bind (nil when none is bound): a pipeline's CPU kernels
+// call it once per call and check Stop between units.
+func (c *CPUBackend) Begin(total int64) *Work { return c.ctl.Load().begin(total) }
 
 // NewCPU returns a CPU backend using all cores (GOMAXPROCS).
 func NewCPU() *CPUBackend { return &CPUBackend{workers: runtime.GOMAXPROCS(0)} }
@@ -238,8 +239,8 @@ func cpuModel() string {
 	return runtime.GOARCH + " CPU"
 }
 
-// HostBytes returns the memory of a CPU-backend buffer, for the CPU
-// kernels of this package's tests; it panics on a CUDA buffer.
+// HostBytes returns the memory of a CPU-backend buffer, for the
+// pipelines' CPU kernels and for tests; it panics on a CUDA buffer.
 func (b *Buffer) HostBytes() []byte {
 	if b.host == nil && b.size > 0 {
 		panic("gpu: HostBytes of a buffer that is not in host memory")

@@ -68,8 +68,8 @@ func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, 
 		return err
 	}
 	// A plane is short: a cancelled job stops before the next one.
-	if wk := c.begin(1); wk.stop() {
-		return wk.err()
+	if wk := c.Begin(1); wk.Stop() {
+		return wk.Err()
 	}
 	n := p.H * p.W
 	lay := DetectWorkLayout(p)
@@ -558,16 +558,16 @@ func (c *CPUBackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBal
 		accs[i] = make([]int32, p.W)
 	}
 	// A batch of many planes is one call: it stops between rows.
-	bw := c.begin(int64(p.Count * rows))
+	bw := c.Begin(int64(p.Count * rows))
 	ParallelForWorker(workers, p.Count*rows, func(wk, lo, hi int) {
 		acc := accs[wk]
-		for t := lo; t < hi && !bw.stop(); t++ {
-			bw.add(1)
+		for t := lo; t < hi && !bw.Stop(); t++ {
+			bw.Add(1)
 			i, yc := t/rows, yLo+t%rows
 			ballRow(out[i*plane+yc*p.W:i*plane+(yc+1)*p.W], acc, masks.host, tiles, w, p, i, yc, xLo, xHi)
 		}
 	})
-	return bw.err()
+	return bw.Err()
 }
 
 // ballRow computes the centre flags of row yc of middle plane i.

@@ -55,13 +55,13 @@ func (c *CPUBackend) DezingMedian(dst, src, scratch *Buffer, p DezingMedianParam
 		return nil
 	}
 	// Progress counts rows: a block of a few huge planes still reports.
-	wk := c.begin(int64(p.N) * int64(p.Rows))
+	wk := c.Begin(int64(p.N) * int64(p.Rows))
 	if p.Float32 {
 		dzMedian(c.workers, p, dzU32(dst), dzU32(src), dzU32(scratch), per, wk)
 	} else {
 		dzMedian(c.workers, p, dzU16(dst), dzU16(src), dzU16(scratch), per, wk)
 	}
-	return wk.err()
+	return wk.Err()
 }
 
 // dzPlane is one output plane's view of the input: the planes of the
@@ -72,7 +72,7 @@ type dzPlane[T dzKey] struct {
 	// out is the output plane.
 	out []T
 	// wk is the call's cancellation and progress (nil: unbound).
-	wk *work
+	wk *Work
 }
 
 // row counts one more row of the plane as begun and reports whether the
@@ -80,20 +80,20 @@ type dzPlane[T dzKey] struct {
 // output unfinished: a cancelled call's output is discarded). A row is
 // a few milliseconds at most, so a cancel lands within one.
 func (pl *dzPlane[T]) row() bool {
-	pl.wk.add(1)
-	return pl.wk.stop()
+	pl.wk.Add(1)
+	return pl.wk.Stop()
 }
 
 // dzMedian splits the output planes and rows over workers: each unit is a
 // band of rows of one plane, with bands enough for about eight units per
 // worker, taken as workers finish the last (ParallelForDynamic) so that a
 // core the run's loader or writer delays does not hold up the block.
-func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T, per int, wk *work) {
+func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T, per int, wk *Work) {
 	plane := p.Rows * p.Cols
 	bands := max(1, min(p.Rows, (8*workers+p.N-1)/p.N))
 	units := p.N * bands
 	r := p.Kernel / 2
-	forDynamic(workers, units, wk, func(w, u int) {
+	ForDynamic(workers, units, wk, func(w, u int) {
 		ws := scratch[w*per : (w+1)*per]
 		pl := dzPlane[T]{wk: wk}
 		z, band := u/bands, u%bands
@@ -185,13 +185,13 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 	}
 	out := dzF32(dst)
 	chunks := (p.Pixels + dzChunk - 1) / dzChunk
-	wk := c.begin(int64(chunks))
+	wk := c.Begin(int64(chunks))
 	ParallelForWorker(c.workers, chunks, func(w, lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
-			if wk.stop() {
+			if wk.Stop() {
 				return
 			}
-			wk.add(1)
+			wk.Add(1)
 			x0, x1 := ch*dzChunk, min((ch+1)*dzChunk, p.Pixels)
 			switch {
 			case p.Median:
@@ -204,7 +204,7 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 			}
 		}
 	})
-	return wk.err()
+	return wk.Err()
 }
 
 // dzReduceMean sums each pixel over the frames in frame order in float64
@@ -294,11 +294,11 @@ func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p De
 	var clipped [64]int64
 	workers := min(c.workers, len(clipped))
 	rows := p.Frames
-	wk := c.begin(int64(rows))
+	wk := c.Begin(int64(rows))
 	ParallelForWorker(workers, rows, func(w, lo, hi int) {
 		var cnt int64
-		for fr := lo; fr < hi && !wk.stop(); fr++ {
-			wk.add(1)
+		for fr := lo; fr < hi && !wk.Stop(); fr++ {
+			wk.Add(1)
 			o := out[fr*p.Pixels : (fr+1)*p.Pixels]
 			if p.Float32 {
 				cnt += dzFlatRow(o, dzF32(src)[fr*p.Pixels:(fr+1)*p.Pixels], d, f, p)
@@ -312,7 +312,7 @@ func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p De
 	for _, v := range clipped {
 		total += v
 	}
-	return total, wk.err()
+	return total, wk.Err()
 }
 
 // dzFlatRow corrects one frame. out may be the same memory as in (float32).

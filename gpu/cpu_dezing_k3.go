@@ -128,7 +128,7 @@ func dzK3Band[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []T)
 			dzMedianRow(med, s9a, cols)
 			dzReplace(out, center, med, p.Float32, p.Dif)
 			y++
-			pl.wk.add(1)
+			pl.wk.Add(1)
 			dzMedianRow(med, s9b, cols)
 			dzReplace(pl.out[y*cols:(y+1)*cols], pl.in[1][y*cols:(y+1)*cols], med, p.Float32, p.Dif)
 			continue

@@ -16,7 +16,7 @@ func (c *CPUBackend) DistGram(dst, a, b, segs *Buffer, g DistGramShape) error {
 	}
 	C, A, B := f64s(dst), f64s(a), f64s(b)
 	mn := g.M * g.N
-	wk := c.begin(int64(g.RowLen) * int64(g.M))
+	wk := c.Begin(int64(g.RowLen) * int64(g.M))
 	for s := 0; s < g.Segs; s++ {
 		k0, k1 := int(bounds[s]), int(bounds[s+1])
 		out := C[s*mn : (s+1)*mn]
@@ -32,15 +32,15 @@ func (c *CPUBackend) DistGram(dst, a, b, segs *Buffer, g DistGramShape) error {
 			panel = int(min(int64(g.M), max(distPanelMinRows, distPanelWork/(int64(g.N)*int64(k1-k0)))))
 		}
 		for i0 := 0; i0 < g.M; i0 += panel {
-			if wk.stop() {
-				return wk.err()
+			if wk.Stop() {
+				return wk.Err()
 			}
 			m := min(panel, g.M-i0)
 			gemmNT(c.workers, m, g.N, k1-k0, A[(g.ARow0+i0)*g.RowLen+k0:], g.RowLen, B[k0:], g.RowLen, out[i0*g.N:], g.N)
-			wk.add(int64(m) * int64(k1-k0))
+			wk.Add(int64(m) * int64(k1-k0))
 		}
 	}
-	return wk.err()
+	return wk.Err()
 }
 
 // distPanelWork is the multiply-adds of one panel of a product that is
@@ -59,10 +59,10 @@ func (c *CPUBackend) DistMetric(dst, gram, a, b *Buffer, m DistMetricShape) erro
 		return err
 	}
 	D, G, A, B := f64s(dst), f64s(gram), f64s(a), f64s(b)
-	wk := c.begin(int64(m.M))
+	wk := c.Begin(int64(m.M))
 	ParallelFor(c.workers, m.M, func(lo, hi int) {
-		for i := lo; i < hi && !wk.stop(); i++ {
-			wk.add(1)
+		for i := lo; i < hi && !wk.Stop(); i++ {
+			wk.Add(1)
 			sa := A[(m.ARow0+i)*m.RowLen+m.StatOff:]
 			row := D[m.Dst0+i*m.N : m.Dst0+(i+1)*m.N]
 			for j := range row {
@@ -70,7 +70,7 @@ func (c *CPUBackend) DistMetric(dst, gram, a, b *Buffer, m DistMetricShape) erro
 			}
 		}
 	})
-	return wk.err()
+	return wk.Err()
 }
 
 // distPair is one metric of the pair (i, j); sa and sb are the rows'

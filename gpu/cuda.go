@@ -19,7 +19,7 @@ import (
 	"gorgonia.org/cu"
 )
 
-// The kernels, compiled to PTX by kernels/build.sh and loaded with
+// The device's own kernels, compiled to PTX by scripts/build-ptx.sh and loaded with
 // cuModuleLoadData when the backend opens: the driver JIT-compiles them for
 // the device, so users need only the driver.
 //
@@ -52,10 +52,14 @@ type CUDABackend struct {
 	compute cu.Stream
 	copy    cu.Stream
 	modules []cu.Module
-	kernels map[string]*kernel
+	kernels map[string]*kernel // guarded by mu
+	loaded  map[string]bool    // module names; guarded by mu
 	info    DeviceInfo
 
 	memCount
+	// load serialises LoadModule, so that two pipelines opening at once
+	// compile a module once.
+	load      sync.Mutex
 	mu        sync.Mutex
 	live      []*devBuf // sorted by device address
 	byBuf     map[*Buffer]*devBuf
@@ -106,6 +110,7 @@ func OpenCUDA(ordinal int) (c *CUDABackend, err error) {
 	c = &CUDABackend{
 		ordinal:   ordinal,
 		kernels:   map[string]*kernel{},
+		loaded:    map[string]bool{},
 		byBuf:     map[*Buffer]*devBuf{},
 		hosts:     map[*HostBuffer]struct{}{},
 		pinnedCap: DefaultPinnedCap(),
@@ -165,7 +170,8 @@ func (c *CUDABackend) describe() error {
 	return nil
 }
 
-// loadModules loads every embedded PTX module and looks up its kernels.
+// loadModules loads the backend's own embedded PTX modules (the
+// pipelines load theirs with LoadModule). The context must be current.
 func (c *CUDABackend) loadModules() error {
 	files, err := fs.Glob(ptxFS, "kernels/*.ptx")
 	if err != nil {
@@ -176,29 +182,48 @@ func (c *CUDABackend) loadModules() error {
 		if err != nil {
 			return err
 		}
-		entries, err := ptxEntries(string(src))
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		logBuf := make([]byte, 8192)
-		mod, err := cu.LoadDataEx(string(src), &cu.JITErrorLogBuffer{Buffer: logBuf})
-		if err != nil {
-			msg := strings.TrimRight(string(logBuf), "\x00 \n")
-			return fmt.Errorf("load %s (compute capability %s): %w: %s", f, c.info.ComputeCapability, cudaErr("cuModuleLoadDataEx", err), msg)
-		}
-		c.modules = append(c.modules, mod)
-		base := path.Base(f)
-		for _, e := range entries {
-			if k, dup := c.kernels[e.Name]; dup {
-				return fmt.Errorf("kernel %s is defined in both %s and %s", e.Name, k.module, base)
-			}
-			fn, err := mod.Function(e.Name)
-			if err != nil {
-				return fmt.Errorf("%s: %w", base, cudaErr("cuModuleGetFunction "+e.Name, err))
-			}
-			c.kernels[e.Name] = &kernel{fn: fn, params: e.Params, module: base}
+		if err := c.loadModule(path.Base(f), string(src)); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// loadModule JIT-compiles one PTX module and records its kernels under
+// their names. The context must be current.
+func (c *CUDABackend) loadModule(name, src string) error {
+	entries, err := ptxEntries(src)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	logBuf := make([]byte, 8192)
+	mod, err := cu.LoadDataEx(src, &cu.JITErrorLogBuffer{Buffer: logBuf})
+	if err != nil {
+		msg := strings.TrimRight(string(logBuf), "\x00 \n")
+		return fmt.Errorf("load %s (compute capability %s): %w: %s", name, c.info.ComputeCapability, cudaErr("cuModuleLoadDataEx", err), msg)
+	}
+	ks := map[string]*kernel{}
+	for _, e := range entries {
+		fn, err := mod.Function(e.Name)
+		if err != nil {
+			mod.Unload()
+			return fmt.Errorf("%s: %w", name, cudaErr("cuModuleGetFunction "+e.Name, err))
+		}
+		ks[e.Name] = &kernel{fn: fn, params: e.Params, module: name}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for n := range ks {
+		if k, dup := c.kernels[n]; dup {
+			mod.Unload()
+			return fmt.Errorf("kernel %s is defined in both %s and %s", n, k.module, name)
+		}
+	}
+	for n, k := range ks {
+		c.kernels[n] = k
+	}
+	c.modules = append(c.modules, mod)
+	c.loaded[name] = true
 	return nil
 }
 
@@ -230,9 +255,11 @@ func ptr(b *Buffer) cu.DevicePtr {
 // The launch is asynchronous: an error while the kernel runs is reported
 // by the next Sync, Download or Upload.
 func (c *CUDABackend) launch(name string, grid, block [3]int, sharedBytes int, args ...unsafe.Pointer) error {
+	c.mu.Lock()
 	k := c.kernels[name]
+	c.mu.Unlock()
 	if k == nil {
-		return fmt.Errorf("cuda: launch %s: no such kernel in gpu/kernels/*.ptx (run go generate ./gpu?)", name)
+		return fmt.Errorf("cuda: launch %s: no such kernel in the loaded modules (LoadModule its PTX first; run go generate after changing a .cu file)", name)
 	}
 	if len(args) != len(k.params) {
 		return fmt.Errorf("cuda: launch %s: %d arguments given, the kernel takes %d", name, len(args), len(k.params))

@@ -115,9 +115,9 @@ func newControl(ctx context.Context, progress func(done, total int64)) *control 
 
 // work is one kernel call's share of a control: its loops ask stop
 // between units and count the units done (rows, planes, chunks), and
-// every so often the count goes to the control's progress. A nil *work
+// every so often the count goes to the control's progress. A nil *Work
 // (no control bound) never stops and reports nothing.
-type work struct {
+type Work struct {
 	ctl   *control
 	total int64
 	done  atomic.Int64
@@ -128,22 +128,22 @@ type work struct {
 
 // begin returns the work of a call of total units under ctl, or nil
 // when ctl is nil.
-func (ctl *control) begin(total int64) *work {
+func (ctl *control) begin(total int64) *Work {
 	if ctl == nil {
 		return nil
 	}
-	w := &work{ctl: ctl, total: max(total, 1)}
+	w := &Work{ctl: ctl, total: max(total, 1)}
 	w.next.Store(max(1, w.total/reportSteps))
 	w.last.Store(time.Now().UnixNano())
 	return w
 }
 
-// stop reports whether the call should stop: its job was cancelled.
-func (w *work) stop() bool { return w != nil && w.ctl.stopped.Load() }
+// Stop reports whether the call should stop: its job was cancelled.
+func (w *Work) Stop() bool { return w != nil && w.ctl.stopped.Load() }
 
-// add counts n more units done and reports the count when a report is
+// Add counts n more units done and reports the count when a report is
 // due. Safe from the call's workers at once.
-func (w *work) add(n int64) {
+func (w *Work) Add(n int64) {
 	if w == nil || w.ctl.progress == nil {
 		return
 	}
@@ -158,10 +158,10 @@ func (w *work) add(n int64) {
 	}
 }
 
-// err is the error a call returns once it stopped early (nil if it was
+// Err is the error a call returns once it stopped early (nil if it was
 // not): the job's context's.
-func (w *work) err() error {
-	if !w.stop() {
+func (w *Work) Err() error {
+	if !w.Stop() {
 		return nil
 	}
 	if err := w.ctl.ctx.Err(); err != nil {
@@ -170,15 +170,15 @@ func (w *work) err() error {
 	return context.Canceled
 }
 
-// forDynamic is ParallelForDynamic that stops handing out units once w
+// ForDynamic is ParallelForDynamic that stops handing out units once w
 // stops: a cancel lands after the units in hand, not after all n.
-func forDynamic(workers, n int, w *work, fn func(wk, i int)) {
+func ForDynamic(workers, n int, w *Work, fn func(wk, i int)) {
 	if w == nil {
 		ParallelForDynamic(workers, n, fn)
 		return
 	}
 	ParallelForDynamic(workers, n, func(wk, i int) {
-		if !w.stop() {
+		if !w.Stop() {
 			fn(wk, i)
 		}
 	})

@@ -166,9 +166,9 @@ func TestUnbindAndCancelledKernels(t *testing.T) {
 	// A backend that cannot be bound binds nothing, and nil work is
 	// inert.
 	Bind(ctx, nil, nil)()
-	var w *work
-	w.add(1)
-	if w.stop() || w.err() != nil {
+	var w *Work
+	w.Add(1)
+	if w.Stop() || w.Err() != nil {
 		t.Error("nil work stops")
 	}
 }

@@ -74,3 +74,35 @@ func ptxParamSize(decl string) (int, error) {
 	}
 	return n, nil
 }
+
+// CheckPTX checks a committed PTX module the way the CUDA backend will
+// read it when LoadModule is called, so that a bad module is caught on
+// machines without a GPU: it is built for compute_70, it declares at
+// least one kernel, every kernel's name starts with prefix (kernel names
+// are one namespace across modules) and no parameter is over the 8
+// bytes Launch copies. It returns the kernels' names.
+func CheckPTX(src, prefix string) ([]string, error) {
+	if !strings.Contains(src, ".target sm_70") {
+		return nil, fmt.Errorf("not built for compute_70 (run scripts/build-ptx.sh)")
+	}
+	entries, err := ptxEntries(src)
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, fmt.Errorf("declares no kernel")
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name, prefix) {
+			return nil, fmt.Errorf("kernel %s lacks the prefix %q", e.Name, prefix)
+		}
+		for i, n := range e.Params {
+			if n > 8 {
+				return nil, fmt.Errorf("kernel %s parameter %d is %d bytes; Launch takes at most 8 (pass structs by pointer)", e.Name, i, n)
+			}
+		}
+		names = append(names, e.Name)
+	}
+	return names, nil
+}

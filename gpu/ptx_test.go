@@ -59,7 +59,7 @@ func TestPTXEntriesForms(t *testing.T) {
 func TestCommittedPTX(t *testing.T) {
 	files, _ := filepath.Glob("kernels/*.ptx")
 	if len(files) == 0 {
-		t.Fatal("no kernels/*.ptx: run go generate ./gpu")
+		t.Fatal("no kernels/*.ptx: run scripts/build-ptx.sh")
 	}
 	prefixes := []string{"core_", "dezing_", "detect_", "dist_"}
 	seen := map[string]string{}
@@ -69,7 +69,7 @@ func TestCommittedPTX(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !strings.Contains(string(src), ".target sm_70") {
-			t.Errorf("%s: not built for compute_70 (run gpu/kernels/build.sh)", f)
+			t.Errorf("%s: not built for compute_70 (run scripts/build-ptx.sh)", f)
 		}
 		entries, err := ptxEntries(string(src))
 		if err != nil {

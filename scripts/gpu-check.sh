@@ -13,7 +13,7 @@
 # package folder so that testdata/ is found; then the transfer benchmark
 # with pin_memory off and on. It fails (exit 1) when a test fails, a test
 # with CUDA in its name is skipped, a binary cannot find a device (its
-# preflight exits 77), a kernel in gpu/kernels/*.ptx was never launched by
+# preflight exits 77), a kernel in a committed .ptx was never launched by
 # any test, or a pipeline with kernels has no passing CUDA test naming it.
 # The run stops after GPU_CHECK_BUDGET seconds (default 280) so that the
 # whole check stays under 5 minutes. Logs: bin/gpu-check/logs/.
@@ -52,7 +52,7 @@ build() {
     echo "built $DIR/$name.test ($(du -h "$DIR/$name.test" | cut -f1))"
   done
   # The kernels the tests must exercise, from the embedded PTX.
-  grep -ho '\.entry[[:space:]]\+[A-Za-z_][A-Za-z0-9_$]*' gpu/kernels/*.ptx | awk '{print $2}' | sort -u >"$DIR/kernels"
+  grep -ho '\.entry[[:space:]]\+[A-Za-z_][A-Za-z0-9_$]*' gpu/kernels/*.ptx $(ls processing/*/*.ptx processing/*/cuda/*.ptx 2>/dev/null) | awk '{print $2}' | sort -u >"$DIR/kernels"
   cp "$0" "$DIR/gpu-check.sh"
   echo "gpu-check: $(wc -l <"$DIR/manifest") test binaries and $(wc -l <"$DIR/kernels") kernels in $DIR"
   return $bad

@@ -254,7 +254,7 @@ func (p *Part) Close() error { return p.f.Close() }
 func RemoveParts(dir, pipeline string, tasks int) error {
 	var errs []error
 	for i := range tasks {
-		if err := os.Remove(PartPath(dir, pipeline, Task{i, tasks})); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Remove(PartPath(dir, pipeline, Task{Index: i, Count: tasks})); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

@@ -34,7 +34,7 @@ func writeTestPart(t *testing.T, path string, task Task, run testRun, payload st
 
 func TestPartRoundTrip(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), `parts "q" $x`)
-	task := Task{2, 5}
+	task := Task{Index: 2, Count: 5}
 	run := testRun{Input: "scan 'a'.nxs", Range: [2]int{40, 60}}
 	path := PartPath(dir, "dezing", task)
 	payload := "\x00\x01binary\npayload\xff"
@@ -61,7 +61,7 @@ func TestPartRoundTrip(t *testing.T) {
 
 func TestPartRefusesOtherRuns(t *testing.T) {
 	dir := t.TempDir()
-	task := Task{1, 3}
+	task := Task{Index: 1, Count: 3}
 	run := testRun{Input: "a.nxs", Range: [2]int{3, 6}}
 	path := PartPath(dir, "dezing", task)
 	writeTestPart(t, path, task, run, "x")
@@ -79,7 +79,7 @@ func TestPartRefusesOtherRuns(t *testing.T) {
 			return h
 		}, []string{`input "a.nxs", not "b.nxs"`}},
 		{"other task count", func() PartHeader {
-			h, _ := NewPartHeader("dezing", Task{1, 4}, run)
+			h, _ := NewPartHeader("dezing", Task{Index: 1, Count: 4}, run)
 			return h
 		}, []string{"task 1/3, not 1/4"}},
 		{"other pipeline", func() PartHeader {
@@ -102,8 +102,8 @@ func TestPartRefusesOtherRuns(t *testing.T) {
 
 func TestPartMissingOrDamaged(t *testing.T) {
 	dir := t.TempDir()
-	want, _ := NewPartHeader("detect", Task{0, 2}, testRun{})
-	_, err := OpenPart(PartPath(dir, "detect", Task{0, 2}), want)
+	want, _ := NewPartHeader("detect", Task{Index: 0, Count: 2}, testRun{})
+	_, err := OpenPart(PartPath(dir, "detect", Task{Index: 0, Count: 2}), want)
 	if err == nil || !strings.Contains(err.Error(), "has left no part") || !strings.Contains(err.Error(), "--task 0/2") {
 		t.Errorf("missing part: %v", err)
 	}
@@ -124,8 +124,8 @@ func TestPartMissingOrDamaged(t *testing.T) {
 
 func TestPartAbortLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
-	h, _ := NewPartHeader("dezing", Task{0, 1}, testRun{})
-	path := PartPath(dir, "dezing", Task{0, 1})
+	h, _ := NewPartHeader("dezing", Task{Index: 0, Count: 1}, testRun{})
+	path := PartPath(dir, "dezing", Task{Index: 0, Count: 1})
 	w, err := CreatePart(path, h)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestPartsDirAndRemove(t *testing.T) {
 		t.Errorf("PartsDir in a submission: %q", dir)
 	}
 	for i := range 3 {
-		writeTestPart(t, PartPath(dir, "dezing", Task{i, 3}), Task{i, 3}, testRun{}, "p")
+		writeTestPart(t, PartPath(dir, "dezing", Task{Index: i, Count: 3}), Task{Index: i, Count: 3}, testRun{}, "p")
 	}
 	if err := RemoveParts(dir, "dezing", 3); err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func TestRealSlurm(t *testing.T) {
 		t.Fatalf("state %s: tasks %+v merge %+v", st.State, st.Tasks, st.Merge)
 	}
 	for i := range spec.Tasks {
-		want := slices.Concat([]string{"dezing"}, spec.Args, []string{"--task", Task{i, spec.Tasks}.String(), "--"}, nasty)
+		want := slices.Concat([]string{"dezing"}, spec.Args, []string{"--task", Task{Index: i, Count: spec.Tasks}.String(), "--"}, nasty)
 		if got := readArgv(t, record+"."+string(rune('0'+i))); !slices.Equal(got, want) {
 			t.Errorf("task %d argv:\n got %q\nwant %q", i, got, want)
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/task"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -23,7 +23,7 @@ func Merge(prog *job.Progress, cfg Config, info volume.Info, tasks []*TaskResult
 		return nil, err
 	}
 	for i, tr := range tasks {
-		if want, _ := TaskPlanes(&p, cluster.Task{Index: i, Count: len(tasks)}); tr.Centres != want {
+		if want, _ := TaskPlanes(&p, task.Task{Index: i, Count: len(tasks)}); tr.Centres != want {
 			return nil, fmt.Errorf("task %d of %d found centres in planes %d to %d, want %d to %d: it belongs to another run",
 				i, len(tasks), tr.Centres[0], tr.Centres[1], want[0], want[1])
 		}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/task"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -31,7 +31,7 @@ import (
 // floor(ball z / 2) planes before and the rest of the ball after. The
 // run's centre planes go from Start + floor(ball z / 2) to End minus the
 // rest; a task has none when there are more tasks than centre planes.
-func TaskPlanes(p *Params, t cluster.Task) (centres, input [2]int) {
+func TaskPlanes(p *Params, t task.Task) (centres, input [2]int) {
 	first, last := centreSpan(p)
 	a, b := t.Range(last - first)
 	c0, c1 := first+a, first+b
@@ -74,7 +74,7 @@ type TaskResult struct {
 // RunTask runs task t of a split detection of src (see TaskPlanes and
 // Merge). Its partial results are the cells it classified itself. A task
 // without centre planes reads nothing.
-func RunTask(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, src *volume.Volume, budget plan.Budget, t cluster.Task) (*TaskResult, error) {
+func RunTask(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Config, src *volume.Volume, budget plan.Budget, t task.Task) (*TaskResult, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/task"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -52,7 +52,7 @@ func runSplitDetect(t *testing.T, be gpu.Backend, cfg Config, v *volume.Volume, 
 	var trs []*TaskResult
 	border := 0
 	for i := range n {
-		tr, err := RunTask(context.Background(), nil, be, cfg, v, plan.Budget{}, cluster.Task{Index: i, Count: n})
+		tr, err := RunTask(context.Background(), nil, be, cfg, v, plan.Budget{}, task.Task{Index: i, Count: n})
 		if err != nil {
 			t.Fatalf("task %d/%d: %v", i, n, err)
 		}
@@ -163,7 +163,7 @@ func TestTaskPlanesTile(t *testing.T) {
 		for _, n := range []int{1, 4, 9, 100} {
 			next := first
 			for i := range n {
-				cen, in := TaskPlanes(&p, cluster.Task{Index: i, Count: n})
+				cen, in := TaskPlanes(&p, task.Task{Index: i, Count: n})
 				if cen[0] != next || cen[1] < cen[0] {
 					t.Fatalf("ball z %g, %d tasks: task %d has centres %v, want them from %d", tc.ballZ, n, i, cen, next)
 				}
@@ -186,7 +186,7 @@ func TestMergeRefusesOtherRuns(t *testing.T) {
 	p, _ := cfg.Params(info)
 	var trs []*TaskResult
 	for i := range 3 {
-		cen, _ := TaskPlanes(&p, cluster.Task{Index: i, Count: 3})
+		cen, _ := TaskPlanes(&p, task.Task{Index: i, Count: 3})
 		trs = append(trs, &TaskResult{Centres: cen})
 	}
 	if _, err := Merge(nil, cfg, info, trs); err != nil {
@@ -201,7 +201,7 @@ func ExampleTaskPlanes() {
 	// cellfinder's defaults: ball z 15 µm of 5 µm planes = 3 planes.
 	p, _ := DefaultConfig().Params(volume.Info{Shape: [3]int{100, 512, 512}, DType: volume.Uint16})
 	for i := range 3 {
-		cen, in := TaskPlanes(&p, cluster.Task{Index: i, Count: 3})
+		cen, in := TaskPlanes(&p, task.Task{Index: i, Count: 3})
 		fmt.Printf("task %d: centres in planes %d-%d, reads planes %d-%d\n", i, cen[0], cen[1]-1, in[0], in[1]-1)
 	}
 	// Output:

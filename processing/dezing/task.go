@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/task"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -30,7 +30,7 @@ const StageMerge = "merge projections"
 // TaskRange returns the projections [lo, hi) task t of a split run
 // handles: its share of the run's projections (Config.Range, or all). It
 // is empty when there are more tasks than projections.
-func TaskRange(s Shapes, c Config, t cluster.Task) (lo, hi int) {
+func TaskRange(s Shapes, c Config, t task.Task) (lo, hi int) {
 	z0, z1 := c.span(s)
 	a, b := t.Range(z1 - z0)
 	return z0 + a, z0 + b
@@ -38,7 +38,7 @@ func TaskRange(s Shapes, c Config, t cluster.Task) (lo, hi int) {
 
 // TaskConfig is the config task t runs with: its range, without the
 // flat-field correction and −log (the merge applies them).
-func TaskConfig(s Shapes, c Config, t cluster.Task) Config {
+func TaskConfig(s Shapes, c Config, t task.Task) Config {
 	tc := c
 	tc.Range[0], tc.Range[1] = TaskRange(s, c, t)
 	tc.FlatField, tc.MinusLog = false, false
@@ -48,13 +48,13 @@ func TaskConfig(s Shapes, c Config, t cluster.Task) Config {
 // TaskPlan is the plan of task t of a split run, which has projections
 // (TaskRange is not empty): RunTask's, over the task's projections
 // alone, without the flat-field correction.
-func TaskPlan(be gpu.Backend, s Shapes, c Config, t cluster.Task) (*plan.Plan, error) {
+func TaskPlan(be gpu.Backend, s Shapes, c Config, t task.Task) (*plan.Plan, error) {
 	return Plan(be, Shapes{Projections: s.Projections}, TaskConfig(s, c, t))
 }
 
 // TaskInfo describes what task t hands to out: its dezinged projections,
 // in the input's type.
-func TaskInfo(s Shapes, c Config, t cluster.Task) volume.Info {
+func TaskInfo(s Shapes, c Config, t task.Task) volume.Info {
 	info := s.Projections
 	lo, hi := TaskRange(s, c, t)
 	info.Shape[0] = hi - lo
@@ -66,7 +66,7 @@ func TaskInfo(s Shapes, c Config, t cluster.Task) volume.Info {
 // first projection; Frames gets nil frames) and leaves the darks and
 // flats to the merge. A task with no projections checks the inputs and
 // writes nothing; its Result has no plan.
-func RunTask(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in Input, t cluster.Task, out Output) (*Result, error) {
+func RunTask(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in Input, t task.Task, out Output) (*Result, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/task"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -22,7 +22,7 @@ func runTasks(t testing.TB, be gpu.Backend, cfg Config, in Input, n int) (*memOu
 	var joined []byte
 	next := -1
 	for i := range n {
-		task := cluster.Task{Index: i, Count: n}
+		task := task.Task{Index: i, Count: n}
 		info := TaskInfo(s, cfg, task)
 		out := newMemOutput(info)
 		if _, err := RunTask(context.Background(), nil, be, cfg, in, task, out); err != nil {
@@ -141,7 +141,7 @@ func TestTaskRangesTile(t *testing.T) {
 		for _, n := range []int{1, 3, 7, 10, 13} {
 			next, empty := z0, 0
 			for i := range n {
-				lo, hi := TaskRange(s, cfg, cluster.Task{Index: i, Count: n})
+				lo, hi := TaskRange(s, cfg, task.Task{Index: i, Count: n})
 				if lo != next || hi < lo {
 					t.Fatalf("range %v, %d tasks: task %d has [%d, %d), want it to start at %d", rg, n, i, lo, hi, next)
 				}
@@ -214,7 +214,7 @@ func ExampleTaskRange() {
 	// The field's scan (1800 projections) in 4 cluster tasks.
 	s := Shapes{Projections: volume.Info{Shape: [3]int{1800, 2160, 2560}, DType: volume.Uint16}}
 	for i := range 4 {
-		lo, hi := TaskRange(s, DefaultConfig(), cluster.Task{Index: i, Count: 4})
+		lo, hi := TaskRange(s, DefaultConfig(), task.Task{Index: i, Count: 4})
 		fmt.Printf("task %d: projections %d-%d\n", i, lo, hi-1)
 	}
 	// Output:

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/task"
 )
 
 // A run splits into cluster tasks by tiles of ground-truth rows. Run
@@ -34,9 +34,9 @@ func TaskTile(cfg Config, gt, sub Maps, be gpu.Backend) (int, error) {
 
 // TaskRows returns the ground-truth rows [lo, hi) task t of a split run
 // computes: whole tiles of tile rows, the tiles shared among the tasks as
-// evenly as cluster.Task.Range shares units. It is empty when there are
+// evenly as task.Task.Range shares units. It is empty when there are
 // more tasks than tiles.
-func TaskRows(ngt, tile int, t cluster.Task) (lo, hi int) {
+func TaskRows(ngt, tile int, t task.Task) (lo, hi int) {
 	if tile < 1 {
 		return 0, 0
 	}
@@ -47,7 +47,7 @@ func TaskRows(ngt, tile int, t cluster.Task) (lo, hi int) {
 // RunTask computes task t of a split run, with tiles of tile rows (from
 // TaskTile): Run restricted to the task's rows. A task without rows
 // checks the configuration and reads nothing; its result has no rows.
-func RunTask(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, sub Maps, tile int, t cluster.Task) (*Result, error) {
+func RunTask(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, sub Maps, tile int, t task.Task) (*Result, error) {
 	if err := t.Check(); err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/task"
 )
 
 // sameBits reports the first index where two matrices differ bit for bit
@@ -31,7 +31,7 @@ func mergeTasks(t *testing.T, name string, be gpu.Backend, cfg Config, gt, sub M
 	t.Helper()
 	var parts []*Result
 	for i := range n {
-		r, err := RunTask(context.Background(), nil, be, cfg, gt, sub, tile, cluster.Task{Index: i, Count: n})
+		r, err := RunTask(context.Background(), nil, be, cfg, gt, sub, tile, task.Task{Index: i, Count: n})
 		if err != nil {
 			t.Fatalf("%s: task %d: %v", name, i, err)
 		}
@@ -119,7 +119,7 @@ func TestTaskRowsTile(t *testing.T) {
 		for _, n := range []int{1, 3, tiles, tiles + 4} {
 			next, empty := 0, 0
 			for i := range n {
-				lo, hi := TaskRows(tc.ngt, tc.tile, cluster.Task{Index: i, Count: n})
+				lo, hi := TaskRows(tc.ngt, tc.tile, task.Task{Index: i, Count: n})
 				if lo != next || hi < lo || (lo%tc.tile != 0 && lo != tc.ngt) || (hi%tc.tile != 0 && hi != tc.ngt) {
 					t.Fatalf("%d rows in tiles of %d, %d tasks: task %d has [%d, %d) after %d", tc.ngt, tc.tile, n, i, lo, hi, next)
 				}
@@ -140,7 +140,7 @@ func TestMergeRefusesGapsAndMixes(t *testing.T) {
 	cfg := Config{Metrics: []Metric{L2}, Chunk: 3}
 	var parts []*Result
 	for i := range 3 {
-		r, err := RunTask(context.Background(), nil, gpu.NewCPU(), cfg, gt, sub, 3, cluster.Task{Index: i, Count: 3})
+		r, err := RunTask(context.Background(), nil, gpu.NewCPU(), cfg, gt, sub, 3, task.Task{Index: i, Count: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,23 +1,23 @@
-package cluster
+package task
 
 import "testing"
 
-func TestParseTask(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want Task
 	}{{"0/1", Whole}, {"3/4", Task{3, 4}}, {" 2/10 ", Task{2, 10}}} {
-		got, err := ParseTask(tc.in)
+		got, err := Parse(tc.in)
 		if err != nil || got != tc.want {
-			t.Errorf("ParseTask(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+			t.Errorf("Parse(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 		if tc.in == "3/4" && got.String() != "3/4" {
 			t.Errorf("String() = %q", got.String())
 		}
 	}
 	for _, bad := range []string{"", "1", "4/4", "-1/4", "0/0", "a/b", "1/2/3", "1/ 2x"} {
-		if got, err := ParseTask(bad); err == nil {
-			t.Errorf("ParseTask(%q) = %v, want an error", bad, got)
+		if got, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) = %v, want an error", bad, got)
 		}
 	}
 }
