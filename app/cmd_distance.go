@@ -349,7 +349,7 @@ func distanceOutput(name string) bool {
 
 func blasName(be gpu.Backend) string {
 	if be.Name() == "cpu" {
-		return gpu.BLASName
+		return distance.BLASName
 	}
 	return ""
 }

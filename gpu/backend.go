@@ -71,7 +71,6 @@ type Backend interface {
 
 	DezingOps
 	DetectOps
-	DistanceOps
 }
 
 // Binder is a backend whose kernels can be cancelled, and followed,

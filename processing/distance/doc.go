@@ -9,9 +9,10 @@
 // normalised voxels; for the FSC, its half spectrum ordered by Fourier
 // shell (each map is Fourier transformed once, never once per pair); and
 // its statistics. Every metric is then made from products of rows — one
-// matrix product per column segment (gpu.DistanceOps.DistGram) — and the
-// rows' statistics (DistMetric), so the work that grows with the number of
-// pairs runs as dgemm on the CPU backend or as a CUDA kernel.
+// matrix product per column segment (Ops.Gram) — and the rows' statistics
+// (Ops.Metric), so the work that grows with the number of pairs runs as
+// dgemm on the CPU backend (cpu_ops.go, OpenBLAS) or as a CUDA kernel
+// (distance.cu, its committed PTX and cuda_ops.go under the cuda tag).
 //
 // The res metric is box·voxel/i Å at the first shell i whose FSC is
 // below 0.5, and Nyquist (2 voxels) when no shell's is. Here it departs

@@ -3,14 +3,12 @@ package distance
 import (
 	"fmt"
 	"strings"
-
-	"github.com/voxlab/voxlab/gpu"
 )
 
 // Metric is one matrix the pipeline computes.
 type Metric int
 
-// The metrics; see gpu.DistKind for their formulas.
+// The metrics; see Kind for their formulas.
 const (
 	L2 Metric = iota
 	L2Sq
@@ -24,15 +22,15 @@ const (
 
 var metricInfo = [numMetrics]struct {
 	name, describe string
-	kind           gpu.DistKind
+	kind           Kind
 }{
-	L2:           {"l2", "distance: ‖a − b‖ of the masked, normalised maps", gpu.DistL2},
-	L2Sq:         {"l2sq", "distance: ‖a − b‖²", gpu.DistL2Sq},
-	Corr:         {"corr", "similarity (not a distance: larger is closer): Σ a·b / n over the n masked voxels", gpu.DistCorr},
-	CorrDistance: {"corr-distance", "distance: 1 − Σ a·b / n", gpu.DistCorrDist},
-	BioEM:        {"bioem", "distance: −log P of Cossio & Hummer 2013 eq. 10 (BioEM), smaller is closer", gpu.DistBioEM},
-	FSC:          {"fsc", "distance: 1 − mean Fourier shell correlation over shells 1…box/2", gpu.DistFSC},
-	Res:          {"res", "resolution (Å) where the FSC first drops below 0.5 (Nyquist, 2 voxels, when it never does); smaller is closer", gpu.DistRes},
+	L2:           {"l2", "distance: ‖a − b‖ of the masked, normalised maps", KindL2},
+	L2Sq:         {"l2sq", "distance: ‖a − b‖²", KindL2Sq},
+	Corr:         {"corr", "similarity (not a distance: larger is closer): Σ a·b / n over the n masked voxels", KindCorr},
+	CorrDistance: {"corr-distance", "distance: 1 − Σ a·b / n", KindCorrDist},
+	BioEM:        {"bioem", "distance: −log P of Cossio & Hummer 2013 eq. 10 (BioEM), smaller is closer", KindBioEM},
+	FSC:          {"fsc", "distance: 1 − mean Fourier shell correlation over shells 1…box/2", KindFSC},
+	Res:          {"res", "resolution (Å) where the FSC first drops below 0.5 (Nyquist, 2 voxels, when it never does); smaller is closer", KindRes},
 }
 
 // DefaultMetrics are the metrics `voxlab distance` computes unless told.

@@ -152,6 +152,7 @@ type run struct {
 	ctx  context.Context
 	p    *job.Progress
 	be   gpu.Backend
+	ops  Ops
 	cfg  Config
 	tr   *plan.Tracker
 	lay  Layout
@@ -206,6 +207,10 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 	if gt.Box() != sub.Box() {
 		return nil, fmt.Errorf("the ground-truth maps are %d³ but the submitted maps are %d³: both sets must have the same box", gt.Box(), sub.Box())
 	}
+	ops, err := opsFor(be)
+	if err != nil {
+		return nil, err
+	}
 	sh := ShapeOf(gt, sub)
 	workers := cfg.hostWorkers(be)
 	pl, err := MakePlan(cfg, sh, be.Name(), workers)
@@ -223,7 +228,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 		}
 	}
 	r0, r1 := cfg.plannedRows(sh.NGT)
-	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, tr: cfg.Tracker, lay: lay, direct: hostBuffers(be.Name()),
+	r := &run{ctx: ctx, p: p, be: be, ops: ops, cfg: cfg, tr: cfg.Tracker, lay: lay, direct: hostBuffers(be.Name()),
 		tile: pl.Block(), batch: pl.Phases[0].Block, box: sh.Box, nsub: sh.NSub}
 	if lay.Spec {
 		r.shells = NewShells(sh.Box)
@@ -612,21 +617,21 @@ func (r *run) release(c prepared, chunks chan *gpu.Buffer) {
 // per metric straight into the result.
 func (r *run) compute(a *gpu.Buffer, a0, row0, m int) error {
 	lay, n := r.lay, r.nsub
-	g := gpu.DistGramShape{M: m, N: n, ARow0: a0, RowLen: lay.RowLen, Segs: lay.Segs()}
+	g := GramShape{M: m, N: n, ARow0: a0, RowLen: lay.RowLen, Segs: lay.Segs()}
 	r.call = float64(m)
-	err := r.be.DistGram(r.gram, a, r.subs, r.segs, g)
+	err := r.ops.Gram(r.gram, a, r.subs, r.segs, g)
 	r.call = 0
 	if err != nil {
 		return fmt.Errorf("distance: products of rows %d-%d: %w", row0, row0+m, err)
 	}
 	for k, met := range r.cfg.Metrics {
-		ms := gpu.DistMetricShape{
+		ms := MetricShape{
 			Kind: metricInfo[met].kind, M: m, N: n, ARow0: a0, RowLen: lay.RowLen,
 			Dst0: k * r.tile * n, Segs: lay.Segs(), DataSeg: lay.DataSeg,
 			ShellSeg0: lay.ShellSeg0, Shells: lay.Shells, StatOff: lay.StatOff,
 			Voxels: lay.Voxels, ResScale: float64(r.box) * r.cfg.VoxelSize,
 		}
-		if err := r.be.DistMetric(r.out, r.gram, a, r.subs, ms); err != nil {
+		if err := r.ops.Metric(r.out, r.gram, a, r.subs, ms); err != nil {
 			return fmt.Errorf("distance: %s of rows %d-%d: %w", met, row0, row0+m, err)
 		}
 	}

@@ -1,20 +1,30 @@
 //go:build cuda
 
-package gpu
+package distance
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
-// TestCUDADistParity: dist_gram and dist_metric give the CPU backend's
+// TestCUDADistParity: dist_gram and dist_metric give the CPU kernels'
 // values (within 1e-9 relative: the CPU sums with OpenBLAS's blocking, the
 // kernel in column order), for tile-aligned and ragged shapes, a row
 // offset, large and empty segments, every metric.
 func TestCUDADistParity(t *testing.T) {
-	c := openTestCUDA(t)
-	cpu := NewCPU()
+	c, err := gpu.OpenCUDA(0)
+	if err != nil {
+		t.Skipf("CUDA device 0 does not open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	cpu := gpu.NewCPU()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, sh := range []struct{ m, n, arow0, voxels, shells int }{
 		{1, 1, 0, 5, 1},
@@ -24,29 +34,30 @@ func TestCUDADistParity(t *testing.T) {
 	} {
 		cs := newDistCase(rng, sh.m, sh.n, sh.arow0, sh.voxels, sh.shells)
 		segs := len(cs.bounds) - 1
-		run := func(be Backend) (gram, metrics []float64) {
+		run := func(be gpu.Backend) (gram, metrics []float64) {
+			ops := mustOps(t, be)
 			a, b, sg := f64Buf(t, be, "a", cs.a), f64Buf(t, be, "b", cs.b), int64Buf(t, be, cs.bounds)
 			g, err := be.Alloc("gram", int64(segs*cs.m*cs.n)*8)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := be.DistGram(g, a, b, sg, DistGramShape{M: cs.m, N: cs.n, ARow0: cs.arow0, RowLen: cs.rowLen, Segs: segs}); err != nil {
+			if err := ops.Gram(g, a, b, sg, GramShape{M: cs.m, N: cs.n, ARow0: cs.arow0, RowLen: cs.rowLen, Segs: segs}); err != nil {
 				t.Fatal(err)
 			}
-			kinds := int(DistRes) + 1
+			kinds := int(KindRes) + 1
 			d, err := be.Alloc("dst", int64(kinds*cs.m*cs.n)*8)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for k := DistL2; k <= DistRes; k++ {
-				ms := DistMetricShape{Kind: k, M: cs.m, N: cs.n, ARow0: cs.arow0, RowLen: cs.rowLen, Dst0: int(k) * cs.m * cs.n,
+			for k := KindL2; k <= KindRes; k++ {
+				ms := MetricShape{Kind: k, M: cs.m, N: cs.n, ARow0: cs.arow0, RowLen: cs.rowLen, Dst0: int(k) * cs.m * cs.n,
 					Segs: segs, DataSeg: 0, ShellSeg0: 1, Shells: sh.shells, StatOff: cs.statOff, Voxels: sh.voxels, ResScale: 7.5}
-				if err := be.DistMetric(d, g, a, b, ms); err != nil {
+				if err := ops.Metric(d, g, a, b, ms); err != nil {
 					t.Fatal(err)
 				}
 			}
 			gram, metrics = download(t, be, g), download(t, be, d)
-			for _, x := range []*Buffer{a, b, sg, g, d} {
+			for _, x := range []*gpu.Buffer{a, b, sg, g, d} {
 				be.Free(x)
 			}
 			return gram, metrics

@@ -1,7 +1,7 @@
-// Kernels of the distance-matrix pipeline (gpu/ops_distance.go). Rows are
-// prepared maps of rowLen doubles; see DistanceOps for their layout. The
-// CPU backend (cpu_distance.go) is the reference these are tested against
-// (cuda_distance_test.go).
+// Kernels of the distance-matrix pipeline (Ops in ops.go, launched by
+// cuda_ops.go). Rows are prepared maps of rowLen doubles; see Ops for
+// their layout. The CPU kernels (cpu_ops.go) are the reference these are
+// tested against (cuda_ops_test.go).
 
 #define DIST_TILE 16
 
@@ -41,7 +41,7 @@ extern "C" __global__ void dist_gram(double *__restrict__ C, const double *__res
     }
 }
 
-// The DistKind values of ops_distance.go.
+// The Kind values of ops.go.
 #define DIST_L2 0
 #define DIST_L2SQ 1
 #define DIST_CORR 2
@@ -53,8 +53,8 @@ extern "C" __global__ void dist_gram(double *__restrict__ C, const double *__res
 // BioEMTiny: the smallest positive normal float (2^-126).
 #define DIST_BIOEM_TINY 1.1754943508222875e-38
 
-// dist_metric: one thread per pair (i, j); the formulas of distPair in
-// cpu_distance.go (Cossio & Hummer 2013 eq. 10 for BioEM).
+// dist_metric: one thread per pair (i, j); the formulas of pairMetric in
+// cpu_ops.go (Cossio & Hummer 2013 eq. 10 for BioEM).
 extern "C" __global__ void dist_metric(double *__restrict__ dst, const double *__restrict__ gram,
                                        const double *__restrict__ A, const double *__restrict__ B,
                                        int kind, int M, int N, int arow0, int rowLen, int dst0,

@@ -1,13 +1,14 @@
 //go:build noopenblas
 
-package gpu
+package distance
 
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// BLASName says which BLAS computes the CPU backend's matrix products.
+// BLASName says which BLAS computes the matrix products on the CPU
+// backend.
 const BLASName = "gonum (pure Go)"
 
 // gemmNT sets c (m x n, row stride ldc) = a (m x k, stride lda) · bᵀ

@@ -1,4 +1,4 @@
-package gpu
+package distance
 
 import (
 	"context"
@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
 // f64Buf allocates a buffer on be holding vals.
-func f64Buf(t testing.TB, be Backend, label string, vals []float64) *Buffer {
+func f64Buf(t testing.TB, be gpu.Backend, label string, vals []float64) *gpu.Buffer {
 	t.Helper()
 	b, err := be.Alloc(label, int64(len(vals))*8)
 	if err != nil {
@@ -26,7 +28,7 @@ func f64Buf(t testing.TB, be Backend, label string, vals []float64) *Buffer {
 	return b
 }
 
-func download(t *testing.T, be Backend, b *Buffer) []float64 {
+func download(t *testing.T, be gpu.Backend, b *gpu.Buffer) []float64 {
 	t.Helper()
 	out := make([]float64, b.Len()/8)
 	if err := be.Download(unsafe.Slice((*byte)(unsafe.Pointer(&out[0])), len(out)*8), b, 0); err != nil {
@@ -35,7 +37,17 @@ func download(t *testing.T, be Backend, b *Buffer) []float64 {
 	return out
 }
 
-func int64Buf(t testing.TB, be Backend, vals []int64) *Buffer {
+// mustOps returns be's operations.
+func mustOps(t testing.TB, be gpu.Backend) Ops {
+	t.Helper()
+	ops, err := opsFor(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
+}
+
+func int64Buf(t testing.TB, be gpu.Backend, vals []int64) *gpu.Buffer {
 	t.Helper()
 	f := make([]float64, len(vals))
 	for i, v := range vals {
@@ -44,7 +56,7 @@ func int64Buf(t testing.TB, be Backend, vals []int64) *Buffer {
 	return f64Buf(t, be, "segs", f)
 }
 
-// distCase is a random DistGram/DistMetric problem: rows of a (from
+// distCase is a random Gram/Metric problem: rows of a (from
 // arow0) and b with a data segment, shells and statistics.
 type distCase struct {
 	m, n, arow0, rowLen int
@@ -99,12 +111,13 @@ func (c distCase) dot(i, j int, k0, k1 int64) float64 {
 func TestCPUDistGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, workers := range []int{1, 2, 3} {
-		be := NewCPUWorkers(workers)
+		be := gpu.NewCPUWorkers(workers)
+		ops := mustOps(t, be)
 		c := newDistCase(rng, 5, 3, 2, 300, 4)
 		segs := len(c.bounds) - 1
 		dst, _ := be.Alloc("dst", int64(segs*c.m*c.n)*8)
 		a, b, sg := f64Buf(t, be, "a", c.a), f64Buf(t, be, "b", c.b), int64Buf(t, be, c.bounds)
-		if err := be.DistGram(dst, a, b, sg, DistGramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}); err != nil {
+		if err := ops.Gram(dst, a, b, sg, GramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}); err != nil {
 			t.Fatal(err)
 		}
 		checkNaiveGram(t, fmt.Sprintf("workers %d", workers), c, download(t, be, dst))
@@ -113,17 +126,18 @@ func TestCPUDistGram(t *testing.T) {
 
 func TestCPUDistMetric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	be := NewCPU()
+	be := gpu.NewCPU()
+	ops := mustOps(t, be)
 	const voxels, shells = 200, 5
 	c := newDistCase(rng, 4, 3, 1, voxels, shells)
 	segs := len(c.bounds) - 1
 	gram, _ := be.Alloc("gram", int64(segs*c.m*c.n)*8)
 	a, b, sg := f64Buf(t, be, "a", c.a), f64Buf(t, be, "b", c.b), int64Buf(t, be, c.bounds)
-	if err := be.DistGram(gram, a, b, sg, DistGramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}); err != nil {
+	if err := ops.Gram(gram, a, b, sg, GramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}); err != nil {
 		t.Fatal(err)
 	}
 	const resScale = 10.0
-	naive := func(k DistKind, i, j int) float64 {
+	naive := func(k Kind, i, j int) float64 {
 		ra := c.a[(c.arow0+i)*c.rowLen:]
 		rb := c.b[j*c.rowLen:]
 		var d2, ab, sa, sb, saa, sbb float64
@@ -134,15 +148,15 @@ func TestCPUDistMetric(t *testing.T) {
 		}
 		n := float64(voxels)
 		switch k {
-		case DistL2:
+		case KindL2:
 			return math.Sqrt(d2)
-		case DistL2Sq:
+		case KindL2Sq:
 			return d2
-		case DistCorr:
+		case KindCorr:
 			return ab / n
-		case DistCorrDist:
+		case KindCorrDist:
 			return 1 - ab/n
-		case DistBioEM:
+		case KindBioEM:
 			t2 := n*(sbb*saa-ab*ab) + 2*sa*ab*sb - sbb*sa*sa - saa*sb*sb
 			t3 := (n - 2) * (n*sbb - sb*sb)
 			return -(math.Pi/2 + math.Log(2*math.Pi*math.E)*(1-n/2) + math.Log(t2)*(1.5-n/2) + math.Log(t3)*(n/2-2))
@@ -162,7 +176,7 @@ func TestCPUDistMetric(t *testing.T) {
 				first = s
 			}
 		}
-		if k == DistFSC {
+		if k == KindFSC {
 			return 1 - sum/shells
 		}
 		if first == 0 {
@@ -171,10 +185,10 @@ func TestCPUDistMetric(t *testing.T) {
 		return resScale / float64(first)
 	}
 	dst, _ := be.Alloc("dst", int64(2*c.m*c.n)*8)
-	for k := DistL2; k <= DistRes; k++ {
-		ms := DistMetricShape{Kind: k, M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Dst0: c.m * c.n,
+	for k := KindL2; k <= KindRes; k++ {
+		ms := MetricShape{Kind: k, M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Dst0: c.m * c.n,
 			Segs: segs, DataSeg: 0, ShellSeg0: 1, Shells: shells, StatOff: c.statOff, Voxels: voxels, ResScale: resScale}
-		if err := be.DistMetric(dst, gram, a, b, ms); err != nil {
+		if err := ops.Metric(dst, gram, a, b, ms); err != nil {
 			t.Fatal(err)
 		}
 		got := download(t, be, dst)[c.m*c.n:]
@@ -191,7 +205,7 @@ func TestCPUDistMetric(t *testing.T) {
 // TestBioEMClamp: identical maps make t2 = 0; the log takes BioEMTiny.
 func TestBioEMClamp(t *testing.T) {
 	n, co, coo := 4.0, 2.0, 6.0
-	got := BioEM(n, co, co, coo, coo, coo)
+	got := bioEM(n, co, co, coo, coo, coo)
 	t3 := (n - 2) * (n*coo - co*co)
 	want := -(math.Pi/2 + math.Log(2*math.Pi*math.E)*(1-n/2) + math.Log(BioEMTiny)*(1.5-n/2) + math.Log(t3)*(n/2-2))
 	if math.Abs(got-want) > 1e-12*math.Abs(want) {
@@ -200,20 +214,25 @@ func TestBioEMClamp(t *testing.T) {
 }
 
 func TestCPUDistBadShapes(t *testing.T) {
-	be := NewCPU()
+	be := gpu.NewCPU()
+	ops := mustOps(t, be)
 	small, _ := be.Alloc("small", 64)
 	segs := int64Buf(t, be, []int64{0, 4, 100})
 	big, _ := be.Alloc("big", 8000)
+	freed, _ := be.Alloc("freed", 8000)
+	be.Free(freed)
 	for _, c := range []struct {
 		err  error
 		want string
 	}{
-		{be.DistGram(small, big, big, segs, DistGramShape{M: 4, N: 4, RowLen: 8, Segs: 1}), `dst buffer "small" holds 64 bytes`},
-		{be.DistGram(big, big, big, segs, DistGramShape{M: 2, N: 2, RowLen: 8, Segs: 2}), "segment 1 [4,100) outside a row of 8"},
-		{be.DistGram(big, big, big, segs, DistGramShape{M: -1, N: 2, RowLen: 8, Segs: 1}), "bad shape"},
-		{be.DistMetric(big, big, big, big, DistMetricShape{Kind: DistFSC, M: 1, N: 1, RowLen: 8, Segs: 2, ShellSeg0: 1, Shells: 3}), "shells 3 from segment 1"},
-		{be.DistMetric(big, big, big, big, DistMetricShape{Kind: DistL2, M: 1, N: 1, RowLen: 8, Segs: 1, StatOff: 7}), "statistics at 7"},
-		{be.DistMetric(big, small, big, big, DistMetricShape{Kind: DistL2, M: 4, N: 4, RowLen: 8, Segs: 1}), `gram buffer "small"`},
+		{ops.Gram(small, big, big, segs, GramShape{M: 4, N: 4, RowLen: 8, Segs: 1}), `dst buffer "small" holds 64 bytes`},
+		{ops.Gram(big, big, big, segs, GramShape{M: 2, N: 2, RowLen: 8, Segs: 2}), "segment 1 [4,100) outside a row of 8"},
+		{ops.Gram(big, big, big, segs, GramShape{M: -1, N: 2, RowLen: 8, Segs: 1}), "bad shape"},
+		{ops.Metric(big, big, big, big, MetricShape{Kind: KindFSC, M: 1, N: 1, RowLen: 8, Segs: 2, ShellSeg0: 1, Shells: 3}), "shells 3 from segment 1"},
+		{ops.Metric(big, big, big, big, MetricShape{Kind: KindL2, M: 1, N: 1, RowLen: 8, Segs: 1, StatOff: 7}), "statistics at 7"},
+		{ops.Metric(big, small, big, big, MetricShape{Kind: KindL2, M: 4, N: 4, RowLen: 8, Segs: 1}), `gram buffer "small"`},
+		{ops.Gram(freed, big, big, segs, GramShape{M: 1, N: 1, RowLen: 8, Segs: 1}), "dst buffer is nil or freed"},
+		{ops.Metric(big, big, nil, big, MetricShape{Kind: KindL2, M: 1, N: 1, RowLen: 8, Segs: 1}), "a buffer is nil or freed"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("error %v, want %q", c.err, c.want)
@@ -226,7 +245,8 @@ func TestCPUDistBadShapes(t *testing.T) {
 // pure-Go Dgemm with -tags noopenblas.
 func BenchmarkCPUDistGram(b *testing.B) {
 	const m, n, k = 200, 40, 64 * 64 * 64
-	be := NewCPU()
+	be := gpu.NewCPU()
+	ops := mustOps(b, be)
 	rng := rand.New(rand.NewPCG(1, 1))
 	vals := func(rows int) []float64 {
 		v := make([]float64, rows*k)
@@ -240,7 +260,7 @@ func BenchmarkCPUDistGram(b *testing.B) {
 	dst, _ := be.Alloc("dst", m*n*8)
 	b.ResetTimer()
 	for b.Loop() {
-		if err := be.DistGram(dst, a, bb, segs, DistGramShape{M: m, N: n, RowLen: k, Segs: 1}); err != nil {
+		if err := ops.Gram(dst, a, bb, segs, GramShape{M: m, N: n, RowLen: k, Segs: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -248,7 +268,7 @@ func BenchmarkCPUDistGram(b *testing.B) {
 	b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
 
-// checkNaiveGram holds DistGram's output got (segments x m x n) against the
+// checkNaiveGram holds Gram's output got (segments x m x n) against the
 // naive dot products of case c.
 func checkNaiveGram(t *testing.T, label string, c distCase, got []float64) {
 	t.Helper()
@@ -269,23 +289,36 @@ func checkNaiveGram(t *testing.T, label string, c distCase, got []float64) {
 // of rows (for cancellation) gives the naive products, and a cancelled
 // job stops it between panels.
 func TestCPUDistGramInPanels(t *testing.T) {
-	defer func(w, r int64) { distPanelWork, distPanelMinRows = w, r }(distPanelWork, distPanelMinRows)
-	distPanelWork, distPanelMinRows = 3*300, 2 // panels of 2 or 3 rows
+	defer func(w, r int64) { panelWork, panelMinRows = w, r }(panelWork, panelMinRows)
+	panelWork, panelMinRows = 3*300, 2 // panels of 2 or 3 rows
 	rng := rand.New(rand.NewPCG(7, 8))
-	be := NewCPUWorkers(2)
+	be := gpu.NewCPUWorkers(2)
+	ops := mustOps(t, be)
 	c := newDistCase(rng, 11, 3, 2, 300, 4)
 	segs := len(c.bounds) - 1
 	dst, _ := be.Alloc("dst", int64(segs*c.m*c.n)*8)
 	a, b, sg := f64Buf(t, be, "a", c.a), f64Buf(t, be, "b", c.b), int64Buf(t, be, c.bounds)
-	shape := DistGramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}
-	if err := be.DistGram(dst, a, b, sg, shape); err != nil {
+	shape := GramShape{M: c.m, N: c.n, ARow0: c.arow0, RowLen: c.rowLen, Segs: segs}
+	if err := ops.Gram(dst, a, b, sg, shape); err != nil {
 		t.Fatal(err)
 	}
 	checkNaiveGram(t, "panels", c, download(t, be, dst))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	defer be.Bind(ctx, nil)()
-	if err := be.DistGram(dst, a, b, sg, shape); !errors.Is(err, context.Canceled) {
+	if err := ops.Gram(dst, a, b, sg, shape); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled job's product: %v, want context.Canceled", err)
+	}
+}
+
+// otherBackend is a backend the pipeline has no kernels for.
+type otherBackend struct{ *gpu.CPUBackend }
+
+func (otherBackend) Name() string { return "other" }
+
+func TestOpsForOtherBackend(t *testing.T) {
+	_, err := opsFor(otherBackend{gpu.NewCPU()})
+	if err == nil || !strings.Contains(err.Error(), "distance") || !strings.Contains(err.Error(), "other backend") {
+		t.Errorf("opsFor(other backend): %v, want an error naming the pipeline and the backend", err)
 	}
 }
