@@ -90,16 +90,16 @@ func (t appTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color 
 	return t.Theme.Color(n, theme.VariantDark)
 }
 
-// minTextSize is the smallest text voxlab draws, in logical pixels:
+// MinTextSize is the smallest text voxlab draws, in logical pixels:
 // Fyne's caption size (11) is raised to it.
-const minTextSize = 12
+const MinTextSize = 12
 
 // Size raises the caption text (help below fields, memory bars) to
-// minTextSize.
+// MinTextSize.
 func (t appTheme) Size(n fyne.ThemeSizeName) float32 {
 	s := t.Theme.Size(n)
 	if n == theme.SizeNameCaptionText {
-		return max(s, minTextSize)
+		return max(s, MinTextSize)
 	}
 	return s
 }
