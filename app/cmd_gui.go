@@ -199,7 +199,8 @@ func guiScreenshot(e *env, path string, w, h int, open func(*viewer.Viewer) erro
 		err error
 	}
 	ch := make(chan result)
-	// Fyne's headless driver wants to be driven off the main goroutine.
+	// The offscreen viewer is driven from a goroutine of its own, off
+	// the main one (see viewer.NewOffscreen).
 	go func() {
 		img, err := renderGUI(w, h, open, g)
 		ch <- result{img, err}

@@ -10,9 +10,9 @@
 // # Using it from the application
 //
 //	v := viewer.New(win)
-//	p := panel.NewPanel(v, panel.PanelOptions{}, pipelines...) // docks "Process"
-//	id, err := p.Run()                                         // as the Run button does
-//	q := panel.NewQuitter(p, app.Quit)                         // closing asks about running jobs
+//	p := panel.NewPanel(v, panel.PanelOptions{}, pipelines...) // "Process"
+//	id, err := p.Run()                 // as the Run button does
+//	q := panel.NewQuitter(p, app.Quit) // asks about running jobs
 //	win.SetCloseIntercept(q.Close)
 //
 // # What it holds

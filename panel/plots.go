@@ -33,8 +33,8 @@ type Matrix struct {
 // Plot sizes in logical pixels (96 dpi): the first rendering, before the
 // tab has been laid out, and the height of a row of plots. Once laid out,
 // each plot is drawn at the size it is shown at, so that its text keeps
-// the size the style gives it (at least viewer.MinTextSize) instead of being
-// scaled down with the image.
+// the size the style gives it (at least viewer.MinTextSize) instead of
+// being scaled down with the image.
 const (
 	heatW, heatH = 560, 420
 	histW, histH = 420, 420
