@@ -131,6 +131,11 @@ func value[T any](p *preferences, key string, fallback T) T {
 	return fallback
 }
 
+// list returns a copy of key's list if it holds []T, else fallback.
+func list[T any](p *preferences, key string, fallback []T) []T {
+	return slices.Clone(value(p, key, fallback))
+}
+
 // set stores key's value and tells the listeners.
 func set(p *preferences, key string, v any) {
 	p.mu.Lock()
@@ -149,33 +154,33 @@ func set(p *preferences, key string, v any) {
 func (p *preferences) Bool(key string) bool                     { return value(p, key, false) }
 func (p *preferences) BoolWithFallback(key string, f bool) bool { return value(p, key, f) }
 func (p *preferences) SetBool(key string, v bool)               { set(p, key, v) }
-func (p *preferences) BoolList(key string) []bool               { return value[[]bool](p, key, nil) }
+func (p *preferences) BoolList(key string) []bool               { return list[bool](p, key, nil) }
 func (p *preferences) BoolListWithFallback(k string, f []bool) []bool {
-	return value(p, k, f)
+	return list(p, k, f)
 }
 func (p *preferences) SetBoolList(key string, v []bool)                { set(p, key, slices.Clone(v)) }
 func (p *preferences) Float(key string) float64                        { return value(p, key, 0.0) }
 func (p *preferences) FloatWithFallback(key string, f float64) float64 { return value(p, key, f) }
 func (p *preferences) SetFloat(key string, v float64)                  { set(p, key, v) }
-func (p *preferences) FloatList(key string) []float64                  { return value[[]float64](p, key, nil) }
+func (p *preferences) FloatList(key string) []float64                  { return list[float64](p, key, nil) }
 func (p *preferences) FloatListWithFallback(k string, f []float64) []float64 {
-	return value(p, k, f)
+	return list(p, k, f)
 }
 func (p *preferences) SetFloatList(key string, v []float64)  { set(p, key, slices.Clone(v)) }
 func (p *preferences) Int(key string) int                    { return value(p, key, 0) }
 func (p *preferences) IntWithFallback(key string, f int) int { return value(p, key, f) }
 func (p *preferences) SetInt(key string, v int)              { set(p, key, v) }
-func (p *preferences) IntList(key string) []int              { return value[[]int](p, key, nil) }
+func (p *preferences) IntList(key string) []int              { return list[int](p, key, nil) }
 func (p *preferences) IntListWithFallback(k string, f []int) []int {
-	return value(p, k, f)
+	return list(p, k, f)
 }
 func (p *preferences) SetIntList(key string, v []int)          { set(p, key, slices.Clone(v)) }
 func (p *preferences) String(key string) string                { return value(p, key, "") }
 func (p *preferences) StringWithFallback(key, f string) string { return value(p, key, f) }
 func (p *preferences) SetString(key string, v string)          { set(p, key, v) }
-func (p *preferences) StringList(key string) []string          { return value[[]string](p, key, nil) }
+func (p *preferences) StringList(key string) []string          { return list[string](p, key, nil) }
 func (p *preferences) StringListWithFallback(k string, f []string) []string {
-	return value(p, k, f)
+	return list(p, k, f)
 }
 func (p *preferences) SetStringList(key string, v []string) { set(p, key, slices.Clone(v)) }
 func (p *preferences) RemoveValue(key string)               { set(p, key, nil) }

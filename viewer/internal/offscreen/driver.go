@@ -92,11 +92,12 @@ func (device) SystemScaleForWindow(fyne.Window) float32 { return 1 }
 func (device) Locale() fyne.Locale                      { return "en" }
 
 // window is an offscreen window: its canvas, and what a window keeps.
+// Like the canvas's content, it is used from the goroutine that drives
+// the app.
 type window struct {
 	driver *driver
 	canvas *windowCanvas
 
-	mu         sync.Mutex
 	title      string
 	fullScreen bool
 	fixedSize  bool
@@ -105,102 +106,45 @@ type window struct {
 	onClosed   func()
 }
 
-func (w *window) Title() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.title
-}
+func (w *window) Title() string                  { return w.title }
+func (w *window) SetTitle(t string)              { w.title = t }
+func (w *window) FullScreen() bool               { return w.fullScreen }
+func (w *window) SetFullScreen(on bool)          { w.fullScreen = on }
+func (w *window) FixedSize() bool                { return w.fixedSize }
+func (w *window) SetFixedSize(on bool)           { w.fixedSize = on }
+func (w *window) Icon() fyne.Resource            { return w.icon }
+func (w *window) SetIcon(r fyne.Resource)        { w.icon = r }
+func (w *window) MainMenu() *fyne.MainMenu       { return w.menu }
+func (w *window) SetOnClosed(f func())           { w.onClosed = f }
+func (w *window) Padded() bool                   { return w.canvas.padded() }
+func (w *window) SetPadded(padded bool)          { w.canvas.setPadded(padded) }
+func (w *window) Clipboard() fyne.Clipboard      { return fyne.CurrentApp().Clipboard() }
+func (w *window) Content() fyne.CanvasObject     { return w.canvas.Content() }
+func (w *window) SetContent(o fyne.CanvasObject) { w.canvas.SetContent(o) }
+func (w *window) Canvas() fyne.Canvas            { return w.canvas }
 
-func (w *window) SetTitle(t string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.title = t
-}
-
-func (w *window) FullScreen() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.fullScreen
-}
-
-func (w *window) SetFullScreen(on bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.fullScreen = on
-}
+// SetMainMenu keeps the menu; like Fyne's test windows, the window does
+// not draw it.
+func (w *window) SetMainMenu(m *fyne.MainMenu) { w.menu = m }
 
 // Resize sizes the canvas (to size, even when the content's minimum is
 // larger, as Fyne's test windows do).
 func (w *window) Resize(size fyne.Size) { w.canvas.Resize(size) }
-func (w *window) RequestFocus()         {}
 
-func (w *window) FixedSize() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.fixedSize
-}
-
-func (w *window) SetFixedSize(on bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.fixedSize = on
-}
-
-func (w *window) CenterOnScreen()           {}
-func (w *window) Padded() bool              { return w.canvas.padded() }
-func (w *window) SetPadded(padded bool)     { w.canvas.setPadded(padded) }
-func (w *window) SetMaster()                {}
-func (w *window) Show()                     {}
-func (w *window) Hide()                     {}
-func (w *window) ShowAndRun()               {}
-func (w *window) Clipboard() fyne.Clipboard { return fyne.CurrentApp().Clipboard() }
-
-func (w *window) Icon() fyne.Resource {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.icon
-}
-
-func (w *window) SetIcon(r fyne.Resource) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.icon = r
-}
-
-func (w *window) MainMenu() *fyne.MainMenu {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.menu
-}
-
-// SetMainMenu keeps the menu; like Fyne's test windows, the window does
-// not draw it.
-func (w *window) SetMainMenu(m *fyne.MainMenu) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.menu = m
-}
-
-func (w *window) SetOnClosed(f func()) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.onClosed = f
-}
-
+// Nothing is shown, so nothing moves, takes the focus or is dropped on.
+func (w *window) RequestFocus()                                {}
+func (w *window) CenterOnScreen()                              {}
+func (w *window) SetMaster()                                   {}
+func (w *window) Show()                                        {}
+func (w *window) Hide()                                        {}
+func (w *window) ShowAndRun()                                  {}
 func (w *window) SetCloseIntercept(func())                     {}
 func (w *window) SetOnDropped(func(fyne.Position, []fyne.URI)) {}
 
 // Close closes the window: its OnClosed runs and the driver forgets it.
 func (w *window) Close() {
-	w.mu.Lock()
-	f := w.onClosed
-	w.mu.Unlock()
-	if f != nil {
-		f()
+	if w.onClosed != nil {
+		w.onClosed()
 	}
 	w.driver.remove(w)
 }
-
-func (w *window) Content() fyne.CanvasObject     { return w.canvas.Content() }
-func (w *window) SetContent(o fyne.CanvasObject) { w.canvas.SetContent(o) }
-func (w *window) Canvas() fyne.Canvas            { return w.canvas }

@@ -6,7 +6,8 @@ package offscreen
 // into its test driver; the rasterisers and the text drawing it calls are
 // Fyne's own (fyne.go). Copyright (C) 2018 Fyne.io developers, under the
 // BSD 3-Clause License in LICENSE.fyne beside this file. Changed from
-// Fyne's: the names, and the helpers of internal packages written out
+// Fyne's: the names, the body its vector objects repeat written once
+// (paintVector), and the helpers of internal packages written out
 // (toScreen, cornerRadius, maximumRadius).
 
 import (
@@ -76,47 +77,15 @@ type gradient interface {
 }
 
 func paintArc(c fyne.Canvas, arc *canvas.Arc, pos fyne.Position, base *image.NRGBA, clip image.Rectangle) {
-	pad := vectorPad(arc)
-	scaledWidth := toScreen(c, arc.Size().Width+pad*2)
-	scaledHeight := toScreen(c, arc.Size().Height+pad*2)
-	scaledX, scaledY := toScreen(c, pos.X-pad), toScreen(c, pos.Y-pad)
-	bounds := clip.Intersect(image.Rect(scaledX, scaledY, scaledX+scaledWidth, scaledY+scaledHeight))
-
-	raw := drawArc(arc, pad, func(in float32) float32 {
-		return float32(math.Round(float64(in) * float64(c.Scale())))
+	paintVector(c, arc, arc.Size(), pos, base, clip, func(pad float32, scale func(float32) float32) *image.RGBA {
+		return drawArc(arc, pad, scale)
 	})
-
-	// the clip intersect above cannot be negative, so we may need to compensate
-	offX, offY := 0, 0
-	if scaledX < 0 {
-		offX = -scaledX
-	}
-	if scaledY < 0 {
-		offY = -scaledY
-	}
-	draw.Draw(base, bounds, raw, image.Point{offX, offY}, draw.Over)
 }
 
 func paintCircle(c fyne.Canvas, circle *canvas.Circle, pos fyne.Position, base *image.NRGBA, clip image.Rectangle) {
-	pad := vectorPad(circle)
-	scaledWidth := toScreen(c, circle.Size().Width+pad*2)
-	scaledHeight := toScreen(c, circle.Size().Height+pad*2)
-	scaledX, scaledY := toScreen(c, pos.X-pad), toScreen(c, pos.Y-pad)
-	bounds := clip.Intersect(image.Rect(scaledX, scaledY, scaledX+scaledWidth, scaledY+scaledHeight))
-
-	raw := drawCircle(circle, pad, func(in float32) float32 {
-		return float32(math.Round(float64(in) * float64(c.Scale())))
+	paintVector(c, circle, circle.Size(), pos, base, clip, func(pad float32, scale func(float32) float32) *image.RGBA {
+		return drawCircle(circle, pad, scale)
 	})
-
-	// the clip intersect above cannot be negative, so we may need to compensate
-	offX, offY := 0, 0
-	if scaledX < 0 {
-		offX = -scaledX
-	}
-	if scaledY < 0 {
-		offY = -scaledY
-	}
-	draw.Draw(base, bounds, raw, image.Point{offX, offY}, draw.Over)
 }
 
 func paintGradient(c fyne.Canvas, g gradient, pos fyne.Position, base *image.NRGBA, clip image.Rectangle) {
@@ -211,25 +180,9 @@ func drawPixels(x, y, width, height int, mode canvas.ImageScale, base *image.NRG
 }
 
 func paintLine(c fyne.Canvas, line *canvas.Line, pos fyne.Position, base *image.NRGBA, clip image.Rectangle) {
-	pad := vectorPad(line)
-	scaledWidth := toScreen(c, line.Size().Width+pad*2)
-	scaledHeight := toScreen(c, line.Size().Height+pad*2)
-	scaledX, scaledY := toScreen(c, pos.X-pad), toScreen(c, pos.Y-pad)
-	bounds := clip.Intersect(image.Rect(scaledX, scaledY, scaledX+scaledWidth, scaledY+scaledHeight))
-
-	raw := drawLine(line, pad, func(in float32) float32 {
-		return float32(math.Round(float64(in) * float64(c.Scale())))
+	paintVector(c, line, line.Size(), pos, base, clip, func(pad float32, scale func(float32) float32) *image.RGBA {
+		return drawLine(line, pad, scale)
 	})
-
-	// the clip intersect above cannot be negative, so we may need to compensate
-	offX, offY := 0, 0
-	if scaledX < 0 {
-		offX = -scaledX
-	}
-	if scaledY < 0 {
-		offY = -scaledY
-	}
-	draw.Draw(base, bounds, raw, image.Point{offX, offY}, draw.Over)
 }
 
 func drawTex(x, y, width, height int, base *image.NRGBA, tex image.Image, clip image.Rectangle, alpha float64) {
@@ -296,35 +249,30 @@ func paintRaster(c fyne.Canvas, rast *canvas.Raster, pos fyne.Position, base *im
 }
 
 func drawOblongStroke(c fyne.Canvas, obj fyne.CanvasObject, width, height float32, pos fyne.Position, base *image.NRGBA, clip image.Rectangle) {
-	pad := vectorPad(obj)
-	scaledWidth := toScreen(c, width+pad*2)
-	scaledHeight := toScreen(c, height+pad*2)
-	scaledX, scaledY := toScreen(c, pos.X-pad), toScreen(c, pos.Y-pad)
-	bounds := clip.Intersect(image.Rect(scaledX, scaledY, scaledX+scaledWidth, scaledY+scaledHeight))
-
-	raw := drawRectangle(obj.(*canvas.Rectangle), width, height, pad, func(in float32) float32 {
-		return float32(math.Round(float64(in) * float64(c.Scale())))
+	paintVector(c, obj, fyne.NewSize(width, height), pos, base, clip, func(pad float32, scale func(float32) float32) *image.RGBA {
+		return drawRectangle(obj.(*canvas.Rectangle), width, height, pad, scale)
 	})
-
-	// the clip intersect above cannot be negative, so we may need to compensate
-	offX, offY := 0, 0
-	if scaledX < 0 {
-		offX = -scaledX
-	}
-	if scaledY < 0 {
-		offY = -scaledY
-	}
-	draw.Draw(base, bounds, raw, image.Point{offX, offY}, draw.Over)
 }
 
 func paintPolygon(c fyne.Canvas, polygon *canvas.Polygon, pos fyne.Position, base *image.NRGBA, clip image.Rectangle) {
-	pad := vectorPad(polygon)
-	scaledWidth := toScreen(c, polygon.Size().Width+pad*2)
-	scaledHeight := toScreen(c, polygon.Size().Height+pad*2)
+	paintVector(c, polygon, polygon.Size(), pos, base, clip, func(pad float32, scale func(float32) float32) *image.RGBA {
+		return drawPolygon(polygon, pad, scale)
+	})
+}
+
+// paintVector draws what raster rasterises of obj, size large at pos and
+// padded by vectorPad for its stroke: the body Fyne's software painter
+// repeats for arcs, circles, lines, polygons and stroked or rounded
+// rectangles.
+func paintVector(c fyne.Canvas, obj fyne.CanvasObject, size fyne.Size, pos fyne.Position, base *image.NRGBA, clip image.Rectangle,
+	raster func(pad float32, scale func(float32) float32) *image.RGBA) {
+	pad := vectorPad(obj)
+	scaledWidth := toScreen(c, size.Width+pad*2)
+	scaledHeight := toScreen(c, size.Height+pad*2)
 	scaledX, scaledY := toScreen(c, pos.X-pad), toScreen(c, pos.Y-pad)
 	bounds := clip.Intersect(image.Rect(scaledX, scaledY, scaledX+scaledWidth, scaledY+scaledHeight))
 
-	raw := drawPolygon(polygon, pad, func(in float32) float32 {
+	raw := raster(pad, func(in float32) float32 {
 		return float32(math.Round(float64(in) * float64(c.Scale())))
 	})
 
