@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/viewer"
 )
@@ -120,10 +121,10 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 		v.Close()
 		return err
 	}
-	panel := viewer.NewPanel(v, viewer.PanelOptions{}, guiPipelines()...)
+	pn := panel.NewPanel(v, panel.PanelOptions{}, guiPipelines()...)
 	if g.run != "" {
-		if _, err := startRun(panel, g); err != nil {
-			panel.Close()
+		if _, err := startRun(pn, g); err != nil {
+			pn.Close()
 			v.Close()
 			return err
 		}
@@ -131,29 +132,29 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 	// Closing the window with jobs queued or running asks whether to
 	// cancel them; they stop (removing their partial outputs) while the
 	// window stays responsive, and the app quits once they have.
-	q := viewer.NewQuitter(panel, a.Quit)
+	q := panel.NewQuitter(pn, a.Quit)
 	win.SetCloseIntercept(q.Close)
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
-	stop := interruptJobs(ctx, panel, func() { fyne.Do(a.Quit) })
+	stop := interruptJobs(ctx, pn, func() { fyne.Do(a.Quit) })
 	defer stop()
 	win.ShowAndRun()
 	// The loop also ends without Quitter: Fyne ends it itself on SIGINT
 	// and SIGTERM (and from its Quit menu item). Cancel whatever still
 	// runs and wait for it, so that no job is writing, and no partial
 	// output is left, when the process exits.
-	shutdownGUI(panel, v)
+	shutdownGUI(pn, v)
 	return nil
 }
 
-// interruptJobs cancels panel's jobs as soon as ctx is done (Ctrl-C,
+// interruptJobs cancels the panel's jobs as soon as ctx is done (Ctrl-C,
 // SIGTERM), from a goroutine of its own rather than through the UI
 // goroutine: Fyne ends its event loop on the same signal and drops the
 // callbacks still queued for it, a cancel among them. Once the jobs have
 // ended it calls quit, for a signal that came before Fyne listened. The
 // returned function stops watching.
-func interruptJobs(ctx context.Context, panel *viewer.Panel, quit func()) (stop func()) {
+func interruptJobs(ctx context.Context, pn *panel.Panel, quit func()) (stop func()) {
 	unwatch := context.AfterFunc(ctx, func() {
-		<-panel.StopJobs()
+		<-pn.StopJobs()
 		quit()
 	})
 	return func() { unwatch() }
@@ -163,16 +164,16 @@ func interruptJobs(ctx context.Context, panel *viewer.Panel, quit func()) (stop 
 // cancels every job and waits until they have ended and removed their
 // partial outputs (the kernels stop within a row of a block, so this is
 // about a second), then closes the panel and the viewer.
-func shutdownGUI(panel *viewer.Panel, v *viewer.Viewer) {
-	<-panel.StopJobs()
-	panel.Close()
+func shutdownGUI(pn *panel.Panel, v *viewer.Viewer) {
+	<-pn.StopJobs()
+	pn.Close()
 	v.WaitBackground()
 	v.Close()
 }
 
 // startRun chooses the --run pipeline in the panel, applies --set and
 // submits it on the panel's suggestions for the open files.
-func startRun(p *viewer.Panel, g *guiOpts) (int, error) {
+func startRun(p *panel.Panel, g *guiOpts) (int, error) {
 	if err := p.Select(g.run); err != nil {
 		return 0, usagef("--run: %v", err)
 	}
@@ -198,7 +199,8 @@ func guiScreenshot(e *env, path string, w, h int, open func(*viewer.Viewer) erro
 		err error
 	}
 	ch := make(chan result)
-	// Fyne's headless driver wants to be driven off the main goroutine.
+	// The offscreen viewer is driven from a goroutine of its own, off
+	// the main one (see viewer.NewOffscreen).
 	go func() {
 		img, err := renderGUI(w, h, open, g)
 		ch <- result{img, err}
@@ -218,27 +220,27 @@ func renderGUI(w, h int, open func(*viewer.Viewer) error, g *guiOpts) (image.Ima
 	if err := open(hl.Viewer); err != nil {
 		return nil, err
 	}
-	panel := viewer.NewPanel(hl.Viewer, viewer.PanelOptions{}, guiPipelines()...)
-	defer panel.Close()
+	pn := panel.NewPanel(hl.Viewer, panel.PanelOptions{}, guiPipelines()...)
+	defer pn.Close()
 	if g.run != "" {
-		id, err := startRun(panel, g)
+		id, err := startRun(pn, g)
 		if err != nil {
 			return nil, err
 		}
-		if err := hl.Until(guiJobTimeout, func() bool { return !panel.Busy() }); err != nil {
+		if err := hl.Until(guiJobTimeout, func() bool { return !pn.Busy() }); err != nil {
 			return nil, fmt.Errorf("--run %s: %w", g.run, err)
 		}
-		if st, _ := panel.Jobs().Status(id); st.Err != nil {
+		if st, _ := pn.Jobs().Status(id); st.Err != nil {
 			return nil, fmt.Errorf("--run %s: %w", g.run, st.Err)
 		}
 	}
 	// Let the plan preview, plots and slices settle, then show the plan
 	// above the job list.
-	if err := hl.Until(screenshotTimeout, func() bool { return !panel.Planning() && hl.Idle() }); err != nil {
+	if err := hl.Until(screenshotTimeout, func() bool { return !pn.Planning() && hl.Idle() }); err != nil {
 		return nil, err
 	}
 	if g.run != "" {
-		panel.ShowPlan()
+		pn.ShowPlan()
 	}
 	if err := hl.Settle(screenshotStall); err != nil {
 		return nil, err

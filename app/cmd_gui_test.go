@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
-	"github.com/voxlab/voxlab/viewer"
 )
 
 // writeBigScan writes a NeXus scan of 64 noisy projections of 512²
@@ -42,9 +42,9 @@ func writeBigScan(t *testing.T) string {
 
 // bigBlockRequest dezings scan into out as one block of all its
 // projections at kernel 13.
-func bigBlockRequest(scan, out string) viewer.Request {
-	return viewer.Request{Command: "dezing", Args: []string{scan, out},
-		Params: map[string]string{"kernel": "13", "dif": "1"}, Device: viewer.Device{Backend: "cpu", Batch: "64"}}
+func bigBlockRequest(scan, out string) panel.Request {
+	return panel.Request{Command: "dezing", Args: []string{scan, out},
+		Params: map[string]string{"kernel": "13", "dif": "1"}, Device: panel.Device{Backend: "cpu", Batch: "64"}}
 }
 
 // onlyScanLeft fails unless the scan is all its folder holds: no output,
@@ -133,7 +133,7 @@ func TestGUIQuitCancelsTheRunningJob(t *testing.T) {
 	scan := writeBigScan(t)
 	id, _ := startBigBlock(h, scan)
 	quit := false
-	q := viewer.NewQuitter(h.p, func() { quit = true })
+	q := panel.NewQuitter(h.p, func() { quit = true })
 	q.Close()
 	if !q.Asking() {
 		t.Fatal("closing the window with a running job did not ask")
@@ -249,7 +249,7 @@ func TestGUICtrlCRemovesThePartialOutput(t *testing.T) {
 func TestGUISinkPanicStillRemovesOutput(t *testing.T) {
 	dir := writeDemo(t)
 	scan := filepath.Join(dir, "tomo", "scan.nxs")
-	var vp *viewer.Pipeline
+	var vp *panel.Pipeline
 	for _, pl := range guiPipelines() {
 		if pl.Command == "dezing" {
 			vp = pl
@@ -261,8 +261,8 @@ func TestGUISinkPanicStillRemovesOutput(t *testing.T) {
 		}
 	})
 	out := filepath.Join(dir, "tomo", "out.h5")
-	err := runRequest(context.Background(), pipelines["dezing"], vp, viewer.Request{Command: "dezing", Args: []string{scan, out},
-		Device: viewer.Device{Batch: "1"}}, prog)
+	err := runRequest(context.Background(), pipelines["dezing"], vp, panel.Request{Command: "dezing", Args: []string{scan, out},
+		Device: panel.Device{Batch: "1"}}, prog)
 	var pe *job.PanicError
 	if !errors.As(err, &pe) || pe.Value != "the window is gone" {
 		t.Fatalf("run ended with %v, want the sink's panic", err)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/detect"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -15,9 +16,9 @@ import (
 func init() {
 	registerGUI(&guiSpec{
 		name: "Detect cells", command: "detect",
-		args: []viewer.Field{
-			{Name: "in", Label: "Light-sheet volume", Kind: viewer.InputField, Help: "a folder of TIFF planes, a TIFF stack, HDF5 or NPY"},
-			{Name: "out", Label: "Output", Kind: viewer.OutputField, Default: "cells.csv", Help: "CSV of z,y,x,type (and cellfinder's XML with --xml)"},
+		args: []panel.Field{
+			{Name: "in", Label: "Light-sheet volume", Kind: panel.InputField, Help: "a folder of TIFF planes, a TIFF stack, HDF5 or NPY"},
+			{Name: "out", Label: "Output", Kind: panel.OutputField, Default: "cells.csv", Help: "CSV of z,y,x,type (and cellfinder's XML with --xml)"},
 		},
 		basic: []string{"voxel-size", "soma-diameter", "ball-xy", "ball-z", "ball-overlap", "threshold", "xml"},
 		labels: map[string]string{
@@ -69,7 +70,7 @@ type detectLive struct {
 	count   int
 }
 
-func newDetectLive(v *viewer.Viewer, r viewer.Request) viewer.Live {
+func newDetectLive(v *viewer.Viewer, r panel.Request) panel.Live {
 	return &detectLive{v: v, in: v.LayerFor(r.Args[0]), out: r.Args[1]}
 }
 

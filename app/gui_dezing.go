@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/dezing"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -16,9 +17,9 @@ import (
 func init() {
 	registerGUI(&guiSpec{
 		name: "Dezing", command: "dezing",
-		args: []viewer.Field{
-			{Name: "in", Label: "Scan", Kind: viewer.InputField, Help: "NeXus scan (darks and flats by image_key), or a projections volume with darks and flats below"},
-			{Name: "out", Label: "Output", Kind: viewer.OutputField, Default: "dezinged.h5", Help: "HDF5 file: /data, and /dark and /flat unless flat-field corrected"},
+		args: []panel.Field{
+			{Name: "in", Label: "Scan", Kind: panel.InputField, Help: "NeXus scan (darks and flats by image_key), or a projections volume with darks and flats below"},
+			{Name: "out", Label: "Output", Kind: panel.OutputField, Default: "dezinged.h5", Help: "HDF5 file: /data, and /dark and /flat unless flat-field corrected"},
 		},
 		basic:      []string{"kernel", "dif", "darks-flats", "flat-field", "minus-log"},
 		choices:    map[string][]string{"darks-flats": {"mean", "median"}},
@@ -87,7 +88,7 @@ type dezingLive struct {
 	err   error
 }
 
-func newDezingLive(v *viewer.Viewer, r viewer.Request) viewer.Live {
+func newDezingLive(v *viewer.Viewer, r panel.Request) panel.Live {
 	return &dezingLive{v: v, in: v.LayerFor(r.Args[0]), out: r.Args[1]}
 }
 

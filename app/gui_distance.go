@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/distance"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -23,10 +24,10 @@ func init() {
 	}
 	registerGUI(&guiSpec{
 		name: "Distance matrix", command: "distance",
-		args: []viewer.Field{
-			{Name: "gt", Label: "Ground-truth maps", Kind: viewer.InputField, Help: "NPY (n, box, box, box) or (n, box³), an MRC stack or a folder of MRC files"},
-			{Name: "sub", Label: "Submitted maps", Kind: viewer.InputField, Help: "the maps to compare with the ground truth, in the same forms"},
-			{Name: "out", Label: "Output folder", Kind: viewer.OutputField, Default: "distances", Help: "<metric>.npy, .csv and .png per metric, and summary.json"},
+		args: []panel.Field{
+			{Name: "gt", Label: "Ground-truth maps", Kind: panel.InputField, Help: "NPY (n, box, box, box) or (n, box³), an MRC stack or a folder of MRC files"},
+			{Name: "sub", Label: "Submitted maps", Kind: panel.InputField, Help: "the maps to compare with the ground truth, in the same forms"},
+			{Name: "out", Label: "Output folder", Kind: panel.OutputField, Default: "distances", Help: "<metric>.npy, .csv and .png per metric, and summary.json"},
 		},
 		basic:      []string{"metrics", "mask", "mask-radius", "normalize", "low-memory", "voxel-size"},
 		choices:    map[string][]string{"normalize": {"median-zscore", "none"}},
@@ -73,7 +74,7 @@ func exists(p string) bool {
 type distanceLive struct {
 	v     *viewer.Viewer
 	gt    string
-	plots *viewer.Plots
+	plots *panel.Plots
 
 	mu     sync.Mutex
 	rows   int
@@ -85,9 +86,9 @@ type distanceLive struct {
 	shown  bool
 }
 
-func newDistanceLive(v *viewer.Viewer, r viewer.Request) viewer.Live {
+func newDistanceLive(v *viewer.Viewer, r panel.Request) panel.Live {
 	l := &distanceLive{v: v, gt: r.Args[0], mats: map[string][]float64{}, layers: map[string]*viewer.HeatmapLayer{}}
-	l.plots = viewer.NewPlots(v, "Distances: "+filepath.Base(r.Args[2]))
+	l.plots = panel.NewPlots(v, "Distances: "+filepath.Base(r.Args[2]))
 	l.plots.SetNote(fmt.Sprintf("%s vs %s: waiting for the first chunk…", r.Args[0], r.Args[1]))
 	return l
 }
@@ -150,8 +151,8 @@ func (l *distanceLive) Partial(e job.Event) {
 	l.plots.Set(l.matrix(ch.Metric, ch.Cols))
 }
 
-func (l *distanceLive) matrix(name string, cols int) viewer.Matrix {
-	return viewer.Matrix{Name: name, Unit: metricUnit(name), XLabel: "submitted map", YLabel: "ground-truth map",
+func (l *distanceLive) matrix(name string, cols int) panel.Matrix {
+	return panel.Matrix{Name: name, Unit: metricUnit(name), XLabel: "submitted map", YLabel: "ground-truth map",
 		Rows: l.rows, Cols: cols, Values: l.mats[name]}
 }
 

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/voxlab/voxlab/internal/testutil"
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/viewer"
@@ -21,7 +22,7 @@ import (
 
 // countingLive counts the partial results a pipeline's live view gets.
 type countingLive struct {
-	viewer.Live
+	panel.Live
 	n *atomic.Int64
 }
 
@@ -35,7 +36,7 @@ func (c countingLive) Partial(e job.Event) {
 type guiHarness struct {
 	t        *testing.T
 	hl       *viewer.Headless
-	p        *viewer.Panel
+	p        *panel.Panel
 	dir      string
 	partials atomic.Int64
 }
@@ -64,11 +65,11 @@ func newGUIHarness(t *testing.T) *guiHarness {
 	}
 	for _, pl := range pls {
 		live := pl.Live
-		pl.Live = func(v *viewer.Viewer, r viewer.Request) viewer.Live {
+		pl.Live = func(v *viewer.Viewer, r panel.Request) panel.Live {
 			return countingLive{live(v, r), &h.partials}
 		}
 	}
-	h.p = viewer.NewPanel(hl.Viewer, viewer.PanelOptions{PlanDelay: time.Millisecond}, pls...)
+	h.p = panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Millisecond}, pls...)
 	t.Cleanup(func() {
 		h.p.Close()
 		hl.WaitBackground()
@@ -102,7 +103,7 @@ func (h *guiHarness) choose(cmd string, set map[string]string) {
 }
 
 // runToEnd taps Run and waits for the job to end.
-func (h *guiHarness) runToEnd() viewer.JobStatus {
+func (h *guiHarness) runToEnd() panel.JobStatus {
 	h.t.Helper()
 	n := h.p.Jobs().Len()
 	test.Tap(h.p.RunButton())
@@ -129,7 +130,7 @@ func (h *guiHarness) layer(name string) viewer.Layer {
 	return nil
 }
 
-func finished(t *testing.T, st viewer.JobStatus) {
+func finished(t *testing.T, st panel.JobStatus) {
 	t.Helper()
 	if st.State != job.StateFinished {
 		t.Fatalf("%s ended %v: %v", st.Name, st.State, st.Err)

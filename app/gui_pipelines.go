@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/viewer"
@@ -26,7 +27,7 @@ type guiSpec struct {
 	name    string
 	command string
 	// args are the positional arguments, named as YAML steps name them.
-	args []viewer.Field
+	args []panel.Field
 	// basic flags are shown first, in this order; the others go under
 	// "More parameters".
 	basic []string
@@ -37,7 +38,7 @@ type guiSpec struct {
 	labels         map[string]string
 	batchLabel     string
 	suggest        func(open []string) ([]string, map[string]string)
-	live           func(v *viewer.Viewer, r viewer.Request) viewer.Live
+	live           func(v *viewer.Viewer, r panel.Request) panel.Live
 }
 
 // guiSpecs are the pipelines the panel offers, in its order; the
@@ -79,7 +80,7 @@ var guiOrder = []string{"dezing", "detect", "distance"}
 
 // guiPipelines returns the panel's pipelines in guiOrder (others after),
 // skipping specs whose command is not registered.
-func guiPipelines() []*viewer.Pipeline {
+func guiPipelines() []*panel.Pipeline {
 	specs := slices.Clone(guiSpecs)
 	rank := func(s *guiSpec) int {
 		if i := slices.Index(guiOrder, s.command); i >= 0 {
@@ -88,7 +89,7 @@ func guiPipelines() []*viewer.Pipeline {
 		return len(guiOrder)
 	}
 	sort.SliceStable(specs, func(i, j int) bool { return rank(specs[i]) < rank(specs[j]) })
-	var out []*viewer.Pipeline
+	var out []*panel.Pipeline
 	for _, s := range specs {
 		if p, ok := pipelines[s.command]; ok {
 			out = append(out, s.pipeline(p))
@@ -98,11 +99,11 @@ func guiPipelines() []*viewer.Pipeline {
 }
 
 // pipeline builds the panel's description of p from its flags.
-func (s *guiSpec) pipeline(p *pipelineCmd) *viewer.Pipeline {
+func (s *guiSpec) pipeline(p *pipelineCmd) *panel.Pipeline {
 	fs, _, _, _ := newFlags(p)
-	vp := &viewer.Pipeline{
+	vp := &panel.Pipeline{
 		Name: s.name, Command: p.name, Summary: p.summary, Args: s.args,
-		Batch:   viewer.Field{Name: batchFlag(fs), Label: s.batchLabel, Default: "auto"},
+		Batch:   panel.Field{Name: batchFlag(fs), Label: s.batchLabel, Default: "auto"},
 		Suggest: s.suggest,
 	}
 	rank := map[string]int{}
@@ -124,7 +125,7 @@ func (s *guiSpec) pipeline(p *pipelineCmd) *viewer.Pipeline {
 		return ri < rj
 	})
 	vp.Check = func(name, value string) error { return checkFlag(p, name, value) }
-	vp.Plan = func(ctx context.Context, r viewer.Request) (*plan.Plan, error) {
+	vp.Plan = func(ctx context.Context, r panel.Request) (*plan.Plan, error) {
 		fs, _, planFn, _ := newFlags(p)
 		if err := applyRequest(fs, vp, r); err != nil {
 			return nil, err
@@ -132,7 +133,7 @@ func (s *guiSpec) pipeline(p *pipelineCmd) *viewer.Pipeline {
 		pl, err := planFn(ctx, &env{stdout: io.Discard, stderr: io.Discard}, r.Args)
 		return pl, plainError(err)
 	}
-	vp.Run = func(ctx context.Context, r viewer.Request, prog *job.Progress) error {
+	vp.Run = func(ctx context.Context, r panel.Request, prog *job.Progress) error {
 		return runRequest(ctx, p, vp, r, prog)
 	}
 	vp.RunCluster = clusterRunner(p, vp)
@@ -143,20 +144,20 @@ func (s *guiSpec) pipeline(p *pipelineCmd) *viewer.Pipeline {
 }
 
 // field describes flag f for the panel.
-func (s *guiSpec) field(f *flag.Flag, advanced bool) viewer.Field {
-	fd := viewer.Field{Name: f.Name, Label: s.labels[f.Name], Help: f.Usage, Default: f.DefValue, Advanced: advanced}
+func (s *guiSpec) field(f *flag.Flag, advanced bool) panel.Field {
+	fd := panel.Field{Name: f.Name, Label: s.labels[f.Name], Help: f.Usage, Default: f.DefValue, Advanced: advanced}
 	if fd.Label == "" {
 		fd.Label = strings.ToUpper(f.Name[:1]) + strings.ReplaceAll(f.Name[1:], "-", " ")
 	}
 	switch {
 	case isBoolFlag(f):
-		fd.Kind = viewer.BoolField
+		fd.Kind = panel.BoolField
 	case s.choices[f.Name] != nil:
-		fd.Kind, fd.Options = viewer.ChoiceField, s.choices[f.Name]
+		fd.Kind, fd.Options = panel.ChoiceField, s.choices[f.Name]
 	case s.multi[f.Name] != nil:
-		fd.Kind, fd.Options = viewer.MultiField, s.multi[f.Name]
+		fd.Kind, fd.Options = panel.MultiField, s.multi[f.Name]
 	case s.inputs[f.Name]:
-		fd.Kind, fd.Optional = viewer.InputField, true
+		fd.Kind, fd.Optional = panel.InputField, true
 	}
 	return fd
 }
@@ -188,7 +189,7 @@ func checkFlag(p *pipelineCmd, name, value string) error {
 
 // applyRequest sets a request's parameters and device settings on the
 // pipeline's flags.
-func applyRequest(fs *flag.FlagSet, vp *viewer.Pipeline, r viewer.Request) error {
+func applyRequest(fs *flag.FlagSet, vp *panel.Pipeline, r panel.Request) error {
 	set := func(name, value string) error {
 		if err := fs.Set(name, value); err != nil {
 			return fmt.Errorf("--%s %q: %v", name, value, err)
@@ -222,7 +223,7 @@ func applyRequest(fs *flag.FlagSet, vp *viewer.Pipeline, r viewer.Request) error
 // runRequest runs a request through the pipeline's command, exactly as
 // `voxlab CMD` would, with its job's events relayed to prog (the panel's
 // queued job) and partial results asked for.
-func runRequest(ctx context.Context, p *pipelineCmd, vp *viewer.Pipeline, r viewer.Request, prog *job.Progress) error {
+func runRequest(ctx context.Context, p *pipelineCmd, vp *panel.Pipeline, r panel.Request, prog *job.Progress) error {
 	fs, out, _, runFn := newFlags(p)
 	if err := applyRequest(fs, vp, r); err != nil {
 		return err

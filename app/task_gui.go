@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/viewer"
 )
 
 // The processing panel's "Run on: SLURM cluster" choice (offered where
@@ -35,7 +35,7 @@ type clusterOptions struct {
 }
 
 // clusterArgs returns the `voxlab submit` arguments that submit r.
-func clusterArgs(p *pipelineCmd, vp *viewer.Pipeline, r viewer.Request, o clusterOptions) ([]string, error) {
+func clusterArgs(p *pipelineCmd, vp *panel.Pipeline, r panel.Request, o clusterOptions) ([]string, error) {
 	if o.Tasks < 1 {
 		return nil, fmt.Errorf("tasks: %d; want at least 1", o.Tasks)
 	}
@@ -64,12 +64,12 @@ var panelVoxlab string
 
 // clusterRunner is the panel's RunCluster for p: nil unless sbatch is on
 // the PATH and p splits into tasks (--task and a merge step).
-func clusterRunner(p *pipelineCmd, vp *viewer.Pipeline) func(context.Context, viewer.Request, *job.Progress) error {
+func clusterRunner(p *pipelineCmd, vp *panel.Pipeline) func(context.Context, panel.Request, *job.Progress) error {
 	fs, _, _, _ := newFlags(p)
 	if !cluster.Available() || fs.Lookup("task") == nil || mergers[p.name] == nil {
 		return nil
 	}
-	return func(ctx context.Context, r viewer.Request, prog *job.Progress) error {
+	return func(ctx context.Context, r panel.Request, prog *job.Progress) error {
 		if r.Cluster == nil {
 			return fmt.Errorf("%s: the request does not say how to run on the cluster", p.name)
 		}
@@ -82,9 +82,9 @@ func clusterRunner(p *pipelineCmd, vp *viewer.Pipeline) func(context.Context, vi
 // panelShared is the shared folder of a panel's cluster run: beside its
 // first output (which the nodes must see anyway), not in whatever folder
 // the viewer was started from.
-func panelShared(vp *viewer.Pipeline, r viewer.Request) string {
+func panelShared(vp *panel.Pipeline, r panel.Request) string {
 	for i, f := range vp.Args {
-		if f.Kind == viewer.OutputField && i < len(r.Args) && r.Args[i] != "" {
+		if f.Kind == panel.OutputField && i < len(r.Args) && r.Args[i] != "" {
 			out := filepath.Clean(r.Args[i])
 			return filepath.Join(filepath.Dir(out), "voxlab-slurm", r.Command+"-"+time.Now().Format("20060102-150405.000"))
 		}
@@ -96,7 +96,7 @@ func panelShared(vp *viewer.Pipeline, r viewer.Request) string {
 // reports the submission on prog until the merge job completes (nil) or
 // something fails (the error says which task, and how to resubmit it).
 // Cancelling ctx cancels the jobs.
-func runOnCluster(ctx context.Context, p *pipelineCmd, vp *viewer.Pipeline, r viewer.Request, o clusterOptions, prog *job.Progress) error {
+func runOnCluster(ctx context.Context, p *pipelineCmd, vp *panel.Pipeline, r panel.Request, o clusterOptions, prog *job.Progress) error {
 	args, err := clusterArgs(p, vp, r, o)
 	if err != nil {
 		return err

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/viewer"
 )
 
-func guiPipeline(t *testing.T, command string) (*pipelineCmd, *viewer.Pipeline) {
+func guiPipeline(t *testing.T, command string) (*pipelineCmd, *panel.Pipeline) {
 	t.Helper()
 	for _, vp := range guiPipelines() {
 		if vp.Command == command {
@@ -26,7 +26,7 @@ func guiPipeline(t *testing.T, command string) (*pipelineCmd, *viewer.Pipeline) 
 }
 
 // runPanelJob runs runOnCluster as the panel's queue would, in a job.
-func runPanelJob(ctx context.Context, t *testing.T, r viewer.Request, o clusterOptions) ([]job.Event, error) {
+func runPanelJob(ctx context.Context, t *testing.T, r panel.Request, o clusterOptions) ([]job.Event, error) {
 	p, vp := guiPipeline(t, r.Command)
 	var evs []job.Event
 	err := job.Run(ctx, r.Command, func(ctx context.Context, prog *job.Progress) error {
@@ -43,8 +43,8 @@ func TestRunOnCluster(t *testing.T) {
 	dir := installFakeSlurm(t, "701", "702")
 	setQueue(t, dir, "701_0|COMPLETED|None", "701_1|COMPLETED|None", "701_2|COMPLETED|None", "702|COMPLETED|None")
 	work := hostileDir(t)
-	r := viewer.Request{Command: "detect", Args: []string{filepath.Join(work, "planes"), filepath.Join(work, "cells $x.csv")},
-		Params: map[string]string{"xml": "true", "threshold": "9"}, Device: viewer.Device{Backend: "cpu", Batch: "3"}}
+	r := panel.Request{Command: "detect", Args: []string{filepath.Join(work, "planes"), filepath.Join(work, "cells $x.csv")},
+		Params: map[string]string{"xml": "true", "threshold": "9"}, Device: panel.Device{Backend: "cpu", Batch: "3"}}
 	shared := filepath.Join(work, "shared 'q'")
 	evs, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 3, Partition: "gpu", Shared: shared, Interval: time.Millisecond})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestRunOnCluster(t *testing.T) {
 func TestRunOnClusterFails(t *testing.T) {
 	dir := installFakeSlurm(t, "801", "802", "901", "902")
 	setQueue(t, dir, "801_0|FAILED|None", "801_1|COMPLETED|None", "802|PENDING|DependencyNeverSatisfied")
-	r := viewer.Request{Command: "detect", Args: []string{"in", "out.csv"}}
+	r := panel.Request{Command: "detect", Args: []string{"in", "out.csv"}}
 	_, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 2, Shared: t.TempDir(), Interval: time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "voxlab status 801 --resubmit 0") {
 		t.Errorf("a failed task: %v", err)
@@ -112,7 +112,7 @@ func TestGUIRunOnCluster(t *testing.T) {
 		}
 	}
 	h := newGUIHarness(t)
-	h.choose("detect", map[string]string{"run-on": viewer.RunCluster, "tasks": "2", "partition": "cpu", "threshold": "9"})
+	h.choose("detect", map[string]string{"run-on": panel.RunCluster, "tasks": "2", "partition": "cpu", "threshold": "9"})
 	req, err := h.p.Request()
 	if err != nil || req.Cluster == nil || req.Cluster.Tasks != 2 {
 		t.Fatalf("request %+v: %v", req, err)

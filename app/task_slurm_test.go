@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/job"
@@ -143,7 +144,7 @@ func TestSubmitRealSlurm(t *testing.T) {
 	dc := cases[1]
 	gui := filepath.Join(root, "gui $(touch PWNED)")
 	os.MkdirAll(gui, 0o755)
-	r := viewer.Request{Command: "detect", Args: dc.argv(filepath.Join(gui, dc.out))[:2], Params: map[string]string{"xml": "true"}}
+	r := panel.Request{Command: "detect", Args: dc.argv(filepath.Join(gui, dc.out))[:2], Params: map[string]string{"xml": "true"}}
 	evs, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 3, Time: "10:00", Shared: filepath.Join(gui, "shared"),
 		Voxlab: exe, Interval: 500 * time.Millisecond})
 	if err != nil {
@@ -195,7 +196,7 @@ func TestGUIRunOnRealSlurm(t *testing.T) {
 	defer func() { panelVoxlab = "" }()
 	start := time.Now()
 	h := newGUIHarness(t)
-	h.choose("detect", map[string]string{"run-on": viewer.RunCluster, "tasks": "3", "time": "10:00"})
+	h.choose("detect", map[string]string{"run-on": panel.RunCluster, "tasks": "3", "time": "10:00"})
 	req, _ := h.p.Request()
 	st := h.runToEnd()
 	if st.State != job.StateFinished || !strings.HasPrefix(st.Event.Stage, "merge: ") {

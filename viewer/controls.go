@@ -35,7 +35,7 @@ func (v *Viewer) newLayerList() *widget.List {
 			chk.SetChecked(l.Visible())
 			chk.OnChanged = func(on bool) {
 				l.SetVisible(on)
-				v.refocus(false)
+				v.Refocus(false)
 			}
 			row.Objects[1].(*widget.Label).SetText(fmt.Sprintf("%s  (%s)", l.Name(), kindOf(l)))
 		})
@@ -44,7 +44,7 @@ func (v *Viewer) newLayerList() *widget.List {
 			v.Select(v.layers[len(v.layers)-1-id])
 		}
 		// A tapped list keeps the keys (they move its selection).
-		v.refocus(false)
+		v.Refocus(false)
 	}
 	return l
 }
@@ -114,15 +114,15 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		}
 		l.SetContrastLimits(a, b)
 		// Enter ends the typing: the keys step through slices again.
-		v.refocus(true)
+		v.Refocus(true)
 	}
 	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
-	autoOnce := v.newButton("Auto", nil, func() { l.AutoContrast() })
+	autoOnce := v.NewButton("Auto", nil, func() { l.AutoContrast() })
 	c.auto = widget.NewCheck("continuous", func(on bool) {
 		if !c.syncing && on != l.ContinuousAutoContrast() {
 			l.SetContinuousAutoContrast(on)
 		}
-		v.refocus(false)
+		v.Refocus(false)
 	})
 	c.gamma = widget.NewSlider(0.2, 5)
 	c.gamma.Step = 0.01
@@ -137,7 +137,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		if !c.syncing && name != l.Colormap() {
 			_ = l.SetColormap(name)
 		}
-		v.refocus(false)
+		v.Refocus(false)
 	})
 	c.opacity = widget.NewSlider(0, 1)
 	c.opacity.Step = 0.01
@@ -155,7 +155,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		if m != l.Blending() {
 			l.SetBlending(m)
 		}
-		v.refocus(false)
+		v.Refocus(false)
 	})
 	blend.SetSelected(l.Blending().String())
 	v.syncControls()
@@ -285,12 +285,12 @@ type dimsBar struct {
 
 func (v *Viewer) newDimsBar() dimsBar {
 	d := dimsBar{}
-	d.play = v.newButton("", theme.MediaPlayIcon(), v.togglePlay)
+	d.play = v.NewButton("", theme.MediaPlayIcon(), v.togglePlay)
 	d.axis = widget.NewRadioGroup([]string{"z", "y", "x"}, func(s string) {
 		if a, err := ParseAxis(s); err == nil {
 			v.SetAxis(a)
 		}
-		v.refocus(false)
+		v.Refocus(false)
 	})
 	d.axis.Horizontal = true
 	d.axis.Required = true
@@ -492,7 +492,7 @@ func (v *Viewer) Playing() bool {
 // sliderDone is the OnChangeEnded of the viewer's sliders: a slider
 // takes the focus when tapped, and would keep the arrow keys (they move
 // it, not the slice) without it.
-func (v *Viewer) sliderDone(float64) { v.refocus(false) }
+func (v *Viewer) sliderDone(float64) { v.Refocus(false) }
 
 // focused reports whether the user is typing in o.
 func (v *Viewer) focused(o fyne.Focusable) bool {

@@ -23,20 +23,19 @@
 //
 // RenderOffscreen builds a viewer in a window that is never shown and
 // returns its image (`voxlab view --screenshot`); it needs no display.
+// Headless drives a viewer without an event loop, for tests and `voxlab
+// gui --screenshot`.
 //
-// # Processing panel
+// # What the viewer leaves to the processing panel
 //
-// NewPanel docks a "Process" tab that runs Pipelines (the application
-// describes each from its command: arguments, flags with their defaults,
-// Plan, Run, and a Live view of its results): a form with messages beside
-// wrong fields, device controls (backend, pin_memory, block size, memory
-// caps, a bandwidth probe), a plan preview with MemBars, and a JobList of
-// queued, running and finished jobs (job.Queue, one job at a time per
-// device; progress through job.Throttle and the UI goroutine). Live views
-// show partial results with LiveVolume (an image filled block by block),
-// PointsLayer.Append and HeatmapLayer.SetBlock, and Plots (gonum/plot heat
-// maps with colour bars and histograms in a tab). Headless drives a viewer
-// without an event loop, for tests and `voxlab gui --screenshot`.
+// The viewer knows no pipeline and no job: the processing panel (package
+// panel, above this one) docks its form with AddPanel, its plots with
+// AddTab, hears of changes to the layer stack through OnLayersChanged,
+// runs its plot renderers with Go (which WaitBackground and Headless.Idle
+// wait for) and shows a running job's results through the live-update
+// methods below and a LiveVolume. NewButton, Refocus and PanelScroll give
+// its controls the viewer's keyboard and wheel behaviour, WrapLabel and
+// SetLabel its captions the viewer's look.
 //
 // Viewer methods and layer setters run on the UI goroutine (wrap calls
 // from elsewhere in fyne.Do). The live-update methods are safe from any

@@ -255,16 +255,16 @@ type openDialog struct {
 // pasted (a leading ~ is the home folder), or picked with Browse files…
 // or Browse folders…. HDF5 files then get a dataset chooser.
 func (v *Viewer) ShowOpenDialog() {
-	o := &openDialog{path: widget.NewEntry(), msg: wrapLabel("", widget.DangerImportance)}
+	o := &openDialog{path: widget.NewEntry(), msg: WrapLabel("", widget.DangerImportance)}
 	o.path.SetPlaceHolder("a file, a folder of TIFF planes, or FILE.h5:/dataset")
 	if recent := v.Recent(); len(recent) > 0 {
 		p, _ := volume.SplitSpec(recent[0])
 		o.path.SetText(filepath.Dir(p) + string(filepath.Separator))
 		o.path.CursorColumn = len([]rune(o.path.Text))
 	}
-	setLabel(o.msg, "")
+	SetLabel(o.msg, "")
 	o.path.OnSubmitted = func(string) { v.openTyped(o) }
-	o.path.OnChanged = func(string) { setLabel(o.msg, "") }
+	o.path.OnChanged = func(string) { SetLabel(o.msg, "") }
 	o.open = widget.NewButtonWithIcon("Open", theme.ConfirmIcon(), func() { v.openTyped(o) })
 	o.open.Importance = widget.HighImportance
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { v.closeOpenDialog(o) })
@@ -300,12 +300,12 @@ func (v *Viewer) closeOpenDialog(o *openDialog) {
 func (v *Viewer) openTyped(o *openDialog) {
 	spec := expandHome(strings.TrimSpace(o.path.Text))
 	if spec == "" {
-		setLabel(o.msg, "type the path of a file or folder, or browse for one")
+		SetLabel(o.msg, "type the path of a file or folder, or browse for one")
 		return
 	}
 	p, _ := volume.SplitSpec(spec)
 	if _, err := os.Stat(p); err != nil {
-		setLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
+		SetLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
 		return
 	}
 	v.closeOpenDialog(o)

@@ -1,9 +1,6 @@
 package viewer
 
 import (
-	"image"
-	"image/png"
-	"os"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -49,15 +46,7 @@ func TestGoldenFrame(t *testing.T) {
 	}
 	if bad > 0 {
 		t.Errorf("%d of %d pixels differ from the golden frame", bad, 160*120)
-		writeFailed(t, "frame_blend.png", f.img)
-	}
-}
-
-func writeFailed(t *testing.T, name string, img image.Image) {
-	os.MkdirAll("testdata/failed", 0o755)
-	if out, err := os.Create("testdata/failed/" + name); err == nil {
-		png.Encode(out, img)
-		out.Close()
+		testutil.WriteFailed("frame_blend.png", f.img)
 	}
 }
 

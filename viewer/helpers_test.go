@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -103,4 +104,29 @@ func (h *harness) greenAround(p *sliceView, row, col, r float64) (maxG uint8, n 
 		}
 	}
 	return maxG, n
+}
+
+// findButton returns the button labelled text among the objects of o's
+// containers.
+func findButton(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
+	t.Helper()
+	var found *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *widget.Button:
+			if x.Text == text {
+				found = x
+			}
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(o)
+	if found == nil {
+		t.Fatalf("no button %q", text)
+	}
+	return found
 }

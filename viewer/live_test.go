@@ -154,3 +154,37 @@ func TestLiveVolumeEviction(t *testing.T) {
 		t.Error("a partial plane was written")
 	}
 }
+
+func TestLiveVolume(t *testing.T) {
+	lv, err := NewLiveVolume(volume.Info{Shape: [3]int{4, 2, 3}, DType: volume.Uint16}, LiveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := volume.Bytes([]uint16{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	if err := lv.Write(2, block); err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, 4*6*2)
+	if err := lv.ReadSlab(0, 4, dst); err != nil {
+		t.Fatal(err)
+	}
+	got := volume.Uint16s(dst)
+	for i, v := range got {
+		want := uint16(0)
+		if i >= 12 {
+			want = uint16(i - 11)
+		}
+		if v != want {
+			t.Fatalf("voxel %d = %d, want %d (unwritten planes read as zeros)", i, v, want)
+		}
+	}
+	if lv.Filled() != 2 {
+		t.Errorf("filled %d planes, want 2", lv.Filled())
+	}
+	if err := lv.Write(3, block); err == nil {
+		t.Error("a block past the end was written")
+	}
+	if err := lv.Write(0, block[:5]); err == nil {
+		t.Error("a partial plane was written")
+	}
+}

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/voxlab/voxlab/viewer/internal/offscreen"
 )
 
 // uiQueue stands in for fyne.Do where no event loop runs (offscreen
@@ -90,16 +91,16 @@ func (t appTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color 
 	return t.Theme.Color(n, theme.VariantDark)
 }
 
-// minTextSize is the smallest text voxlab draws, in logical pixels:
+// MinTextSize is the smallest text voxlab draws, in logical pixels:
 // Fyne's caption size (11) is raised to it.
-const minTextSize = 12
+const MinTextSize = 12
 
 // Size raises the caption text (help below fields, memory bars) to
-// minTextSize.
+// MinTextSize.
 func (t appTheme) Size(n fyne.ThemeSizeName) float32 {
 	s := t.Theme.Size(n)
 	if n == theme.SizeNameCaptionText {
-		return max(s, minTextSize)
+		return max(s, MinTextSize)
 	}
 	return s
 }
@@ -110,13 +111,25 @@ func (t appTheme) Size(n fyne.ThemeSizeName) float32 {
 // byte was read for stall), and returns the window as Fyne's software
 // painter draws it. It needs no display, so `voxlab view --screenshot`
 // works on headless machines; reading back the GL front buffer (Fyne's
-// Capture on a real window) returns blank images under Xvfb.
+// Capture on a real window) returns blank images under Xvfb, and needs a
+// display besides.
 //
-// It replaces the current Fyne app with a headless one: call it in a
+// The window is one of package offscreen's driver, not of Fyne's test
+// driver (fyne.io/fyne/v2/test), which draws the same image but would
+// link the testing package and testify into voxlab. Of the other ways
+// out, capturing a real window needs a display (and is blank under
+// Xvfb), and keeping the offscreen rendering to the tests would take
+// --screenshot from the binary; offscreen paints with Fyne's own
+// software painter instead, so screenshots are what they were, and
+// TestMatchesFyneSoftwarePainter holds its image to the test driver's,
+// pixel for pixel. Tests still build viewers in windows of Fyne's test
+// driver (NewHeadless), which only they link.
+//
+// It replaces the current Fyne app with an offscreen one: call it in a
 // process that runs no other Fyne app.
 func RenderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error) (image.Image, error) {
-	// The headless driver runs fyne.Do at once and complains on the main
-	// goroutine, so the whole rendering runs on its own goroutine.
+	// The whole rendering runs on a goroutine of its own, off the main
+	// one (see NewOffscreen).
 	type result struct {
 		img image.Image
 		err error
@@ -131,9 +144,7 @@ func RenderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error)
 }
 
 func renderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error) (image.Image, error) {
-	a := test.NewApp()
-	a.Settings().SetTheme(Theme())
-	win := a.NewWindow("voxlab")
+	win := offscreen.NewApp(Theme()).NewWindow("voxlab")
 	q := &uiQueue{}
 	v := newViewer(win, q.post)
 	defer v.Close()

@@ -70,11 +70,11 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 	r.img.ScaleMode = canvas.ImageScalePixels
 	r.title = canvas.NewText("", overlayText)
 	r.titleBg = canvas.NewRectangle(overlayShade)
-	r.title.TextSize = max(theme.TextSize()*0.9, minTextSize)
+	r.title.TextSize = max(theme.TextSize()*0.9, MinTextSize)
 	r.bar = canvas.NewRectangle(color.White)
 	r.barBg = canvas.NewRectangle(overlayShade)
 	r.barText = canvas.NewText("", color.White)
-	r.barText.TextSize = max(theme.TextSize()*0.85, minTextSize)
+	r.barText.TextSize = max(theme.TextSize()*0.85, MinTextSize)
 	r.barText.Alignment = fyne.TextAlignCenter
 	return r
 }

@@ -82,11 +82,12 @@ type Viewer struct {
 	// openDlg is the Open dialog on show (nil when none), for tests.
 	openDlg *openDialog
 
-	// onLayers are called after the layer stack changed (the processing
-	// panel refreshes its input choices).
+	// onLayers are called after the layer stack changed
+	// (OnLayersChanged: the processing panel refreshes its input
+	// choices).
 	onLayers []func()
-	// bg counts background goroutines that post to the UI (plot
-	// renderers), so a closing window can wait for them.
+	// bg counts background goroutines that post to the UI (Go: the
+	// panel's plot renderers), so a closing window can wait for them.
 	bg      sync.WaitGroup
 	bgCount atomic.Int32
 
@@ -116,23 +117,23 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.controls = container.NewVBox()
 	v.dims = v.newDimsBar()
 
-	open := v.newButton("Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
-	reset := v.newButton("Reset view", theme.ZoomFitIcon(), v.ResetView)
+	open := v.NewButton("Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
+	reset := v.NewButton("Reset view", theme.ZoomFitIcon(), v.ResetView)
 	v.grdCheck = widget.NewCheck("Grid", func(on bool) {
 		v.SetGrid(on)
-		v.refocus(false)
+		v.Refocus(false)
 	})
 	toolbar := container.NewHBox(open, reset, v.grdCheck)
 
-	up := v.newButton("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
-	down := v.newButton("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
-	remove := v.newButton("", theme.DeleteIcon(), func() {
+	up := v.NewButton("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
+	down := v.NewButton("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
+	remove := v.NewButton("", theme.DeleteIcon(), func() {
 		if v.sel != nil {
 			v.RemoveLayer(v.sel)
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
-	left := container.NewVSplit(panelScroll(v.controls), listBox)
+	left := container.NewVSplit(PanelScroll(v.controls), listBox)
 	left.Offset = 0.55
 
 	v.offer = v.newOfferBar()
@@ -320,6 +321,11 @@ func (v *Viewer) layersChanged() {
 		f()
 	}
 }
+
+// OnLayersChanged has f called, on the UI goroutine, after every change
+// of the layer stack (a layer added, removed or moved): the processing
+// panel offers the open layers as inputs.
+func (v *Viewer) OnLayersChanged(f func()) { v.onLayers = append(v.onLayers, f) }
 
 // layerChanged redraws after a layer setting changed (showing or hiding
 // one changes the dims slider's range).
@@ -1063,6 +1069,22 @@ func setText(l *widget.Label, s string, parent *fyne.Container) {
 	}
 }
 
+// WrapLabel returns a word-wrapped caption-sized label, as the viewer and
+// the processing panel show help, messages and notes.
+func WrapLabel(s string, imp widget.Importance) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = imp
+	l.SizeName = theme.SizeNameCaptionText
+	return l
+}
+
+// SetLabel sets a label's text, hiding it when empty.
+func SetLabel(l *widget.Label, s string) {
+	l.Hidden = s == ""
+	l.SetText(s)
+}
+
 // textInput is a focused widget the user types into (an entry): it keeps
 // the keyboard when another control changes.
 type textInput interface {
@@ -1070,14 +1092,14 @@ type textInput interface {
 	SelectedText() string
 }
 
-// refocus gives the keyboard back to the canvas after a click on a
+// Refocus gives the keyboard back to the canvas after a click on a
 // control, so that the arrow and Page keys step through slices again: a
 // check, select, slider, radio or list takes the focus when tapped and
 // would keep the keys, and a button leaves the focus where it was. Text
 // being typed keeps the focus unless all is set (a button was pressed,
 // or Enter ended the entry), so that a control changed by the program
 // meanwhile does not take it away.
-func (v *Viewer) refocus(all bool) {
+func (v *Viewer) Refocus(all bool) {
 	if v.win == nil {
 		return
 	}
@@ -1092,12 +1114,12 @@ func (v *Viewer) refocus(all bool) {
 	c.Unfocus()
 }
 
-// newButton is a button that gives the keyboard back to the canvas
-// (refocus) before it acts, so that a dialog it opens keeps the focus it
+// NewButton returns a button that gives the keyboard back to the canvas
+// (Refocus) before it acts, so that a dialog it opens keeps the focus it
 // gives its own entry.
-func (v *Viewer) newButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
+func (v *Viewer) NewButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
 	return widget.NewButtonWithIcon(label, icon, func() {
-		v.refocus(true)
+		v.Refocus(true)
 		tapped()
 	})
 }
@@ -1117,9 +1139,9 @@ type offerBar struct {
 func (v *Viewer) newOfferBar() offerBar {
 	o := offerBar{text: widget.NewLabel("")}
 	o.text.Truncation = fyne.TextTruncateEllipsis
-	o.compare = v.newButton("Compare side by side", theme.GridIcon(), v.Compare)
+	o.compare = v.NewButton("Compare side by side", theme.GridIcon(), v.Compare)
 	o.compare.Importance = widget.HighImportance
-	dismiss := v.newButton("", theme.CancelIcon(), func() {
+	dismiss := v.NewButton("", theme.CancelIcon(), func() {
 		v.offer.hide()
 		v.relayoutDims()
 	})
@@ -1169,14 +1191,15 @@ func (v *Viewer) Compare() {
 	v.relayoutDims()
 }
 
-// panelScroll is the vertical scroller of a side panel. The mouse wheel
+// PanelScroll returns the vertical scroller of a side panel (the layer
+// controls, the processing panel's form, the plots). The mouse wheel
 // scrolls it wherever the pointer is: Fyne gives the wheel to the
 // innermost scrollable object under the pointer, and every entry holds a
 // scroller of its own that takes the wheel and, its text fitting, does
 // nothing with it; a wheelCatcher stacked over the content is found
 // after them and hands the wheel to the panel. The content is inset by
 // the scroll bar's width, so the bar never covers it.
-func panelScroll(content fyne.CanvasObject) *container.Scroll {
+func PanelScroll(content fyne.CanvasObject) *container.Scroll {
 	s := container.NewVScroll(nil)
 	w := &wheelCatcher{target: s}
 	w.ExtendBaseWidget(w)

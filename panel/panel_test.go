@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"context"
@@ -22,16 +22,17 @@ import (
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/outfile"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // fakeLive records what the panel hands a pipeline's live view, and adds
 // a points layer on the first partial result as a real one would.
 type fakeLive struct {
-	v        *Viewer
+	v        *viewer.Viewer
 	mu       sync.Mutex
 	partials []int
 	stages   []string
-	layer    *PointsLayer
+	layer    *viewer.PointsLayer
 	doneErr  error
 	done     int
 }
@@ -126,7 +127,7 @@ func (f *fakePipeline) pipeline() *Pipeline {
 			}
 			return out.Commit()
 		},
-		Live: func(v *Viewer, r Request) Live {
+		Live: func(v *viewer.Viewer, r Request) Live {
 			l := &fakeLive{v: v}
 			f.lives = append(f.lives, l)
 			return l
@@ -144,7 +145,7 @@ func cudaProbe(string) (gpu.DeviceInfo, string, error) {
 
 type panelHarness struct {
 	t   *testing.T
-	hl  *Headless
+	hl  *viewer.Headless
 	p   *Panel
 	f   *fakePipeline
 	dir string
@@ -162,7 +163,7 @@ func newPanelHarnessFor(t *testing.T, probe DeviceProbe, adjust func(*Pipeline))
 	t.Helper()
 	test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
-	hl := NewHeadless(w)
+	hl := viewer.NewHeadless(w)
 	w.Resize(fyne.NewSize(1280, 900))
 	f := &fakePipeline{gates: map[string]chan struct{}{}}
 	pl := f.pipeline()
@@ -225,7 +226,7 @@ func (h *panelHarness) run() int {
 	n := h.p.Jobs().Len()
 	test.Tap(h.p.RunButton())
 	if h.p.Jobs().Len() != n+1 {
-		h.t.Fatalf("tapping Run listed %d jobs, want %d (%s)", h.p.Jobs().Len(), n+1, h.p.v.lastErr)
+		h.t.Fatalf("tapping Run listed %d jobs, want %d (%s)", h.p.Jobs().Len(), n+1, h.p.v.LastError())
 	}
 	return h.p.Jobs().Statuses()[n].ID
 }
@@ -271,7 +272,7 @@ func TestPanelRunsJobToTheEnd(t *testing.T) {
 	if l.stages[0] != "work" {
 		t.Errorf("partial events carry stage %q, want work", l.stages[0])
 	}
-	if l.layer == nil || !slices.Contains(h.hl.Layers(), Layer(l.layer)) {
+	if l.layer == nil || !slices.Contains(h.hl.Layers(), viewer.Layer(l.layer)) {
 		t.Error("the result layer did not appear")
 	}
 	got, err := os.ReadFile(filepath.Join(h.dir, "out.txt"))
@@ -370,29 +371,6 @@ func TestPanelQueuesOneJobPerDevice(t *testing.T) {
 	}
 }
 
-func findButton(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
-	t.Helper()
-	var found *widget.Button
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch x := o.(type) {
-		case *widget.Button:
-			if x.Text == text {
-				found = x
-			}
-		case *fyne.Container:
-			for _, c := range x.Objects {
-				walk(c)
-			}
-		}
-	}
-	walk(o)
-	if found == nil {
-		t.Fatalf("no button %q", text)
-	}
-	return found
-}
-
 func TestPanelFailureShowsErrorWithoutCrash(t *testing.T) {
 	h := newPanelHarness(t, cpuProbe)
 	h.f.fail = errors.New("disk on fire")
@@ -402,8 +380,8 @@ func TestPanelFailureShowsErrorWithoutCrash(t *testing.T) {
 	if st.State != job.StateFailed || st.Err == nil || !strings.Contains(st.Err.Error(), "disk on fire") {
 		t.Fatalf("job ended %v (%v)", st.State, st.Err)
 	}
-	if !strings.Contains(h.hl.lastErr, "disk on fire") {
-		t.Errorf("no error dialog: last error %q", h.hl.lastErr)
+	if !strings.Contains(h.hl.LastError(), "disk on fire") {
+		t.Errorf("no error dialog: last error %q", h.hl.LastError())
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "out.txt")); !os.IsNotExist(err) {
 		t.Error("a failed job left its output")
@@ -605,7 +583,7 @@ func TestPanelSuggestsAndOffersOpenLayers(t *testing.T) {
 	if h.p.Field("count").(*widget.Entry).Text != "3" {
 		t.Error("the suggested parameter was not applied")
 	}
-	if l := h.hl.LayerFor(csv); l == nil || Spec(l) != csv {
+	if l := h.hl.LayerFor(csv); l == nil || viewer.Spec(l) != csv {
 		t.Errorf("LayerFor(%s) = %v", csv, l)
 	}
 }

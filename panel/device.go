@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // pinHelp explains the pin_memory trade-off (DESIGN.md, problem 2).
@@ -67,17 +68,17 @@ type deviceControls struct {
 func newDeviceControls(p *Panel) *deviceControls {
 	d := &deviceControls{p: p}
 	opts := []string{"auto", "cpu", "cuda"}
-	d.backend = widget.NewSelect(opts, func(string) { d.reprobe(); p.changed(); p.v.refocus(false) })
-	d.info = wrapLabel("", widget.LowImportance)
-	d.pin = widget.NewCheck("pin_memory", func(bool) { p.changed(); p.v.refocus(false) })
-	d.pinNote = wrapLabel("", widget.LowImportance)
-	help := p.v.newButton("", theme.QuestionIcon(), func() { p.showInfo("pin_memory", pinHelp) })
+	d.backend = widget.NewSelect(opts, func(string) { d.reprobe(); p.changed(); p.v.Refocus(false) })
+	d.info = viewer.WrapLabel("", widget.LowImportance)
+	d.pin = widget.NewCheck("pin_memory", func(bool) { p.changed(); p.v.Refocus(false) })
+	d.pinNote = viewer.WrapLabel("", widget.LowImportance)
+	help := p.v.NewButton("", theme.QuestionIcon(), func() { p.showInfo("pin_memory", pinHelp) })
 	help.Importance = widget.LowImportance
 	d.batchLbl = widget.NewLabel("Block size")
 	d.batch = widget.NewEntry()
 	d.batch.SetPlaceHolder("auto")
 	d.batch.OnChanged = func(string) { d.check(); p.changed() }
-	d.batchMsg = wrapLabel("", widget.DangerImportance)
+	d.batchMsg = viewer.WrapLabel("", widget.DangerImportance)
 	d.devMem = widget.NewEntry()
 	d.devMem.SetPlaceHolder("free memory")
 	d.hostMem = widget.NewEntry()
@@ -85,11 +86,11 @@ func newDeviceControls(p *Panel) *deviceControls {
 	d.devMem.OnChanged = func(string) { d.check(); p.changed() }
 	d.hostMem.OnChanged = func(string) { d.check(); p.changed() }
 	for _, e := range []*widget.Entry{d.batch, d.devMem, d.hostMem} {
-		e.OnSubmitted = func(string) { p.v.refocus(true) }
+		e.OnSubmitted = func(string) { p.v.Refocus(true) }
 	}
-	d.memMsg = wrapLabel("", widget.DangerImportance)
-	d.measure = p.v.newButton("Measure transfer speed", theme.SearchIcon(), d.runMeasure)
-	d.result = wrapLabel("", widget.MediumImportance)
+	d.memMsg = viewer.WrapLabel("", widget.DangerImportance)
+	d.measure = p.v.NewButton("Measure transfer speed", theme.SearchIcon(), d.runMeasure)
+	d.result = viewer.WrapLabel("", widget.MediumImportance)
 	d.result.Hide()
 
 	caps := container.NewGridWithColumns(2,
@@ -102,8 +103,8 @@ func newDeviceControls(p *Panel) *deviceControls {
 		caps, d.memMsg,
 		d.measure, d.result,
 	)
-	setLabel(d.batchMsg, "")
-	setLabel(d.memMsg, "")
+	viewer.SetLabel(d.batchMsg, "")
+	viewer.SetLabel(d.memMsg, "")
 	d.backend.SetSelected("auto")
 	return d
 }
@@ -131,7 +132,7 @@ func (d *deviceControls) reprobe() {
 	probe := d.p.opts.Probe
 	d.p.goAsync(func() {
 		info, note, err := probe(choice)
-		d.p.v.post(func() {
+		d.p.v.Do(func() {
 			if gen != d.probeGen {
 				return
 			}
@@ -169,7 +170,7 @@ func (d *deviceControls) cuda() bool { return d.probeErr == nil && d.dev.Backend
 func (d *deviceControls) updatePin() {
 	if d.cuda() {
 		d.pin.Enable()
-		setLabel(d.pinNote, "Faster uploads, but pinned RAM cannot be swapped out (capped at "+plan.FormatBytes(gpu.DefaultPinnedCap())+" here).")
+		viewer.SetLabel(d.pinNote, "Faster uploads, but pinned RAM cannot be swapped out (capped at "+plan.FormatBytes(gpu.DefaultPinnedCap())+" here).")
 		return
 	}
 	d.pin.SetChecked(false)
@@ -178,7 +179,7 @@ func (d *deviceControls) updatePin() {
 	if d.dev.Backend == "cpu" {
 		why = "the CPU backend computes in host memory: there is no upload to speed up"
 	}
-	setLabel(d.pinNote, "pin_memory is off: "+why+".")
+	viewer.SetLabel(d.pinNote, "pin_memory is off: "+why+".")
 }
 
 // key is the queue's device key: one job at a time per device.
@@ -198,10 +199,10 @@ func (d *deviceControls) check() error {
 	var errs []error
 	if err := checkBatch(d.batch.Text); err != nil {
 		errs = append(errs, err)
-		setLabel(d.batchMsg, err.Error())
+		viewer.SetLabel(d.batchMsg, err.Error())
 	} else {
 		d.batchMsg.Importance = widget.DangerImportance
-		setLabel(d.batchMsg, "")
+		viewer.SetLabel(d.batchMsg, "")
 	}
 	var msgs []string
 	for _, m := range []struct {
@@ -214,7 +215,7 @@ func (d *deviceControls) check() error {
 			}
 		}
 	}
-	setLabel(d.memMsg, strings.Join(msgs, "\n"))
+	viewer.SetLabel(d.memMsg, strings.Join(msgs, "\n"))
 	if len(msgs) > 0 {
 		errs = append(errs, errors.New(msgs[0]))
 	}
@@ -248,7 +249,7 @@ func (d *deviceControls) warnBatch(warnings []string) {
 		}
 	}
 	d.batchMsg.Importance = widget.WarningImportance
-	setLabel(d.batchMsg, strings.Join(msg, "\n"))
+	viewer.SetLabel(d.batchMsg, strings.Join(msg, "\n"))
 }
 
 // device returns the controls' part of a request.
@@ -273,7 +274,7 @@ func (d *deviceControls) runMeasure() {
 	choice, bytes := d.backend.Selected, d.p.opts.BandwidthBytes
 	d.p.goAsync(func() {
 		msg := measure(choice, bytes)
-		d.p.v.post(func() {
+		d.p.v.Do(func() {
 			d.measure.Enable()
 			d.result.SetText(msg)
 			d.p.relayout()

@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // FieldKind says how the processing panel edits a field.
@@ -182,16 +183,16 @@ type Pipeline struct {
 	RunCluster func(ctx context.Context, r Request, p *job.Progress) error
 	// Live returns what shows r's partial and final results in v; nil
 	// for none. Called on the UI goroutine when r is submitted.
-	Live func(v *Viewer, r Request) Live
+	Live func(v *viewer.Viewer, r Request) Live
 }
 
 // Live shows a job's results in the viewer while it runs and when it ends.
 type Live interface {
 	// Partial receives each partial result (e.Partial, with the job's
 	// progress at that moment: stage, totals) on the job's goroutine. It
-	// must return quickly and touch the UI only through Viewer.Do or the
-	// live-update methods (PointsLayer.Append, HeatmapLayer.SetBlock,
-	// ImageLayer.RefreshPlanes).
+	// must return quickly and touch the UI only through viewer.Viewer.Do
+	// or the viewer's live-update methods (PointsLayer.Append,
+	// HeatmapLayer.SetBlock, ImageLayer.RefreshPlanes).
 	Partial(e job.Event)
 	// Done is called on the UI goroutine once the job has ended, with
 	// its error (nil on success, context.Canceled when cancelled), after

@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"image"
@@ -12,18 +12,19 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
-	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/internal/testutil"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // TestPlotsTabFillsIn: the plots tab draws each matrix's heat map with,
 // beside it, its histogram, in the app theme's colours (dark background,
 // light text and axes, contrast at least 4.5:1), at the size they are
-// shown (so that their text keeps at least minTextSize pixels), and
+// shown (so that their text keeps at least viewer.MinTextSize pixels), and
 // redraws them when the tab is resized.
 func TestPlotsTabFillsIn(t *testing.T) {
-	test.NewTempApp(t).Settings().SetTheme(Theme())
+	test.NewTempApp(t).Settings().SetTheme(viewer.Theme())
 	w := test.NewTempWindow(t, nil)
-	hl := NewHeadless(w)
+	hl := viewer.NewHeadless(w)
 	w.Resize(fyne.NewSize(1200, 800))
 	defer hl.Close()
 	p := NewPlots(hl.Viewer, "Plots")
@@ -40,17 +41,17 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	if heat == nil || hist == nil {
 		t.Fatal("no plots on the tab")
 	}
-	if len(hl.tabs.Items) != 2 || hl.tabs.Items[1] != p.Tab() {
+	if tabs := viewTabs(t, hl.Viewer); len(tabs) != 2 || tabs[1] != p.Tab() {
 		t.Error("the plots tab is not beside the view")
 	}
 	st := p.Style()
-	if st.TextPx < minTextSize {
-		t.Errorf("plot text %v px, want at least %d", st.TextPx, minTextSize)
+	if st.TextPx < viewer.MinTextSize {
+		t.Errorf("plot text %v px, want at least %d", st.TextPx, viewer.MinTextSize)
 	}
-	if r := contrast(st.Foreground, st.Background, st.Background); r < 4.5 {
+	if r := testutil.Contrast(st.Foreground, st.Background, st.Background); r < 4.5 {
 		t.Errorf("plot text contrast %.2f:1", r)
 	}
-	if st.Background != Theme().Color(theme.ColorNameBackground, theme.VariantDark) {
+	if st.Background != viewer.Theme().Color(theme.ColorNameBackground, theme.VariantDark) {
 		t.Errorf("plot background %v is not the theme's", st.Background)
 	}
 	// Shown, the plots are redrawn at their size on screen.
@@ -75,7 +76,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	}
 	// The corner is the theme's background; text and axes are light.
 	img := it.hist.Image.(*image.RGBA)
-	if c := img.RGBAAt(1, 1); luminance(flatten(c, color.Black)) > 0.05 {
+	if c := img.RGBAAt(1, 1); testutil.Luminance(testutil.Flatten(c, color.Black)) > 0.05 {
 		t.Errorf("histogram background %v is not dark", c)
 	}
 	light := 0
@@ -98,39 +99,5 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	}
 	if p.Err() != nil {
 		t.Error(p.Err())
-	}
-}
-
-func TestLiveVolume(t *testing.T) {
-	lv, err := NewLiveVolume(volume.Info{Shape: [3]int{4, 2, 3}, DType: volume.Uint16}, LiveOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := volume.Bytes([]uint16{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
-	if err := lv.Write(2, block); err != nil {
-		t.Fatal(err)
-	}
-	dst := make([]byte, 4*6*2)
-	if err := lv.ReadSlab(0, 4, dst); err != nil {
-		t.Fatal(err)
-	}
-	got := volume.Uint16s(dst)
-	for i, v := range got {
-		want := uint16(0)
-		if i >= 12 {
-			want = uint16(i - 11)
-		}
-		if v != want {
-			t.Fatalf("voxel %d = %d, want %d (unwritten planes read as zeros)", i, v, want)
-		}
-	}
-	if lv.Filled() != 2 {
-		t.Errorf("filled %d planes, want 2", lv.Filled())
-	}
-	if err := lv.Write(3, block); err == nil {
-		t.Error("a block past the end was written")
-	}
-	if err := lv.Write(0, block[:5]); err == nil {
-		t.Error("a partial plane was written")
 	}
 }

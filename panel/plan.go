@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // MemBar shows a predicted memory peak against what is available: the
@@ -68,7 +69,7 @@ func (b *MemBar) CreateRenderer() fyne.WidgetRenderer {
 		tick: canvas.NewRectangle(theme.Color(theme.ColorNameForeground)),
 		// The caption wraps: in a narrow dock the numbers and the note
 		// take two lines rather than running past the edge.
-		text: wrapLabel("", widget.MediumImportance),
+		text: viewer.WrapLabel("", widget.MediumImportance),
 	}
 	r.bg.CornerRadius = 3
 	r.fill.CornerRadius = 3
@@ -161,13 +162,13 @@ type planView struct {
 
 func newPlanView() *planView {
 	pv := &planView{
-		blocks: wrapLabel("", widget.MediumImportance),
+		blocks: viewer.WrapLabel("", widget.MediumImportance),
 		device: NewMemBar("device"),
 		pinned: NewMemBar("pinned host"),
 		host:   NewMemBar("host"),
-		warn:   wrapLabel("", widget.WarningImportance),
-		err:    wrapLabel("", widget.DangerImportance),
-		cmd:    wrapLabel("", widget.LowImportance),
+		warn:   viewer.WrapLabel("", widget.WarningImportance),
+		err:    viewer.WrapLabel("", widget.DangerImportance),
+		cmd:    viewer.WrapLabel("", widget.LowImportance),
 	}
 	pv.cmd.Selectable = true
 	pv.cmd.TextStyle.Monospace = true
@@ -176,35 +177,20 @@ func newPlanView() *planView {
 	return pv
 }
 
-// wrapLabel is a word-wrapped caption-sized label.
-func wrapLabel(s string, imp widget.Importance) *widget.Label {
-	l := widget.NewLabel(s)
-	l.Wrapping = fyne.TextWrapWord
-	l.Importance = imp
-	l.SizeName = theme.SizeNameCaptionText
-	return l
-}
-
-// setText sets a label's text, hiding it when empty.
-func setLabel(l *widget.Label, s string) {
-	l.Hidden = s == ""
-	l.SetText(s)
-}
-
 func (pv *planView) clear(msg string) {
 	pv.last = nil
-	setLabel(pv.blocks, msg)
+	viewer.SetLabel(pv.blocks, msg)
 	pv.device.Hide()
 	pv.pinned.Hide()
 	pv.host.Hide()
-	setLabel(pv.warn, "")
-	setLabel(pv.err, "")
+	viewer.SetLabel(pv.warn, "")
+	viewer.SetLabel(pv.err, "")
 }
 
 // show displays a plan.
 func (pv *planView) show(p *plan.Plan) {
 	pv.last = p
-	setLabel(pv.blocks, planBlocks(p))
+	viewer.SetLabel(pv.blocks, planBlocks(p))
 	b := p.Budget
 	usable := func(n int64) int64 {
 		m := b.Margin
@@ -222,14 +208,14 @@ func (pv *planView) show(p *plan.Plan) {
 	pv.host.Show()
 	pv.pinned.Hidden = p.PeakPinned == 0
 	pv.pinned.Refresh()
-	setLabel(pv.warn, strings.Join(p.Warnings, "\n"))
-	setLabel(pv.err, "")
+	viewer.SetLabel(pv.warn, strings.Join(p.Warnings, "\n"))
+	viewer.SetLabel(pv.err, "")
 }
 
 // fail shows why there is no plan.
 func (pv *planView) fail(err error) {
 	pv.clear("")
-	setLabel(pv.err, err.Error())
+	viewer.SetLabel(pv.err, err.Error())
 }
 
 // planBlocks describes each phase's blocks: "projections: 90 slices in 1

@@ -209,9 +209,22 @@ func (l *LiveVolume) Close() error {
 }
 
 // WaitBackground waits for the viewer's background goroutines that post
-// to the UI (plot renderers) to finish: call it, after Panel.Close, before
-// the app's event loop ends.
+// to the UI (Go: the panel's plot renderers) to finish: call it, after
+// the processing panel's Close, before the app's event loop ends.
 func (v *Viewer) WaitBackground() { v.bg.Wait() }
+
+// Go runs f on a goroutine of its own that posts its results to the UI
+// (through Do): WaitBackground waits for it, and a Headless viewer is not
+// Idle while it runs. Safe from any goroutine.
+func (v *Viewer) Go(f func()) {
+	v.bg.Add(1)
+	v.bgCount.Add(1)
+	go func() {
+		defer v.bg.Done()
+		defer v.bgCount.Add(-1)
+		f()
+	}()
+}
 
 // Do runs f on the UI goroutine (fyne.Do, or the queue of a headless
 // viewer). Safe from any goroutine.
@@ -293,5 +306,5 @@ func (v *Viewer) Focus(grid bool, show ...Layer) {
 	})
 }
 
-// bgIdle reports whether no background goroutine is running (plots).
+// bgIdle reports whether no background goroutine (Go) is running.
 func (v *Viewer) bgIdle() bool { return v.bgCount.Load() == 0 }

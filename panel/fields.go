@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // fieldEditor edits one Field, with its help below it and, when its value
@@ -44,7 +45,7 @@ type fieldEditor struct {
 func (fe *fieldEditor) edited() bool { return fe.user }
 
 func (p *Panel) newFieldEditor(f Field) *fieldEditor {
-	fe := &fieldEditor{f: f, msg: wrapLabel("", widget.DangerImportance)}
+	fe := &fieldEditor{f: f, msg: viewer.WrapLabel("", widget.DangerImportance)}
 	fe.msg.Hide()
 	changed := func() {
 		if fe.ready {
@@ -54,12 +55,12 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 	var w fyne.CanvasObject
 	switch f.Kind {
 	case BoolField:
-		c := widget.NewCheck(f.Label, func(bool) { changed(); p.v.refocus(false) })
+		c := widget.NewCheck(f.Label, func(bool) { changed(); p.v.Refocus(false) })
 		fe.get = func() string { return strconv.FormatBool(c.Checked) }
 		fe.set = func(s string) { c.SetChecked(s == "true") }
 		w, fe.widget = c, c
 	case ChoiceField:
-		s := widget.NewSelect(f.Options, func(string) { changed(); p.v.refocus(false) })
+		s := widget.NewSelect(f.Options, func(string) { changed(); p.v.Refocus(false) })
 		fe.get = func() string { return s.Selected }
 		fe.set = s.SetSelected
 		w, fe.widget = s, s
@@ -69,7 +70,7 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 		checks := make([]*widget.Check, len(f.Options))
 		objs := make([]fyne.CanvasObject, len(f.Options))
 		for i, o := range f.Options {
-			checks[i] = widget.NewCheck(o, func(bool) { changed(); p.v.refocus(false) })
+			checks[i] = widget.NewCheck(o, func(bool) { changed(); p.v.Refocus(false) })
 			objs[i] = checks[i]
 		}
 		fe.get = func() string {
@@ -95,28 +96,28 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 	case InputField:
 		se := widget.NewSelectEntry(nil)
 		se.OnChanged = func(string) { changed() }
-		se.OnSubmitted = func(string) { p.v.refocus(true) }
+		se.OnSubmitted = func(string) { p.v.Refocus(true) }
 		fe.get = func() string { return strings.TrimSpace(se.Text) }
 		fe.set = se.SetText
 		fe.options = func(specs []string) { se.SetOptions(specs) }
-		browse := p.v.newButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		browse := p.v.NewButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, se), se
 	case OutputField:
 		e := widget.NewEntry()
 		e.OnChanged = func(string) { changed() }
-		e.OnSubmitted = func(string) { p.v.refocus(true) }
+		e.OnSubmitted = func(string) { p.v.Refocus(true) }
 		// Until there is an input, the placeholder says how the output
 		// will be named; the default name alone would be a file in
 		// whatever folder voxlab was started in.
 		e.SetPlaceHolder("named after the input: …-" + f.Default)
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
 		fe.set = e.SetText
-		browse := p.v.newButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		browse := p.v.NewButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, e), e
 	default:
 		e := widget.NewEntry()
 		e.OnChanged = func(string) { changed() }
-		e.OnSubmitted = func(string) { p.v.refocus(true) }
+		e.OnSubmitted = func(string) { p.v.Refocus(true) }
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
 		fe.set = e.SetText
 		w, fe.widget = e, e
@@ -130,7 +131,7 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 	}
 	objs = append(objs, w)
 	if f.Help != "" {
-		objs = append(objs, wrapLabel(f.Help, widget.LowImportance))
+		objs = append(objs, viewer.WrapLabel(f.Help, widget.LowImportance))
 	}
 	fe.box = container.NewVBox(append(objs, fe.msg)...)
 	fe.ready = true
@@ -145,10 +146,10 @@ func (fe *fieldEditor) render() {
 		err = fe.planErr
 	}
 	if err == nil {
-		setLabel(fe.msg, "")
+		viewer.SetLabel(fe.msg, "")
 		return
 	}
-	setLabel(fe.msg, err.Error())
+	viewer.SetLabel(fe.msg, err.Error())
 }
 
 // check validates the field's value on its own: a required argument is
@@ -201,7 +202,7 @@ func (p *Panel) fieldChanged(fe *fieldEditor) {
 // browse lets the user pick a file or folder for a field; an output's
 // Browse picks the folder it is written to, keeping its name.
 func (p *Panel) browse(fe *fieldEditor) {
-	win := p.v.win
+	win := p.v.Window()
 	switch {
 	case fe.f.Kind == OutputField || fe.f.Folder:
 		dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package viewer
+package panel
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // memOut collects a dezinging run's projections.
@@ -67,7 +68,7 @@ func dezingOn(blocks *[]*dezing.Block, out *memOut) *Pipeline {
 			_, err = dezing.Run(ctx, p, be, cfg, dezing.Input{Projections: zingered(40, 256, 320)}, out)
 			return err
 		},
-		Live: func(v *Viewer, r Request) Live { return &blockLive{blocks: blocks} },
+		Live: func(v *viewer.Viewer, r Request) Live { return &blockLive{blocks: blocks} },
 	}
 }
 
@@ -87,7 +88,7 @@ func TestPanelOnCUDA(t *testing.T) {
 	}
 	test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
-	hl := NewHeadless(w)
+	hl := viewer.NewHeadless(w)
 	w.Resize(fyne.NewSize(1280, 900))
 	var gpuBlocks, cpuBlocks []*dezing.Block
 	gpuOut, cpuOut := &memOut{}, &memOut{}

@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // PanelOptions tune a processing panel; zero values take the defaults.
@@ -45,7 +46,7 @@ const progressInterval = 50 * time.Millisecond
 // are listed with live progress; their partial results appear in the
 // viewer while they run. Its methods run on the UI goroutine.
 type Panel struct {
-	v         *Viewer
+	v         *viewer.Viewer
 	opts      PanelOptions
 	pipelines []*Pipeline
 	cur       *Pipeline
@@ -87,7 +88,7 @@ type Panel struct {
 
 // NewPanel builds a processing panel for pipelines and docks it in v as
 // the "Process" tab.
-func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
+func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 	if opts.Probe == nil {
 		opts.Probe = probeDevice
 	}
@@ -96,18 +97,18 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 	}
 	p := &Panel{v: v, opts: opts, pipelines: pipelines, fields: map[string]*fieldEditor{}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	p.queue = job.NewQueue(p.ctx, func(e job.Entry) { v.post(func() { p.jobs.changed(e) }) })
+	p.queue = job.NewQueue(p.ctx, func(e job.Entry) { v.Do(func() { p.jobs.changed(e) }) })
 	var names []string
 	for _, pl := range pipelines {
 		names = append(names, pl.Name)
 	}
-	p.summary = wrapLabel("", widget.LowImportance)
+	p.summary = viewer.WrapLabel("", widget.LowImportance)
 	p.args = container.NewVBox()
 	p.params = container.NewVBox()
 	p.advanced = container.NewVBox()
 	p.pv = newPlanView()
 	p.jobs = newJobList(p)
-	p.runBtn = v.newButton("Run", theme.MediaPlayIcon(), func() {
+	p.runBtn = v.NewButton("Run", theme.MediaPlayIcon(), func() {
 		if _, err := p.Run(); err != nil {
 			p.v.ShowError(err)
 		}
@@ -117,7 +118,7 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 	p.cl = newClusterControls(p)
 	p.choose = widget.NewSelect(names, func(name string) {
 		p.Select(name)
-		v.refocus(false)
+		v.Refocus(false)
 	})
 
 	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
@@ -130,11 +131,11 @@ func NewPanel(v *Viewer, opts PanelOptions, pipelines ...*Pipeline) *Panel {
 		heading("Plan"), p.pv.box,
 		p.runBtn,
 	)
-	p.scroll = panelScroll(container.NewPadded(p.form))
+	p.scroll = viewer.PanelScroll(container.NewPadded(p.form))
 	split := container.NewVSplit(p.scroll, p.jobs.box)
 	split.Offset = 0.7
 	p.root = split
-	v.onLayers = append(v.onLayers, p.layersChanged)
+	v.OnLayersChanged(p.layersChanged)
 	if len(pipelines) > 0 {
 		p.choose.SetSelected(pipelines[0].Name)
 	}
@@ -453,7 +454,7 @@ func (p *Panel) changed() {
 	if p.planTimer != nil {
 		p.planTimer.Stop()
 	}
-	p.planTimer = time.AfterFunc(p.opts.PlanDelay, func() { p.v.post(func() { p.startPlan(gen) }) })
+	p.planTimer = time.AfterFunc(p.opts.PlanDelay, func() { p.v.Do(func() { p.startPlan(gen) }) })
 }
 
 // startPlan plans the current request off the UI goroutine.
@@ -482,7 +483,7 @@ func (p *Panel) startPlan(gen int) {
 	p.relayout()
 	p.goAsync(func() {
 		pp, err := pl.Plan(p.ctx, req)
-		p.v.post(func() { p.planDone(gen, pp, err) })
+		p.v.Do(func() { p.planDone(gen, pp, err) })
 	})
 }
 
@@ -593,7 +594,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 	ref := &jobRef{}
 	ui := job.Throttle(func(e job.Event) {
 		if e.Kind != job.Partial {
-			p.v.post(func() { p.event(ref.id, e) })
+			p.v.Do(func() { p.event(ref.id, e) })
 		}
 	}, progressInterval)
 	var once sync.Once
@@ -604,7 +605,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 		defer func() {
 			if x := recover(); x != nil {
 				once.Do(func() {
-					p.v.post(func() { p.v.ShowError(fmt.Errorf("showing partial results of %s: %v", name, x)) })
+					p.v.Do(func() { p.v.ShowError(fmt.Errorf("showing partial results of %s: %v", name, x)) })
 				})
 			}
 		}()
@@ -702,6 +703,6 @@ func (p *Panel) goAsync(f func()) {
 func (p *Panel) showInfo(title, text string) {
 	l := widget.NewLabel(text)
 	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom(title, "Close", container.NewGridWrap(fyne.NewSize(420, 180), l), p.v.win)
+	d := dialog.NewCustom(title, "Close", container.NewGridWrap(fyne.NewSize(420, 180), l), p.v.Window())
 	d.Show()
 }

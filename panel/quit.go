@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ func (q *Quitter) Close() {
 		if yes {
 			q.Stop()
 		}
-	}, q.p.v.win)
+	}, q.p.v.Window())
 	q.dlg.SetConfirmText(quitConfirm)
 	q.dlg.SetDismissText(quitDismiss)
 	q.dlg.Show()
@@ -92,7 +92,7 @@ func (q *Quitter) Stop() {
 	done := q.p.StopJobs()
 	go func() {
 		<-done
-		q.p.v.post(q.quit)
+		q.p.v.Do(q.quit)
 	}()
 }
 

@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // ClusterOptions say how a request runs on a SLURM cluster: as a job
@@ -53,7 +54,7 @@ type clusterControls struct {
 
 func newClusterControls(p *Panel) *clusterControls {
 	c := &clusterControls{p: p}
-	c.where = widget.NewSelect([]string{RunHere, RunCluster}, func(string) { c.update(); p.changed(); p.v.refocus(false) })
+	c.where = widget.NewSelect([]string{RunHere, RunCluster}, func(string) { c.update(); p.changed(); p.v.Refocus(false) })
 	var entries []*widget.Entry
 	entry := func(placeholder, text string) *widget.Entry {
 		e := widget.NewEntry()
@@ -66,8 +67,8 @@ func newClusterControls(p *Panel) *clusterControls {
 	c.partition = entry("the cluster's default", "")
 	c.gres = entry("none, or gpu:1", "")
 	c.time = entry("the partition's limit, or 2:00:00", "")
-	c.msg = wrapLabel("", widget.DangerImportance)
-	help := wrapLabel(clusterHelp, widget.LowImportance)
+	c.msg = viewer.WrapLabel("", widget.DangerImportance)
+	help := viewer.WrapLabel(clusterHelp, widget.LowImportance)
 	c.opts = container.NewVBox(
 		container.NewGridWithColumns(2,
 			container.NewVBox(widget.NewLabel("Tasks"), c.tasks),
@@ -78,10 +79,10 @@ func newClusterControls(p *Panel) *clusterControls {
 	c.box = container.NewVBox(heading("Run on"), c.where, c.opts)
 	for _, e := range entries {
 		e.OnChanged = func(string) { c.check(); p.changed() }
-		e.OnSubmitted = func(string) { p.v.refocus(true) }
+		e.OnSubmitted = func(string) { p.v.Refocus(true) }
 	}
 	c.where.SetSelected(RunHere)
-	setLabel(c.msg, "")
+	viewer.SetLabel(c.msg, "")
 	c.box.Hide()
 	return c
 }
@@ -125,7 +126,7 @@ func (c *clusterControls) options() (*ClusterOptions, error) {
 // check validates the options beside them and returns the first error.
 func (c *clusterControls) check() error {
 	if !c.onCluster() {
-		setLabel(c.msg, "")
+		viewer.SetLabel(c.msg, "")
 		return nil
 	}
 	var msgs []string
@@ -135,7 +136,7 @@ func (c *clusterControls) check() error {
 	if err := cluster.CheckOptions(strings.TrimSpace(c.partition.Text), strings.TrimSpace(c.gres.Text), strings.TrimSpace(c.time.Text)); err != nil {
 		msgs = append(msgs, err.Error())
 	}
-	setLabel(c.msg, strings.Join(msgs, "\n"))
+	viewer.SetLabel(c.msg, strings.Join(msgs, "\n"))
 	if len(msgs) > 0 {
 		return errors.New(msgs[0])
 	}

@@ -7,7 +7,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/test"
+
+	"github.com/voxlab/voxlab/viewer/internal/offscreen"
 )
 
 // Headless is a viewer driven by one goroutine without an event loop:
@@ -21,7 +22,7 @@ type Headless struct {
 }
 
 // NewHeadless builds a viewer as the content of win, a window of Fyne's
-// test driver.
+// test driver (tests) or of the offscreen driver (NewOffscreen).
 func NewHeadless(win fyne.Window) *Headless {
 	q := &uiQueue{}
 	v := newViewer(win, q.post)
@@ -31,13 +32,16 @@ func NewHeadless(win fyne.Window) *Headless {
 	return &Headless{Viewer: v, q: q}
 }
 
-// NewOffscreen starts Fyne's headless test app with the dark theme (as
-// RenderOffscreen does) and builds a viewer in a w x h window of it. Run
-// it, and everything that drives it, on a goroutine other than main.
+// NewOffscreen starts an offscreen Fyne app with voxlab's theme (as
+// RenderOffscreen does: no display, and Fyne's test driver is not
+// linked) and builds a viewer in a w x h window of it. Run it, and
+// everything that drives it, on one goroutine other than main: the
+// offscreen driver runs fyne.Do at once, on the goroutine that calls it,
+// and the main goroutine is the one Fyne's GL driver keeps for its event
+// loop (Fyne's test driver, which tests use, complains of fyne.Do
+// there).
 func NewOffscreen(w, h int) *Headless {
-	a := test.NewApp()
-	a.Settings().SetTheme(Theme())
-	win := a.NewWindow("voxlab")
+	win := offscreen.NewApp(Theme()).NewWindow("voxlab")
 	hl := NewHeadless(win)
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
 	return hl
@@ -68,7 +72,8 @@ func (h *Headless) Until(timeout time.Duration, cond func() bool) error {
 func (h *Headless) Settle(stall time.Duration) error { return h.settle(h.q, stall) }
 
 // Idle reports whether the viewer's background work that posts to the UI
-// (plot rendering) is done and nothing waits in the queue.
+// (Go: the panel's plot rendering) is done and nothing waits in the
+// queue.
 func (h *Headless) Idle() bool {
 	if !h.bgIdle() {
 		return false
@@ -112,7 +117,7 @@ func (h *Headless) Capture() image.Image {
 			}
 		case fyne.Widget:
 			if vp == nil {
-				for _, c := range test.WidgetRenderer(o).Objects() {
+				for _, c := range offscreen.Objects(o) {
 					walk(c, vp)
 				}
 			}

@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"context"
@@ -78,14 +78,14 @@ func TestQuitAsksThenCancelsAndWaits(t *testing.T) {
 	if !q.Asking() || quits != 0 {
 		t.Fatalf("closing with a running job: asking %v, %d quits; want the question and no quit", q.Asking(), quits)
 	}
-	test.Tap(dialogButton(t, h.p.v.win, quitDismiss))
+	test.Tap(dialogButton(t, h.p.v.Window(), quitDismiss))
 	h.hl.Drain()
 	if q.Asking() || quits != 0 || h.status(id).State != job.StateRunning {
 		t.Fatalf("after Keep running: asking %v, %d quits, job %v", q.Asking(), quits, h.status(id).State)
 	}
 
 	q.Close()
-	test.Tap(dialogButton(t, h.p.v.win, quitConfirm))
+	test.Tap(dialogButton(t, h.p.v.Window(), quitConfirm))
 	h.until("the row to say it is cancelling", func() bool {
 		return strings.Contains(h.p.jobs.rows[id].state.Text, "Cancelling")
 	})

@@ -1,4 +1,4 @@
-package viewer
+package panel
 
 import (
 	"image"
@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/distance/report"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // Matrix is a row-major matrix to plot: a distance matrix, with NaN in
@@ -32,8 +33,8 @@ type Matrix struct {
 // Plot sizes in logical pixels (96 dpi): the first rendering, before the
 // tab has been laid out, and the height of a row of plots. Once laid out,
 // each plot is drawn at the size it is shown at, so that its text keeps
-// the size the style gives it (at least minTextSize) instead of being
-// scaled down with the image.
+// the size the style gives it (at least viewer.MinTextSize) instead of
+// being scaled down with the image.
 const (
 	heatW, heatH = 560, 420
 	histW, histH = 420, 420
@@ -60,7 +61,7 @@ const plotInterval = 250 * time.Millisecond
 // (report.HeatmapImageStyle) in the app theme's colours, off the UI
 // goroutine, redrawn as the matrix fills and when the tab's size changes.
 type Plots struct {
-	v      *Viewer
+	v      *viewer.Viewer
 	tab    *container.TabItem
 	rows   *fyne.Container
 	scroll *container.Scroll
@@ -97,17 +98,17 @@ type plotItem struct {
 
 // NewPlots adds a tab titled title beside the view and returns it.
 // Call on the UI goroutine.
-func NewPlots(v *Viewer, title string) *Plots {
+func NewPlots(v *viewer.Viewer, title string) *Plots {
 	p := &Plots{v: v, items: map[string]*plotItem{},
 		latest: map[string]Matrix{}, pending: map[string]Matrix{}, sizes: map[string]plotSize{}}
 	p.style = report.Style{
 		Background: theme.Color(theme.ColorNameBackground),
 		Foreground: theme.Color(theme.ColorNameForeground),
-		TextPx:     math.Max(report.Paper.TextPx, minTextSize),
+		TextPx:     math.Max(report.Paper.TextPx, viewer.MinTextSize),
 	}
 	p.rows = container.NewVBox()
-	p.note = wrapLabel("The plots fill in as the job computes the matrices.", widget.MediumImportance)
-	p.scroll = panelScroll(p.rows)
+	p.note = viewer.WrapLabel("The plots fill in as the job computes the matrices.", widget.MediumImportance)
+	p.scroll = viewer.PanelScroll(p.rows)
 	p.tab = v.AddTab(title, container.NewBorder(p.note, nil, nil, nil, p.scroll))
 	return p
 }
@@ -150,13 +151,7 @@ func (p *Plots) startRender(start bool) {
 	if !start {
 		return
 	}
-	p.v.bg.Add(1)
-	p.v.bgCount.Add(1)
-	go func() {
-		defer p.v.bg.Done()
-		defer p.v.bgCount.Add(-1)
-		p.render()
-	}()
+	p.v.Go(p.render)
 }
 
 // resized records the pixel sizes a row's layout gives a matrix's plots
@@ -238,7 +233,7 @@ func (p *Plots) render() {
 				continue
 			}
 			name := j.m.Name
-			p.v.post(func() { p.show(name, heat, hist) })
+			p.v.Do(func() { p.show(name, heat, hist) })
 		}
 		time.Sleep(plotInterval)
 	}

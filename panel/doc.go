@@ -1,0 +1,36 @@
+// Package panel is voxlab's processing panel: the "Process" tab docked
+// beside the viewer's canvas, which runs pipelines on the open layers or
+// on files and shows their jobs and results.
+//
+// It sits above package viewer and below the application: it uses the
+// viewer (its layers, tabs, dock and UI goroutine) and the processing
+// packages (job, plan, cluster) and gpu, and the viewer knows nothing of
+// it.
+//
+// # Using it from the application
+//
+//	v := viewer.New(win)
+//	p := panel.NewPanel(v, panel.PanelOptions{}, pipelines...) // "Process"
+//	id, err := p.Run()                 // as the Run button does
+//	q := panel.NewQuitter(p, app.Quit) // asks about running jobs
+//	win.SetCloseIntercept(q.Close)
+//
+// # What it holds
+//
+// NewPanel docks a "Process" tab that runs Pipelines (the application
+// describes each from its command: arguments, flags with their defaults,
+// Plan, Run, and a Live view of its results): a form with messages beside
+// wrong fields, device controls (backend, pin_memory, block size, memory
+// caps, a bandwidth probe), where it runs (this machine or a SLURM
+// cluster, where the pipeline has RunCluster), a plan preview with
+// MemBars, and a JobList of queued, running and finished jobs (job.Queue,
+// one job at a time per device; progress through job.Throttle and the UI
+// goroutine). Live views show partial results with the viewer's
+// LiveVolume (an image filled block by block), PointsLayer.Append and
+// HeatmapLayer.SetBlock, and Plots (gonum/plot heat maps with colour bars
+// and histograms in a tab beside the view). A Quitter decides what
+// closing the window does while jobs run.
+//
+// Its methods run on the UI goroutine, as the viewer's do; tests drive it
+// on a viewer.Headless.
+package panel

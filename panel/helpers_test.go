@@ -1,0 +1,64 @@
+package panel
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/viewer"
+)
+
+// viewTabs returns the tabs of v's centre: "View", then those added with
+// AddTab.
+func viewTabs(t *testing.T, v *viewer.Viewer) []*container.TabItem {
+	t.Helper()
+	var found *container.AppTabs
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *container.AppTabs:
+			if len(x.Items) > 0 && x.Items[0].Text == "View" {
+				found = x
+			}
+		case *container.Split:
+			walk(x.Leading)
+			walk(x.Trailing)
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(v.Content())
+	if found == nil {
+		t.Fatal("the viewer has no View tab")
+	}
+	return found.Items
+}
+
+// findButton returns the button labelled text among the objects of o's
+// containers.
+func findButton(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
+	t.Helper()
+	var found *widget.Button
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch x := o.(type) {
+		case *widget.Button:
+			if x.Text == text {
+				found = x
+			}
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		}
+	}
+	walk(o)
+	if found == nil {
+		t.Fatalf("no button %q", text)
+	}
+	return found
+}

@@ -1,0 +1,80 @@
+package viewer
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/voxlab/voxlab/internal/testutil"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// offscreenScene fills a viewer with what a screenshot shows: image
+// layers in two colormaps, a stack with its map slider, points, a heat
+// map, grid mode, the compare offer above the canvas, the controls of
+// the selected layer and an error dialog over the window.
+func offscreenScene(t *testing.T) func(v *Viewer) error {
+	return func(v *Viewer) error {
+		raw, err := v.AddImage("raw", memVolume(t, volume.Uint16, [3]int{6, 60, 80}, func(z, y, x int) float64 {
+			return float64((x*700 + y*300 + z*50) % 65536)
+		}), ImageOptions{Colormap: "viridis"})
+		if err != nil {
+			return err
+		}
+		res, err := v.AddImage("result", memVolume(t, volume.Uint8, [3]int{6, 60, 80}, func(z, y, x int) float64 {
+			return float64((x*3 + y*2) % 256)
+		}), ImageOptions{Colormap: "inferno", Gamma: 0.7})
+		if err != nil {
+			return err
+		}
+		if _, err := v.AddStack("maps", memStack(t, 4, 12, func(m, z, y, x int) float64 { return float64((m*40 + z*5 + x*7 + y) % 256) }), ImageOptions{}); err != nil {
+			return err
+		}
+		v.AddPoints("cells", []Point{{Z: 2, Y: 20, X: 30, Type: "cell"}, {Z: 3, Y: 40, X: 50, Type: "artifact"}})
+		hm, err := v.AddHeatmap("l2", 4, 3, []float64{0, 1, 2, 3, 4, 5, 6, math.NaN(), 8, 9, 10, 11})
+		if err != nil {
+			return err
+		}
+		v.SetGrid(true)
+		v.SetSlice(2)
+		v.SetMap(1)
+		v.OfferCompare(raw, res)
+		v.Select(hm)
+		v.Select(raw)
+		v.ShowError(errors.New("cells.csv line 3: \"two\" is not a number"))
+		return nil
+	}
+}
+
+// TestMatchesFyneSoftwarePainter: the offscreen rendering of a viewer
+// (RenderOffscreen, without Fyne's test driver) is, pixel for pixel,
+// what Fyne's test driver draws of the same viewer in a window of the
+// same size: the same layout, text, icons, rounded rectangles, slider
+// thumbs, scroll shadows, images and dialog. Its driver paints with
+// Fyne's software painter, reached by name (offscreen/fyne.go): a Fyne
+// upgrade that changes what it calls shows here.
+func TestMatchesFyneSoftwarePainter(t *testing.T) {
+	const w, h = 1000, 700
+	got, err := RenderOffscreen(w, h, 10*time.Second, offscreenScene(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	test.NewTempApp(t).Settings().SetTheme(Theme())
+	win := test.NewTempWindow(t, nil)
+	hl := NewHeadless(win)
+	defer hl.Close()
+	win.Resize(fyne.NewSize(w, h))
+	if err := offscreenScene(t)(hl.Viewer); err != nil {
+		t.Fatal(err)
+	}
+	if err := hl.Settle(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want := win.Canvas().Capture()
+	testutil.SamePixels(t, "offscreen_viewer.png", got, want)
+}
