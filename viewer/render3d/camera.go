@@ -33,8 +33,8 @@ type Camera struct {
 	// Rot is the view rotation; the identity looks down z with x to
 	// the right and y down, as the 2D view of z slices shows them.
 	Rot Mat
-	// Zoom scales the fit (1: the volume's largest side fills about
-	// nine tenths of the frame's shorter side).
+	// Zoom scales the fit (1: the diagonal of the volume's largest
+	// face fills the frame's shorter side, but for a margin).
 	Zoom float64
 }
 

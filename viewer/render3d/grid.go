@@ -102,27 +102,71 @@ const readSlabBytes = 32 << 20
 // a cancelled ctx abandons the read. Memory beyond the grids is one
 // slab and one plane of sums per grid.
 func Build(ctx context.Context, vol *volume.Volume, budgets []int64, progress func(done, total int)) ([]*Grid, error) {
+	b, err := NewBuilder(vol, 0, vol.Shape[0], budgets)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		done, err := b.Step()
+		if err != nil {
+			return nil, err
+		}
+		if progress != nil {
+			progress(b.Done(), b.Total())
+		}
+		if done {
+			return b.Grids(), nil
+		}
+	}
+}
+
+// Builder builds grids from planes [z0, z0+nz) of a volume one slab at
+// a time (Step), so that the goroutine that owns the volume's source
+// can read other things between slabs.
+type Builder struct {
+	vol    *volume.Volume
+	z0, nz int
+	z      int // planes read so far
+	u16    bool
+	slab   int
+	buf    []byte
+	row    []float64
+	accs   []*acc
+}
+
+// acc sums one grid's current output plane.
+type acc struct {
+	g     *Grid
+	f     int
+	sum   []float64
+	count []int32
+	oz    int
+}
+
+// NewBuilder plans grids of planes [z0, z0+nz) of vol within budgets
+// (see Build).
+func NewBuilder(vol *volume.Volume, z0, nz int, budgets []int64) (*Builder, error) {
 	u16, size := gridType(vol.DType)
 	switch vol.DType {
 	case volume.Uint8, volume.Uint16, volume.Float32, volume.Float64:
 	default:
 		return nil, fmt.Errorf("3D view of %s: %s voxels are not supported (uint8, uint16, float32, float64)", vol.Name, vol.DType)
 	}
-	type acc struct {
-		g     *Grid
-		f     int
-		sum   []float64 // one output plane of sums
-		count []int32
-		oz    int // output plane being summed
+	if z0 < 0 || nz <= 0 || z0+nz > vol.Shape[0] {
+		return nil, fmt.Errorf("3D view of %s: planes [%d, %d) outside [0, %d)", vol.Name, z0, z0+nz, vol.Shape[0])
 	}
-	accs := make([]*acc, len(budgets))
-	for i, b := range budgets {
-		f := FactorFor(vol.Shape, size, b)
+	shape := [3]int{nz, vol.Shape[1], vol.Shape[2]}
+	b := &Builder{vol: vol, z0: z0, nz: nz, u16: u16}
+	for _, bud := range budgets {
+		f := FactorFor(shape, size, bud)
 		if f == 0 {
-			return nil, fmt.Errorf("3D view of %s: a budget of %d bytes holds no voxel", vol.Name, b)
+			return nil, fmt.Errorf("3D view of %s: a budget of %d bytes holds no voxel", vol.Name, bud)
 		}
-		sh := [3]int{(vol.Shape[0] + f - 1) / f, (vol.Shape[1] + f - 1) / f, (vol.Shape[2] + f - 1) / f}
-		g := &Grid{Shape: sh, Factor: f, Full: vol.Shape}
+		sh := [3]int{(shape[0] + f - 1) / f, (shape[1] + f - 1) / f, (shape[2] + f - 1) / f}
+		g := &Grid{Shape: sh, Factor: f, Full: shape}
 		for k := range 3 {
 			g.Spacing[k] = float64(f) * spacing(vol.VoxelSize[k])
 		}
@@ -133,66 +177,85 @@ func Build(ctx context.Context, vol *volume.Volume, budgets []int64, progress fu
 			g.F32 = make([]float32, n)
 		}
 		pl := sh[1] * sh[2]
-		accs[i] = &acc{g: g, f: f, sum: make([]float64, pl), count: make([]int32, pl)}
+		b.accs = append(b.accs, &acc{g: g, f: f, sum: make([]float64, pl), count: make([]int32, pl)})
 	}
-	flush := func(a *acc) {
-		g := a.g
-		off := a.oz * g.Shape[1] * g.Shape[2]
-		for j, s := range a.sum {
-			m := s / float64(max(a.count[j], 1))
-			if u16 {
-				g.U16[off+j] = uint16(math.Min(math.Round(m), 65535))
-			} else {
-				g.F32[off+j] = float32(m)
-			}
-			a.sum[j], a.count[j] = 0, 0
-		}
+	b.slab = max(1, int(readSlabBytes/max(vol.PlaneBytes(), 1)))
+	b.buf = make([]byte, int64(min(b.slab, nz))*vol.PlaneBytes())
+	b.row = make([]float64, vol.Shape[2])
+	return b, nil
+}
+
+// Done returns the planes read so far; Total the planes to read.
+func (b *Builder) Done() int  { return b.z }
+func (b *Builder) Total() int { return b.nz }
+
+// Grids returns the grids, complete once Step reported done.
+func (b *Builder) Grids() []*Grid {
+	out := make([]*Grid, len(b.accs))
+	for i, a := range b.accs {
+		out[i] = a.g
+	}
+	return out
+}
+
+// Step reads and adds the next slab, and reports whether the grids are
+// complete.
+func (b *Builder) Step() (bool, error) {
+	if b.z >= b.nz {
+		return true, nil
+	}
+	vol := b.vol
+	z1 := min(b.z+b.slab, b.nz)
+	pb := vol.PlaneBytes()
+	buf := b.buf[:int64(z1-b.z)*pb]
+	if err := vol.ReadSlab(b.z0+b.z, b.z0+z1, buf); err != nil {
+		return false, err
 	}
 	ny, nx := vol.Shape[1], vol.Shape[2]
-	slab := max(1, int(readSlabBytes/max(vol.PlaneBytes(), 1)))
-	buf := make([]byte, int64(min(slab, vol.Shape[0]))*vol.PlaneBytes())
-	row := make([]float64, nx)
-	for z0 := 0; z0 < vol.Shape[0]; z0 += slab {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		z1 := min(z0+slab, vol.Shape[0])
-		b := buf[:int64(z1-z0)*vol.PlaneBytes()]
-		if err := vol.ReadSlab(z0, z1, b); err != nil {
-			return nil, err
-		}
-		for z := z0; z < z1; z++ {
-			pb := b[int64(z-z0)*vol.PlaneBytes():][:vol.PlaneBytes()]
-			for y := range ny {
-				toFloat(row, vol.DType, pb, y*nx)
-				for _, a := range accs {
-					if z/a.f != a.oz {
-						flush(a)
-						a.oz = z / a.f
-					}
-					base := (y / a.f) * a.g.Shape[2]
-					for x, v := range row {
-						// NaNs would poison a block; they count as absent.
-						if v == v {
-							a.sum[base+x/a.f] += v
-							a.count[base+x/a.f]++
-						}
+	for z := b.z; z < z1; z++ {
+		plane := buf[int64(z-b.z)*pb:][:pb]
+		for y := range ny {
+			toFloat(b.row, vol.DType, plane, y*nx)
+			for _, a := range b.accs {
+				if z/a.f != a.oz {
+					b.flush(a)
+					a.oz = z / a.f
+				}
+				base := (y / a.f) * a.g.Shape[2]
+				for x, v := range b.row {
+					// NaNs would poison a block; they count as absent.
+					if v == v {
+						a.sum[base+x/a.f] += v
+						a.count[base+x/a.f]++
 					}
 				}
 			}
 		}
-		if progress != nil {
-			progress(z1, vol.Shape[0])
+	}
+	b.z = z1
+	if b.z < b.nz {
+		return false, nil
+	}
+	for _, a := range b.accs {
+		b.flush(a)
+	}
+	b.buf, b.row = nil, nil
+	return true, nil
+}
+
+// flush writes a's output plane of block means and clears its sums.
+func (b *Builder) flush(a *acc) {
+	g := a.g
+	off := a.oz * g.Shape[1] * g.Shape[2]
+	for j, s := range a.sum {
+		m := s / float64(max(a.count[j], 1))
+		if b.u16 {
+			g.U16[off+j] = uint16(math.Min(math.Round(m), 65535))
+		} else {
+			g.F32[off+j] = float32(m)
 		}
+		a.sum[j], a.count[j] = 0, 0
 	}
-	for _, a := range accs {
-		flush(a)
-	}
-	out := make([]*Grid, len(accs))
-	for i, a := range accs {
-		out[i] = a.g
-	}
-	return out, nil
 }
 
 // spacing is a voxel size, 1 where the file gives none.

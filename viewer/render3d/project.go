@@ -19,7 +19,7 @@ func Project(g *Grid, axis int, p Params, reverse bool) []float32 {
 	if p.Mode != Attenuated {
 		p.Lo, p.Hi, p.Attenuation, reverse = 0, 0, 0, false
 	}
-	p.Threshold, p.Linear, p.Step = 0, false, 0
+	p.Threshold, p.Linear, p.Step, p.Offset = 0, false, 0, Vec{}
 	k := projKey{axis, reverse, p}
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -61,6 +62,10 @@ type Params struct {
 	// Linear samples trilinearly instead of at the nearest voxel
 	// (iso always does).
 	Linear bool
+	// Offset places the volume's centre in the world (x, y, z), which
+	// is otherwise the origin: layers of different sizes drawn
+	// together align their voxel (0, 0, 0), as the 2D view does.
+	Offset Vec
 }
 
 // Frame is a rendered image: per pixel a value in the volume's units,
@@ -102,14 +107,17 @@ type View struct {
 	Radius float64
 }
 
-// fitFraction of the frame's shorter side is filled by the volume's
-// largest side at zoom 1.
-const fitFraction = 0.9
+// fitFraction of the frame's shorter side is filled at zoom 1 by the
+// diagonal of the volume's largest face, so that it stays in the frame
+// as it turns about most axes.
+const fitFraction = 0.95
 
 // NewView returns the view of a volume of physical extent ext (x, y, z)
 // in a w x h frame through cam.
 func NewView(w, h int, cam Camera, ext Vec) View {
-	side := math.Max(ext[0], math.Max(ext[1], ext[2]))
+	e := []float64{ext[0], ext[1], ext[2]}
+	slices.Sort(e)
+	side := math.Hypot(e[1], e[2])
 	z := cam.Zoom
 	if z <= 0 {
 		z = 1
@@ -149,16 +157,19 @@ type ray struct {
 	o, di, dj, d Vec
 	n            Vec // the grid's shape, x, y, z
 	stepLen      float64
+	// org is the world position of voxel (0, 0, 0), sp the voxel size
+	// (x, y, z).
+	org, sp Vec
 }
 
 // newRay sets up the rays of view v through grid g, whose voxel (0,0,0)
 // centre lies at world position g.origin().
-func newRay(g *Grid, v View, step float64) ray {
+func newRay(g *Grid, v View, step float64, off Vec) ray {
 	if step <= 0 {
 		step = 1
 	}
 	sp := Vec{g.Spacing[2], g.Spacing[1], g.Spacing[0]}
-	org := g.origin()
+	org := g.origin(off)
 	toVox := func(p Vec) Vec {
 		return Vec{(p[0] - org[0]) / sp[0], (p[1] - org[1]) / sp[1], (p[2] - org[2]) / sp[2]}
 	}
@@ -173,18 +184,20 @@ func newRay(g *Grid, v View, step float64) ray {
 	rr.d = d.scale(step / m)
 	rr.stepLen = step / m // world units per step
 	rr.n = Vec{float64(g.Shape[2]), float64(g.Shape[1]), float64(g.Shape[0])}
+	rr.org, rr.sp = org, sp
 	return rr
 }
 
-// origin returns the world position of voxel (0, 0, 0)'s centre. A
+// origin returns the world position of voxel (0, 0, 0)'s centre, the
+// volume's centre being at off (Params.Offset). A
 // grid downsampled by f has its voxel i over voxels [i f, (i+1) f) of
 // the full volume, whose shape is recorded in full.
-func (g *Grid) origin() Vec {
+func (g *Grid) origin(off Vec) Vec {
 	full := g.full()
 	var o Vec
 	for k := range 3 {
 		s0 := g.Spacing[2-k] / float64(g.Factor)
-		o[k] = (float64(g.Factor)/2 - float64(full[2-k])/2) * s0
+		o[k] = (float64(g.Factor)/2-float64(full[2-k])/2)*s0 + off[k]
 	}
 	return o
 }
@@ -275,7 +288,7 @@ func RenderContext(ctx context.Context, dst *Frame, g *Grid, v View, p Params) e
 		return errEmpty
 	}
 	dst.Resize(v.W, v.H)
-	r := newRay(g, v, p.Step)
+	r := newRay(g, v, p.Step, p.Offset)
 	if p.Mode != Iso && !p.Linear && (p.Step == 0 || p.Step == 1) {
 		if axis, sign, ok := alongAxis(v.Cam.Rot[2]); ok {
 			renderProjection(dst, g, &r, p, axis, sign)
@@ -304,7 +317,7 @@ func RenderRays(dst *Frame, g *Grid, v View, p Params) error {
 		return errEmpty
 	}
 	dst.Resize(v.W, v.H)
-	r := newRay(g, v, p.Step)
+	r := newRay(g, v, p.Step, p.Offset)
 	renderRays(context.Background(), dst, g, &r, v, p)
 	return nil
 }
@@ -485,7 +498,7 @@ func iso(g *Grid, r *ray, v View, start Vec, n int, thr float32) (val, depth, sh
 				t = 1 - t
 			}
 			hit := p.add(r.d.scale(-t))
-			return thr, float32(g.depthOf(hit, v)), g.shade(hit, v)
+			return thr, float32(r.depthOf(hit, v)), g.shade(hit, v)
 		}
 		prev = s
 		p = p.add(r.d)
@@ -494,9 +507,8 @@ func iso(g *Grid, r *ray, v View, start Vec, n int, thr float32) (val, depth, sh
 }
 
 // depthOf returns the depth (Frame.Depth) of voxel position p.
-func (g *Grid) depthOf(p Vec, v View) float64 {
-	o := g.origin()
-	w := Vec{o[0] + p[0]*g.Spacing[2], o[1] + p[1]*g.Spacing[1], o[2] + p[2]*g.Spacing[0]}
+func (r *ray) depthOf(p Vec, v View) float64 {
+	w := Vec{r.org[0] + p[0]*r.sp[0], r.org[1] + p[1]*r.sp[1], r.org[2] + p[2]*r.sp[2]}
 	return v.Cam.Rot[2].dot(w)
 }
 

@@ -58,9 +58,8 @@ func TestAxisViewsGolden(t *testing.T) {
 	for _, c := range cases {
 		for op, m := range map[string]Mode{"max": MIP, "min": Min, "mean": Average} {
 			_, want := readNPY(t, fmt.Sprintf("vol_u16_%s_%d.npy", op, c.axis))
-			cam := Angles(c.az, c.el)
-			cam.Zoom = 1 / fitFraction // one world unit per pixel
-			v := NewView(11, 11, cam, g.Extent())
+			v := NewView(11, 11, Angles(c.az, c.el), g.Extent())
+			v.Pixel = 1 // one voxel per pixel
 			for _, render := range []struct {
 				name string
 				f    func(*Frame, *Grid, View, Params) error
@@ -173,7 +172,7 @@ func rotatedMIP(t *testing.T, step, maxTol, meanTol float64) {
 	shape, data := blobs(24)
 	g := NewGridF32(shape, data)
 	g.Spacing = [3]float64{1.5, 1, 1} // anisotropic, as light sheet is
-	const peak = 1200 // the tallest blob
+	const peak = 1200                 // the tallest blob
 	for _, a := range [][2]float64{{30, 20}, {-65, 40}, {140, -25}} {
 		cam := Angles(a[0], a[1])
 		v := NewView(48, 40, cam, g.Extent())
