@@ -44,4 +44,3 @@ func RenderOffscreenFrames(w, h int, stall time.Duration, setup func(v *Viewer) 
 	}()
 	return <-ch
 }
-

@@ -57,6 +57,8 @@ type view3D struct {
 	thrSet bool
 	atten  float64
 	budget int64
+	// coarse is the coarse grid's budget (coarse3DBytes; tests lower it).
+	coarse int64
 
 	// UI goroutine state.
 	shown    *image.RGBA
@@ -65,11 +67,14 @@ type view3D struct {
 	finalGen uint64 // the request whose final frame is on show
 	lastSig  string
 	status   string
+	// view is the last request's view, for tests.
+	view render3d.View
 
 	content   *fyne.Container
 	modeSel   *widget.Select
 	thrSlider *widget.Slider
 	thrLabel  *widget.Label
+	thrBox    *fyne.Container
 	attSlider *widget.Slider
 	extra     *fyne.Container
 
@@ -119,7 +124,7 @@ type pointsSnap struct {
 }
 
 func (v *Viewer) newView3D() *view3D {
-	w := &view3D{v: v, cam: render3d.DefaultCamera(), atten: 0.05, budget: Default3DBudget,
+	w := &view3D{v: v, cam: render3d.DefaultCamera(), atten: 0.05, budget: Default3DBudget, coarse: coarse3DBytes,
 		grids: map[*ImageLayer]*layerGrids{}, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	w.ExtendBaseWidget(w)
 	// The controls' callbacks, run as they are set up, find it there.
@@ -149,6 +154,7 @@ func (v *Viewer) newView3D() *view3D {
 		w.cam = render3d.DefaultCamera()
 		v.request3D()
 	})
+	w.thrBox = container.NewBorder(nil, nil, w.thrLabel, nil, w.thrSlider)
 	w.extra = container.NewStack()
 	bar := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Rendering"), w.modeSel, reset), nil, w.extra)
 	w.content = container.NewBorder(bar, nil, nil, nil, w)
@@ -163,7 +169,7 @@ func (w *view3D) syncBar() {
 	switch w.mode {
 	case render3d.Iso:
 		w.thrSlider.Show()
-		w.extra.Objects = []fyne.CanvasObject{container.NewBorder(nil, nil, w.thrLabel, nil, w.thrSlider)}
+		w.extra.Objects = []fyne.CanvasObject{w.thrBox}
 	case render3d.Attenuated:
 		w.extra.Objects = []fyne.CanvasObject{container.NewBorder(nil, nil, widget.NewLabel("Attenuation"), nil, w.attSlider)}
 	default:
@@ -274,7 +280,7 @@ func (v *Viewer) Set3DBudget(b int64) {
 	if v.v3 == nil {
 		v.v3 = v.newView3D()
 	}
-	v.v3.budget = max(b, coarse3DBytes)
+	v.v3.budget = max(b, v.v3.coarse)
 }
 
 // threshold is the iso value: the one set, else halfway between the
@@ -413,6 +419,7 @@ func (v *Viewer) request3D() {
 		return
 	}
 	w.lastSig = sig.String()
+	w.view = req.view
 	w.gen++
 	req.gen = w.gen
 	w.mu.Lock()
@@ -454,7 +461,7 @@ func (v *Viewer) view3DSettled() bool {
 func (w *view3D) build(il *ImageLayer, m int) *layerGrids {
 	lg := &layerGrids{m: m, total: il.depth}
 	w.grids[il] = lg
-	b, err := render3d.NewBuilder(il.vol, m*il.depth, il.depth, []int64{coarse3DBytes, w.budget})
+	b, err := render3d.NewBuilder(il.vol, m*il.depth, il.depth, []int64{w.coarse, w.budget})
 	if err != nil {
 		lg.err = err
 		w.v.ShowError(err)
@@ -773,5 +780,5 @@ func (w *view3D) syncThreshold() {
 	w.thrSlider.Hidden = true // SetValue must not count as the user's
 	w.thrSlider.SetValue(t)
 	w.thrSlider.Hidden = false
-	w.thrLabel.SetText("Threshold " + formatValue(t))
+	setText(w.thrLabel, "Threshold "+formatValue(t), w.thrBox)
 }
