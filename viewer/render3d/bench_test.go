@@ -73,13 +73,21 @@ func BenchmarkMIP512Axis(b *testing.B) {
 	})
 }
 
-// BenchmarkMIP512Rotated: the same at azimuth 30, elevation 20 (rays).
+// BenchmarkMIP512Rotated: the same at azimuth 30, elevation 20, by
+// shear-warp (its intermediate image made afresh each time) and by the
+// ray caster.
 func BenchmarkMIP512Rotated(b *testing.B) {
+	b.Run("shear", func(b *testing.B) { rotated(b, Render) })
+	b.Run("rays", func(b *testing.B) { rotated(b, RenderRays) })
+}
+
+func rotated(b *testing.B, render func(*Frame, *Grid, View, Params) error) {
 	g := grid512(b)
 	v := NewView(800, 800, Angles(30, 20), g.Extent())
 	var f Frame
 	loop(b, func() {
-		if err := Render(&f, g, v, Params{Mode: MIP}); err != nil {
+		g.sheared = nil
+		if err := render(&f, g, v, Params{Mode: MIP}); err != nil {
 			b.Fatal(err)
 		}
 	})

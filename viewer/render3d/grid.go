@@ -25,8 +25,9 @@ type Grid struct {
 	U16  []uint16
 	F32  []float32
 
-	mu   sync.Mutex
-	proj map[projKey][]float32
+	mu      sync.Mutex
+	proj    map[projKey][]float32
+	sheared *shearImage
 }
 
 // NewGridU16 wraps data (C order, shape z, y, x) with unit spacing.

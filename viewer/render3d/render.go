@@ -275,7 +275,9 @@ func parallelRows(n int, f func(row int)) {
 // Render draws g into dst (resized to v's frame) through view v.
 // Views along an axis in a mode other than iso, with nearest
 // sampling, reduce the grid along that axis once and resample the
-// result (the same values the rays would find).
+// result (the same values the rays would find); other views in MIP,
+// minimum or average with nearest sampling go by shear-warp
+// (shear.go); the rest are ray cast.
 func Render(dst *Frame, g *Grid, v View, p Params) error {
 	return RenderContext(context.Background(), dst, g, v, p)
 }
@@ -292,6 +294,16 @@ func RenderContext(ctx context.Context, dst *Frame, g *Grid, v View, p Params) e
 	if p.Mode != Iso && !p.Linear && (p.Step == 0 || p.Step == 1) {
 		if axis, sign, ok := alongAxis(v.Cam.Rot[2]); ok {
 			renderProjection(dst, g, &r, p, axis, sign)
+			return ctx.Err()
+		}
+		if p.Mode != Attenuated {
+			k := 0
+			for q := range 3 {
+				if math.Abs(r.d[q]) > math.Abs(r.d[k]) {
+					k = q
+				}
+			}
+			renderShear(dst, g, &r, p, k)
 			return ctx.Err()
 		}
 	}
