@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/volume"
@@ -443,7 +444,6 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
-var _ = volume.Uint16
 
 // TestShearWarpMatchesRays holds shear-warp frames (Render's path for
 // oblique MIP, minimum and average at nearest sampling) against the
@@ -537,5 +537,55 @@ func TestShearWarpVoxel(t *testing.T) {
 			}
 		}
 		data[(p[0]*shape[1]+p[1])*shape[2]+p[2]] = 0
+	}
+}
+
+// countingSource records the slabs read from it.
+type countingSource struct {
+	volume.Source
+	planes, most int
+}
+
+func (c *countingSource) ReadSlab(z0, z1 int, dst []byte) error {
+	c.planes += z1 - z0
+	c.most = max(c.most, z1-z0)
+	return c.Source.ReadSlab(z0, z1, dst)
+}
+
+// TestBuilderReadsOnce: a Builder reads every plane once, a slab at a
+// time (never the volume whole), and its grids do not depend on the
+// slab size.
+func TestBuilderReadsOnce(t *testing.T) {
+	shape := [3]int{10, 6, 7}
+	data := make([]float32, 10*6*7)
+	for i := range data {
+		data[i] = float32(i % 97)
+	}
+	ref, err := Build(context.Background(), memVolume(t, shape, data), []int64{1 << 20, 64}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &countingSource{Source: memVolume(t, shape, data).Source()}
+	b, err := NewBuilder(volume.New("counted", src), 0, 10, []int64{1 << 20, 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.slab = 3
+	for {
+		done, err := b.Step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	if src.planes != 10 || src.most != 3 {
+		t.Fatalf("read %d planes, at most %d at once; want 10, 3", src.planes, src.most)
+	}
+	for i, g := range b.Grids() {
+		if g.Factor != ref[i].Factor || !slices.Equal(g.F32, ref[i].F32) {
+			t.Fatalf("grid %d (factor %d) differs from one read in one slab", i, g.Factor)
+		}
 	}
 }
