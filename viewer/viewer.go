@@ -981,6 +981,12 @@ func (v *Viewer) hint() string {
 	if len(v.layers) == 0 {
 		return "Open a file (File ▸ Open, or drop it here)"
 	}
+	switch {
+	case v.v3on():
+		return "drag to turn · scroll to zoom · double-click to reset"
+	case v.ortho:
+		return "click or drag to move the point · scroll to zoom · double-click to reset"
+	}
 	if v.Maps() > 1 {
 		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"
 	}

@@ -106,6 +106,7 @@ func BenchmarkInteractive(b *testing.B) {
 			var small, f Frame
 			f.Resize(800, 800)
 			loop(b, func() {
+				c.sheared = nil // each interactive frame is a new angle
 				if err := Render(&small, c, sv, Params{Mode: m, Threshold: 3000}); err != nil {
 					b.Fatal(err)
 				}

@@ -25,7 +25,11 @@
 // goroutine per core. Views along an axis (the default view, and the
 // ones the benchmarks quote) take a faster path: the volume is reduced
 // along that axis in memory order, in parallel slabs, once per grid,
-// axis and mode, and the 2D result is resampled to the screen.
+// axis and mode, and the 2D result is resampled to the screen. Other
+// views in MIP, minimum or average at nearest sampling go by
+// shear-warp (P. Lacroute and M. Levoy, SIGGRAPH 1994): every voxel
+// once, in memory order, into an intermediate image along the
+// principal axis, which the frame then resamples.
 //
 // The modes follow napari's volume shaders: MIP keeps the largest
 // sample, attenuated MIP the largest of each sample times
