@@ -444,7 +444,6 @@ func TestParseMode(t *testing.T) {
 	}
 }
 
-
 // TestShearWarpMatchesRays holds shear-warp frames (Render's path for
 // oblique MIP, minimum and average at nearest sampling) against the
 // ray caster's at the same sampling, on uint16 and float32 grids.
