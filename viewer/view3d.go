@@ -77,6 +77,8 @@ type view3D struct {
 	thrBox    *fyne.Container
 	attSlider *widget.Slider
 	extra     *fyne.Container
+	// syncing is set while the program moves the threshold slider.
+	syncing bool
 
 	// The render goroutine's inbox.
 	mu     sync.Mutex
@@ -139,7 +141,7 @@ func (v *Viewer) newView3D() *view3D {
 	w.thrLabel = widget.NewLabel("")
 	w.thrSlider = widget.NewSlider(0, 1)
 	w.thrSlider.OnChanged = func(x float64) {
-		if !w.thrSlider.Hidden {
+		if !w.syncing {
 			v.SetIsoThreshold(x)
 		}
 	}
@@ -168,7 +170,6 @@ func (v *Viewer) newView3D() *view3D {
 func (w *view3D) syncBar() {
 	switch w.mode {
 	case render3d.Iso:
-		w.thrSlider.Show()
 		w.extra.Objects = []fyne.CanvasObject{w.thrBox}
 	case render3d.Attenuated:
 		w.extra.Objects = []fyne.CanvasObject{container.NewBorder(nil, nil, widget.NewLabel("Attenuation"), nil, w.attSlider)}
@@ -349,6 +350,12 @@ func (v *Viewer) request3D() {
 	pw, ph := int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps))
 	if pw < 2 || ph < 2 {
 		return
+	}
+	// A removed layer's grids (up to the budget each) go with it.
+	for il := range w.grids {
+		if v.indexOf(il) < 0 {
+			delete(w.grids, il)
+		}
 	}
 	e, vs := v.frame3D()
 	ext := render3d.Vec{float64(e[2]) * vs[2], float64(e[1]) * vs[1], float64(e[0]) * vs[0]}
@@ -777,8 +784,8 @@ func (w *view3D) syncThreshold() {
 		}
 	}
 	t := w.threshold()
-	w.thrSlider.Hidden = true // SetValue must not count as the user's
+	w.syncing = true // SetValue must not count as the user's choice
 	w.thrSlider.SetValue(t)
-	w.thrSlider.Hidden = false
+	w.syncing = false
 	setText(w.thrLabel, "Threshold "+formatValue(t), w.thrBox)
 }

@@ -126,3 +126,43 @@ func TestView3DDrag(t *testing.T) {
 func dragEvent(x, y, dx, dy float32) *fyne.DragEvent {
 	return &fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, y)}, Dragged: fyne.Delta{DX: dx, DY: dy}}
 }
+
+// TestView3DBlendsLayers: two layers in 3D blend as in 2D: an additive
+// red layer over a grey one adds its red where its MIP is bright, and
+// removing it drops its grids.
+func TestView3DBlendsLayers(t *testing.T) {
+	h := newHarness(t)
+	grey := memVolume(t, volume.Uint8, [3]int{8, 16, 16}, func(z, y, x int) float64 { return 100 })
+	red := memVolume(t, volume.Uint8, [3]int{8, 16, 16}, func(z, y, x int) float64 {
+		if x >= 8 {
+			return 255
+		}
+		return 0
+	})
+	if _, err := h.v.AddImage("grey", grey, ImageOptions{Contrast: [2]float64{0, 255}}); err != nil {
+		t.Fatal(err)
+	}
+	rl, err := h.v.AddImage("red", red, ImageOptions{Contrast: [2]float64{0, 255}, Colormap: "red", Blending: Additive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.v.Set3D(true)
+	h.settle()
+	v := h.v.v3.view
+	img := h.v.v3.shown
+	// Down z, x to the right: the left half is grey only, the right
+	// half grey plus full red.
+	at := func(x float64) [3]uint8 {
+		sx, sy, _ := v.Project(render3d.WorldOf(4, 8, x, [3]int{8, 16, 16}, [3]float64{1, 1, 1}))
+		c := img.RGBAAt(int(sx), int(sy))
+		return [3]uint8{c.R, c.G, c.B}
+	}
+	if l, r := at(3), at(12); l != [3]uint8{100, 100, 100} || r != [3]uint8{255, 100, 100} {
+		t.Fatalf("left %v, right %v: want grey 100 and grey plus red", l, r)
+	}
+	h.v.RemoveLayer(rl)
+	h.settle()
+	if len(h.v.v3.grids) != 1 {
+		t.Fatalf("%d layers' grids after removing one", len(h.v.v3.grids))
+	}
+}
