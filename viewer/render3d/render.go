@@ -416,7 +416,7 @@ func march[T voxel](data []T, g *Grid, r *ray, start Vec, n int, p Params) float
 		return float32(s / float64(n))
 	case Attenuated:
 		a := attenuator(p)
-		for ; n > 0; n-- {
+		for ; n > 0 && !a.done(); n-- {
 			a.add(sample())
 			x, y, z = x+dx, y+dy, z+dz
 		}
@@ -454,10 +454,14 @@ func marchMax[T voxel](data []T, nx, ny, nz int, start, d Vec, n int) float32 {
 // attenuated is napari's attenuated MIP (vispy's volume shader): with
 // samples s normalised by the contrast limits, the running sum S of
 // them, and a relative step size h, it keeps the largest
-// s exp(-a (S - 1) / h) and returns it in data units.
+// s exp(-a (S - 1) / h) and returns it in data units. The weight
+// exp(-a (S - 1) / h) is kept as a running product; it only falls, so
+// once it is no more than the best weighted sample (or that reached
+// the upper limit, where the result is clamped) no later sample can
+// win, and the ray stops: attenuation makes most rays short.
 type attenuated struct {
 	lo, span, k float64
-	sum, best   float64
+	w, best     float64
 }
 
 func attenuator(p Params) attenuated {
@@ -470,14 +474,20 @@ func attenuator(p Params) attenuated {
 	if h <= 0 {
 		h = 1
 	}
-	return attenuated{lo: p.Lo, span: span, k: p.Attenuation / h}
+	k := p.Attenuation / h
+	return attenuated{lo: p.Lo, span: span, k: k, w: math.Exp(k)}
 }
 
 func (a *attenuated) add(v float32) {
 	s := math.Min(math.Max((float64(v)-a.lo)/a.span, 0), 1)
-	a.sum += s
-	a.best = math.Max(a.best, s*math.Exp(-a.k*(a.sum-1)))
+	if s > 0 {
+		a.w *= math.Exp(-a.k * s)
+	}
+	a.best = math.Max(a.best, s*a.w)
 }
+
+// done reports whether no later sample can change the result.
+func (a *attenuated) done() bool { return a.best >= 1 || a.w <= a.best }
 
 // result is the largest weighted sample in data units, at most the
 // upper limit (napari's colormap clamps it there: with few samples
