@@ -1,6 +1,8 @@
 package render3d
 
 import (
+	"fmt"
+	"math"
 	"syscall"
 	"testing"
 	"time"
@@ -128,6 +130,41 @@ func BenchmarkFull512(b *testing.B) {
 			var f Frame
 			loop(b, func() {
 				if err := Render(&f, g, v, Params{Mode: m, Lo: 0, Hi: 4095, Attenuation: 0.05, Threshold: 4014}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkIsoSparse: a still iso frame (800 x 800, rays) of a 256³
+// volume that is empty but for a ball of radius 60, with and without
+// skipping empty bricks.
+func BenchmarkIsoSparse(b *testing.B) {
+	const n = 256
+	data := make([]uint16, n*n*n)
+	for z := range n {
+		for y := range n {
+			for x := range n {
+				if dz, dy, dx := z-90, y-128, x-150; dz*dz+dy*dy+dx*dx < 60*60 {
+					data[(z*n+y)*n+x] = 1000
+				}
+			}
+		}
+	}
+	for _, skip := range []bool{true, false} {
+		b.Run(fmt.Sprint("skip=", skip), func(b *testing.B) {
+			g := NewGridU16([3]int{n, n, n}, data)
+			if !skip {
+				g.bricks = make([]float32, len(g.brickMax()))
+				for i := range g.bricks {
+					g.bricks[i] = float32(math.Inf(1))
+				}
+			}
+			v := NewView(800, 800, Angles(30, 20), g.Extent())
+			var f Frame
+			loop(b, func() {
+				if err := Render(&f, g, v, Params{Mode: Iso, Threshold: 500}); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -28,6 +28,7 @@ type Grid struct {
 	mu      sync.Mutex
 	proj    map[projKey][]float32
 	sheared *shearImage
+	bricks  []float32
 }
 
 // NewGridU16 wraps data (C order, shape z, y, x) with unit spacing.

@@ -536,9 +536,24 @@ const (
 func iso(g *Grid, r *ray, v View, start Vec, n int, thr float32) (val, depth, shade float32) {
 	prev := float32(math.NaN())
 	p := start
+	bm := g.brickMax()
+	bnx, bny := (g.Shape[2]+brick-1)/brick, (g.Shape[1]+brick-1)/brick
+	nx, ny, nz := g.Shape[2]-1, g.Shape[1]-1, g.Shape[0]-1
 	for k := 0; k < n; k++ {
+		// Skip samples in bricks that never reach the threshold: no
+		// trilinear sample there can.
+		bx, by, bz := min(max(int(p[0]), 0), nx)/brick, min(max(int(p[1]), 0), ny)/brick, min(max(int(p[2]), 0), nz)/brick
+		if bm[(bz*bny+by)*bnx+bx] < thr {
+			prev = float32(math.NaN())
+			p = p.add(r.d)
+			continue
+		}
 		s := g.sampleAt(p[0], p[1], p[2])
 		if s >= thr {
+			if k > 0 && prev != prev {
+				q := p.add(r.d.scale(-1))
+				prev = g.sampleAt(q[0], q[1], q[2])
+			}
 			t := 0.0
 			if k > 0 && s > prev {
 				t = float64((thr - prev) / (s - prev)) // back from p towards the previous sample
@@ -551,6 +566,75 @@ func iso(g *Grid, r *ray, v View, start Vec, n int, thr float32) (val, depth, sh
 		p = p.add(r.d)
 	}
 	return float32(math.NaN()), float32(math.Inf(1)), 1
+}
+
+// brick is the side of the bricks whose maxima let iso skip space.
+const brick = 8
+
+// brickMax returns, per brick of brick³ voxels (x fastest), the largest
+// voxel over the brick and one voxel beyond it on the high side: every
+// voxel a trilinear sample inside the brick can weigh. Made once per
+// grid (a pass over it), cached.
+func (g *Grid) brickMax() []float32 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.bricks != nil {
+		return g.bricks
+	}
+	nz, ny, nx := g.Shape[0], g.Shape[1], g.Shape[2]
+	bnz, bny, bnx := (nz+brick-1)/brick, (ny+brick-1)/brick, (nx+brick-1)/brick
+	bm := make([]float32, bnz*bny*bnx)
+	for i := range bm {
+		bm[i] = float32(math.Inf(-1))
+	}
+	// Each voxel raises its own brick and, on a brick's low faces, the
+	// brick below it (whose apron it is). A goroutine per z brick
+	// writes only its own bricks.
+	parallelRows(bnz, func(bz int) {
+		row := make([]float32, nx)
+		for z := bz * brick; z < min((bz+1)*brick+1, nz); z++ {
+			for y := range ny {
+				g.row(row, z, y)
+				ylo, yhi := apron(y, bny)
+				for by := ylo; by <= yhi; by++ {
+					base := (bz*bny + by) * bnx
+					for bx := range bnx {
+						// Columns [8 bx, 8 bx + 9) of the row.
+						m := bm[base+bx]
+						for _, v := range row[bx*brick : min((bx+1)*brick+1, nx)] {
+							m = max(m, v)
+						}
+						bm[base+bx] = m
+					}
+				}
+			}
+		}
+	})
+	g.bricks = bm
+	return bm
+}
+
+// apron returns the bricks [lo, hi] along an axis of n bricks that
+// coordinate c counts for: its own, and the one below when c is that
+// brick's apron.
+func apron(c, n int) (lo, hi int) {
+	b := min(c/brick, n-1)
+	if c%brick == 0 && b > 0 {
+		return b - 1, b
+	}
+	return b, b
+}
+
+// row copies row (z, y) of g into dst as float32.
+func (g *Grid) row(dst []float32, z, y int) {
+	off := (z*g.Shape[1] + y) * g.Shape[2]
+	if g.U16 != nil {
+		for i, v := range g.U16[off : off+len(dst)] {
+			dst[i] = float32(v)
+		}
+		return
+	}
+	copy(dst, g.F32[off:off+len(dst)])
 }
 
 // depthOf returns the depth (Frame.Depth) of voxel position p.

@@ -614,3 +614,40 @@ func TestAttenuatedRaysStopEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestIsoBrickSkip: skipping bricks below the threshold changes no
+// pixel of an iso frame (against the same grid with no brick skipped).
+func TestIsoBrickSkip(t *testing.T) {
+	shape, data := blobs(40)
+	for _, thr := range []float64{100, 400, 900} {
+		g := NewGridF32(shape, data)
+		g.Spacing = [3]float64{1.5, 1, 1}
+		plain := NewGridF32(shape, data)
+		plain.Spacing = g.Spacing
+		plain.bricks = make([]float32, len(g.brickMax()))
+		for i := range plain.bricks {
+			plain.bricks[i] = float32(math.Inf(1))
+		}
+		skipped := 0
+		for _, m := range g.brickMax() {
+			if m < float32(thr) {
+				skipped++
+			}
+		}
+		if skipped == 0 {
+			t.Fatalf("threshold %v: no brick to skip, the test shows nothing", thr)
+		}
+		for _, a := range [][2]float64{{30, 20}, {-120, 50}} {
+			v := NewView(80, 70, Angles(a[0], a[1]), g.Extent())
+			var f1, f2 Frame
+			Render(&f1, g, v, Params{Mode: Iso, Threshold: thr})
+			Render(&f2, plain, v, Params{Mode: Iso, Threshold: thr})
+			for k := range f1.Val {
+				if !near(float64(f1.Val[k]), float64(f2.Val[k]), 0) || f1.Depth[k] != f2.Depth[k] && !near(float64(f1.Depth[k]), float64(f2.Depth[k]), 1e-5) || f1.Shade[k] != f2.Shade[k] {
+					t.Fatalf("threshold %v, angles %v, pixel %d: skipping %v/%v/%v, not %v/%v/%v", thr, a, k,
+						f1.Val[k], f1.Depth[k], f1.Shade[k], f2.Val[k], f2.Depth[k], f2.Shade[k])
+				}
+			}
+		}
+	}
+}
