@@ -463,6 +463,23 @@ func (v *Viewer) view3DSettled() bool {
 	return !w.building() && w.gen > 0 && w.finalGen == w.gen
 }
 
+// view3DError returns the first error building a visible layer's 3D
+// grids, or nil.
+func (v *Viewer) view3DError() error {
+	w := v.v3
+	if w == nil || !v.v3on() {
+		return nil
+	}
+	for _, l := range v.layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			if lg := w.grids[il]; lg != nil && lg.err != nil {
+				return lg.err
+			}
+		}
+	}
+	return nil
+}
+
 // build starts building il's grids of map m on its loader goroutine, a
 // slab per task so that slice requests get in between.
 func (w *view3D) build(il *ImageLayer, m int) *layerGrids {

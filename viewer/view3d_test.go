@@ -1,8 +1,11 @@
 package viewer
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 
@@ -164,5 +167,32 @@ func TestView3DBlendsLayers(t *testing.T) {
 	h.settle()
 	if len(h.v.v3.grids) != 1 {
 		t.Fatalf("%d layers' grids after removing one", len(h.v.v3.grids))
+	}
+}
+
+// failingSource fails reads of more than one plane: the slices on
+// screen read, the 3D view's slabs do not.
+type failingSource struct{ volume.Source }
+
+func (f failingSource) ReadSlab(z0, z1 int, dst []byte) error {
+	if z1-z0 > 1 {
+		return errors.New("disk on fire")
+	}
+	return f.Source.ReadSlab(z0, z1, dst)
+}
+
+// TestView3DReadError: a volume that cannot be read whole fails the 3D
+// view with an error naming the layer (offscreen rendering returns it).
+func TestView3DReadError(t *testing.T) {
+	h := newHarness(t)
+	good := memVolume(t, volume.Uint8, [3]int{4, 8, 8}, func(z, y, x int) float64 { return 7 })
+	bad := volume.New("bad.npy", failingSource{good.Source()})
+	if _, err := h.v.AddImage("bad", bad, ImageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.v.Set3D(true)
+	err := h.v.settle(h.q, 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "3D view of bad") {
+		t.Fatalf("settle: %v, want the read error naming the layer", err)
 	}
 }

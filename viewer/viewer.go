@@ -667,8 +667,12 @@ func (v *Viewer) Loaded() bool {
 	return v.view3DSettled()
 }
 
-// loadError returns the first error reading a slice on screen, or nil.
+// loadError returns the first error reading a slice on screen (or a
+// 3D view's volume), or nil.
 func (v *Viewer) loadError() error {
+	if err := v.view3DError(); err != nil {
+		return err
+	}
 	for _, l := range v.layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
 			for _, ax := range v.shownAxes() {
