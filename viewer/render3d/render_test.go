@@ -501,8 +501,8 @@ func TestShearWarpMatchesRays(t *testing.T) {
 	}
 }
 
-// TestShearWarpVoxel: a lone bright voxel shows in a shear-warp MIP at
-// its value, near the pixel it projects to: shear-warp may place a
+// TestShearWarpVoxel: a lone bright voxel shows in a shear-warp MIP,
+// brightest near the pixel it projects to: shear-warp may place a
 // sample a voxel over along each of the two axes across the principal
 // one (see TestShearWarpMatchesRays), here at most 2 world units (z
 // voxels are 2 long), so 2 pixels and half a pixel's rounding.
@@ -522,17 +522,19 @@ func TestShearWarpVoxel(t *testing.T) {
 				t.Fatal(err)
 			}
 			sx, sy, _ := v.Project(WorldOf(float64(p[0]), float64(p[1]), float64(p[2]), shape, g.Spacing))
-			found := false
+			bi, best := 0, float32(0)
 			for k, val := range f.Val {
-				if val == 1000 {
-					if math.Hypot(float64(k%v.W)+0.5-sx, float64(k/v.W)+0.5-sy) > 2.5 {
-						t.Fatalf("voxel %v at %v: drawn at (%d, %d), projects to (%.1f, %.1f)", p, a, k%v.W, k/v.W, sx, sy)
-					}
-					found = true
+				if val > best {
+					bi, best = k, val
 				}
 			}
-			if !found {
-				t.Fatalf("voxel %v at %v: not drawn (projects to (%.1f, %.1f))", p, a, sx, sy)
+			// Bilinear warping spreads it over up to 4 pixels: at
+			// least a quarter of it on the brightest.
+			if best < 250 {
+				t.Fatalf("voxel %v at %v: brightest pixel %v (projects to (%.1f, %.1f))", p, a, best, sx, sy)
+			}
+			if math.Hypot(float64(bi%v.W)+0.5-sx, float64(bi/v.W)+0.5-sy) > 2.5 {
+				t.Fatalf("voxel %v at %v: drawn at (%d, %d), projects to (%.1f, %.1f)", p, a, bi%v.W, bi/v.W, sx, sy)
 			}
 		}
 		data[(p[0]*shape[1]+p[1])*shape[2]+p[2]] = 0

@@ -215,7 +215,9 @@ func shearHits(si *shearImage, tab [3][]int, sh [3]int) []bool {
 
 // renderShear draws a frame from g's intermediate image along
 // principal axis k (r.d[k] = ±1): each pixel's ray is followed to slice
-// 0 of k and the image looked up at the nearest (u0, v0).
+// 0 of k and the image interpolated bilinearly at (u0, v0) (the warp
+// of shear-warp), or taken at the nearest pixel where a neighbour was
+// reached by no voxel (the volume's silhouette).
 func renderShear(dst *Frame, g *Grid, r *ray, p Params, k int) {
 	var u, v int
 	switch k {
@@ -235,13 +237,23 @@ func renderShear(dst *Frame, g *Grid, r *ray, p Params, k int) {
 			dst.Depth[px], dst.Shade[px] = inf, 1
 			o := row.add(r.di.scale(float64(i)))
 			t := -o[k] / r.d[k]
-			U := int(math.Round(o[u]+t*r.d[u])) - si.umin
-			V := int(math.Round(o[v]+t*r.d[v])) - si.vmin
+			fu, fv := o[u]+t*r.d[u]-float64(si.umin), o[v]+t*r.d[v]-float64(si.vmin)
+			U, V := int(math.Round(fu)), int(math.Round(fv))
 			if U < 0 || V < 0 || U >= si.h || V >= si.w || !si.hit[U*si.w+V] {
 				dst.Val[px] = nan
 				continue
 			}
 			dst.Val[px] = si.val[U*si.w+V]
+			u0, v0 := int(math.Floor(fu)), int(math.Floor(fv))
+			if u0 < 0 || v0 < 0 || u0+1 >= si.h || v0+1 >= si.w {
+				continue
+			}
+			i := u0*si.w + v0
+			if !si.hit[i] || !si.hit[i+1] || !si.hit[i+si.w] || !si.hit[i+si.w+1] {
+				continue
+			}
+			a, b := float32(fu-float64(u0)), float32(fv-float64(v0))
+			dst.Val[px] = (si.val[i]*(1-b)+si.val[i+1]*b)*(1-a) + (si.val[i+si.w]*(1-b)+si.val[i+si.w+1]*b)*a
 		}
 	})
 }
