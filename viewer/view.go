@@ -28,7 +28,7 @@ type sliceView struct {
 	fitFor fitKey
 	fitted bool
 	// ortho is the axis a panel of the orthogonal views slices along
-	// (orthoPanel); nil: the viewer's.
+	// (orthoPanels); nil: the viewer's.
 	ortho *Axis
 }
 
