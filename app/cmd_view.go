@@ -20,18 +20,22 @@ import (
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/viewer/render3d"
 )
 
 func init() {
 	register(&command{
 		name:    "view",
 		summary: "open files in the viewer, or render a screenshot of them",
-		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--screenshot OUT.png] [--size WxH]",
+		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--ortho [--point Z,Y,X]] [--3d MODE [--angles AZ,EL] [--iso-threshold V] [--turntable N]] [--screenshot OUT.png|DIR/] [--size WxH]",
 		examples: []string{
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
 			"voxlab view raw.npy dezinged.npy --grid --screenshot cmp.png --size 1400x700",
 			"voxlab view maps/gt.npy --map 3 --slice 16 --colormap inferno",
+			"voxlab view brain/planes cells.csv --ortho --point 30,100,120 --screenshot ortho.png",
+			"voxlab view map.mrc --3d iso --angles 30,20 --iso-threshold 0.5 --screenshot iso.png",
+			"voxlab view brain.h5:/data --3d mip --turntable 36 --screenshot frames/",
 		},
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			o := &viewOpts{}
@@ -42,9 +46,22 @@ func init() {
 			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit")
 			fs.StringVar(&o.size, "size", "1280x800", "window size WxH")
 			fs.StringVar(&o.colormap, "colormap", "", "colormap of the image layers: "+strings.Join(resources.ColormapNames(), ", "))
+			fs.StringVar(&o.v3.mode, "3d", "", "show the 3D view, rendered by: "+strings.Join(render3d.Modes(), ", "))
+			fs.StringVar(&o.v3.angles, "angles", "", "3D camera azimuth,elevation in degrees (default 0,0: down z)")
+			fs.Func("iso-threshold", "the iso-surface's value (--3d iso; default halfway between the contrast limits)", func(s string) error {
+				x, err := strconv.ParseFloat(s, 64)
+				o.v3.iso, o.v3.isoSet = x, err == nil
+				return err
+			})
+			fs.BoolVar(&o.v3.ortho, "ortho", false, "show the xy, xz and zy planes through one point")
+			fs.StringVar(&o.v3.point, "point", "", "the point z,y,x (voxels) the slices go through (default: the middle)")
+			fs.IntVar(&o.v3.turntable, "turntable", 0, "with --3d and --screenshot DIR/: write N frames of a full turn")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no file to view")
+				}
+				if err := o.v3.check(o.screenshot); err != nil {
+					return err
 				}
 				return runViewer(ctx, e, args, o)
 			}
@@ -62,6 +79,7 @@ type viewOpts struct {
 	size       string
 	demo       string
 	colormap   string
+	v3         view3DOpts
 }
 
 // appID names the app for its Preferences (recent files).
@@ -91,6 +109,9 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 		return err
 	}
 
+	if o.v3.turntable > 0 {
+		return o.v3.writeTurntable(e, o.screenshot, w, h, setup)
+	}
 	if o.screenshot != "" {
 		return screenshot(e, o.screenshot, w, h, setup)
 	}
@@ -158,7 +179,7 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 	}
 	// The demo's datasets are unrelated: show them side by side.
 	v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
-	return nil
+	return o.v3.apply(v)
 }
 
 // checkPosition refuses a --slice past the data along the axis shown
@@ -193,7 +214,7 @@ func (o *viewOpts) check(specs []string) (axis viewer.Axis, w, h int, err error)
 			return 0, 0, 0, fmt.Errorf("view %s: %w", p, err)
 		}
 	}
-	if o.screenshot != "" && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
+	if o.screenshot != "" && o.v3.turntable == 0 && !strings.HasSuffix(strings.ToLower(o.screenshot), ".png") {
 		return 0, 0, 0, usagef("--screenshot %s: the file name must end in .png", o.screenshot)
 	}
 	return axis, w, h, nil

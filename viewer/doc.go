@@ -81,6 +81,19 @@
 // the same slice whatever the map). Clicking a cell of a distance heat
 // map shows the map of its row in the stack with one map per row.
 //
+// # Orthogonal and 3D views
+//
+// SetOrtho shows three panels, the xy, xz and zy planes through one
+// point (the slice index along each axis, SetPoint), at one physical
+// scale, with a crosshair; a click or drag in one moves the point.
+// Set3D shows the 3D view instead of the panels (view3d.go): the
+// visible image layers rendered by render3d in the mode of Set3DMode,
+// through their lookup tables, with the points layers over them. Each
+// layer's volume is read once, on its loader goroutine a slab at a
+// time, into a coarse grid for frames while the view moves and a fine
+// one (Set3DBudget) for the still view; rendering runs on a goroutine
+// of the view's own. RenderOffscreenFrames renders a turntable.
+//
 // # Rendering
 //
 // Data coordinates are voxels; rows are stretched by the ratio of the

@@ -58,8 +58,12 @@ type loader struct {
 	cache       *lru.Cache[sliceKey, *plane]
 	cachedBytes atomic.Int64
 
-	mu       sync.Mutex
-	cond     *sync.Cond
+	mu   sync.Mutex
+	cond *sync.Cond
+	// tasks run on the loader goroutine after requested slices and
+	// before prefetching: other readers of the source (the 3D view's
+	// grids, a slab at a time).
+	tasks    []func()
 	pending  *sliceKey
 	prefetch []sliceKey
 	last     sliceKey
@@ -165,7 +169,19 @@ func (ld *loader) request(k sliceKey) {
 func (ld *loader) idle() bool {
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
-	return !ld.busy && ld.pending == nil && len(ld.prefetch) == 0
+	return !ld.busy && ld.pending == nil && len(ld.prefetch) == 0 && len(ld.tasks) == 0
+}
+
+// do runs f on the loader goroutine, the one user of the source, after
+// any slice requested meanwhile; a closed loader drops it.
+func (ld *loader) do(f func()) {
+	ld.mu.Lock()
+	defer ld.mu.Unlock()
+	if ld.closed {
+		return
+	}
+	ld.tasks = append(ld.tasks, f)
+	ld.cond.Signal()
 }
 
 // invalidate drops the cached z slices of planes [z0, z1) of the volume
@@ -215,7 +231,7 @@ func (ld *loader) run() {
 	defer close(ld.done)
 	for {
 		ld.mu.Lock()
-		for !ld.closed && ld.pending == nil && len(ld.prefetch) == 0 {
+		for !ld.closed && ld.pending == nil && len(ld.prefetch) == 0 && len(ld.tasks) == 0 {
 			ld.busy = false
 			ld.cond.Wait()
 		}
@@ -223,6 +239,14 @@ func (ld *loader) run() {
 			ld.busy = false
 			ld.mu.Unlock()
 			return
+		}
+		if ld.pending == nil && len(ld.tasks) > 0 {
+			t := ld.tasks[0]
+			ld.tasks = ld.tasks[1:]
+			ld.busy = true
+			ld.mu.Unlock()
+			t()
+			continue
 		}
 		var k sliceKey
 		requested := ld.pending != nil

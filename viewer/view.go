@@ -27,6 +27,17 @@ type sliceView struct {
 	fit    xform
 	fitFor fitKey
 	fitted bool
+	// ortho is the axis a panel of the orthogonal views slices along
+	// (orthoPanels); nil: the viewer's.
+	ortho *Axis
+}
+
+// axis returns the axis the panel slices along.
+func (s *sliceView) axis() Axis {
+	if s.ortho != nil {
+		return *s.ortho
+	}
+	return s.v.axis
 }
 
 // fitKey is what a panel's fit depends on.
@@ -46,8 +57,8 @@ func (s *sliceView) xf() xform { return s.v.nav.apply(s.fitNow()) }
 func (s *sliceView) fitNow() xform {
 	sz := s.Size()
 	e := s.v.extentOf(s.group)
-	ra, ca := s.v.axis.displayAxes()
-	k := fitKey{w: sz.Width, h: sz.Height, axis: s.v.axis, rows: e[ra], cols: e[ca], aspect: s.v.aspectOf(s.group)}
+	ra, ca := s.axis().displayAxes()
+	k := fitKey{w: sz.Width, h: sz.Height, axis: s.axis(), rows: e[ra], cols: e[ca], aspect: s.v.aspectAlong(s.group, s.axis())}
 	if s.fitted && (k == s.fitFor || s.v.navigated && k.w == s.fitFor.w && k.h == s.fitFor.h) {
 		return s.fit
 	}
@@ -81,6 +92,10 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 
 // Dragged pans every panel with the pointer.
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
+	if s.ortho != nil {
+		s.v.orthoPick(s, e.Position)
+		return
+	}
 	s.v.setNav(s.v.nav.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
 	s.v.hover(s, e.Position)
 }
@@ -112,6 +127,10 @@ func (s *sliceView) MouseOut() { s.v.hoverOut() }
 func (s *sliceView) Tapped(e *fyne.PointEvent) {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(s); c != nil {
 		c.Focus(s)
+	}
+	if s.ortho != nil {
+		s.v.orthoPick(s, e.Position)
+		return
 	}
 	s.v.tapped(s, e.Position)
 }
@@ -151,7 +170,10 @@ func (s *sliceView) draw() {
 	sz := s.Size()
 	ps := s.pixelScale()
 	s.f.resize(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
-	s.v.paint(&s.f, s.group, s.xf(), float64(sz.Width), float64(sz.Height), ps)
+	s.v.paintAlong(&s.f, s.group, s.axis(), s.xf(), float64(sz.Width), float64(sz.Height), ps)
+	if s.ortho != nil {
+		s.v.drawCrosshair(s, ps)
+	}
 }
 
 // The panel title and scale bar are drawn over the data, which may be
@@ -190,6 +212,9 @@ func (r *sliceRenderer) Refresh() {
 	r.img.Refresh()
 	pad := theme.Padding()
 	r.title.Text = r.s.v.panelTitle(r.s.group)
+	if r.s.ortho != nil {
+		r.title.Text = orthoTitle(*r.s.ortho)
+	}
 	r.title.Move(fyne.NewPos(pad*2, pad))
 	r.title.Refresh()
 	ts := fyne.MeasureText(r.title.Text, r.title.TextSize, r.title.TextStyle)

@@ -41,6 +41,12 @@ type Viewer struct {
 	// navigated: the user panned or zoomed since the last reset.
 	navigated bool
 	grid      bool
+	// ortho: the orthogonal views are on show (ortho.go); v3 is the 3D
+	// view (view3d.go), nil until first shown.
+	ortho      bool
+	orthoCheck *widget.Check
+	v3         *view3D
+	v3Check    *widget.Check
 	// frozen > 0 inside Batch: redraws are skipped.
 	frozen int
 
@@ -123,7 +129,15 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 		v.SetGrid(on)
 		v.Refocus(false)
 	})
-	toolbar := container.NewHBox(open, reset, v.grdCheck)
+	v.orthoCheck = widget.NewCheck("Ortho", func(on bool) {
+		v.SetOrtho(on)
+		v.Refocus(false)
+	})
+	v.v3Check = widget.NewCheck("3D", func(on bool) {
+		v.Set3D(on)
+		v.Refocus(false)
+	})
+	toolbar := container.NewHBox(open, reset, v.grdCheck, v.orthoCheck, v.v3Check)
 
 	up := v.NewButton("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
 	down := v.NewButton("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
@@ -473,6 +487,14 @@ func (v *Viewer) SetGrid(on bool) {
 // visible image or heat-map layer gets a panel, shared with the points
 // layers stacked above it (detections over the data they came from).
 func (v *Viewer) setPanels() {
+	if v.ortho {
+		if len(v.panels) != 3 {
+			v.panels = v.orthoPanels()
+			v.panelBox.Objects = v.orthoObjects()
+			v.panelBox.Refresh()
+		}
+		return
+	}
 	var groups [][]Layer
 	if v.grid {
 		for _, l := range v.layers {
@@ -489,7 +511,7 @@ func (v *Viewer) setPanels() {
 	if len(groups) == 0 {
 		groups = [][]Layer{nil}
 	}
-	same := len(groups) == len(v.panels)
+	same := len(groups) == len(v.panels) && (len(v.panels) == 0 || v.panels[0].ortho == nil)
 	for i := 0; same && i < len(groups); i++ {
 		same = slices.Equal(v.panels[i].group, groups[i])
 	}
@@ -521,8 +543,11 @@ func (v *Viewer) ResetView() {
 // aspectOf returns the height/width of a displayed voxel from the voxel
 // size of the lowest visible image layer of group (of all layers for
 // nil) that has one; 1 without.
-func (v *Viewer) aspectOf(group []Layer) float64 {
-	ra, ca := v.axis.displayAxes()
+func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v.axis) }
+
+// aspectAlong is aspectOf for slices along axis.
+func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {
+	ra, ca := axis.displayAxes()
 	for _, l := range v.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
 			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
@@ -573,6 +598,7 @@ func (v *Viewer) redraw() {
 	for _, p := range v.panels {
 		p.Refresh()
 	}
+	v.request3D()
 	v.updateStatus()
 }
 
@@ -637,21 +663,29 @@ func (v *Viewer) Loaded() bool {
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
 		}
-		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
-		if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
-			return false
+		for _, ax := range v.shownAxes() {
+			k, ok := il.keyFor(ax, v.index[ax], v.mapIdx)
+			if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
+				return false
+			}
 		}
 	}
-	return true
+	return v.view3DSettled()
 }
 
-// loadError returns the first error reading a slice on screen, or nil.
+// loadError returns the first error reading a slice on screen (or a
+// 3D view's volume), or nil.
 func (v *Viewer) loadError() error {
+	if err := v.view3DError(); err != nil {
+		return err
+	}
 	for _, l := range v.layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
-			if k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx); ok {
-				if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
-					return err
+			for _, ax := range v.shownAxes() {
+				if k, ok := il.keyFor(ax, v.index[ax], v.mapIdx); ok {
+					if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
+						return err
+					}
 				}
 			}
 		}
@@ -698,7 +732,13 @@ func imageOf(l Layer) *ImageLayer {
 // which is drawn straight into the frame with the background painted
 // around it.
 func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
-	idx := v.index[v.axis]
+	v.paintAlong(f, group, v.axis, t, sw, sh, ps)
+}
+
+// paintAlong is paint for a slice along axis (a panel of the
+// orthogonal views).
+func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh, ps float64) {
+	idx := v.index[axis]
 	var shown []Layer
 	for _, l := range v.layers {
 		if l.Visible() && (group == nil || slices.Contains(group, l)) {
@@ -708,7 +748,7 @@ func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
 	start := 0
 	if len(shown) > 0 {
 		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
-			if p, _ := il.planeFor(v.axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) {
+			if p, _ := il.planeFor(axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) {
 				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
 				start = 1
 			}
@@ -720,10 +760,10 @@ func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
 	for _, l := range shown[start:] {
 		switch l := l.(type) {
 		case *PointsLayer:
-			l.inView = drawPoints(f, l.store, v.axis, idx, l.outOfSlice, l.size, l.opacity, t, sw, sh, ps)
+			l.inView = drawPoints(f, l.store, axis, idx, l.outOfSlice, l.size, l.opacity, t, sw, sh, ps)
 		default:
 			il := imageOf(l)
-			p, _ := il.planeFor(v.axis, idx, v.mapIdx)
+			p, _ := il.planeFor(axis, idx, v.mapIdx)
 			if p == nil {
 				continue
 			}
@@ -741,7 +781,7 @@ func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
 		if !ok || !l.Visible() || p.group != nil && !slices.Contains(p.group, l) {
 			continue
 		}
-		_, ca := v.axis.displayAxes()
+		_, ca := p.axis().displayAxes()
 		vs := il.vol.VoxelSize[ca]
 		if vs <= 0 {
 			return 0, ""
@@ -832,8 +872,9 @@ func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
 		return zyx, 0, 0, false
 	}
 	row, col = v.hoverPanel.cellAt(v.hoverPos)
-	ra, ca := v.axis.displayAxes()
-	zyx[v.axis] = v.index[v.axis]
+	ax := v.hoverPanel.axis()
+	ra, ca := ax.displayAxes()
+	zyx[ax] = v.index[ax]
 	zyx[ra], zyx[ca] = row, col
 	return zyx, row, col, true
 }
@@ -880,7 +921,7 @@ func (v *Viewer) updateStatus() {
 			if !inPanel(l) {
 				continue
 			}
-			if val, ok := v.ValueAt(l, row, col); ok {
+			if val, ok := v.valueIn(v.hoverPanel, l, row, col); ok {
 				fmt.Fprintf(&b, "  │  %s: %s", l.Name(), formatValue(val))
 			}
 		}
@@ -949,6 +990,12 @@ func (v *Viewer) loadingText() []string {
 func (v *Viewer) hint() string {
 	if len(v.layers) == 0 {
 		return "Open a file (File ▸ Open, or drop it here)"
+	}
+	switch {
+	case v.v3on():
+		return "drag to turn · scroll to zoom · double-click to reset"
+	case v.ortho:
+		return "click or drag to move the point · scroll to zoom · double-click to reset"
 	}
 	if v.Maps() > 1 {
 		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"
@@ -1048,6 +1095,7 @@ func (v *Viewer) ShowTab(t *container.TabItem) {
 // Close stops the loaders and closes every layer's volume.
 func (v *Viewer) Close() {
 	v.stopPlay()
+	v.close3D()
 	for _, l := range v.layers {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			il.ld.close()

@@ -1,0 +1,46 @@
+package viewer
+
+import (
+	"image"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// RenderOffscreenFrames is RenderOffscreen for a sequence: after setup
+// it calls before(v, i) for each frame i < n (turn the 3D camera),
+// waits until the viewer settles, and hands the window's image to
+// emit. The volume is read once for all frames (the 3D grids are kept).
+// Like RenderOffscreen it replaces the current Fyne app.
+func RenderOffscreenFrames(w, h int, stall time.Duration, setup func(v *Viewer) error, n int,
+	before func(v *Viewer, i int), emit func(i int, img image.Image) error) error {
+	ch := make(chan error)
+	go func() {
+		a := test.NewApp()
+		a.Settings().SetTheme(Theme())
+		win := a.NewWindow("voxlab")
+		q := &uiQueue{}
+		v := newViewer(win, q.post)
+		defer v.Close()
+		win.SetContent(v.root)
+		win.Resize(fyne.NewSize(float32(w), float32(h)))
+		if err := setup(v); err != nil {
+			ch <- err
+			return
+		}
+		for i := range n {
+			before(v, i)
+			if err := v.settle(q, stall); err != nil {
+				ch <- err
+				return
+			}
+			if err := emit(i, win.Canvas().Capture()); err != nil {
+				ch <- err
+				return
+			}
+		}
+		ch <- nil
+	}()
+	return <-ch
+}

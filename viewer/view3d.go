@@ -1,0 +1,808 @@
+package viewer
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/viewer/render3d"
+)
+
+// The 3D view draws the visible image layers with render3d (MIP,
+// attenuated MIP, minimum, average or a shaded iso-surface) through
+// each layer's contrast limits, gamma and colormap, blended bottom to
+// top as the 2D view blends them, with the points layers over them
+// (hidden behind an iso-surface). Dragging turns it (arcball), the
+// wheel zooms, a double click resets.
+//
+// Each image layer gets two grids built in one pass over its volume
+// on the layer's loader goroutine (the one user of its source), a slab
+// between slice reads: a coarse one within coarse3DBytes for frames
+// while the view moves, and a fine one within the 3D budget (full
+// resolution where it fits) drawn once the view has been still for
+// stillDelay. Rendering runs on a goroutine of the view's own, on all
+// cores, never on the UI goroutine; a new request cancels a fine frame
+// in progress.
+
+// coarse3DBytes is the coarse grid's budget: 512³ uint16 becomes 128³,
+// whose frames take ~10 ms (BENCHMARKS.md).
+const coarse3DBytes = 8 << 20
+
+// Default3DBudget is the fine grid's default budget per layer.
+const Default3DBudget = 512 << 20
+
+// stillDelay is how long the view must stay still before the fine
+// frame is drawn.
+const stillDelay = 150 * time.Millisecond
+
+// view3D is the 3D canvas and its controls.
+type view3D struct {
+	widget.BaseWidget
+	v *Viewer
+
+	cam    render3d.Camera
+	mode   render3d.Mode
+	thr    float64
+	thrSet bool
+	atten  float64
+	budget int64
+	// coarse is the coarse grid's budget (coarse3DBytes; tests lower it).
+	coarse int64
+
+	// UI goroutine state.
+	shown    *image.RGBA
+	grids    map[*ImageLayer]*layerGrids
+	gen      uint64 // requests sent
+	finalGen uint64 // the request whose final frame is on show
+	lastSig  string
+	status   string
+	// view is the last request's view, for tests.
+	view render3d.View
+
+	content   *fyne.Container
+	modeSel   *widget.Select
+	thrSlider *widget.Slider
+	thrLabel  *widget.Label
+	thrBox    *fyne.Container
+	attSlider *widget.Slider
+	extra     *fyne.Container
+	// syncing is set while the program moves the threshold slider.
+	syncing bool
+
+	// The render goroutine's inbox.
+	mu     sync.Mutex
+	req    *renderReq
+	cancel context.CancelFunc
+	wake   chan struct{}
+	quit   chan struct{}
+	done   chan struct{}
+}
+
+// layerGrids are one image layer's 3D grids (UI goroutine).
+type layerGrids struct {
+	m            int // the map they hold
+	coarse, fine *render3d.Grid
+	done, total  int
+	err          error
+}
+
+// renderReq is everything a frame needs, copied on the UI goroutine.
+type renderReq struct {
+	gen    uint64
+	w, h   int
+	view   render3d.View
+	layers []layerSnap
+	points []pointsSnap
+	// final: the coarse grids are the fine ones (nothing to refine).
+	final bool
+}
+
+type layerSnap struct {
+	coarse, fine *render3d.Grid
+	p            render3d.Params
+	tab          []uint32
+	lutLo, scale float64
+	direct       bool
+	opacity      float64
+	blend        Blending
+}
+
+type pointsSnap struct {
+	pts     []render3d.Vec
+	style   []PointStyle
+	diam    float64 // world units
+	opacity float64
+}
+
+func (v *Viewer) newView3D() *view3D {
+	w := &view3D{v: v, cam: render3d.DefaultCamera(), atten: 0.05, budget: Default3DBudget, coarse: coarse3DBytes,
+		grids: map[*ImageLayer]*layerGrids{}, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	w.ExtendBaseWidget(w)
+	// The controls' callbacks, run as they are set up, find it there.
+	v.v3 = w
+	w.modeSel = widget.NewSelect(render3d.Modes(), func(s string) {
+		if m, err := render3d.ParseMode(s); err == nil {
+			v.Set3DMode(m)
+		}
+		v.Refocus(false)
+	})
+	w.modeSel.SetSelected(w.mode.String())
+	w.thrLabel = widget.NewLabel("")
+	w.thrSlider = widget.NewSlider(0, 1)
+	w.thrSlider.OnChanged = func(x float64) {
+		if !w.syncing {
+			v.SetIsoThreshold(x)
+		}
+	}
+	w.attSlider = widget.NewSlider(0, 0.5)
+	w.attSlider.Step = 0.005
+	w.attSlider.SetValue(w.atten)
+	w.attSlider.OnChanged = func(x float64) {
+		w.atten = x
+		v.request3D()
+	}
+	reset := v.NewButton("Reset", theme.ZoomFitIcon(), func() {
+		w.cam = render3d.DefaultCamera()
+		v.request3D()
+	})
+	w.thrBox = container.NewBorder(nil, nil, w.thrLabel, nil, w.thrSlider)
+	w.extra = container.NewStack()
+	bar := container.NewBorder(nil, nil, container.NewHBox(widget.NewLabel("Rendering"), w.modeSel, reset), nil, w.extra)
+	w.content = container.NewBorder(bar, nil, nil, nil, w)
+	w.syncBar()
+	go w.run()
+	return w
+}
+
+// syncBar shows the control of the mode: the threshold for iso, the
+// attenuation for attenuated MIP.
+func (w *view3D) syncBar() {
+	switch w.mode {
+	case render3d.Iso:
+		w.extra.Objects = []fyne.CanvasObject{w.thrBox}
+	case render3d.Attenuated:
+		w.extra.Objects = []fyne.CanvasObject{container.NewBorder(nil, nil, widget.NewLabel("Attenuation"), nil, w.attSlider)}
+	default:
+		w.extra.Objects = nil
+	}
+	w.extra.Refresh()
+}
+
+// Is3D reports whether the 3D view is on show.
+func (v *Viewer) Is3D() bool { return v.v3 != nil && v.v3.Visible() && v.v3on() }
+
+func (v *Viewer) v3on() bool { return v.v3Check != nil && v.v3Check.Checked }
+
+// Set3D shows the 3D view in place of the slice panels (on), or the
+// panels again.
+func (v *Viewer) Set3D(on bool) {
+	if on && v.v3 == nil {
+		v.v3 = v.newView3D()
+	}
+	if v.v3Check.Checked != on {
+		v.v3Check.SetChecked(on) // calls Set3D again
+		return
+	}
+	if v.v3 == nil {
+		return
+	}
+	from, to := fyne.CanvasObject(v.v3.content), fyne.CanvasObject(v.panelBox)
+	if on {
+		from, to = to, from
+	}
+	for i, o := range v.viewBox.Objects {
+		if o == from {
+			v.viewBox.Objects[i] = to
+		}
+	}
+	v.viewBox.Refresh()
+	v.redraw()
+}
+
+// Mode3D returns the 3D rendering mode.
+func (v *Viewer) Mode3D() render3d.Mode {
+	if v.v3 == nil {
+		return render3d.MIP
+	}
+	return v.v3.mode
+}
+
+// Set3DMode chooses the 3D rendering mode.
+func (v *Viewer) Set3DMode(m render3d.Mode) {
+	if v.v3 == nil {
+		v.v3 = v.newView3D()
+	}
+	w := v.v3
+	if w.mode == m {
+		return
+	}
+	w.mode = m
+	w.modeSel.SetSelected(m.String())
+	w.syncBar()
+	v.request3D()
+}
+
+// SetCameraAngles turns the 3D view to azimuth az and elevation el, in
+// degrees (render3d.Angles), keeping its zoom.
+func (v *Viewer) SetCameraAngles(az, el float64) {
+	if v.v3 == nil {
+		v.v3 = v.newView3D()
+	}
+	z := v.v3.cam.Zoom
+	v.v3.cam = render3d.Angles(az, el)
+	v.v3.cam.Zoom = z
+	v.request3D()
+}
+
+// Camera returns the 3D view's camera.
+func (v *Viewer) Camera() render3d.Camera {
+	if v.v3 == nil {
+		return render3d.DefaultCamera()
+	}
+	return v.v3.cam
+}
+
+// SetIsoThreshold sets the iso-surface's value (default: halfway
+// between the contrast limits of the lowest visible image layer).
+func (v *Viewer) SetIsoThreshold(x float64) {
+	if v.v3 == nil {
+		v.v3 = v.newView3D()
+	}
+	w := v.v3
+	if w.thrSet && w.thr == x {
+		return
+	}
+	w.thr, w.thrSet = x, true
+	v.request3D()
+}
+
+// IsoThreshold returns the iso-surface's value in use.
+func (v *Viewer) IsoThreshold() float64 {
+	if v.v3 == nil {
+		return 0
+	}
+	return v.v3.threshold()
+}
+
+// Set3DBudget sets the bytes the fine 3D grid of each layer may take
+// (Default3DBudget); grids built already are kept.
+func (v *Viewer) Set3DBudget(b int64) {
+	if v.v3 == nil {
+		v.v3 = v.newView3D()
+	}
+	v.v3.budget = max(b, v.v3.coarse)
+}
+
+// threshold is the iso value: the one set, else halfway between the
+// contrast limits of the lowest visible image layer.
+func (w *view3D) threshold() float64 {
+	if w.thrSet {
+		return w.thr
+	}
+	for _, l := range w.v.layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			return (il.lo + il.hi) / 2
+		}
+	}
+	return 0
+}
+
+// close3D stops the render goroutine.
+func (v *Viewer) close3D() {
+	if v.v3 == nil {
+		return
+	}
+	w := v.v3
+	w.mu.Lock()
+	if w.cancel != nil {
+		w.cancel()
+	}
+	w.mu.Unlock()
+	select {
+	case <-w.quit:
+	default:
+		close(w.quit)
+	}
+	<-w.done
+}
+
+// frame3D returns the reference frame of the 3D view: the extent of the
+// visible layers (z, y, x) and the voxel size of the lowest visible
+// image layer that has one.
+func (v *Viewer) frame3D() (e [3]int, vs [3]float64) {
+	e = v.dimsExtent()
+	vs = [3]float64{1, 1, 1}
+	for _, l := range v.layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
+				vs = s
+			}
+			break
+		}
+	}
+	return e, vs
+}
+
+// request3D asks for a frame of the current state, unless it is the
+// state of the last request. It starts building the grids of layers
+// that have none. UI goroutine.
+func (v *Viewer) request3D() {
+	w := v.v3
+	if w == nil || !v.v3on() || v.frozen > 0 {
+		return
+	}
+	sz := w.Size()
+	ps := 1.0
+	if c := fyne.CurrentApp().Driver().CanvasForObject(w); c != nil && c.Scale() > 0 {
+		ps = float64(c.Scale())
+	}
+	pw, ph := int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps))
+	if pw < 2 || ph < 2 {
+		return
+	}
+	// A removed layer's grids (up to the budget each) go with it.
+	for il := range w.grids {
+		if v.indexOf(il) < 0 {
+			delete(w.grids, il)
+		}
+	}
+	e, vs := v.frame3D()
+	ext := render3d.Vec{float64(e[2]) * vs[2], float64(e[1]) * vs[1], float64(e[0]) * vs[0]}
+	req := &renderReq{w: pw, h: ph, view: render3d.NewView(pw, ph, w.cam, ext), final: true}
+	var sig strings.Builder
+	fmt.Fprintf(&sig, "%d %d %v %v %v %v %v|", pw, ph, w.cam, w.mode, w.threshold(), w.atten, ext)
+	var building []string
+	for _, l := range v.layers {
+		il, ok := l.(*ImageLayer)
+		if !ok || !l.Visible() || il.fixed != nil {
+			continue
+		}
+		m := 0
+		if il.maps > 1 {
+			if v.mapIdx >= il.maps {
+				continue
+			}
+			m = v.mapIdx
+		}
+		lg := w.grids[il]
+		if lg == nil || lg.m != m {
+			lg = w.build(il, m)
+		}
+		if lg.err != nil {
+			continue
+		}
+		if lg.fine == nil {
+			building = append(building, fmt.Sprintf("building the 3D copy of %s: %d%%", il.name, lg.done*100/max(lg.total, 1)))
+			continue
+		}
+		lt := il.lookup(il.vol.DType)
+		s := layerSnap{coarse: lg.coarse, fine: lg.fine, tab: slices.Clone(lt.tab), lutLo: lt.lo, scale: lt.scale,
+			direct: lutDirect(il.vol.DType), opacity: il.opacity, blend: il.blend}
+		s.p = render3d.Params{Mode: w.mode, Lo: il.lo, Hi: il.hi, Attenuation: w.atten, Threshold: w.threshold()}
+		// Centre each layer where its voxel (0, 0, 0) meets the others'.
+		sh := il.extent()
+		for k := range 3 {
+			s.p.Offset[2-k] = float64(sh[k]-e[k]) / 2 * vs[k]
+		}
+		if s.coarse != s.fine {
+			req.final = false
+		}
+		req.layers = append(req.layers, s)
+		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, il.lo, il.hi, il.gamma, il.opacity, il.cmapName, il.blend)
+	}
+	for _, l := range v.layers {
+		pl, ok := l.(*PointsLayer)
+		if !ok || !l.Visible() {
+			continue
+		}
+		pl.store.mu.RLock()
+		ps := pointsSnap{diam: pl.size * math.Min(vs[1], vs[2]), opacity: pl.opacity}
+		ps.pts = make([]render3d.Vec, len(pl.store.pts))
+		ps.style = make([]PointStyle, len(pl.store.pts))
+		for i, p := range pl.store.pts {
+			ps.pts[i] = render3d.WorldOf(p.Z, p.Y, p.X, e, vs)
+			ps.style[i] = pl.store.styles[pl.store.style[i]]
+		}
+		fmt.Fprintf(&sig, "pts %d %v %v|", pl.store.version, pl.size, pl.opacity)
+		pl.store.mu.RUnlock()
+		req.points = append(req.points, ps)
+	}
+	w.setStatus(strings.Join(building, "   "))
+	if w.mode == render3d.Iso {
+		w.syncThreshold()
+	}
+	if sig.String() == w.lastSig {
+		return
+	}
+	w.lastSig = sig.String()
+	w.view = req.view
+	w.gen++
+	req.gen = w.gen
+	w.mu.Lock()
+	w.req = req
+	if w.cancel != nil {
+		w.cancel()
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// building reports whether a visible layer's grids are still being
+// built.
+func (w *view3D) building() bool {
+	for _, lg := range w.grids {
+		if lg.fine == nil && lg.err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// view3DSettled reports whether the 3D view, if on show, has drawn the
+// final frame of the current state (offscreen rendering waits for it).
+func (v *Viewer) view3DSettled() bool {
+	w := v.v3
+	if w == nil || !v.v3on() {
+		return true
+	}
+	v.request3D()
+	return !w.building() && w.gen > 0 && w.finalGen == w.gen
+}
+
+// view3DError returns the first error building a visible layer's 3D
+// grids, or nil.
+func (v *Viewer) view3DError() error {
+	w := v.v3
+	if w == nil || !v.v3on() {
+		return nil
+	}
+	for _, l := range v.layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			if lg := w.grids[il]; lg != nil && lg.err != nil {
+				return lg.err
+			}
+		}
+	}
+	return nil
+}
+
+// build starts building il's grids of map m on its loader goroutine, a
+// slab per task so that slice requests get in between.
+func (w *view3D) build(il *ImageLayer, m int) *layerGrids {
+	lg := &layerGrids{m: m, total: il.depth}
+	w.grids[il] = lg
+	b, err := render3d.NewBuilder(il.vol, m*il.depth, il.depth, []int64{w.coarse, w.budget})
+	if err != nil {
+		lg.err = err
+		w.v.ShowError(err)
+		return lg
+	}
+	var step func()
+	step = func() {
+		done, err := b.Step()
+		n := b.Done()
+		w.v.post(func() {
+			if w.grids[il] != lg {
+				return // the layer was removed, or another map asked for
+			}
+			lg.done = n
+			switch {
+			case err != nil:
+				lg.err = fmt.Errorf("3D view of %s: %w", il.name, err)
+				w.v.ShowError(lg.err)
+			case done:
+				gs := b.Grids()
+				lg.coarse, lg.fine = gs[0], gs[1]
+				if lg.fine.Factor == lg.coarse.Factor {
+					lg.coarse = lg.fine
+				}
+			}
+			w.v.request3D()
+		})
+		if err == nil && !done {
+			il.ld.do(step)
+		}
+	}
+	il.ld.do(step)
+	return lg
+}
+
+func (w *view3D) setStatus(s string) {
+	if w.status == s {
+		return
+	}
+	w.status = s
+	w.Refresh()
+}
+
+// run is the render goroutine: the newest request's coarse frame at
+// once, its fine frame once no newer request came for stillDelay.
+func (w *view3D) run() {
+	defer close(w.done)
+	var f, small render3d.Frame
+	for {
+		select {
+		case <-w.quit:
+			return
+		case <-w.wake:
+		}
+		w.mu.Lock()
+		req := w.req
+		w.req = nil
+		ctx, cancel := context.WithCancel(context.Background())
+		w.cancel = cancel
+		w.mu.Unlock()
+		if req == nil {
+			cancel()
+			continue
+		}
+		img := w.draw(ctx, req, false, &f, &small)
+		w.post(req.gen, img, req.final)
+		if req.final {
+			cancel()
+			continue
+		}
+		t := time.NewTimer(stillDelay)
+		select {
+		case <-w.quit:
+			t.Stop()
+			cancel()
+			return
+		case <-w.wake:
+			t.Stop()
+			cancel()
+			w.wake <- struct{}{} // handled next round
+			continue
+		case <-t.C:
+		}
+		if img := w.draw(ctx, req, true, &f, &small); img != nil && ctx.Err() == nil {
+			w.post(req.gen, img, true)
+		}
+		cancel()
+	}
+}
+
+// post shows img on the UI goroutine.
+func (w *view3D) post(gen uint64, img *image.RGBA, final bool) {
+	if img == nil {
+		return
+	}
+	w.v.post(func() {
+		if gen < w.finalGen {
+			return
+		}
+		w.shown = img
+		if final && gen == w.gen {
+			w.finalGen = gen
+		}
+		w.Refresh()
+	})
+}
+
+// draw renders req: from the fine grids at full size, or from the
+// coarse ones at about one pixel per voxel (render3d.Coarse), scaled up.
+// It returns nil when ctx was cancelled.
+func (w *view3D) draw(ctx context.Context, req *renderReq, fine bool, f, small *render3d.Frame) *image.RGBA {
+	var res frame
+	res.resize(req.w, req.h)
+	res.fill(0, 0, res.w, res.h)
+	depth := make([]float32, req.w*req.h)
+	for i := range depth {
+		depth[i] = float32(math.Inf(1))
+	}
+	f.Resize(req.w, req.h)
+	for i, l := range req.layers {
+		g := l.coarse
+		if fine || req.final {
+			g = l.fine
+		}
+		if fine || req.final || g == l.fine {
+			if err := render3d.RenderContext(ctx, f, g, req.view, l.p); err != nil {
+				return nil
+			}
+		} else {
+			cw, ch := render3d.Coarse(g, req.view)
+			if err := render3d.RenderContext(ctx, small, g, req.view.Scaled(cw, ch), l.p); err != nil {
+				return nil
+			}
+			render3d.Upscale(f, small)
+		}
+		composite(&res, f, &l, i == 0, depth)
+	}
+	for _, ps := range req.points {
+		drawPoints3D(&res, req.view, ps, depth)
+	}
+	return res.img
+}
+
+// colour returns the layer's colour of value x.
+func (l *layerSnap) colour(x float64) uint32 {
+	n := len(l.tab)
+	var i int
+	if l.direct {
+		i = int(math.Min(math.Max(math.Round(x), 0), float64(n-1)))
+	} else {
+		t := (x - l.lutLo) * l.scale
+		switch {
+		case math.IsInf(l.scale, 1):
+			if x >= l.lutLo {
+				i = n - 1
+			}
+		default:
+			i = int(math.Min(math.Max(t+0.5, 0), float64(n-1)))
+		}
+	}
+	return l.tab[i]
+}
+
+// composite blends one layer's frame into dst: its colour by the
+// layer's table (an iso-surface: the colormap's colour at the upper
+// contrast limit, lit), over the layers below by its opacity and
+// blending; pixels whose rays missed stay as they are. Iso hits lower
+// depth, which hides points behind them.
+func composite(dst *frame, f *render3d.Frame, l *layerSnap, base bool, depth []float32) {
+	a := uint32(l.opacity*256 + 0.5)
+	iso := l.p.Mode == render3d.Iso
+	top := l.colour(l.p.Hi)
+	for k, x := range f.Val {
+		if x != x {
+			continue
+		}
+		var c uint32
+		if iso {
+			s := uint32(f.Shade[k]*256 + 0.5)
+			c = 0xff000000 | ((top&0xff)*s>>8)&0xff | ((top>>8&0xff)*s>>8)<<8 | ((top>>16&0xff)*s>>8)<<16
+			depth[k] = min(depth[k], f.Depth[k])
+		} else {
+			c = l.colour(float64(x))
+		}
+		if base && a >= 256 && l.blend == Translucent {
+			dst.px[k] = c
+			continue
+		}
+		dst.px[k] = blendPixel(dst.px[k], c, a, l.blend)
+	}
+}
+
+// blendPixel mixes c over d with alpha a/256: translucent or additive.
+func blendPixel(d, c, a uint32, mode Blending) uint32 {
+	var out uint32 = 0xff000000
+	for sh := uint32(0); sh < 24; sh += 8 {
+		dc, cc := d>>sh&0xff, c>>sh&0xff
+		var v uint32
+		if mode == Additive {
+			v = min(dc+(cc*a>>8), 255)
+		} else {
+			v = (cc*a + dc*(256-a)) >> 8
+		}
+		out |= v << sh
+	}
+	return out
+}
+
+// drawPoints3D draws markers at the points' projections, nearest last,
+// skipping those behind an iso-surface at their centre.
+func drawPoints3D(dst *frame, v render3d.View, ps pointsSnap, depth []float32) {
+	diam := math.Max(ps.diam/v.Pixel, 3)
+	for i, p := range ps.pts {
+		x, y, d := v.Project(p)
+		xi, yi := int(x), int(y)
+		if xi < 0 || yi < 0 || xi >= dst.w || yi >= dst.h {
+			continue
+		}
+		if float64(depth[yi*dst.w+xi]) < d-ps.diam/2 {
+			continue
+		}
+		drawMarker(dst, x, y, diam, ps.style[i], ps.opacity)
+	}
+}
+
+// CreateRenderer draws the last frame and the build progress.
+func (w *view3D) CreateRenderer() fyne.WidgetRenderer {
+	r := &view3DRenderer{w: w}
+	r.img = canvas.NewImageFromImage(nil)
+	r.img.FillMode = canvas.ImageFillStretch
+	r.img.ScaleMode = canvas.ImageScalePixels
+	r.text = canvas.NewText("", overlayText)
+	r.textBg = canvas.NewRectangle(overlayShade)
+	r.text.TextSize = max(theme.TextSize()*0.9, MinTextSize)
+	return r
+}
+
+type view3DRenderer struct {
+	w      *view3D
+	img    *canvas.Image
+	text   *canvas.Text
+	textBg *canvas.Rectangle
+	size   fyne.Size
+}
+
+func (r *view3DRenderer) Layout(size fyne.Size) {
+	if size != r.size {
+		r.size = size
+		r.img.Resize(size)
+		r.w.v.request3D()
+	}
+	r.Refresh()
+}
+
+func (r *view3DRenderer) MinSize() fyne.Size { return fyne.NewSize(64, 64) }
+
+func (r *view3DRenderer) Refresh() {
+	if r.w.shown != nil {
+		r.img.Image = r.w.shown
+	}
+	r.img.Refresh()
+	pad := theme.Padding()
+	r.text.Text = r.w.status
+	r.text.Move(fyne.NewPos(pad*2, pad))
+	r.text.Refresh()
+	ts := fyne.MeasureText(r.text.Text, r.text.TextSize, r.text.TextStyle)
+	r.textBg.Hidden = r.text.Text == ""
+	r.textBg.Move(fyne.NewPos(pad, pad))
+	r.textBg.Resize(fyne.NewSize(ts.Width+2*pad, ts.Height))
+	r.textBg.Refresh()
+}
+
+func (r *view3DRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.img, r.textBg, r.text}
+}
+
+func (r *view3DRenderer) Destroy() {}
+
+// Dragged turns the volume with the pointer (arcball).
+func (w *view3D) Dragged(e *fyne.DragEvent) {
+	sz := w.Size()
+	x1, y1 := float64(e.Position.X), float64(e.Position.Y)
+	w.cam.Drag(x1-float64(e.Dragged.DX), y1-float64(e.Dragged.DY), x1, y1, float64(sz.Width), float64(sz.Height))
+	w.v.request3D()
+}
+
+// DragEnd ends a turn.
+func (w *view3D) DragEnd() {}
+
+// Scrolled zooms: one wheel notch by 2^(1/4), as the 2D view.
+func (w *view3D) Scrolled(e *fyne.ScrollEvent) {
+	w.cam.Zoom = math.Min(math.Max(w.cam.Zoom*math.Pow(2, float64(e.Scrolled.DY)/40), 1.0/16), 64)
+	w.v.request3D()
+}
+
+// DoubleTapped resets the camera.
+func (w *view3D) DoubleTapped(*fyne.PointEvent) {
+	w.cam = render3d.DefaultCamera()
+	w.v.request3D()
+}
+
+// syncThreshold sets the threshold slider's range to the lowest visible
+// image layer's values seen so far.
+func (w *view3D) syncThreshold() {
+	for _, l := range w.v.layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			lo, hi := il.rangeLo, il.rangeHi
+			if hi > lo {
+				w.thrSlider.Min, w.thrSlider.Max = lo, hi
+				w.thrSlider.Step = (hi - lo) / 200
+			}
+			break
+		}
+	}
+	t := w.threshold()
+	w.syncing = true // SetValue must not count as the user's choice
+	w.thrSlider.SetValue(t)
+	w.syncing = false
+	setText(w.thrLabel, "Threshold "+formatValue(t), w.thrBox)
+}

@@ -1,0 +1,198 @@
+package viewer
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer/render3d"
+)
+
+// green3D counts green-dominant pixels of the 3D frame within r pixels
+// of (x, y).
+func green3D(h *harness, x, y, r float64) int {
+	img := h.v.v3.shown
+	n := 0
+	for j := int(y - r); j <= int(y+r); j++ {
+		for i := int(x - r); i <= int(x+r); i++ {
+			c := img.RGBAAt(i, j)
+			if int(c.G) > int(c.R)+40 && int(c.G) > int(c.B)+40 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestView3DIsoAndPoints renders a sphere's iso-surface in the 3D view
+// after its grids were built (coarse at factor 2, fine at full
+// resolution): the final frame shows the surface lit, at the centre;
+// a point inside the sphere is hidden behind it and a point in front
+// of the empty corner shows.
+func TestView3DIsoAndPoints(t *testing.T) {
+	h := newHarness(t)
+	const n, r = 40, 12.0
+	c := float64(n-1) / 2
+	vol := memVolume(t, volume.Float32, [3]int{n, n, n}, func(z, y, x int) float64 {
+		return r - math.Sqrt((float64(z)-c)*(float64(z)-c)+(float64(y)-c)*(float64(y)-c)+(float64(x)-c)*(float64(x)-c))
+	})
+	if _, err := h.v.AddImage("sphere", vol, ImageOptions{Contrast: [2]float64{-10, 12}}); err != nil {
+		t.Fatal(err)
+	}
+	inside := Point{Z: c, Y: c, X: c}
+	corner := Point{Z: 3, Y: 3, X: 3}
+	h.v.AddPoints("cells", []Point{inside, corner})
+	h.v.Set3DMode(render3d.Iso)
+	h.v.SetIsoThreshold(0)
+	h.v.v3.coarse = int64(n*n*n*4) / 8 // factor 2
+	h.v.SetCameraAngles(25, 15)
+	h.v.Set3D(true)
+	h.settle()
+
+	w := h.v.v3
+	var lg *layerGrids
+	for _, g := range w.grids {
+		lg = g
+	}
+	if lg == nil || lg.coarse.Factor != 2 || lg.fine.Factor != 1 {
+		t.Fatalf("grids %+v: want factors 2 and 1", lg)
+	}
+	if w.finalGen != w.gen || w.shown == nil {
+		t.Fatalf("final frame %d of %d on show", w.finalGen, w.gen)
+	}
+	v := w.view
+	if w.shown.Bounds().Dx() != v.W {
+		t.Fatalf("frame %v, view %dx%d", w.shown.Bounds(), v.W, v.H)
+	}
+	// The surface faces the viewer at the centre: fully lit grey.
+	ctr := w.shown.RGBAAt(v.W/2, v.H/2)
+	if ctr.R < 200 || ctr.R != ctr.G || ctr.G != ctr.B {
+		t.Fatalf("centre pixel %v, want a lit grey surface", ctr)
+	}
+	e, vs := h.v.frame3D()
+	at := func(p Point) (float64, float64) {
+		x, y, _ := v.Project(render3d.WorldOf(p.Z, p.Y, p.X, e, vs))
+		return x, y
+	}
+	if x, y := at(inside); green3D(h, x, y, 40) != 0 {
+		t.Fatalf("the point inside the sphere shows at (%.0f, %.0f)", x, y)
+	}
+	// Markers are rings: count within their radius.
+	if x, y := at(corner); green3D(h, x, y, 40) == 0 {
+		t.Fatalf("the point at the corner does not show at (%.0f, %.0f)", x, y)
+	}
+
+	// MIP blends the points over the volume: both show.
+	h.v.Set3DMode(render3d.MIP)
+	h.settle()
+	if x, y := at(inside); green3D(h, x, y, 40) == 0 {
+		t.Fatalf("MIP: the point inside the sphere does not show")
+	}
+	// Back to the slices: the panels are on show again.
+	h.v.Set3D(false)
+	if h.v.Is3D() {
+		t.Fatal("still 3D")
+	}
+}
+
+// TestView3DDrag turns the camera by a drag and resets it with a double
+// tap.
+func TestView3DDrag(t *testing.T) {
+	h := newHarness(t)
+	vol := memVolume(t, volume.Uint8, [3]int{8, 8, 8}, func(z, y, x int) float64 { return float64(x * 30) })
+	if _, err := h.v.AddImage("v", vol, ImageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.v.Set3D(true)
+	h.settle()
+	w := h.v.v3
+	sz := w.Size()
+	w.Dragged(dragEvent(sz.Width/2+40, sz.Height/2, 40, 0))
+	if h.v.Camera().Rot == render3d.Identity {
+		t.Fatal("a drag did not turn the camera")
+	}
+	h.settle()
+	if w.view.Cam.Rot != h.v.Camera().Rot {
+		t.Fatal("the frame on show is not of the turned camera")
+	}
+	w.DoubleTapped(nil)
+	if h.v.Camera().Rot != render3d.Identity {
+		t.Fatal("a double tap did not reset the camera")
+	}
+}
+
+func dragEvent(x, y, dx, dy float32) *fyne.DragEvent {
+	return &fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, y)}, Dragged: fyne.Delta{DX: dx, DY: dy}}
+}
+
+// TestView3DBlendsLayers: two layers in 3D blend as in 2D: an additive
+// red layer over a grey one adds its red where its MIP is bright, and
+// removing it drops its grids.
+func TestView3DBlendsLayers(t *testing.T) {
+	h := newHarness(t)
+	grey := memVolume(t, volume.Uint8, [3]int{8, 16, 16}, func(z, y, x int) float64 { return 100 })
+	red := memVolume(t, volume.Uint8, [3]int{8, 16, 16}, func(z, y, x int) float64 {
+		if x >= 8 {
+			return 255
+		}
+		return 0
+	})
+	if _, err := h.v.AddImage("grey", grey, ImageOptions{Contrast: [2]float64{0, 255}}); err != nil {
+		t.Fatal(err)
+	}
+	rl, err := h.v.AddImage("red", red, ImageOptions{Contrast: [2]float64{0, 255}, Colormap: "red", Blending: Additive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.v.Set3D(true)
+	h.settle()
+	v := h.v.v3.view
+	img := h.v.v3.shown
+	// Down z, x to the right: the left half is grey only, the right
+	// half grey plus full red.
+	at := func(x float64) [3]uint8 {
+		sx, sy, _ := v.Project(render3d.WorldOf(4, 8, x, [3]int{8, 16, 16}, [3]float64{1, 1, 1}))
+		c := img.RGBAAt(int(sx), int(sy))
+		return [3]uint8{c.R, c.G, c.B}
+	}
+	if l, r := at(3), at(12); l != [3]uint8{100, 100, 100} || r != [3]uint8{255, 100, 100} {
+		t.Fatalf("left %v, right %v: want grey 100 and grey plus red", l, r)
+	}
+	h.v.RemoveLayer(rl)
+	h.settle()
+	if len(h.v.v3.grids) != 1 {
+		t.Fatalf("%d layers' grids after removing one", len(h.v.v3.grids))
+	}
+}
+
+// failingSource fails reads of more than one plane: the slices on
+// screen read, the 3D view's slabs do not.
+type failingSource struct{ volume.Source }
+
+func (f failingSource) ReadSlab(z0, z1 int, dst []byte) error {
+	if z1-z0 > 1 {
+		return errors.New("disk on fire")
+	}
+	return f.Source.ReadSlab(z0, z1, dst)
+}
+
+// TestView3DReadError: a volume that cannot be read whole fails the 3D
+// view with an error naming the layer (offscreen rendering returns it).
+func TestView3DReadError(t *testing.T) {
+	h := newHarness(t)
+	good := memVolume(t, volume.Uint8, [3]int{4, 8, 8}, func(z, y, x int) float64 { return 7 })
+	bad := volume.New("bad.npy", failingSource{good.Source()})
+	if _, err := h.v.AddImage("bad", bad, ImageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.v.Set3D(true)
+	err := h.v.settle(h.q, 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "3D view of bad") {
+		t.Fatalf("settle: %v, want the read error naming the layer", err)
+	}
+}
