@@ -1,0 +1,109 @@
+package volume
+
+import (
+	"math"
+	"path/filepath"
+	"testing"
+)
+
+// typeValue is gen_types.py's value of voxel (z, y, x) for a dtype, with
+// k added to the grid (k = 11c for channel c of an OME-TIFF).
+func typeValue(dt DType, k int) func(z, y, x int) float64 {
+	return func(z, y, x int) float64 {
+		g := gridAt(z, y, x, k)
+		switch dt {
+		case Int8:
+			return float64(g%251 - 125)
+		case Uint8:
+			return float64(g % 251)
+		case Int16:
+			return float64(g%60000 - 30000)
+		case Uint16:
+			return float64(g % 60000)
+		case Int32:
+			return float64((g%60000 - 30000) * 70001)
+		case Uint32:
+			return float64((g % 60000) * 70001)
+		}
+		return float64(g%97)*0.25 - 3.5
+	}
+}
+
+func TestTypesNPY(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		dt   DType
+	}{
+		{"int8_le.npy", Int8},
+		{"int16_le.npy", Int16}, {"int16_be.npy", Int16},
+		{"int32_le.npy", Int32}, {"int32_be.npy", Int32},
+		{"uint32_le.npy", Uint32}, {"uint32_be.npy", Uint32},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			v, err := Open(filepath.Join("testdata", "types", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			checkVolume(t, v, tc.dt, goldShape, typeValue(tc.dt, 0))
+		})
+	}
+}
+
+func TestTypesMRC(t *testing.T) {
+	for _, tc := range []struct {
+		file, mode string
+		dt         DType
+		stored     DType // the values' type before any conversion
+	}{
+		{"mode0.mrc", "0 (int8 stored, read as int8)", Int8, Int8},
+		{"mode1.mrc", "1 (int16 stored, read as int16)", Int16, Int16},
+		{"mode2.mrc", "2 (float32 stored, read as float32)", Float32, Float32},
+		{"mode6.mrc", "6 (uint16 stored, read as uint16)", Uint16, Uint16},
+		{"mode12.mrc", "12 (float16 stored, read as float32)", Float32, Float32},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			p := filepath.Join("testdata", "types", tc.file)
+			v, err := Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			checkVolume(t, v, tc.dt, goldShape, typeValue(tc.stored, 0))
+			d, err := Inspect(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Header[0].Value != tc.mode {
+				t.Errorf("info mode %q, want %q", d.Header[0].Value, tc.mode)
+			}
+		})
+	}
+}
+
+// TestFloat16 checks the half-precision conversion on every one of the
+// 65536 values against the definition (-1)^s · 2^(e-15) · (1 + f/1024),
+// subnormals 2^-14 · f/1024.
+func TestFloat16(t *testing.T) {
+	for h := 0; h < 1<<16; h++ {
+		s, e, f := h>>15, h>>10&0x1f, h&0x3ff
+		var want float64
+		switch {
+		case e == 0x1f && f == 0:
+			want = math.Inf(1)
+		case e == 0x1f:
+			want = math.NaN()
+		case e == 0:
+			want = math.Ldexp(float64(f)/1024, -14)
+		default:
+			want = math.Ldexp(1+float64(f)/1024, e-15)
+		}
+		if s == 1 {
+			want = -want
+		}
+		got := float64(Float16(uint16(h)))
+		if math.IsNaN(want) != math.IsNaN(got) || (!math.IsNaN(want) && (got != want || math.Signbit(got) != (s == 1))) {
+			t.Fatalf("Float16(%#04x) = %v, want %v", h, got, want)
+		}
+	}
+}
