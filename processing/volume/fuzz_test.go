@@ -88,6 +88,7 @@ func FuzzMRCHeader(f *testing.F) {
 // strip) opens and fails when read, as libtiff does.
 func FuzzTIFF(f *testing.F) {
 	addGolden(f, "tiff/*.tif")
+	addGolden(f, "types/*.tif")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tf, err := readTIFF("fuzz.tif", bytes.NewReader(b), int64(len(b)), 64)
 		if err != nil {

@@ -199,6 +199,8 @@ func TestGoldenTIFF(t *testing.T) {
 		{"deflate_pred_be_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
 		{"lzw_u16.tif", Uint16, [3]int{2, 64, 80}, [3]float64{}, goldInts(60000, 0)},
 		{"packbits_u16.tif", Uint16, [3]int{2, 64, 80}, [3]float64{}, goldInts(60000, 0)},
+		{"int16.tif", Int16, goldShape, [3]float64{}, goldInts(100, 0)},
+		{"tiled.tif", Uint16, [3]int{1, 32, 32}, [3]float64{}, func(z, y, x int) float64 { return 0 }},
 		{"planes", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {

@@ -11,8 +11,10 @@ import (
 )
 
 // A hand-written baseline TIFF 6.0 parser (classic and BigTIFF) for
-// grayscale, stripped images, uncompressed or compressed with LZW,
-// Deflate or PackBits (tiffcodec.go). golang.org/x/image/tiff
+// grayscale images in strips or tiles, uncompressed or compressed with
+// LZW, Deflate or PackBits (tiffcodec.go), of 8-, 16- and 32-bit
+// unsigned and signed integers (SampleFormat 1 and 2) and 32- and 64-bit
+// floats; OME-TIFF's channels (ome.go). golang.org/x/image/tiff
 // decodes only the first page into an image.Image and has no float32
 // samples, so it can neither read a multi-page stack nor read one page of
 // it lazily; here only IFDs are parsed at open and a page's strips are
@@ -36,6 +38,9 @@ const (
 	tagResolutionUnit  = 296
 	tagPredictor       = 317
 	tagTileWidth       = 322
+	tagTileLength      = 323
+	tagTileOffsets     = 324
+	tagTileByteCounts  = 325
 	tagSampleFormat    = 339
 )
 
@@ -55,13 +60,20 @@ type tiffFile struct {
 	bigTIFF   bool
 	bigEndian bool
 	pages     []*tiffPage
+	// ome is an OME-TIFF's Pixels (nil for plain TIFF); pages then hold
+	// only channel's planes.
+	ome     *omePixels
+	channel int
 }
 
-// tiffPage is one grayscale, stripped image.
+// tiffPage is one grayscale image in strips or tiles.
 type tiffPage struct {
 	width, height int
 	dtype         DType
 	rowsPerStrip  int
+	// tileW and tileH are the tile shape of a tiled page (0: strips);
+	// offsets and counts then locate the tiles, row of tiles by row.
+	tileW, tileH int
 	// compression is the TIFF code (1 none, 5 LZW, 8 or 32946 Deflate,
 	// 32773 PackBits); predictor 1 none, 2 horizontal differencing.
 	compression, predictor int
@@ -334,9 +346,6 @@ func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
 	} else {
 		p.predictor = int(pr)
 	}
-	if _, tiled := en[tagTileWidth]; tiled {
-		return nil, errors.New("tiled TIFF is not supported: voxlab reads images stored in strips")
-	}
 	if spp, err := get(tagSamplesPerPixel, 1); err != nil {
 		return nil, err
 	} else if spp != 1 {
@@ -350,7 +359,12 @@ func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
 	if p.dtype, err = t.sampleType(en, get); err != nil {
 		return nil, err
 	}
-	if err := t.strips(p, en, get); err != nil {
+	if _, tiled := en[tagTileWidth]; tiled {
+		err = t.tiles(p, en, get)
+	} else {
+		err = t.strips(p, en, get)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if e, ok := en[tagDescription]; ok && e.typ == 2 {
@@ -378,6 +392,14 @@ func (t *tiffReader) sampleType(en map[uint16]tiffEntry, get func(uint16, uint64
 		return Uint8, nil
 	case format == 1 && bits == 16:
 		return Uint16, nil
+	case format == 1 && bits == 32:
+		return Uint32, nil
+	case format == 2 && bits == 8:
+		return Int8, nil
+	case format == 2 && bits == 16:
+		return Int16, nil
+	case format == 2 && bits == 32:
+		return Int32, nil
 	case format == 3 && bits == 32:
 		return Float32, nil
 	case format == 3 && bits == 64:
@@ -387,7 +409,7 @@ func (t *tiffReader) sampleType(en map[uint16]tiffEntry, get func(uint16, uint64
 	if kind == "" {
 		kind = "sample format " + strconv.FormatUint(format, 10)
 	}
-	return InvalidDType, fmt.Errorf("%d-bit %s samples are not supported (voxlab reads uint8, uint16, float32 and float64)", bits, kind)
+	return InvalidDType, fmt.Errorf("%d-bit %s samples are not supported (voxlab reads 8-, 16- and 32-bit integers, signed or not, float32 and float64)", bits, kind)
 }
 
 // strips records the strip offsets and checks that each strip holds its
@@ -433,6 +455,64 @@ func (t *tiffReader) strips(p *tiffPage, en map[uint16]tiffEntry, get func(uint1
 	return nil
 }
 
+// maxTileBytes bounds the tile a reader decodes into memory: microscopes
+// write tiles of 256 to 1024 pixels a side; a damaged tag could ask for
+// gigabytes.
+const maxTileBytes = 256 << 20
+
+// tiles records the tile offsets and checks that each tile lies inside
+// the file (and, uncompressed, holds its whole tile: edge tiles are
+// stored padded to the full tile shape).
+func (t *tiffReader) tiles(p *tiffPage, en map[uint16]tiffEntry, get func(uint16, uint64) (uint64, error)) error {
+	oe, ok1 := en[tagTileOffsets]
+	ce, ok2 := en[tagTileByteCounts]
+	if !ok1 || !ok2 {
+		return errors.New("tiled, but no TileOffsets or TileByteCounts")
+	}
+	tw, err := get(tagTileWidth, 0)
+	if err != nil {
+		return err
+	}
+	th, err := get(tagTileLength, 0)
+	if err != nil {
+		return err
+	}
+	if tw == 0 || th == 0 || tw > 1<<16 || th > 1<<16 {
+		return fmt.Errorf("tile shape %d x %d is missing or invalid", tw, th)
+	}
+	p.tileW, p.tileH = int(tw), int(th)
+	across, down := (p.width+p.tileW-1)/p.tileW, (p.height+p.tileH-1)/p.tileH
+	offs, err := t.uints(oe)
+	if err != nil {
+		return err
+	}
+	counts, err := t.uints(ce)
+	if err != nil {
+		return err
+	}
+	if len(offs) != across*down || len(counts) != across*down {
+		return fmt.Errorf("%d tile offsets and %d byte counts for %d x %d tiles of %d x %d", len(offs), len(counts), down, across, p.tileH, p.tileW)
+	}
+	tileBytes := int64(p.tileW) * int64(p.tileH) * int64(p.dtype.Size())
+	if tileBytes > maxTileBytes {
+		return fmt.Errorf("tiles of %d x %d %s (%d MiB each) are larger than voxlab's limit of %d MiB", p.tileH, p.tileW, p.dtype, tileBytes>>20, maxTileBytes>>20)
+	}
+	for i := range offs {
+		need := tileBytes
+		if p.compression != 1 {
+			need = int64(min(counts[i], math.MaxInt64))
+		} else if counts[i] < uint64(need) {
+			return fmt.Errorf("tile %d holds %d bytes, a %d x %d tile needs %d", i, counts[i], p.tileH, p.tileW, need)
+		}
+		if offs[i] > uint64(t.size) || uint64(need) > uint64(t.size)-offs[i] {
+			return fmt.Errorf("truncated: tile %d (%d bytes at byte %d) lies past the end of the file (%d bytes)", i, need, offs[i], t.size)
+		}
+		p.offsets = append(p.offsets, int64(offs[i]))
+		p.counts = append(p.counts, need)
+	}
+	return nil
+}
+
 // planeBytes returns the bytes of the page's image.
 func (p *tiffPage) planeBytes() int64 {
 	return int64(p.width) * int64(p.height) * int64(p.dtype.Size())
@@ -450,6 +530,9 @@ func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
 // strips are read one at a time into sb's buffer, which a source keeps
 // from page to page (nil: a buffer for this call).
 func (p *tiffPage) readInto(r io.ReaderAt, bigEndian bool, dst []byte, sb *stripBuf) error {
+	if p.tileW > 0 {
+		return p.readTiles(r, bigEndian, dst, sb)
+	}
 	if p.compression != 1 {
 		return p.readCompressed(r, bigEndian, dst, sb)
 	}
@@ -474,6 +557,9 @@ func (p *tiffPage) readInto(r io.ReaderAt, bigEndian bool, dst []byte, sb *strip
 // stripBytes returns the largest stored strip of a compressed page, the
 // buffer reading it takes (0 for an uncompressed page, read in place).
 func (p *tiffPage) stripBytes() int64 {
+	if p.tileW > 0 { // a stored tile and its decoded copy
+		return 2 * int64(p.tileW) * int64(p.tileH) * int64(p.dtype.Size())
+	}
 	if p.compression == 1 {
 		return 0
 	}

@@ -29,8 +29,9 @@ func (p *tiffPage) compressionName() string {
 // to strip and page to page: the stored strip and a zlib decoder to
 // reset, so reading a stack allocates nothing per plane.
 type stripBuf struct {
-	buf []byte
-	zr  io.ReadCloser
+	buf  []byte
+	tile []byte // a decoded tile
+	zr   io.ReadCloser
 }
 
 // readCompressed reads and decodes the page's strips into dst, one strip
@@ -62,6 +63,59 @@ func (p *tiffPage) readCompressed(r io.ReaderAt, bigEndian bool, dst []byte, sb 
 		}
 	}
 	p.finish(bigEndian, dst)
+	return nil
+}
+
+// readTiles reads the page's tiles one at a time: each is read (and
+// decoded) into sb's tile buffer, put in host order with its predictor
+// undone over the tile's rows (TIFF 6.0 applies the predictor per tile),
+// and its part inside the image copied into dst. Edge tiles overhang the
+// image; the overhang is dropped.
+func (p *tiffPage) readTiles(r io.ReaderAt, bigEndian bool, dst []byte, sb *stripBuf) error {
+	if sb == nil {
+		sb = &stripBuf{}
+	}
+	elem := p.dtype.Size()
+	tileRow := p.tileW * elem
+	tileBytes := tileRow * p.tileH
+	if cap(sb.tile) < tileBytes {
+		sb.tile = make([]byte, tileBytes)
+	}
+	tile := sb.tile[:tileBytes]
+	across := (p.width + p.tileW - 1) / p.tileW
+	rowBytes := p.width * elem
+	for i, off := range p.offsets {
+		n := int(p.counts[i])
+		if p.compression == 1 {
+			n = tileBytes
+		}
+		if cap(sb.buf) < n {
+			sb.buf = make([]byte, n)
+		}
+		buf := sb.buf[:n]
+		if _, err := r.ReadAt(buf, off); err != nil {
+			if errors.Is(err, io.EOF) {
+				return errors.New("truncated: the file ended inside an image tile")
+			}
+			return err
+		}
+		if p.compression == 1 {
+			copy(tile, buf)
+		} else if err := p.decodeStrip(tile, buf, sb); err != nil {
+			return fmt.Errorf("tile %d (%s): %w", i, tiffCompression[uint64(p.compression)], err)
+		}
+		if bigEndian {
+			swapBytes(tile, elem)
+		}
+		if p.predictor == 2 {
+			undoHorizontalDiff(tile, p.tileW, elem)
+		}
+		y0, x0 := i/across*p.tileH, i%across*p.tileW
+		w := (min(x0+p.tileW, p.width) - x0) * elem
+		for y := y0; y < min(y0+p.tileH, p.height); y++ {
+			copy(dst[y*rowBytes+x0*elem:y*rowBytes+x0*elem+w], tile[(y-y0)*tileRow:])
+		}
+	}
 	return nil
 }
 

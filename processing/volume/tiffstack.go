@@ -11,12 +11,34 @@ import (
 )
 
 func init() {
-	RegisterFormat(singleVolume("tiff", []string{".tif", ".tiff", ".btf", ".tf8"}, "TIFF files have no datasets", openTIFF, inspectTIFF, CreateTIFF))
+	f := singleVolume("tiff", []string{".tif", ".tiff", ".btf", ".tf8"}, "TIFF files have no datasets", openTIFF, inspectTIFF, CreateTIFF)
+	// The spec's internal path picks an OME-TIFF's channel.
+	f.Open = func(path, dataset string) (*Volume, error) {
+		c, err := parseChannel(path, dataset, "TIFF files have no datasets")
+		if err != nil {
+			return nil, err
+		}
+		return openTIFFChannel(path, c)
+	}
+	f.Inspect = func(path, dataset string) (*Description, error) {
+		c, err := parseChannel(path, dataset, "the file has no datasets")
+		if err != nil {
+			return nil, err
+		}
+		fl, tf, err := tiffFileOf(path, c)
+		if err != nil {
+			return nil, err
+		}
+		defer fl.Close()
+		return tf.describe(path, "tiff"), nil
+	}
+	RegisterFormat(f)
 }
 
-// tiffFileOf opens and parses a TIFF file, checking that its pages form a
-// stack: one size and dtype throughout.
-func tiffFileOf(path string) (*os.File, *tiffFile, error) {
+// tiffFileOf opens and parses a TIFF file, keeps the pages of channel c
+// (of an OME-TIFF; 0 for plain TIFF) and checks that they form a stack:
+// one size and dtype throughout.
+func tiffFileOf(path string, c int) (*os.File, *tiffFile, error) {
 	f, size, err := openSized(path)
 	if err != nil {
 		return nil, nil, err
@@ -24,6 +46,9 @@ func tiffFileOf(path string) (*os.File, *tiffFile, error) {
 	tf, err := readTIFF(path, f, size, 0)
 	if err == nil {
 		err = tf.expandImageJ(size)
+	}
+	if err == nil {
+		err = tf.selectChannel(c)
 	}
 	if err == nil {
 		err = tf.checkStack()
@@ -67,7 +92,11 @@ func (tf *tiffFile) expandImageJ(size int64) error {
 
 func (tf *tiffFile) info() Info {
 	p := tf.pages[0]
-	return Info{Shape: [3]int{len(tf.pages), p.height, p.width}, DType: p.dtype, VoxelSize: p.voxelSize()}
+	vs := p.voxelSize()
+	if tf.ome != nil {
+		vs = tf.ome.voxelSize()
+	}
+	return Info{Shape: [3]int{len(tf.pages), p.height, p.width}, DType: p.dtype, VoxelSize: vs}
 }
 
 // tiffSource reads pages of one multi-page TIFF file.
@@ -114,8 +143,10 @@ func (s *tiffSource) Close() error {
 	return c.Close()
 }
 
-func openTIFF(path string) (*Volume, error) {
-	f, tf, err := tiffFileOf(path)
+func openTIFF(path string) (*Volume, error) { return openTIFFChannel(path, 0) }
+
+func openTIFFChannel(path string, c int) (*Volume, error) {
+	f, tf, err := tiffFileOf(path, c)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +154,7 @@ func openTIFF(path string) (*Volume, error) {
 }
 
 func inspectTIFF(path string) (*Description, error) {
-	f, tf, err := tiffFileOf(path)
+	f, tf, err := tiffFileOf(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -147,8 +178,30 @@ func (tf *tiffFile) describe(path, format string) *Description {
 		{"variant", kind},
 		{"byte order", order},
 		{"pages", strconv.Itoa(len(tf.pages))},
-		{"strips", fmt.Sprintf("%d per page, %d rows each", len(p.offsets), p.rowsPerStrip)},
-		{"compression", p.compressionName()},
+	}
+	if p.tileW > 0 {
+		d.Header = append(d.Header, Field{"tiles", fmt.Sprintf("%d x %d (rows x columns), %d per page", p.tileH, p.tileW, len(p.offsets))})
+	} else {
+		d.Header = append(d.Header, Field{"strips", fmt.Sprintf("%d per page, %d rows each", len(p.offsets), p.rowsPerStrip)})
+	}
+	d.Header = append(d.Header, Field{"compression", p.compressionName()})
+	if px := tf.ome; px != nil {
+		d.Format = "ome-tiff"
+		names := make([]string, px.SizeC)
+		for i := range names {
+			names[i] = strconv.Itoa(i)
+			if i < len(px.Channels) && px.Channels[i].Name != "" {
+				names[i] += " " + px.Channels[i].Name
+			}
+		}
+		d.Header = append(d.Header,
+			Field{"dimensions", fmt.Sprintf("Z %d, C %d, T %d (order %s)", px.SizeZ, px.SizeC, px.SizeT, px.DimensionOrder)},
+			Field{"channels", fmt.Sprintf("%d (%s); reading channel %d, pick one as FILE:/channel/N", px.SizeC, strings.Join(names, ", "), tf.channel)})
+		if px.SizeT > 1 {
+			d.Notes = append(d.Notes, fmt.Sprintf("%d time points: voxlab reads the first", px.SizeT))
+		}
+	} else {
+		d.Header = append(d.Header, Field{"channels", "1"})
 	}
 	if p.desc != "" {
 		d.Header = append(d.Header, Field{"description", clip(strings.ReplaceAll(p.desc, "\n", " "))})

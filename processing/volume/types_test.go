@@ -107,3 +107,77 @@ func TestFloat16(t *testing.T) {
 		}
 	}
 }
+
+func TestTypesTIFF(t *testing.T) {
+	big := [3]int{2, 40, 56}
+	for _, tc := range []struct {
+		spec  string
+		dt    DType
+		shape [3]int
+		k     int // channel c: 11c
+		tiles string
+	}{
+		{"int8_le.tif", Int8, goldShape, 0, ""},
+		{"uint8_le.tif", Uint8, goldShape, 0, ""},
+		{"int16_le.tif", Int16, goldShape, 0, ""},
+		{"int16_be.tif", Int16, goldShape, 0, ""},
+		{"uint16_le.tif", Uint16, goldShape, 0, ""},
+		{"int32_le.tif", Int32, goldShape, 0, ""},
+		{"int32_be.tif", Int32, goldShape, 0, ""},
+		{"uint32_le.tif", Uint32, goldShape, 0, ""},
+		{"float32_le.tif", Float32, goldShape, 0, ""},
+		{"float64_le.tif", Float64, goldShape, 0, ""},
+		{"tiled_u16.tif", Uint16, big, 0, "16 x 16 (rows x columns), 12 per page"},
+		{"tiled_deflate_i16.tif", Int16, big, 0, "16 x 16 (rows x columns), 12 per page"},
+		{"tiled_pred_f32.tif", Float32, big, 0, "16 x 32 (rows x columns), 6 per page"},
+		{"tiled_pred_u16.tif", Uint16, big, 0, "16 x 16 (rows x columns), 12 per page"},
+		{"tiled.ome.tif", Uint16, big, 0, "16 x 16 (rows x columns), 12 per page"},
+		{"zcyx.ome.tif", Uint16, goldShape, 0, ""},
+		{"zcyx.ome.tif:/channel/1", Uint16, goldShape, 11, ""},
+		{"zcyx.ome.tif:/channel/2", Uint16, goldShape, 22, ""},
+		{"czyx.ome.tif:/c/0", Uint16, goldShape, 0, ""},
+		{"czyx.ome.tif:/channel/1", Uint16, goldShape, 11, ""},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			spec := filepath.Join("testdata", "types", tc.spec)
+			v, err := Open(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			checkVolume(t, v, tc.dt, tc.shape, typeValue(tc.dt, tc.k))
+			d, err := Inspect(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := header(d, "tiles"); got != tc.tiles {
+				t.Errorf("info tiles %q, want %q", got, tc.tiles)
+			}
+		})
+	}
+	v, err := Open("testdata/types/czyx.ome.tif:/channel/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.VoxelSize != [3]float64{2, 0.5, 0.25} {
+		t.Errorf("OME physical sizes: %v", v.VoxelSize)
+	}
+	d, err := Inspect("testdata/types/zcyx.ome.tif:/channel/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Format != "ome-tiff" || header(d, "channels") != "3 (0, 1, 2); reading channel 2, pick one as FILE:/channel/N" ||
+		header(d, "dimensions") != "Z 3, C 3, T 1 (order XYCZT)" {
+		t.Errorf("info: %s %+v", d.Format, d.Header)
+	}
+}
+
+func header(d *Description, name string) string {
+	for _, f := range d.Header {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return ""
+}

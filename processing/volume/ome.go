@@ -1,0 +1,161 @@
+package volume
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// OME-TIFF (OME Data Model, https://docs.openmicroscopy.org/ome-model/):
+// the first page's ImageDescription is OME-XML whose Pixels element gives
+// the sizes of Z, C and T and DimensionOrder, the order in which the
+// file's planes (its pages) run, fastest first after X and Y ("XYCZT":
+// channels fastest, then z, then time). voxlab opens one channel's z
+// planes at one time point as a volume: channel 0 at time 0 unless the
+// spec names one, "file.ome.tif:/channel/1".
+
+// omePixels is the Pixels element of the first Image.
+type omePixels struct {
+	DimensionOrder string  `xml:"DimensionOrder,attr"`
+	Type           string  `xml:"Type,attr"`
+	SizeX          int     `xml:"SizeX,attr"`
+	SizeY          int     `xml:"SizeY,attr"`
+	SizeZ          int     `xml:"SizeZ,attr"`
+	SizeC          int     `xml:"SizeC,attr"`
+	SizeT          int     `xml:"SizeT,attr"`
+	PhysicalSizeX  float64 `xml:"PhysicalSizeX,attr"`
+	PhysicalSizeY  float64 `xml:"PhysicalSizeY,attr"`
+	PhysicalSizeZ  float64 `xml:"PhysicalSizeZ,attr"`
+	UnitX          string  `xml:"PhysicalSizeXUnit,attr"`
+	UnitY          string  `xml:"PhysicalSizeYUnit,attr"`
+	UnitZ          string  `xml:"PhysicalSizeZUnit,attr"`
+	Channels       []struct {
+		Name string `xml:"Name,attr"`
+	} `xml:"Channel"`
+	TiffData []struct {
+		IFD        int `xml:"IFD,attr"`
+		PlaneCount int `xml:"PlaneCount,attr"`
+		FirstZ     int `xml:"FirstZ,attr"`
+		FirstC     int `xml:"FirstC,attr"`
+		FirstT     int `xml:"FirstT,attr"`
+		UUID       *struct {
+			FileName string `xml:"FileName,attr"`
+		} `xml:"UUID"`
+	} `xml:"TiffData"`
+}
+
+type omeXML struct {
+	Images []struct {
+		Pixels omePixels `xml:"Pixels"`
+	} `xml:"Image"`
+}
+
+// parseOME returns the first image's Pixels of an OME-XML description,
+// or nil when desc is not OME-XML.
+func parseOME(desc string) (*omePixels, error) {
+	if !strings.Contains(desc, "<OME") {
+		return nil, nil
+	}
+	var o omeXML
+	if err := xml.Unmarshal([]byte(desc), &o); err != nil {
+		return nil, fmt.Errorf("OME-XML description: %w", err)
+	}
+	if len(o.Images) == 0 {
+		return nil, fmt.Errorf("OME-XML description holds no Image")
+	}
+	px := o.Images[0].Pixels
+	px.SizeZ, px.SizeC, px.SizeT = max(px.SizeZ, 1), max(px.SizeC, 1), max(px.SizeT, 1)
+	order := px.DimensionOrder
+	if len(order) != 5 || order[:2] != "XY" || !strings.ContainsRune(order[2:], 'Z') ||
+		!strings.ContainsRune(order[2:], 'C') || !strings.ContainsRune(order[2:], 'T') {
+		return nil, fmt.Errorf("OME-XML DimensionOrder %q is not XY followed by Z, C and T", order)
+	}
+	for _, td := range px.TiffData {
+		if td.UUID != nil && td.UUID.FileName != "" {
+			return nil, fmt.Errorf("OME-TIFF whose planes lie in other files (%s): voxlab reads single-file OME-TIFF", td.UUID.FileName)
+		}
+		if td.IFD != 0 || td.FirstZ != 0 || td.FirstC != 0 || td.FirstT != 0 {
+			return nil, fmt.Errorf("OME-TIFF with planes mapped out of order (TiffData IFD %d, FirstZ/C/T %d/%d/%d): voxlab reads planes stored in DimensionOrder from the first page", td.IFD, td.FirstZ, td.FirstC, td.FirstT)
+		}
+	}
+	return &px, nil
+}
+
+// page returns the index of plane (z, c, t) among the file's pages.
+func (px *omePixels) page(z, c, t int) int {
+	idx := map[byte]int{'Z': z, 'C': c, 'T': t}
+	size := map[byte]int{'Z': px.SizeZ, 'C': px.SizeC, 'T': px.SizeT}
+	n, stride := 0, 1
+	for i := 2; i < 5; i++ {
+		d := px.DimensionOrder[i]
+		n += idx[d] * stride
+		stride *= size[d]
+	}
+	return n
+}
+
+// micronsPer converts an OME length unit to microns (0: unknown).
+func micronsPer(unit string) float64 {
+	switch unit {
+	case "", "µm", "um", "micron":
+		return 1
+	case "nm":
+		return 1e-3
+	case "mm":
+		return 1e3
+	case "Å":
+		return 1e-4
+	}
+	return 0
+}
+
+// voxelSize returns (z, y, x) in microns, zero where absent.
+func (px *omePixels) voxelSize() [3]float64 {
+	return [3]float64{px.PhysicalSizeZ * micronsPer(px.UnitZ), px.PhysicalSizeY * micronsPer(px.UnitY),
+		px.PhysicalSizeX * micronsPer(px.UnitX)}
+}
+
+// parseChannel reads the channel a spec's dataset part names:
+// "/channel/N" (or "/c/N"); "" is channel 0. why says, for any other
+// path, that the file has no datasets.
+func parseChannel(path, dataset, why string) (int, error) {
+	if dataset == "" {
+		return 0, nil
+	}
+	parts := strings.Split(strings.Trim(dataset, "/"), "/")
+	if len(parts) == 2 && (parts[0] == "channel" || parts[0] == "c") {
+		if c, err := strconv.Atoi(parts[1]); err == nil && c >= 0 {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("%s: %s (an OME-TIFF's channel is picked with FILE:/channel/N); drop %q", path, why, dataset)
+}
+
+// selectChannel keeps, of an OME-TIFF's pages, those of channel c at time
+// point 0, in z order. A file that is not OME-TIFF has one channel.
+func (tf *tiffFile) selectChannel(c int) error {
+	px, err := parseOME(tf.pages[0].desc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", tf.path, err)
+	}
+	if px == nil {
+		if c != 0 {
+			return fmt.Errorf("%s: channel %d asked for, but the file is not OME-TIFF and has one channel", tf.path, c)
+		}
+		return nil
+	}
+	tf.ome = px
+	if c >= px.SizeC {
+		return fmt.Errorf("%s: channel %d asked for, but the OME-TIFF has %d channels (0-%d)", tf.path, c, px.SizeC, px.SizeC-1)
+	}
+	if want := px.SizeZ * px.SizeC * px.SizeT; len(tf.pages) != want {
+		return fmt.Errorf("%s: the OME-XML promises %d planes (Z %d x C %d x T %d), the file has %d pages", tf.path, want, px.SizeZ, px.SizeC, px.SizeT, len(tf.pages))
+	}
+	pages := make([]*tiffPage, px.SizeZ)
+	for z := range pages {
+		pages[z] = tf.pages[px.page(z, c, 0)]
+	}
+	tf.pages, tf.channel = pages, c
+	return nil
+}
