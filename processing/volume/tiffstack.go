@@ -223,8 +223,8 @@ type tiffLayout struct {
 
 const tiffClassicLimit = 1<<32 - 1
 
-// CreateTIFF starts writing a multi-page TIFF: uncompressed uint8, uint16,
-// float32 or float64 planes, one strip per page, little endian. Files that
+// CreateTIFF starts writing a multi-page TIFF: uncompressed planes of any
+// voxlab type (SampleFormat 2 for the signed ones), one strip per page, little endian. Files that
 // would pass 4 GiB are written as BigTIFF. The voxel size (microns) goes
 // into ImageJ-style metadata that Fiji and tifffile read back.
 func CreateTIFF(path string, info Info) (Writer, error) {
@@ -308,8 +308,11 @@ func (l tiffLayout) ifdAt(off, next int64) []byte {
 	in := l.info
 	bits := uint64(in.DType.Size() * 8)
 	format := uint64(1)
-	if in.DType == Float32 || in.DType == Float64 {
+	switch {
+	case in.DType.IsFloat():
 		format = 3
+	case in.DType.IsSigned():
+		format = 2
 	}
 	desc := ""
 	if off == l.headerBytes() {

@@ -320,6 +320,10 @@ func pattern(info volume.Info) []byte {
 		for i, s := 0, volume.Float64s(b); i < len(s); i++ {
 			s[i] = float64(i)*1e-3 - math.Pi
 		}
+	default: // the other integers: every bit pattern, signed both sides of 0
+		for i := range b {
+			b[i] = byte(i*151 + 17)
+		}
 	}
 	return b
 }
@@ -335,7 +339,7 @@ func dirNames(t *testing.T, dir string) string {
 }
 
 func TestVolumeRoundTrip(t *testing.T) {
-	for _, dt := range []volume.DType{volume.Uint8, volume.Uint16, volume.Float32, volume.Float64} {
+	for _, dt := range volume.DTypes {
 		for _, spec := range []string{"out.h5", "out.h5:/deep/er/vol"} {
 			t.Run(dt.String()+"/"+spec, func(t *testing.T) {
 				dir := t.TempDir()
