@@ -94,7 +94,8 @@ func FuzzTIFF(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if tf.expandImageJ(int64(len(b))) != nil || tf.checkStack() != nil {
+		// An OME-TIFF's channel 0 (or 1) is what a volume reads.
+		if tf.expandImageJ(int64(len(b))) != nil || tf.selectChannel(len(b)%2) != nil || tf.checkStack() != nil {
 			return
 		}
 		in := tf.info()

@@ -3,6 +3,8 @@ package h5
 import (
 	"encoding/binary"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -212,5 +214,26 @@ func TestMissingFilterNamesPackage(t *testing.T) {
 		if !strings.Contains(err.Error(), "apt-get install "+pkg) || !strings.Contains(err.Error(), filterName(id)) {
 			t.Errorf("filter %d: %v", id, err)
 		}
+	}
+}
+
+// TestPluginFolderFound reads an LZ4 dataset in a child process whose
+// HDF5_PLUGIN_PATH points elsewhere (which replaces libhdf5's default
+// folder): the plugin is still found, in the folder voxlab appends.
+func TestPluginFolderFound(t *testing.T) {
+	if os.Getenv("VOXLAB_PLUGIN_CHILD") == "1" {
+		v, err := Open("testdata/codecs.h5", "lz4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		checkExact(t, v)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPluginFolderFound$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "VOXLAB_PLUGIN_CHILD=1", "HDF5_PLUGIN_PATH="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("child with HDF5_PLUGIN_PATH elsewhere: %v\n%s", err, out)
 	}
 }
