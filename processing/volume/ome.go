@@ -13,7 +13,9 @@ import (
 // file's planes (its pages) run, fastest first after X and Y ("XYCZT":
 // channels fastest, then z, then time). voxlab opens one channel's z
 // planes at one time point as a volume: channel 0 at time 0 unless the
-// spec names one, "file.ome.tif:/channel/1".
+// spec names one, "file.ome.tif:/channel/1". ImageJ hyperstacks with
+// channels (Fiji's "channels=2 slices=40" description, planes in C, Z, T
+// order) are read the same way.
 
 // omePixels is the Pixels element of the first Image.
 type omePixels struct {
@@ -33,6 +35,8 @@ type omePixels struct {
 	Channels       []struct {
 		Name string `xml:"Name,attr"`
 	} `xml:"Channel"`
+	// imageJ marks channels from an ImageJ description, not OME-XML.
+	imageJ   bool
 	TiffData []struct {
 		IFD        int `xml:"IFD,attr"`
 		PlaneCount int `xml:"PlaneCount,attr"`
@@ -80,6 +84,21 @@ func parseOME(desc string) (*omePixels, error) {
 		}
 	}
 	return &px, nil
+}
+
+// imageJChannels describes an ImageJ hyperstack with channels (its
+// description: "channels=2 slices=5 frames=1"; planes in C, Z, T order,
+// channels fastest) as OME Pixels, or nil when it has one channel. The
+// ImageJ reader's voxel size stays in force (no physical sizes here).
+func imageJChannels(desc string) *omePixels {
+	ij := imageJ(desc)
+	c, _ := strconv.Atoi(ij["channels"])
+	if c <= 1 {
+		return nil
+	}
+	z, _ := strconv.Atoi(ij["slices"])
+	t, _ := strconv.Atoi(ij["frames"])
+	return &omePixels{DimensionOrder: "XYCZT", SizeC: c, SizeZ: max(z, 1), SizeT: max(t, 1), imageJ: true}
 }
 
 // page returns the index of plane (z, c, t) among the file's pages.
@@ -140,22 +159,34 @@ func (tf *tiffFile) selectChannel(c int) error {
 		return fmt.Errorf("%s: %w", tf.path, err)
 	}
 	if px == nil {
+		px = imageJChannels(tf.pages[0].desc)
+	}
+	if px == nil {
 		if c != 0 {
-			return fmt.Errorf("%s: channel %d asked for, but the file is not OME-TIFF and has one channel", tf.path, c)
+			return fmt.Errorf("%s: channel %d asked for, but the file is neither OME-TIFF nor an ImageJ hyperstack with channels, and has one channel", tf.path, c)
 		}
 		return nil
 	}
 	tf.ome = px
 	if c >= px.SizeC {
-		return fmt.Errorf("%s: channel %d asked for, but the OME-TIFF has %d channels (0-%d)", tf.path, c, px.SizeC, px.SizeC-1)
+		return fmt.Errorf("%s: channel %d asked for, but the %s gives %d channels (0-%d)", tf.path, c, px.source(), px.SizeC, px.SizeC-1)
 	}
 	if want := px.SizeZ * px.SizeC * px.SizeT; len(tf.pages) != want {
-		return fmt.Errorf("%s: the OME-XML promises %d planes (Z %d x C %d x T %d), the file has %d pages", tf.path, want, px.SizeZ, px.SizeC, px.SizeT, len(tf.pages))
+		return fmt.Errorf("%s: the %s promises %d planes (Z %d x C %d x T %d), the file has %d pages", tf.path, px.source(), want, px.SizeZ, px.SizeC, px.SizeT, len(tf.pages))
 	}
 	pages := make([]*tiffPage, px.SizeZ)
 	for z := range pages {
 		pages[z] = tf.pages[px.page(z, c, 0)]
 	}
+	tf.first = tf.pages[0]
 	tf.pages, tf.channel = pages, c
 	return nil
+}
+
+// source names where the channels were described, for messages.
+func (px *omePixels) source() string {
+	if px.imageJ {
+		return "ImageJ description"
+	}
+	return "OME-XML"
 }

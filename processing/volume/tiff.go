@@ -64,6 +64,17 @@ type tiffFile struct {
 	// only channel's planes.
 	ome     *omePixels
 	channel int
+	// first is the file's first page, whose description holds the
+	// metadata, when pages no longer starts with it.
+	first *tiffPage
+}
+
+// firstPage returns the file's first page.
+func (tf *tiffFile) firstPage() *tiffPage {
+	if tf.first != nil {
+		return tf.first
+	}
+	return tf.pages[0]
 }
 
 // tiffPage is one grayscale image in strips or tiles.

@@ -92,8 +92,8 @@ func (tf *tiffFile) expandImageJ(size int64) error {
 
 func (tf *tiffFile) info() Info {
 	p := tf.pages[0]
-	vs := p.voxelSize()
-	if tf.ome != nil {
+	vs := tf.firstPage().voxelSize()
+	if tf.ome != nil && !tf.ome.imageJ {
 		vs = tf.ome.voxelSize()
 	}
 	return Info{Shape: [3]int{len(tf.pages), p.height, p.width}, DType: p.dtype, VoxelSize: vs}
@@ -186,7 +186,9 @@ func (tf *tiffFile) describe(path, format string) *Description {
 	}
 	d.Header = append(d.Header, Field{"compression", p.compressionName()})
 	if px := tf.ome; px != nil {
-		d.Format = "ome-tiff"
+		if !px.imageJ {
+			d.Format = "ome-tiff"
+		}
 		names := make([]string, px.SizeC)
 		for i := range names {
 			names[i] = strconv.Itoa(i)
@@ -203,8 +205,8 @@ func (tf *tiffFile) describe(path, format string) *Description {
 	} else {
 		d.Header = append(d.Header, Field{"channels", "1"})
 	}
-	if p.desc != "" {
-		d.Header = append(d.Header, Field{"description", clip(strings.ReplaceAll(p.desc, "\n", " "))})
+	if desc := tf.firstPage().desc; desc != "" {
+		d.Header = append(d.Header, Field{"description", clip(strings.ReplaceAll(desc, "\n", " "))})
 	}
 	return d
 }

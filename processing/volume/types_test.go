@@ -181,3 +181,27 @@ func header(d *Description, name string) string {
 	}
 	return ""
 }
+
+// TestImageJChannels reads each channel of an ImageJ hyperstack (planes
+// in C, Z order) with its voxel size.
+func TestImageJChannels(t *testing.T) {
+	for c := range 2 {
+		spec := "testdata/types/imagej_zcyx.tif:/channel/" + string(rune('0'+c))
+		v, err := Open(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkVolume(t, v, Uint16, goldShape, typeValue(Uint16, 11*c))
+		if v.VoxelSize != [3]float64{2, 0.25, 0.5} {
+			t.Errorf("channel %d: voxel size %v", c, v.VoxelSize)
+		}
+		v.Close()
+		d, err := Inspect(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "2 (0, 1); reading channel " + string(rune('0'+c)) + ", pick one as FILE:/channel/N"; d.Format != "tiff" || header(d, "channels") != want {
+			t.Errorf("info: %s %q, want tiff %q", d.Format, header(d, "channels"), want)
+		}
+	}
+}

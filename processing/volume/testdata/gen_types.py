@@ -3,7 +3,8 @@
 (numpy), MRC (mrcfile, modes 0, 1, 2, 6 and 12) and TIFF (tifffile,
 SampleFormat 2 for the signed types), tiled TIFFs (tifffile: none,
 Deflate and Deflate with the predictor; tiles that overhang the image)
-and OME-TIFFs with channels (tifffile's OME writer). Run from this folder
+OME-TIFFs with channels (tifffile's OME writer) and an ImageJ hyperstack
+with channels. Run from this folder
 with Debian's python3:
 
     /usr/bin/python3 gen_types.py
@@ -76,6 +77,11 @@ def main():
     czyx = np.stack([values("<u2", SHAPE, 11 * c) for c in range(2)], axis=0)
     tifffile.imwrite(f"{d}/czyx.ome.tif", czyx, photometric="minisblack",
                      metadata={"axes": "CZYX", "PhysicalSizeX": 0.25, "PhysicalSizeY": 0.5, "PhysicalSizeZ": 2.0})
+    # An ImageJ hyperstack with 2 channels (planes in C, Z order) and a
+    # voxel size; channel c has k = 11c.
+    ij = np.stack([values("<u2", SHAPE, 11 * c) for c in range(2)], axis=1)
+    tifffile.imwrite(f"{d}/imagej_zcyx.tif", ij, imagej=True, resolution=(1 / 0.5, 1 / 0.25),
+                     metadata={"axes": "ZCYX", "spacing": 2.0, "unit": "um"})
     # OME-TIFF, tiled, one channel.
     tifffile.imwrite(f"{d}/tiled.ome.tif", values("<u2", big), tile=(16, 16), metadata={"axes": "ZYX"},
                      photometric="minisblack")
