@@ -401,9 +401,21 @@ func (v *Viewer) openInteractive(spec string) {
 	}
 }
 
-// datasets lists the datasets of an HDF5 file that open as volumes, or
-// nil for other files and NeXus scans (which open on their projections).
+// datasets lists the datasets of an HDF5 file that open as volumes, the
+// channels of a multi-channel TIFF ("/channel/N"), or nil for other files
+// and NeXus scans (which open on their projections).
 func datasets(path string) []string {
+	if f := volume.FormatFor(path); f != nil && f.Name == "tiff" {
+		n, err := volume.TIFFChannels(path)
+		if err != nil || n <= 1 {
+			return nil
+		}
+		names := make([]string, n)
+		for c := range names {
+			names[c] = fmt.Sprintf("/channel/%d", c)
+		}
+		return names
+	}
 	if !isHDF5(path) || h5.IsNeXus(path) {
 		return nil
 	}
@@ -420,7 +432,8 @@ func datasets(path string) []string {
 	return names
 }
 
-// chooseDataset asks which dataset of an HDF5 file to open.
+// chooseDataset asks which dataset of an HDF5 file (or channel of a TIFF)
+// to open.
 func (v *Viewer) chooseDataset(path string, names []string) {
 	sel := widget.NewRadioGroup(names, nil)
 	sel.SetSelected(names[0])

@@ -190,3 +190,29 @@ func (px *omePixels) source() string {
 	}
 	return "OME-XML"
 }
+
+// TIFFChannels returns the number of channels of a TIFF file: an
+// OME-TIFF's SizeC or an ImageJ hyperstack's channels, else 1. Only the
+// first page is parsed.
+func TIFFChannels(path string) (int, error) {
+	f, size, err := openSized(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	tf, err := readTIFF(path, f, size, 1)
+	if err != nil {
+		return 0, err
+	}
+	px, err := parseOME(tf.pages[0].desc)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if px == nil {
+		px = imageJChannels(tf.pages[0].desc)
+	}
+	if px == nil {
+		return 1, nil
+	}
+	return px.SizeC, nil
+}
