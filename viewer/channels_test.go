@@ -42,7 +42,7 @@ func TestTIFFChannelChooser(t *testing.T) {
 	radio.SetSelected("/channel/2")
 	test.Tap(open)
 	ls := h.v.Layers()
-	if len(ls) != 1 {
+	if len(ls) != 1 || ls[0].Name() != "zcyx.ome.tif channel 2" {
 		t.Fatalf("opened %v", ls)
 	}
 	h.settle()

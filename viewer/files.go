@@ -104,10 +104,13 @@ func isHDF5(path string) bool {
 }
 
 // displayName is the layer name for a spec: the file name, and the
-// dataset's last part for HDF5.
+// dataset's last part for HDF5 or "channel N" for a TIFF's channel.
 func displayName(spec string) string {
 	path, ds := volume.SplitSpec(spec)
 	name := filepath.Base(path)
+	if c, ok := strings.CutPrefix(ds, "/channel/"); ok {
+		return name + " channel " + c
+	}
 	if ds != "" && ds != "/" {
 		name += ":" + ds[strings.LastIndex(ds, "/")+1:]
 	}
