@@ -178,7 +178,7 @@ func (tf *tiffFile) selectChannel(c int) error {
 	for z := range pages {
 		pages[z] = tf.pages[px.page(z, c, 0)]
 	}
-	tf.first = tf.pages[0]
+	tf.first, tf.allPages = tf.pages[0], len(tf.pages)
 	tf.pages, tf.channel = pages, c
 	return nil
 }

@@ -66,7 +66,8 @@ type tiffFile struct {
 	channel int
 	// first is the file's first page, whose description holds the
 	// metadata, when pages no longer starts with it.
-	first *tiffPage
+	first    *tiffPage
+	allPages int
 }
 
 // firstPage returns the file's first page.

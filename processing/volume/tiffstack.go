@@ -177,7 +177,7 @@ func (tf *tiffFile) describe(path, format string) *Description {
 	d.Header = []Field{
 		{"variant", kind},
 		{"byte order", order},
-		{"pages", strconv.Itoa(len(tf.pages))},
+		{"pages", pagesText(tf)},
 	}
 	if p.tileW > 0 {
 		d.Header = append(d.Header, Field{"tiles", fmt.Sprintf("%d x %d (rows x columns), %d per page", p.tileH, p.tileW, len(p.offsets))})
@@ -470,4 +470,13 @@ func imageJDescription(in Info) string {
 		}
 	}
 	return s + "loop=false\n"
+}
+
+// pagesText counts the pages read, and the file's when a channel is only
+// some of them.
+func pagesText(tf *tiffFile) string {
+	if tf.allPages > len(tf.pages) {
+		return fmt.Sprintf("%d (channel %d's, of %d in the file)", len(tf.pages), tf.channel, tf.allPages)
+	}
+	return strconv.Itoa(len(tf.pages))
 }

@@ -168,6 +168,7 @@ func TestTypesTIFF(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Format != "ome-tiff" || header(d, "channels") != "3 (0, 1, 2); reading channel 2, pick one as FILE:/channel/N" ||
+		header(d, "pages") != "3 (channel 2's, of 9 in the file)" ||
 		header(d, "dimensions") != "Z 3, C 3, T 1 (order XYCZT)" {
 		t.Errorf("info: %s %+v", d.Format, d.Header)
 	}
