@@ -237,3 +237,21 @@ func TestPluginFolderFound(t *testing.T) {
 		t.Fatalf("child with HDF5_PLUGIN_PATH elsewhere: %v\n%s", err, out)
 	}
 }
+
+// TestDamagedBitshuffleChunk reads a dataset whose second chunk is cut
+// short: plane 0 reads, plane 1 fails with an error naming the file.
+func TestDamagedBitshuffleChunk(t *testing.T) {
+	v, err := Open("testdata/codecs.h5", "bslz4_damaged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	buf := make([]byte, v.PlaneBytes())
+	if err := v.ReadSlab(0, 1, buf); err != nil {
+		t.Fatalf("intact plane 0: %v", err)
+	}
+	err = v.ReadSlab(1, 2, buf)
+	if err == nil || !strings.Contains(err.Error(), "codecs.h5") || !strings.Contains(err.Error(), "planes 1-2") {
+		t.Errorf("damaged plane 1: %v", err)
+	}
+}

@@ -147,6 +147,10 @@ def codecs():
             bitshuffle(f, "bslz4_" + np.dtype(dt).name, values(dt, BIG), one, 256, True)
         bitshuffle(f, "bslz4_edges", u16, (2, 16, 24), 64, True)
         bitshuffle(f, "bs_uint16", u16, one, 256, False)
+        # A damaged chunk: plane 1's chunk cut short.
+        bitshuffle(f, "bslz4_damaged", u16, one, 256, True)
+        good = bitshuffle_chunk(u16[1:2], 256, True)
+        f["bslz4_damaged"].id.write_direct_chunk((1, 0, 0), good[:len(good) // 2])
         # Filters no Debian package provides, declared but never decodable.
         for name, fid in [("zstd", 32015), ("unknown", 40000)]:
             ds = f.create_dataset(name, shape=SHAPE, dtype="<u2", chunks=SHAPE, compression=fid,
