@@ -151,8 +151,11 @@ func parseChannel(path, dataset, why string) (int, error) {
 	return 0, fmt.Errorf("%s: %s (an OME-TIFF's channel is picked with FILE:/channel/N); drop %q", path, why, dataset)
 }
 
-// selectChannel keeps, of an OME-TIFF's pages, those of channel c at time
-// point 0, in z order. A file that is not OME-TIFF has one channel.
+// selectChannel keeps, of an OME-TIFF's or ImageJ hyperstack's pages,
+// those of channel c at time point 0, in z order. Pages of several
+// samples per pixel (RGB, or channels interleaved) hold the channels
+// themselves: each page is read for sample c. Other files have one
+// channel.
 func (tf *tiffFile) selectChannel(c int) error {
 	px, err := parseOME(tf.pages[0].desc)
 	if err != nil {
@@ -161,26 +164,53 @@ func (tf *tiffFile) selectChannel(c int) error {
 	if px == nil {
 		px = imageJChannels(tf.pages[0].desc)
 	}
-	if px == nil {
+	spp := tf.pages[0].samples
+	tf.samples, tf.planar = spp, tf.pages[0].planar
+	if px == nil && spp <= 1 {
 		if c != 0 {
 			return fmt.Errorf("%s: channel %d asked for, but the file is neither OME-TIFF nor an ImageJ hyperstack with channels, and has one channel", tf.path, c)
 		}
 		return nil
 	}
-	tf.ome = px
-	if c >= px.SizeC {
-		return fmt.Errorf("%s: channel %d asked for, but the %s gives %d channels (0-%d)", tf.path, c, px.source(), px.SizeC, px.SizeC-1)
+	pageC := c // the channel among the pages
+	if px != nil && spp > 1 && px.SizeC == spp {
+		// OME's channels are the samples of each page.
+		one := *px
+		one.SizeC, pageC = 1, 0
+		px = &one
 	}
-	if want := px.SizeZ * px.SizeC * px.SizeT; len(tf.pages) != want {
-		return fmt.Errorf("%s: the %s promises %d planes (Z %d x C %d x T %d), the file has %d pages", tf.path, px.source(), want, px.SizeZ, px.SizeC, px.SizeT, len(tf.pages))
+	if px != nil {
+		tf.ome = px
+		if pageC >= px.SizeC {
+			return fmt.Errorf("%s: channel %d asked for, but the %s gives %d channels (0-%d)", tf.path, c, px.source(), px.SizeC, px.SizeC-1)
+		}
+		if want := px.SizeZ * px.SizeC * px.SizeT; len(tf.pages) != want {
+			return fmt.Errorf("%s: the %s promises %d planes (Z %d x C %d x T %d), the file has %d pages", tf.path, px.source(), want, px.SizeZ, px.SizeC, px.SizeT, len(tf.pages))
+		}
+		pages := make([]*tiffPage, px.SizeZ)
+		for z := range pages {
+			pages[z] = tf.pages[px.page(z, pageC, 0)]
+		}
+		tf.first, tf.allPages = tf.pages[0], len(tf.pages)
+		tf.pages = pages
 	}
-	pages := make([]*tiffPage, px.SizeZ)
-	for z := range pages {
-		pages[z] = tf.pages[px.page(z, c, 0)]
+	tf.channel = c
+	if spp > 1 {
+		for i, p := range tf.pages {
+			if err := p.pickSample(c); err != nil {
+				return fmt.Errorf("%s: page %d: %w", tf.path, i, err)
+			}
+		}
 	}
-	tf.first, tf.allPages = tf.pages[0], len(tf.pages)
-	tf.pages, tf.channel = pages, c
 	return nil
+}
+
+// channels returns the number of channels selectChannel chooses among.
+func (tf *tiffFile) channels() int {
+	if tf.ome != nil && tf.ome.SizeC > 1 {
+		return tf.ome.SizeC
+	}
+	return max(tf.samples, 1)
 }
 
 // source names where the channels were described, for messages.
@@ -211,8 +241,8 @@ func TIFFChannels(path string) (int, error) {
 	if px == nil {
 		px = imageJChannels(tf.pages[0].desc)
 	}
-	if px == nil {
-		return 1, nil
+	if px == nil || (px.SizeC == tf.pages[0].samples) {
+		return tf.pages[0].samples, nil
 	}
 	return px.SizeC, nil
 }

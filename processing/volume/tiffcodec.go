@@ -29,9 +29,10 @@ func (p *tiffPage) compressionName() string {
 // to strip and page to page: the stored strip and a zlib decoder to
 // reset, so reading a stack allocates nothing per plane.
 type stripBuf struct {
-	buf  []byte
-	tile []byte // a decoded tile
-	zr   io.ReadCloser
+	buf   []byte
+	tile  []byte // a decoded tile
+	plane []byte // an interleaved plane of several samples
+	zr    io.ReadCloser
 }
 
 // readCompressed reads and decodes the page's strips into dst, one strip
@@ -108,7 +109,7 @@ func (p *tiffPage) readTiles(r io.ReaderAt, bigEndian bool, dst []byte, sb *stri
 			swapBytes(tile, elem)
 		}
 		if p.predictor == 2 {
-			undoHorizontalDiff(tile, p.tileW, elem)
+			undoHorizontalDiff(tile, p.tileW, elem, max(p.stride, 1))
 		}
 		y0, x0 := i/across*p.tileH, i%across*p.tileW
 		w := (min(x0+p.tileW, p.width) - x0) * elem
@@ -188,8 +189,40 @@ func unpackBits(dst, src []byte) error {
 
 // undoHorizontalDiff undoes TIFF predictor 2 on host-order samples of
 // size bytes: each sample of a row was stored as its difference from the
-// one before it (modulo 2^bits, as libtiff does for every sample size).
-func undoHorizontalDiff(b []byte, width, size int) {
+// one stride samples before it, the same sample of the previous pixel
+// (modulo 2^bits, as libtiff does for every sample size).
+func undoHorizontalDiff(b []byte, width, size, stride int) {
+	if stride == 1 {
+		undoHorizontalDiff1(b, width, size)
+		return
+	}
+	row := width * size
+	d := stride * size
+	for r := 0; r+row <= len(b); r += row {
+		switch s := b[r : r+row]; size {
+		case 1:
+			for i := d; i < row; i++ {
+				s[i] += s[i-d]
+			}
+		case 2:
+			for i := d; i < row; i += 2 {
+				binary.NativeEndian.PutUint16(s[i:], binary.NativeEndian.Uint16(s[i:])+binary.NativeEndian.Uint16(s[i-d:]))
+			}
+		case 4:
+			for i := d; i < row; i += 4 {
+				binary.NativeEndian.PutUint32(s[i:], binary.NativeEndian.Uint32(s[i:])+binary.NativeEndian.Uint32(s[i-d:]))
+			}
+		case 8:
+			for i := d; i < row; i += 8 {
+				binary.NativeEndian.PutUint64(s[i:], binary.NativeEndian.Uint64(s[i:])+binary.NativeEndian.Uint64(s[i-d:]))
+			}
+		}
+	}
+}
+
+// undoHorizontalDiff1 is undoHorizontalDiff for one sample per pixel, with
+// the running sum kept in a register.
+func undoHorizontalDiff1(b []byte, width, size int) {
 	row := width * size
 	for r := 0; r+row <= len(b); r += row {
 		switch s := b[r : r+row]; size {

@@ -75,7 +75,7 @@ func (tf *tiffFile) checkStack() error {
 func (tf *tiffFile) expandImageJ(size int64) error {
 	p := tf.pages[0]
 	n, err := strconv.Atoi(imageJ(p.desc)["images"])
-	if len(tf.pages) != 1 || err != nil || n <= 1 || len(p.offsets) != 1 || p.compression != 1 {
+	if len(tf.pages) != 1 || err != nil || n <= 1 || len(p.offsets) != 1 || p.compression != 1 || p.samples != 1 {
 		return nil
 	}
 	pb := p.planeBytes()
@@ -185,25 +185,31 @@ func (tf *tiffFile) describe(path, format string) *Description {
 		d.Header = append(d.Header, Field{"strips", fmt.Sprintf("%d per page, %d rows each", len(p.offsets), p.rowsPerStrip)})
 	}
 	d.Header = append(d.Header, Field{"compression", p.compressionName()})
+	if n := tf.channels(); n > 1 {
+		var names []string
+		for i := range n {
+			name := strconv.Itoa(i)
+			if px := tf.ome; px != nil && i < len(px.Channels) && px.Channels[i].Name != "" {
+				name += " " + px.Channels[i].Name
+			}
+			names = append(names, name)
+		}
+		d.Header = append(d.Header, Field{"channels", fmt.Sprintf("%d (%s); reading channel %d, pick one as FILE:/channel/N", n, strings.Join(names, ", "), tf.channel)})
+	} else {
+		d.Header = append(d.Header, Field{"channels", "1"})
+	}
+	if tf.samples > 1 {
+		how := map[int]string{1: "interleaved", 2: "stored separately"}[tf.planar]
+		d.Header = append(d.Header, Field{"samples", fmt.Sprintf("%d per pixel, %s", tf.samples, how)})
+	}
 	if px := tf.ome; px != nil {
 		if !px.imageJ {
 			d.Format = "ome-tiff"
 		}
-		names := make([]string, px.SizeC)
-		for i := range names {
-			names[i] = strconv.Itoa(i)
-			if i < len(px.Channels) && px.Channels[i].Name != "" {
-				names[i] += " " + px.Channels[i].Name
-			}
-		}
-		d.Header = append(d.Header,
-			Field{"dimensions", fmt.Sprintf("Z %d, C %d, T %d (order %s)", px.SizeZ, px.SizeC, px.SizeT, px.DimensionOrder)},
-			Field{"channels", fmt.Sprintf("%d (%s); reading channel %d, pick one as FILE:/channel/N", px.SizeC, strings.Join(names, ", "), tf.channel)})
+		d.Header = append(d.Header, Field{"dimensions", fmt.Sprintf("Z %d, C %d, T %d (order %s)", px.SizeZ, tf.channels(), px.SizeT, px.DimensionOrder)})
 		if px.SizeT > 1 {
 			d.Notes = append(d.Notes, fmt.Sprintf("%d time points: voxlab reads the first", px.SizeT))
 		}
-	} else {
-		d.Header = append(d.Header, Field{"channels", "1"})
 	}
 	if desc := tf.firstPage().desc; desc != "" {
 		d.Header = append(d.Header, Field{"description", clip(strings.ReplaceAll(desc, "\n", " "))})

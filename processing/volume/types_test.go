@@ -3,6 +3,7 @@ package volume
 import (
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -137,6 +138,12 @@ func TestTypesTIFF(t *testing.T) {
 		{"zcyx.ome.tif:/channel/2", Uint16, goldShape, 22, ""},
 		{"czyx.ome.tif:/c/0", Uint16, goldShape, 0, ""},
 		{"czyx.ome.tif:/channel/1", Uint16, goldShape, 11, ""},
+		{"rgb_u8.tif", Uint8, goldShape, 0, ""},
+		{"rgb_u8.tif:/channel/2", Uint8, goldShape, 22, ""},
+		{"separate_i16.tif:/channel/0", Int16, goldShape, 0, ""},
+		{"separate_i16.tif:/channel/1", Int16, goldShape, 11, ""},
+		{"contig_tiled_pred_u16.tif:/channel/0", Uint16, big, 0, "16 x 16 (rows x columns), 12 per page"},
+		{"contig_tiled_pred_u16.tif:/channel/1", Uint16, big, 11, "16 x 16 (rows x columns), 12 per page"},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			spec := filepath.Join("testdata", "types", tc.spec)
@@ -154,6 +161,22 @@ func TestTypesTIFF(t *testing.T) {
 				t.Errorf("info tiles %q, want %q", got, tc.tiles)
 			}
 		})
+	}
+	for spec, want := range map[string][2]string{
+		"rgb_u8.tif:/channel/1":       {"3 (0, 1, 2); reading channel 1, pick one as FILE:/channel/N", "3 per pixel, interleaved"},
+		"separate_i16.tif:/channel/1": {"2 (0, 1); reading channel 1, pick one as FILE:/channel/N", "2 per pixel, stored separately"},
+	} {
+		d, err := Inspect("testdata/types/" + spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if header(d, "channels") != want[0] || header(d, "samples") != want[1] {
+			t.Errorf("%s: info channels %q samples %q", spec, header(d, "channels"), header(d, "samples"))
+		}
+		n, err := TIFFChannels("testdata/types/" + spec[:strings.Index(spec, ":")])
+		if err != nil || n != int(want[0][0]-'0') {
+			t.Errorf("%s: TIFFChannels %d %v", spec, n, err)
+		}
 	}
 	v, err := Open("testdata/types/czyx.ome.tif:/channel/1")
 	if err != nil {

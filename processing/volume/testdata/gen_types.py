@@ -82,6 +82,20 @@ def main():
     ij = np.stack([values("<u2", SHAPE, 11 * c) for c in range(2)], axis=1)
     tifffile.imwrite(f"{d}/imagej_zcyx.tif", ij, imagej=True, resolution=(1 / 0.5, 1 / 0.25),
                      metadata={"axes": "ZCYX", "spacing": 2.0, "unit": "um"})
+    # Several samples per pixel: RGB (interleaved), 2 channels stored
+    # separately, and 2 channels interleaved in tiles with the
+    # predictor (differences with the same sample of the previous pixel);
+    # a palette image, which stays refused.
+    def samples(n, dt, shape=SHAPE):
+        return np.stack([values(dt, shape, 11 * c) for c in range(n)], axis=-1)
+    tifffile.imwrite(f"{d}/rgb_u8.tif", samples(3, "u1"), photometric="rgb", planarconfig="contig")
+    tifffile.imwrite(f"{d}/separate_i16.tif", np.moveaxis(samples(2, "<i2"), -1, 1), photometric="minisblack",
+                     planarconfig="separate", metadata=None)
+    tifffile.imwrite(f"{d}/contig_tiled_pred_u16.tif", samples(2, "<u2", (2, 40, 56)), photometric="minisblack",
+                     planarconfig="contig", tile=(16, 16), compression="zlib", predictor=2, extrasamples=[0],
+                     metadata=None)
+    tifffile.imwrite(f"{d}/palette.tif", values("u1"), photometric="palette",
+                     colormap=np.tile(np.arange(256, dtype="<u2") * 257, (3, 1)))
     # OME-TIFF, tiled, one channel.
     tifffile.imwrite(f"{d}/tiled.ome.tif", values("<u2", big), tile=(16, 16), metadata={"axes": "ZYX"},
                      photometric="minisblack")
