@@ -229,3 +229,20 @@ func TestImageJChannels(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaneDirOfSamples reads folders of 2D planes of several samples
+// (RGB interleaved; two channels stored separately): each plane's first
+// sample.
+func TestPlaneDirOfSamples(t *testing.T) {
+	for _, tc := range []struct {
+		dir string
+		dt  DType
+	}{{"rgb_planes", Uint8}, {"separate_planes", Int16}} {
+		v, err := Open("testdata/types/" + tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkVolume(t, v, tc.dt, goldShape, typeValue(tc.dt, 0))
+		v.Close()
+	}
+}

@@ -94,6 +94,14 @@ def main():
     tifffile.imwrite(f"{d}/contig_tiled_pred_u16.tif", samples(2, "<u2", (2, 40, 56)), photometric="minisblack",
                      planarconfig="contig", tile=(16, 16), compression="zlib", predictor=2, extrasamples=[0],
                      metadata=None)
+    # Folders of 2D planes of several samples.
+    for name, planes in [("rgb_planes", [dict(data=p, photometric="rgb") for p in samples(3, "u1")]),
+                         ("separate_planes", [dict(data=np.moveaxis(p, -1, 0), photometric="minisblack",
+                                                   planarconfig="separate", metadata=None)
+                                              for p in samples(2, "<i2")])]:
+        os.makedirs(f"{d}/{name}")
+        for z, kw in enumerate(planes):
+            tifffile.imwrite(f"{d}/{name}/plane{z}.tif", **kw)
     tifffile.imwrite(f"{d}/palette.tif", values("u1"), photometric="palette",
                      colormap=np.tile(np.arange(256, dtype="<u2") * 257, (3, 1)))
     # OME-TIFF, tiled, one channel.
