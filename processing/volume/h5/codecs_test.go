@@ -191,6 +191,7 @@ func TestMissingFilter(t *testing.T) {
 	}{
 		{"zstd", []string{"zstd filter (HDF5 filter 32015)", "no Debian 12 package", "HDF5_PLUGIN_PATH"}},
 		{"unknown", []string{"HDF5 filter 40000", "HDF5_PLUGIN_PATH"}},
+		{"bszstd", []string{"bitshuffle and compressor 3", "bitshuffle+LZ4"}},
 	} {
 		p := filepath.Join("testdata", "codecs.h5")
 		_, err := volume.Open(p + ":/" + tc.name)

@@ -156,6 +156,10 @@ def codecs():
             ds = f.create_dataset(name, shape=SHAPE, dtype="<u2", chunks=SHAPE, compression=fid,
                                   allow_unknown_filter=True)
             ds.id.write_direct_chunk((0, 0, 0), b"not really compressed")
+        # Bitshuffle with zstd (compressor 3), which voxlab's decoder lacks.
+        ds = f.create_dataset("bszstd", shape=SHAPE, dtype="<u2", chunks=SHAPE, compression=32008,
+                              compression_opts=(0, 0, 2, 0, 3), allow_unknown_filter=True)
+        ds.id.write_direct_chunk((0, 0, 0), b"not really compressed")
 
 
 if __name__ == "__main__":
