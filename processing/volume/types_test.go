@@ -138,6 +138,7 @@ func TestTypesTIFF(t *testing.T) {
 		{"zcyx.ome.tif:/channel/2", Uint16, goldShape, 22, ""},
 		{"czyx.ome.tif:/c/0", Uint16, goldShape, 0, ""},
 		{"czyx.ome.tif:/channel/1", Uint16, goldShape, 11, ""},
+		{"tzcyx.ome.tif:/channel/1", Uint16, goldShape, 11, ""},
 		{"rgb_u8.tif", Uint8, goldShape, 0, ""},
 		{"rgb_u8.tif:/channel/2", Uint8, goldShape, 22, ""},
 		{"separate_i16.tif:/channel/0", Int16, goldShape, 0, ""},
@@ -244,5 +245,16 @@ func TestPlaneDirOfSamples(t *testing.T) {
 		}
 		checkVolume(t, v, tc.dt, goldShape, typeValue(tc.dt, 0))
 		v.Close()
+	}
+}
+
+func TestOMETimePoints(t *testing.T) {
+	d, err := Inspect("testdata/types/tzcyx.ome.tif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if header(d, "dimensions") != "Z 3, C 2, T 2 (order XYCZT)" || len(d.Notes) != 1 || d.Notes[0] != "2 time points: voxlab reads the first" ||
+		header(d, "pages") != "3 (channel 0's, of 12 in the file)" {
+		t.Errorf("info: %+v %v", d.Header, d.Notes)
 	}
 }

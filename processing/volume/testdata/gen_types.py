@@ -104,6 +104,11 @@ def main():
             tifffile.imwrite(f"{d}/{name}/plane{z}.tif", **kw)
     tifffile.imwrite(f"{d}/palette.tif", values("u1"), photometric="palette",
                      colormap=np.tile(np.arange(256, dtype="<u2") * 257, (3, 1)))
+    # OME-TIFF with 2 time points of 2 channels (T, Z, C): voxlab reads
+    # time point 0; time point 1 holds k + 1000.
+    tzcyx = np.stack([np.stack([values("<u2", SHAPE, 11 * c + 1000 * t) for c in range(2)], axis=1)
+                      for t in range(2)])
+    tifffile.imwrite(f"{d}/tzcyx.ome.tif", tzcyx, metadata={"axes": "TZCYX"}, photometric="minisblack")
     # OME-TIFF, tiled, one channel.
     tifffile.imwrite(f"{d}/tiled.ome.tif", values("<u2", big), tile=(16, 16), metadata={"axes": "ZYX"},
                      photometric="minisblack")
