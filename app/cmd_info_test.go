@@ -21,7 +21,12 @@ func TestInfoFormats(t *testing.T) {
 	}{
 		{"npy/f4be.npy", []string{"npy", "shape: (3, 4, 5)", "float32", "byte order: big"}},
 		{"npy/stack4d.npy", []string{"shape: (3, 4, 4, 4)", "maps: 3"}},
-		{"mrc/mode1.mrc", []string{"mrc", "float32", "voxel size: 2.5, 2, 1.5 (z, y, x)", "int16 stored"}},
+		{"mrc/mode1.mrc", []string{"mrc", "dtype: int16", "voxel size: 2.5, 2, 1.5 (z, y, x)", "int16 stored, read as int16"}},
+		{"types/mode12.mrc", []string{"dtype: float32", "float16 stored, read as float32"}},
+		{"types/tiled_pred_u16.tif", []string{"tiles: 16 x 16 (rows x columns), 12 per page", "compression: Deflate, horizontal predictor", "channels: 1"}},
+		{"types/zcyx.ome.tif:/channel/1", []string{"ome-tiff", "channels: 3 (0, 1, 2); reading channel 1", "strips: 1 per page"}},
+		{"../h5/testdata/codecs.h5:/bslz4_uint16", []string{"chunks: (1, 17, 37)", "codec: bitshuffle (block 0) + lz4"}},
+		{"../h5/testdata/codecs.h5:/blosc_zstd_shuffle", []string{"codec: blosc (zstd, level 5, byte shuffle)"}},
 		{"tiff/imagej_u16.tif", []string{"tiff", "uint16", "voxel size: 2, 0.25, 0.5"}},
 		{"tiff/planes", []string{"tiff-dir", "planes: 3", "plane2.tif", "plane100.tif"}},
 		{"../h5/testdata/scan.nxs", []string{"nexus", "6 projections, 5 flats, 2 darks", "image_key (13) int64"}},
@@ -68,6 +73,7 @@ func TestInfoRejects(t *testing.T) {
 		{golden + "tiff/mixed_sizes", "planes differ"},
 		{golden + "../h5/testdata/truncated.h5", "damaged or truncated"},
 		{golden + "../h5/testdata/types.h5:/nope", "no dataset /nope"},
+		{golden + "../h5/testdata/codecs.h5:/zstd", "zstd filter (HDF5 filter 32015)"},
 		{fake, "not a TIFF file"},
 		{filepath.Join(dir, "missing.npy"), "no such file"},
 	} {

@@ -29,7 +29,7 @@ func naivePercentile(vals []float64, q float64) float64 {
 
 func TestStatsMatchSortedPercentiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, dt := range []volume.DType{volume.Uint8, volume.Uint16, volume.Float32, volume.Float64} {
+	for _, dt := range volume.DTypes {
 		for _, n := range []int{1, 7, 1000, 12345} {
 			vals := make([]float64, n)
 			for i := range vals {
@@ -38,6 +38,14 @@ func TestStatsMatchSortedPercentiles(t *testing.T) {
 					vals[i] = float64(rng.IntN(256))
 				case volume.Uint16:
 					vals[i] = float64(rng.IntN(4096) + rng.IntN(2)*60000*rng.IntN(2))
+				case volume.Int8:
+					vals[i] = float64(rng.IntN(256) - 128)
+				case volume.Int16:
+					vals[i] = float64(rng.IntN(4096) - 2048 + rng.IntN(2)*30000*(1-2*rng.IntN(2)))
+				case volume.Int32:
+					vals[i] = float64(rng.Int32() - rng.Int32())
+				case volume.Uint32:
+					vals[i] = float64(rng.Uint32())
 				default:
 					vals[i] = float64(float32(rng.NormFloat64()*50 + 3))
 				}
@@ -50,7 +58,7 @@ func TestStatsMatchSortedPercentiles(t *testing.T) {
 			s := p.stats
 			lo, hi := naivePercentile(vals, autoLow), naivePercentile(vals, autoHigh)
 			tol := 0.0
-			if dt == volume.Float32 || dt == volume.Float64 {
+			if !lutDirect(dt) {
 				tol = (slices.Max(vals) - slices.Min(vals)) / floatBins * 1.0001
 			}
 			if s.min != slices.Min(vals) || s.max != slices.Max(vals) {
@@ -85,11 +93,15 @@ func TestLUTMatchesFormula(t *testing.T) {
 		{volume.Uint16, 100, 30000, 0.5},
 		{volume.Uint16, 500, 500, 1}, // step
 		{volume.Float32, -2, 3, 2},
+		{volume.Int8, -100, 50, 1},
+		{volume.Int16, -20000, 12000, 0.7},
+		{volume.Int32, -5e8, 1e9, 1},
+		{volume.Uint32, 1e6, 3e9, 1},
 	} {
 		var l lut
 		l.build(c.dt, c.lo, c.hi, c.gamma, cm)
 		for _, v := range []float64{c.lo - 5, c.lo, (c.lo + c.hi) / 2, c.lo + (c.hi-c.lo)*0.3, c.hi, c.hi + 7} {
-			if c.dt.IsInteger() && (v < 0 || v != math.Trunc(v)) {
+			if c.dt.IsInteger() && (v < c.dt.MinValue() || v > c.dt.MaxValue() || v != math.Trunc(v)) {
 				continue
 			}
 			var tt float64
@@ -100,8 +112,8 @@ func TestLUTMatchesFormula(t *testing.T) {
 			}
 			want := cm[int(tt*255+0.5)]
 			var got uint32
-			if c.dt.IsInteger() {
-				got = l.tab[int(v)]
+			if lutDirect(c.dt) {
+				got = l.tab[int(v-c.dt.MinValue())]
 			} else {
 				row := make([]uint32, 1)
 				sampleFloat(row, []int32{0}, []float64{v}, &l)
@@ -114,7 +126,7 @@ func TestLUTMatchesFormula(t *testing.T) {
 			for i := range 3 {
 				d = max(d, int(math.Abs(float64(rgb[i])-float64(want[i]))))
 			}
-			if (c.dt.IsInteger() && d != 0) || d > 3 {
+			if (lutDirect(c.dt) && d != 0) || d > 3 {
 				t.Errorf("%s [%v,%v] γ%v: v=%v → %v, want %v", c.dt, c.lo, c.hi, c.gamma, v, rgb, want)
 			}
 		}

@@ -104,10 +104,13 @@ func isHDF5(path string) bool {
 }
 
 // displayName is the layer name for a spec: the file name, and the
-// dataset's last part for HDF5.
+// dataset's last part for HDF5 or "channel N" for a TIFF's channel.
 func displayName(spec string) string {
 	path, ds := volume.SplitSpec(spec)
 	name := filepath.Base(path)
+	if c, ok := strings.CutPrefix(ds, "/channel/"); ok {
+		return name + " channel " + c
+	}
 	if ds != "" && ds != "/" {
 		name += ":" + ds[strings.LastIndex(ds, "/")+1:]
 	}
@@ -401,9 +404,21 @@ func (v *Viewer) openInteractive(spec string) {
 	}
 }
 
-// datasets lists the datasets of an HDF5 file that open as volumes, or
-// nil for other files and NeXus scans (which open on their projections).
+// datasets lists the datasets of an HDF5 file that open as volumes, the
+// channels of a multi-channel TIFF ("/channel/N"), or nil for other files
+// and NeXus scans (which open on their projections).
 func datasets(path string) []string {
+	if f := volume.FormatFor(path); f != nil && f.Name == "tiff" {
+		n, err := volume.TIFFChannels(path)
+		if err != nil || n <= 1 {
+			return nil
+		}
+		names := make([]string, n)
+		for c := range names {
+			names[c] = fmt.Sprintf("/channel/%d", c)
+		}
+		return names
+	}
 	if !isHDF5(path) || h5.IsNeXus(path) {
 		return nil
 	}
@@ -420,7 +435,8 @@ func datasets(path string) []string {
 	return names
 }
 
-// chooseDataset asks which dataset of an HDF5 file to open.
+// chooseDataset asks which dataset of an HDF5 file (or channel of a TIFF)
+// to open.
 func (v *Viewer) chooseDataset(path string, names []string) {
 	sel := widget.NewRadioGroup(names, nil)
 	sel.SetSelected(names[0])

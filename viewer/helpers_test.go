@@ -69,6 +69,14 @@ func memVolume(t testing.TB, dt volume.DType, shape [3]int, f func(z, y, x int) 
 					data[i] = uint8(v)
 				case volume.Uint16:
 					volume.Uint16s(data)[i] = uint16(v)
+				case volume.Int8:
+					volume.Int8s(data)[i] = int8(v)
+				case volume.Int16:
+					volume.Int16s(data)[i] = int16(v)
+				case volume.Int32:
+					volume.Int32s(data)[i] = int32(v)
+				case volume.Uint32:
+					volume.Uint32s(data)[i] = uint32(v)
 				case volume.Float32:
 					volume.Float32s(data)[i] = float32(v)
 				case volume.Float64:

@@ -8,8 +8,10 @@ import (
 )
 
 // lut maps raw values to packed RGBA pixels (R | G<<8 | B<<16 | A<<24, the
-// byte order of image.RGBA on little-endian machines). Integer planes index
-// it with the raw value; float planes with (v-lo)*scale, clamped.
+// byte order of image.RGBA on little-endian machines). 8- and 16-bit
+// integer planes index it with the raw value (signed ones with the value
+// minus the type's minimum); float and 32-bit integer planes with
+// (v-lo)*scale, clamped.
 type lut struct {
 	tab       []uint32
 	lo, scale float64
@@ -25,11 +27,16 @@ const floatLUTSize = 4096
 // cmap[round(255 t)]. hi <= lo makes a step at lo.
 func (l *lut) build(dt volume.DType, lo, hi, gamma float64, cmap *resources.ColormapTable) {
 	n := floatLUTSize
+	off := 0.0 // value of entry 0
 	switch dt {
 	case volume.Uint8:
 		n = 256
+	case volume.Int8:
+		n, off = 256, -128
 	case volume.Uint16:
 		n = 65536
+	case volume.Int16:
+		n, off = 65536, -32768
 	}
 	if cap(l.tab) < n {
 		l.tab = make([]uint32, n)
@@ -40,9 +47,9 @@ func (l *lut) build(dt volume.DType, lo, hi, gamma float64, cmap *resources.Colo
 		pal[i] = uint32(c[0]) | uint32(c[1])<<8 | uint32(c[2])<<16 | 0xff000000
 	}
 	// t of entry i: integer types map the raw value, floats the level.
-	t0, dt1 := -lo, 1.0
+	t0, dt1 := off-lo, 1.0
 	span := hi - lo
-	if dt == volume.Float32 || dt == volume.Float64 {
+	if !lutDirect(dt) {
 		t0, dt1 = 0, 1/float64(n-1)
 		span = 1
 		l.lo = lo

@@ -72,18 +72,10 @@ const (
 
 // value returns the element at (r, c) as float64.
 func (p *plane) value(r, c int) float64 {
-	i := r*p.cols + c
-	switch p.dtype {
-	case volume.Uint8:
-		return float64(p.data[i])
-	case volume.Uint16:
-		return float64(volume.Uint16s(p.data)[i])
-	case volume.Float32:
-		return float64(volume.Float32s(p.data)[i])
-	case volume.Float64:
-		return volume.Float64s(p.data)[i]
+	if p.dtype.Size() == 0 {
+		return math.NaN()
 	}
-	return math.NaN()
+	return volume.At(p.data, p.dtype, r*p.cols+c)
 }
 
 // readPlane reads slice idx along axis from v. Z slices read exactly one
@@ -213,7 +205,8 @@ func extractLine(dst, src []byte, axis Axis, idx, ny, nx, es int) {
 }
 
 // computeStats finds the minimum, maximum and auto-contrast percentiles of
-// p. Integer planes use an exact histogram; float planes a 4096-bin
+// p. 8- and 16-bit planes use an exact histogram (signed ones offset by
+// the type's minimum); 32-bit integer and float planes a 4096-bin
 // histogram between min and max, so their percentiles are within one bin
 // ((max-min)/4096) of the exact order statistic.
 func computeStats(p *plane) planeStats {
@@ -224,6 +217,12 @@ func computeStats(p *plane) planeStats {
 			h[v]++
 		}
 		return histStats(h[:], 0, 1, len(p.data))
+	case volume.Int8:
+		var h [256]int
+		for _, v := range volume.Int8s(p.data) {
+			h[int(v)+128]++
+		}
+		return histStats(h[:], -128, 1, len(p.data))
 	case volume.Uint16:
 		h := make([]int, 65536)
 		src := volume.Uint16s(p.data)
@@ -231,6 +230,17 @@ func computeStats(p *plane) planeStats {
 			h[v]++
 		}
 		return histStats(h, 0, 1, len(src))
+	case volume.Int16:
+		h := make([]int, 65536)
+		src := volume.Int16s(p.data)
+		for _, v := range src {
+			h[int(v)+32768]++
+		}
+		return histStats(h, -32768, 1, len(src))
+	case volume.Uint32:
+		return floatStats(volume.Uint32s(p.data))
+	case volume.Int32:
+		return floatStats(volume.Int32s(p.data))
 	case volume.Float32:
 		return floatStats(volume.Float32s(p.data))
 	case volume.Float64:
@@ -277,7 +287,7 @@ func histStats(h []int, base, width float64, n int) planeStats {
 
 const floatBins = 4096
 
-func floatStats[T float32 | float64](src []T) planeStats {
+func floatStats[T float32 | float64 | int32 | uint32](src []T) planeStats {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	n := 0
 	for _, v := range src {

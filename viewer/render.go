@@ -110,8 +110,16 @@ func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity flo
 		switch p.dtype {
 		case volume.Uint8:
 			sampleTable(row, xs, p.data[r:r+p.cols], l.tab[:256], run)
+		case volume.Int8:
+			sampleSigned(row, xs, volume.Int8s(p.data)[r:r+p.cols], l.tab[:256], 128)
 		case volume.Uint16:
 			sampleTable(row, xs, volume.Uint16s(p.data)[r:r+p.cols], l.tab[:65536], run)
+		case volume.Int16:
+			sampleSigned(row, xs, volume.Int16s(p.data)[r:r+p.cols], l.tab[:65536], 32768)
+		case volume.Uint32:
+			sampleFloat(row, xs, volume.Uint32s(p.data)[r:r+p.cols], l)
+		case volume.Int32:
+			sampleFloat(row, xs, volume.Int32s(p.data)[r:r+p.cols], l)
 		case volume.Float32:
 			sampleFloat(row, xs, volume.Float32s(p.data)[r:r+p.cols], l)
 		case volume.Float64:
@@ -139,9 +147,17 @@ func sampleTable[T uint8 | uint16](dst []uint32, xs []int32, src []T, tab []uint
 	}
 }
 
-// sampleFloat quantises float samples to the table; NaN is transparent
-// (unfilled heat-map cells).
-func sampleFloat[T float32 | float64](dst []uint32, xs []int32, src []T, l *lut) {
+// sampleSigned looks signed samples of src up in tab, whose entry v+off
+// is value v's colour.
+func sampleSigned[T int8 | int16](dst []uint32, xs []int32, src []T, tab []uint32, off int) {
+	for i, c := range xs {
+		dst[i] = tab[int(src[c])+off]
+	}
+}
+
+// sampleFloat quantises float (and 32-bit integer) samples to the table;
+// NaN is transparent (unfilled heat-map cells).
+func sampleFloat[T float32 | float64 | int32 | uint32](dst []uint32, xs []int32, src []T, l *lut) {
 	top := float64(len(l.tab) - 1)
 	for i, c := range xs {
 		v := float64(src[c])
@@ -192,5 +208,6 @@ func blendRow(dst, src []uint32, a uint32, mode Blending) {
 }
 
 // lutDirect reports whether a plane of type d is drawn by indexing a
-// lookup table with its values: small unsigned integers only.
-func lutDirect(d volume.DType) bool { return d == volume.Uint8 || d == volume.Uint16 }
+// lookup table with its values: 8- and 16-bit integers (signed ones
+// offset by the type's minimum).
+func lutDirect(d volume.DType) bool { return d.IsInteger() && d.Size() <= 2 }

@@ -131,7 +131,7 @@ func (c Config) Params(info volume.Info) (Params, error) {
 		}
 	}
 	if info.DType != volume.Uint8 && info.DType != volume.Uint16 {
-		return p, fmt.Errorf("cell detection needs integer data (uint8 or uint16), this volume is %s: convert it first (cellfinder marks thresholded voxels and centres with the two largest values of the integer type)", info.DType)
+		return p, fmt.Errorf("cell detection needs unsigned integer data of 8 or 16 bits (uint8 or uint16), this volume is %s: convert it first, e.g. arr.clip(0, 65535).astype('<u2') (cellfinder clips to [0, max-2] of the unsigned type and marks thresholded voxels and centres with its two largest values, which a signed, 32-bit or float volume does not have)", info.DType)
 	}
 	for _, f := range []struct {
 		name string

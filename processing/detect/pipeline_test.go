@@ -273,6 +273,8 @@ func TestBadParameters(t *testing.T) {
 		{"ball z rounds to 0", func(c *Config) { c.BallZ = 2 }, u16, "rounds to 0 planes"},
 		{"too few planes", func(c *Config) {}, volume.Info{Shape: [3]int{2, 64, 64}, DType: volume.Uint16}, "at least ball-z planes"},
 		{"float data", func(c *Config) {}, volume.Info{Shape: [3]int{20, 64, 64}, DType: volume.Float32}, "integer data"},
+		{"int16 data", func(c *Config) {}, volume.Info{Shape: [3]int{20, 64, 64}, DType: volume.Int16}, "this volume is int16: convert it first"},
+		{"uint32 data", func(c *Config) {}, volume.Info{Shape: [3]int{20, 64, 64}, DType: volume.Uint32}, "(uint8 or uint16), this volume is uint32"},
 		{"bad range", func(c *Config) { c.StartPlane, c.EndPlane = 10, 5 }, u16, "planes 10 to 5"},
 		{"overlap", func(c *Config) { c.BallOverlap = 1.5 }, u16, "between 0 and 1"},
 	} {

@@ -124,7 +124,7 @@ func (s Shapes) HasDarks() bool { return s.Darks.Shape[0] > 0 }
 func (s Shapes) HasFlats() bool { return s.Flats.Shape[0] > 0 }
 
 // Check validates the inputs against each other and the config: there
-// must be projections, every set must be uint16 or float32, darks and
+// must be projections, every set must be an integer type or float32, darks and
 // flats must have the projections' frame size, and the flat-field needs
 // both.
 func (s Shapes) Check(c Config) error {
@@ -152,8 +152,8 @@ func (s Shapes) Check(c Config) error {
 		}{"flats", s.Flats})
 	}
 	for _, set := range sets {
-		if set.in.DType != volume.Uint16 && set.in.DType != volume.Float32 {
-			return fmt.Errorf("%s are %s: dezinging handles uint16 and float32", set.name, set.in.DType)
+		if dt := kernelType(set.in.DType); dt != volume.Uint16 && dt != volume.Float32 {
+			return fmt.Errorf("%s are %s: dezinging computes in uint16 or float32 (other integer types are converted to float32); convert %s data to float32 first", set.name, set.in.DType, set.in.DType)
 		}
 		if set.in.Shape[1] != p.Shape[1] || set.in.Shape[2] != p.Shape[2] {
 			return fmt.Errorf("%s have frames of %d x %d, the projections %d x %d: they must be the same size",
@@ -178,8 +178,10 @@ func (c Config) span(s Shapes) (z0, z1 int) {
 }
 
 // OutInfo describes the processed projections a run writes: the input's
-// type, or float32 after the flat-field correction.
+// type (float32 for integer types other than uint16), or float32 after
+// the flat-field correction.
 func OutInfo(s Shapes, c Config) volume.Info {
+	s = s.kernelTypes()
 	out := s.Projections
 	z0, z1 := c.span(s)
 	out.Shape[0] = z1 - z0

@@ -70,7 +70,7 @@ func Plan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 	if err := s.Check(c); err != nil {
 		return nil, err
 	}
-	return plan.Make("dezing", phases(be, s, c), c.Budget)
+	return plan.Make("dezing", phases(be, s.kernelTypes(), c), c.Budget)
 }
 
 func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {

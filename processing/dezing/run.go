@@ -86,6 +86,10 @@ type Result struct {
 // more to out (the caller discards what it had). While a block is
 // computed on the CPU its rows done are reported as Progress.Partway.
 func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in Input, out Output) (*Result, error) {
+	in, err := in.kernel()
+	if err != nil {
+		return nil, err
+	}
 	pl, err := Plan(be, in.Shapes(), cfg)
 	if err != nil {
 		return nil, err

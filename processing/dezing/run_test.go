@@ -351,7 +351,7 @@ func TestTooSmallDevice(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	good := testScan(1, volume.Uint16, 4, 2, 2, 6, 7)
 	other := testScan(2, volume.Uint16, 4, 2, 2, 6, 8)
-	u8, _ := volume.NewMemory(volume.Info{Shape: [3]int{2, 6, 7}, DType: volume.Uint8}, make([]byte, 84))
+	f64, _ := volume.NewMemory(volume.Info{Shape: [3]int{2, 6, 7}, DType: volume.Float64}, make([]byte, 8*84))
 	for _, tc := range []struct {
 		name string
 		in   Input
@@ -361,7 +361,7 @@ func TestBadInput(t *testing.T) {
 		{"no projections", Input{}, nil, "no projections"},
 		{"darks frame size", Input{Projections: good.Projections, Darks: other.Darks}, nil, "same size"},
 		{"flats frame size", Input{Projections: good.Projections, Flats: other.Flats}, nil, "same size"},
-		{"uint8", Input{Projections: u8}, nil, "uint16 and float32"},
+		{"float64", Input{Projections: f64}, nil, "convert float64 data to float32"},
 		{"dif 0", good, func(c *Config) { c.Dif = 0 }, "dif"},
 		{"dif negative", good, func(c *Config) { c.Dif = -5 }, "dif"},
 		{"even kernel", good, func(c *Config) { c.Kernel = 4 }, "odd"},

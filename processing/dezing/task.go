@@ -55,6 +55,7 @@ func TaskPlan(be gpu.Backend, s Shapes, c Config, t task.Task) (*plan.Plan, erro
 // TaskInfo describes what task t hands to out: its dezinged projections,
 // in the input's type.
 func TaskInfo(s Shapes, c Config, t task.Task) volume.Info {
+	s = s.kernelTypes()
 	info := s.Projections
 	lo, hi := TaskRange(s, c, t)
 	info.Shape[0] = hi - lo
@@ -98,6 +99,7 @@ func MergePlan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 	if err := s.Check(c); err != nil {
 		return nil, err
 	}
+	s = s.kernelTypes()
 	all := phases(be, s, c)
 	frames := int64(0)
 	frameLen := int64(s.Projections.PlaneLen())
@@ -135,6 +137,10 @@ func MergePlan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 // would: the same frames, then the same projections — corrected, when
 // cfg asks, with the same flat-field step — and the same warnings.
 func Merge(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in Input, parts volume.Source, out Output) (*Result, error) {
+	in, err := in.kernel()
+	if err != nil {
+		return nil, err
+	}
 	s := in.Shapes()
 	pl, err := MergePlan(be, s, cfg)
 	if err != nil {

@@ -26,9 +26,10 @@ func FromStack(s *volume.Stack) (*StackMaps, error) {
 	if err := checkBox(s.Box()); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	switch s.Map.DType {
-	case volume.Float32, volume.Float64, volume.Uint16, volume.Uint8:
-	default:
+	// Every type converts to float32 (ReadMapsScratch, its buffer in the
+	// plan): exactly for 8- and 16-bit integers and float32, to nearest
+	// for 32-bit integers beyond 2^24 and float64.
+	if s.Map.DType.Size() == 0 {
 		return nil, fmt.Errorf("%s: maps of type %s are not supported", s.Name, s.Map.DType)
 	}
 	return &StackMaps{s: s}, nil

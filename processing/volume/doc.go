@@ -5,7 +5,9 @@
 //
 // Readers and writers for NPY, MRC/MRCS and TIFF (multi-page files, classic
 // or BigTIFF, and folders of 2D planes sorted naturally; read uncompressed
-// or with LZW, Deflate or PackBits strips) live here; HDF5 and
+// or with LZW, Deflate or PackBits strips or tiles; OME-TIFF channels)
+// live here, for every element type (int8 to float64; MRC's float16 is
+// read as float32); HDF5 and
 // NeXus live in the h5 sub-package (it needs cgo and libhdf5) and register
 // themselves with RegisterFormat, so algorithm packages can import volume
 // without linking libhdf5. Open, Create and Inspect pick the format from
@@ -20,7 +22,9 @@
 //
 // Slab buffers are raw bytes in the machine's native byte order (little
 // endian on every platform voxlab supports); Uint16s, Float32s and friends
-// view them as typed slices without copying. Files in big-endian order are
+// view them as typed slices without copying, ToFloat32 and ToFloat64
+// convert any type, and AsFloat32 reads a source of another type as
+// float32 for kernels that take only that. Files in big-endian order are
 // converted as they are read. Writers write to a temporary file (or
 // folder) beside the target and rename it on Commit, so a failed or
 // cancelled write leaves nothing behind.

@@ -88,12 +88,14 @@ func FuzzMRCHeader(f *testing.F) {
 // strip) opens and fails when read, as libtiff does.
 func FuzzTIFF(f *testing.F) {
 	addGolden(f, "tiff/*.tif")
+	addGolden(f, "types/*.tif")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tf, err := readTIFF("fuzz.tif", bytes.NewReader(b), int64(len(b)), 64)
 		if err != nil {
 			return
 		}
-		if tf.expandImageJ(int64(len(b))) != nil || tf.checkStack() != nil {
+		// An OME-TIFF's channel 0 (or 1) is what a volume reads.
+		if tf.expandImageJ(int64(len(b))) != nil || tf.selectChannel(len(b)%2) != nil || tf.checkStack() != nil {
 			return
 		}
 		in := tf.info()

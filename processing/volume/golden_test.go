@@ -32,23 +32,8 @@ func goldStack(box int) func(z, y, x int) float64 {
 
 // values converts a slab to float64 for comparison.
 func values(dt DType, b []byte) []float64 {
-	var out []float64
-	switch dt {
-	case Uint8:
-		for _, v := range b {
-			out = append(out, float64(v))
-		}
-	case Uint16:
-		for _, v := range Uint16s(b) {
-			out = append(out, float64(v))
-		}
-	case Float32:
-		for _, v := range Float32s(b) {
-			out = append(out, float64(v))
-		}
-	case Float64:
-		out = append(out, Float64s(b)...)
-	}
+	out := make([]float64, len(b)/dt.Size())
+	ToFloat64(out, b, dt)
 	return out
 }
 
@@ -106,6 +91,7 @@ func TestGoldenNPY(t *testing.T) {
 		{"v2.npy", Uint16, goldShape, goldInts(60000, 0)},
 		{"v3.npy", Uint16, goldShape, goldInts(60000, 0)},
 		{"plane.npy", Float32, [3]int{1, 4, 5}, goldFloats(0)},
+		{"int16.npy", Int16, goldShape, goldInts(100, 0)},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			v, err := Open(filepath.Join("testdata", "npy", tc.file))
@@ -126,8 +112,8 @@ func TestGoldenMRC(t *testing.T) {
 		voxel [3]float64
 		want  func(z, y, x int) float64
 	}{
-		{"mode0.mrc", Float32, vs, goldInts(200, -100)},
-		{"mode1.mrc", Float32, vs, goldInts(2000, -1000)},
+		{"mode0.mrc", Int8, vs, goldInts(200, -100)},
+		{"mode1.mrc", Int16, vs, goldInts(2000, -1000)},
 		{"mode2.mrc", Float32, vs, goldFloats(0)},
 		{"mode6.mrc", Uint16, vs, goldInts(60000, 0)},
 		{"bigendian.mrc", Float32, vs, goldFloats(0)},
@@ -213,6 +199,8 @@ func TestGoldenTIFF(t *testing.T) {
 		{"deflate_pred_be_u16.tif", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
 		{"lzw_u16.tif", Uint16, [3]int{2, 64, 80}, [3]float64{}, goldInts(60000, 0)},
 		{"packbits_u16.tif", Uint16, [3]int{2, 64, 80}, [3]float64{}, goldInts(60000, 0)},
+		{"int16.tif", Int16, goldShape, [3]float64{}, goldInts(100, 0)},
+		{"tiled.tif", Uint16, [3]int{1, 32, 32}, [3]float64{}, func(z, y, x int) float64 { return 0 }},
 		{"planes", Uint16, goldShape, [3]float64{}, goldInts(60000, 0)},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {

@@ -112,20 +112,24 @@ func (h *mrcHeader) check() error {
 // dtype maps the mode to the volume's element type.
 func (h *mrcHeader) dtype() (DType, error) {
 	switch h.mode {
-	case 0, 1, 2:
+	case 0:
+		return Int8, nil
+	case 1:
+		return Int16, nil
+	case 2, 12:
 		return Float32, nil
 	case 6:
 		return Uint16, nil
 	}
-	name := map[int]string{3: "complex int16", 4: "complex float32", 12: "float16", 101: "4-bit"}[h.mode]
+	name := map[int]string{3: "complex int16", 4: "complex float32", 101: "4-bit"}[h.mode]
 	if name == "" {
 		name = "unknown"
 	}
-	return InvalidDType, fmt.Errorf("MRC mode %d (%s) is not supported (voxlab reads modes 0, 1, 2 and 6)", h.mode, name)
+	return InvalidDType, fmt.Errorf("MRC mode %d (%s) is not supported (voxlab reads modes 0, 1, 2, 6 and 12)", h.mode, name)
 }
 
 func (h *mrcHeader) elem() int {
-	return map[int]int{0: 1, 1: 2, 2: 4, 6: 2}[h.mode]
+	return map[int]int{0: 1, 1: 2, 2: 4, 6: 2, 12: 2}[h.mode]
 }
 
 func (h *mrcHeader) info() Info {
@@ -141,11 +145,8 @@ func (h *mrcHeader) info() Info {
 
 func (h *mrcHeader) layout() layout {
 	l := layout{offset: mrcHeaderSize + h.nsymbt, elem: h.elem(), bigEndian: h.bigEndian}
-	switch h.mode {
-	case 0:
-		l.conv = convInt8F32
-	case 1:
-		l.conv = convInt16F32
+	if h.mode == 12 {
+		l.conv = convFloat16F32
 	}
 	return l
 }
@@ -202,7 +203,7 @@ func inspectMRC(path string) (*Description, error) {
 	if h.bigEndian {
 		order = "big"
 	}
-	stored := map[int]string{0: "int8", 1: "int16", 2: "float32", 6: "uint16"}[h.mode]
+	stored := map[int]string{0: "int8", 1: "int16", 2: "float32", 6: "uint16", 12: "float16"}[h.mode]
 	d.Header = []Field{
 		{"mode", fmt.Sprintf("%d (%s stored, read as %s)", h.mode, stored, in.DType)},
 		{"byte order", order},

@@ -147,14 +147,22 @@ func parseDescr(s string) (DType, bool, error) {
 	switch code {
 	case "u1":
 		dt = Uint8
+	case "i1":
+		dt = Int8
 	case "u2":
 		dt = Uint16
+	case "i2":
+		dt = Int16
+	case "u4":
+		dt = Uint32
+	case "i4":
+		dt = Int32
 	case "f4":
 		dt = Float32
 	case "f8":
 		dt = Float64
 	default:
-		return InvalidDType, false, fmt.Errorf("unsupported dtype %q (voxlab reads u1, u2, f4 and f8 in either byte order; convert with arr.astype('<f4'))", s)
+		return InvalidDType, false, fmt.Errorf("unsupported dtype %q (voxlab reads i1, u1, i2, u2, i4, u4, f4 and f8 in either byte order; convert with arr.astype('<f4'))", s)
 	}
 	return dt, order == '>' && dt.Size() > 1, nil
 }
@@ -413,7 +421,8 @@ func inspectNPY(path string) (*Description, error) {
 // for a little-endian C-order array, padded so the data start on a
 // 64-byte boundary as NumPy does.
 func npyHeaderBytes(dt DType, shape []int) ([]byte, error) {
-	descr := map[DType]string{Uint8: "|u1", Uint16: "<u2", Float32: "<f4", Float64: "<f8"}[dt]
+	descr := map[DType]string{Uint8: "|u1", Int8: "|i1", Uint16: "<u2", Int16: "<i2",
+		Uint32: "<u4", Int32: "<i4", Float32: "<f4", Float64: "<f8"}[dt]
 	if descr == "" {
 		return nil, fmt.Errorf("NPY: unsupported dtype %s", dt)
 	}

@@ -18,9 +18,8 @@ import (
 type conversion int
 
 const (
-	convNone     conversion = iota // same type; maybe byte-swapped
-	convInt8F32                    // signed 8-bit → float32 (MRC mode 0)
-	convInt16F32                   // signed 16-bit → float32 (MRC mode 1)
+	convNone       conversion = iota // same type; maybe byte-swapped
+	convFloat16F32                   // IEEE half → float32 (MRC mode 12)
 )
 
 // layout describes where and how a file stores its planes, contiguously in
@@ -87,10 +86,8 @@ func (s *rawSource) ReadSlab(z0, z1 int, dst []byte) error {
 		if s.bigEndian {
 			swapBytes(dst, s.elem)
 		}
-	case convInt8F32:
-		widenInt8(dst, stored)
-	case convInt16F32:
-		widenInt16(dst, stored, s.bigEndian)
+	case convFloat16F32:
+		widenFloat16(dst, stored, s.bigEndian)
 	}
 	return nil
 }
@@ -140,28 +137,39 @@ func swapBytes(b []byte, elem int) {
 	}
 }
 
-// widenInt8 converts the int8 values in stored (the last quarter of dst)
-// into float32 values filling dst.
-func widenInt8(dst, stored []byte) {
+// widenFloat16 converts the IEEE 754 half-precision values in stored (the
+// second half of dst) into float32 values filling dst, front to back so
+// that no stored value is overwritten before it is read.
+func widenFloat16(dst, stored []byte, bigEndian bool) {
+	var bo binary.ByteOrder = binary.LittleEndian
+	if bigEndian {
+		bo = binary.BigEndian
+	}
 	out := Float32s(dst)
 	for i := range out {
-		out[i] = float32(int8(stored[i]))
+		out[i] = Float16(bo.Uint16(stored[2*i:]))
 	}
 }
 
-// widenInt16 converts the int16 values in stored (the second half of dst)
-// into float32 values filling dst.
-func widenInt16(dst, stored []byte, bigEndian bool) {
-	out := Float32s(dst)
-	if bigEndian {
-		for i := range out {
-			out[i] = float32(int16(binary.BigEndian.Uint16(stored[2*i:])))
+// Float16 returns the IEEE 754 binary16 value h as a float32 (exact:
+// every half is a float32), subnormals, infinities and NaN included.
+func Float16(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	frac := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f: // inf, NaN
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp == 0 && frac == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: frac · 2^-24
+		v := float32(frac) * (1.0 / (1 << 24))
+		if sign != 0 {
+			v = -v
 		}
-		return
+		return v
 	}
-	for i := range out {
-		out[i] = float32(int16(binary.LittleEndian.Uint16(stored[2*i:])))
-	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
 }
 
 // checkSize reports a file shorter than its header promises.

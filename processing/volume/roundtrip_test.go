@@ -26,6 +26,14 @@ func pattern(info Info) []byte {
 			s[i] = uint16(i*977 + 65000)
 		}
 		return Bytes(s)
+	case Int8, Int16, Int32, Uint32:
+		// Bytes of a multiplicative sequence: every bit pattern, signed
+		// values both sides of zero.
+		b := make([]byte, n*info.DType.Size())
+		for i := range b {
+			b[i] = byte(i*151 + 17)
+		}
+		return b
 	case Float32:
 		s := make([]float32, n)
 		for i := range s {
@@ -78,10 +86,10 @@ func TestRoundTrip(t *testing.T) {
 		ext string
 		dts []DType
 	}{
-		{".npy", []DType{Uint8, Uint16, Float32, Float64}},
+		{".npy", DTypes},
 		{".mrc", []DType{Uint16, Float32}},
 		{".mrcs", []DType{Float32}},
-		{".tif", []DType{Uint8, Uint16, Float32, Float64}},
+		{".tif", DTypes},
 	} {
 		for _, dt := range tc.dts {
 			t.Run(tc.ext+"/"+dt.String(), func(t *testing.T) {
@@ -216,7 +224,7 @@ func TestTIFFRoundTrip(t *testing.T) {
 		big  bool
 		dir  bool
 	}{{"bigtiff", true, false}, {"planes", false, true}} {
-		for _, dt := range []DType{Uint8, Uint16, Float32, Float64} {
+		for _, dt := range DTypes {
 			t.Run(tc.name+"/"+dt.String(), func(t *testing.T) {
 				dir := t.TempDir()
 				info := Info{Shape: [3]int{12, 3, 7}, DType: dt, VoxelSize: [3]float64{5, 2, 2}}

@@ -11,11 +11,14 @@ import (
 )
 
 // A hand-written baseline TIFF 6.0 parser (classic and BigTIFF) for
-// grayscale, stripped images, uncompressed or compressed with LZW,
-// Deflate or PackBits (tiffcodec.go). golang.org/x/image/tiff
-// decodes only the first page into an image.Image and has no float32
-// samples, so it can neither read a multi-page stack nor read one page of
-// it lazily; here only IFDs are parsed at open and a page's strips are
+// grayscale images in strips or tiles, uncompressed or compressed with
+// LZW, Deflate or PackBits (tiffcodec.go), of 8-, 16- and 32-bit
+// unsigned and signed integers (SampleFormat 1 and 2) and 32- and 64-bit
+// floats; one channel at a time of OME-TIFF, ImageJ hyperstacks and
+// images of several samples per pixel, interleaved or separate (ome.go).
+// golang.org/x/image/tiff decodes only the first page into an
+// image.Image and has no float32 samples, so it can neither read a
+// multi-page stack nor read one page of it lazily; here only IFDs are parsed at open and a page's strips are
 // read straight into the caller's buffer.
 
 // TIFF tags voxlab reads.
@@ -36,6 +39,10 @@ const (
 	tagResolutionUnit  = 296
 	tagPredictor       = 317
 	tagTileWidth       = 322
+	tagTileLength      = 323
+	tagTileOffsets     = 324
+	tagTileByteCounts  = 325
+	tagPlanarConfig    = 284
 	tagSampleFormat    = 339
 )
 
@@ -55,13 +62,44 @@ type tiffFile struct {
 	bigTIFF   bool
 	bigEndian bool
 	pages     []*tiffPage
+	// ome is an OME-TIFF's Pixels (nil for plain TIFF); pages then hold
+	// only channel's planes.
+	ome     *omePixels
+	channel int
+	// first is the file's first page, whose description holds the
+	// metadata, when pages no longer starts with it.
+	first    *tiffPage
+	allPages int
+	// samples per pixel of the pages as stored, planar how.
+	samples, planar int
 }
 
-// tiffPage is one grayscale, stripped image.
+// firstPage returns the file's first page.
+func (tf *tiffFile) firstPage() *tiffPage {
+	if tf.first != nil {
+		return tf.first
+	}
+	return tf.pages[0]
+}
+
+// tiffPage is one image in strips or tiles, of one or more samples per
+// pixel.
 type tiffPage struct {
 	width, height int
 	dtype         DType
 	rowsPerStrip  int
+	// tileW and tileH are the tile shape of a tiled page (0: strips);
+	// offsets and counts then locate the tiles, row of tiles by row.
+	tileW, tileH int
+	// samples per pixel, stored interleaved ("contig", planar 1) or one
+	// sample's strips after another's (planar 2; pickSample keeps one
+	// sample's, making the page grayscale); sample is the one a contig
+	// page is read for.
+	samples, planar, sample int
+	// stride is the distance between a sample and the one it was
+	// differenced against by the predictor, in samples (0 or 1: the one
+	// before it; samples for an interleaved page read wide).
+	stride int
 	// compression is the TIFF code (1 none, 5 LZW, 8 or 32946 Deflate,
 	// 32773 PackBits); predictor 1 none, 2 horizontal differencing.
 	compression, predictor int
@@ -334,23 +372,34 @@ func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
 	} else {
 		p.predictor = int(pr)
 	}
-	if _, tiled := en[tagTileWidth]; tiled {
-		return nil, errors.New("tiled TIFF is not supported: voxlab reads images stored in strips")
-	}
 	if spp, err := get(tagSamplesPerPixel, 1); err != nil {
 		return nil, err
-	} else if spp != 1 {
-		return nil, fmt.Errorf("%d samples per pixel (colour?): voxlab reads one-channel (grayscale) images", spp)
+	} else if spp == 0 || spp > 64 {
+		return nil, fmt.Errorf("%d samples per pixel", spp)
+	} else {
+		p.samples = int(spp)
+	}
+	if pc, err := get(tagPlanarConfig, 1); err != nil {
+		return nil, err
+	} else if pc != 1 && pc != 2 {
+		return nil, fmt.Errorf("planar configuration %d is neither 1 (interleaved) nor 2 (separate)", pc)
+	} else {
+		p.planar = int(pc)
 	}
 	if ph, err := get(tagPhotometric, 1); err != nil {
 		return nil, err
-	} else if ph > 1 {
-		return nil, fmt.Errorf("photometric interpretation %d (colour or palette): voxlab reads grayscale images", ph)
+	} else if ph > 2 || (ph == 2 && p.samples < 3) {
+		return nil, fmt.Errorf("photometric interpretation %d (palette, CMYK, YCbCr, ...): voxlab reads grayscale images and the channels of RGB or multi-sample ones", ph)
 	}
 	if p.dtype, err = t.sampleType(en, get); err != nil {
 		return nil, err
 	}
-	if err := t.strips(p, en, get); err != nil {
+	if _, tiled := en[tagTileWidth]; tiled {
+		err = t.tiles(p, en, get)
+	} else {
+		err = t.strips(p, en, get)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if e, ok := en[tagDescription]; ok && e.typ == 2 {
@@ -373,11 +422,32 @@ func (t *tiffReader) sampleType(en map[uint16]tiffEntry, get func(uint16, uint64
 	if err != nil {
 		return InvalidDType, err
 	}
+	for _, tag := range []uint16{tagBitsPerSample, tagSampleFormat} {
+		if e, ok := en[tag]; ok && e.count > 1 {
+			vs, err := t.uints(e)
+			if err != nil {
+				return InvalidDType, err
+			}
+			for _, v := range vs {
+				if v != vs[0] {
+					return InvalidDType, fmt.Errorf("samples of different types (tag %d: %v): voxlab reads samples of one type", tag, vs)
+				}
+			}
+		}
+	}
 	switch {
 	case format == 1 && bits == 8:
 		return Uint8, nil
 	case format == 1 && bits == 16:
 		return Uint16, nil
+	case format == 1 && bits == 32:
+		return Uint32, nil
+	case format == 2 && bits == 8:
+		return Int8, nil
+	case format == 2 && bits == 16:
+		return Int16, nil
+	case format == 2 && bits == 32:
+		return Int32, nil
 	case format == 3 && bits == 32:
 		return Float32, nil
 	case format == 3 && bits == 64:
@@ -387,7 +457,7 @@ func (t *tiffReader) sampleType(en map[uint16]tiffEntry, get func(uint16, uint64
 	if kind == "" {
 		kind = "sample format " + strconv.FormatUint(format, 10)
 	}
-	return InvalidDType, fmt.Errorf("%d-bit %s samples are not supported (voxlab reads uint8, uint16, float32 and float64)", bits, kind)
+	return InvalidDType, fmt.Errorf("%d-bit %s samples are not supported (voxlab reads 8-, 16- and 32-bit integers, signed or not, float32 and float64)", bits, kind)
 }
 
 // strips records the strip offsets and checks that each strip holds its
@@ -403,7 +473,8 @@ func (t *tiffReader) strips(p *tiffPage, en map[uint16]tiffEntry, get func(uint1
 		return err
 	}
 	p.rowsPerStrip = int(min(max(rps, 1), uint64(p.height)))
-	nstrips := (p.height + p.rowsPerStrip - 1) / p.rowsPerStrip
+	perSample := (p.height + p.rowsPerStrip - 1) / p.rowsPerStrip
+	nstrips := perSample * p.sampleSets()
 	offs, err := t.uints(oe)
 	if err != nil {
 		return err
@@ -415,9 +486,9 @@ func (t *tiffReader) strips(p *tiffPage, en map[uint16]tiffEntry, get func(uint1
 	if len(offs) != nstrips || len(counts) != nstrips {
 		return fmt.Errorf("%d strip offsets and %d byte counts for %d strips of %d rows", len(offs), len(counts), nstrips, p.rowsPerStrip)
 	}
-	rowBytes := int64(p.width) * int64(p.dtype.Size())
+	rowBytes := int64(p.width) * int64(p.dtype.Size()) * int64(p.interleaved())
 	for i := range offs {
-		rows := min(p.rowsPerStrip, p.height-i*p.rowsPerStrip)
+		rows := min(p.rowsPerStrip, p.height-i%perSample*p.rowsPerStrip)
 		need := int64(rows) * rowBytes
 		if p.compression != 1 {
 			need = int64(min(counts[i], math.MaxInt64)) // what a decoder reads
@@ -431,6 +502,110 @@ func (t *tiffReader) strips(p *tiffPage, en map[uint16]tiffEntry, get func(uint1
 		p.counts = append(p.counts, need)
 	}
 	return nil
+}
+
+// maxTileBytes bounds the tile a reader decodes into memory: microscopes
+// write tiles of 256 to 1024 pixels a side; a damaged tag could ask for
+// gigabytes.
+const maxTileBytes = 256 << 20
+
+// tiles records the tile offsets and checks that each tile lies inside
+// the file (and, uncompressed, holds its whole tile: edge tiles are
+// stored padded to the full tile shape).
+func (t *tiffReader) tiles(p *tiffPage, en map[uint16]tiffEntry, get func(uint16, uint64) (uint64, error)) error {
+	oe, ok1 := en[tagTileOffsets]
+	ce, ok2 := en[tagTileByteCounts]
+	if !ok1 || !ok2 {
+		return errors.New("tiled, but no TileOffsets or TileByteCounts")
+	}
+	tw, err := get(tagTileWidth, 0)
+	if err != nil {
+		return err
+	}
+	th, err := get(tagTileLength, 0)
+	if err != nil {
+		return err
+	}
+	if tw == 0 || th == 0 || tw > 1<<16 || th > 1<<16 {
+		return fmt.Errorf("tile shape %d x %d is missing or invalid", tw, th)
+	}
+	p.tileW, p.tileH = int(tw), int(th)
+	across, down := (p.width+p.tileW-1)/p.tileW, (p.height+p.tileH-1)/p.tileH
+	offs, err := t.uints(oe)
+	if err != nil {
+		return err
+	}
+	counts, err := t.uints(ce)
+	if err != nil {
+		return err
+	}
+	if n := across * down * p.sampleSets(); len(offs) != n || len(counts) != n {
+		return fmt.Errorf("%d tile offsets and %d byte counts for %d x %d tiles of %d x %d (x %d sample sets)", len(offs), len(counts), down, across, p.tileH, p.tileW, p.sampleSets())
+	}
+	tileBytes := int64(p.tileW) * int64(p.tileH) * int64(p.dtype.Size()) * int64(p.interleaved())
+	if tileBytes > maxTileBytes {
+		return fmt.Errorf("tiles of %d x %d %s (%d MiB each) are larger than voxlab's limit of %d MiB", p.tileH, p.tileW, p.dtype, tileBytes>>20, maxTileBytes>>20)
+	}
+	for i := range offs {
+		need := tileBytes
+		if p.compression != 1 {
+			need = int64(min(counts[i], math.MaxInt64))
+		} else if counts[i] < uint64(need) {
+			return fmt.Errorf("tile %d holds %d bytes, a %d x %d tile needs %d", i, counts[i], p.tileH, p.tileW, need)
+		}
+		if offs[i] > uint64(t.size) || uint64(need) > uint64(t.size)-offs[i] {
+			return fmt.Errorf("truncated: tile %d (%d bytes at byte %d) lies past the end of the file (%d bytes)", i, need, offs[i], t.size)
+		}
+		p.offsets = append(p.offsets, int64(offs[i]))
+		p.counts = append(p.counts, need)
+	}
+	return nil
+}
+
+// sampleSets is the number of sets of strips or tiles: one per sample
+// when samples are stored separately.
+func (p *tiffPage) sampleSets() int {
+	if p.planar == 2 {
+		return p.samples
+	}
+	return 1
+}
+
+// interleaved is the number of samples stored side by side per pixel.
+func (p *tiffPage) interleaved() int {
+	if p.planar == 2 {
+		return 1
+	}
+	return p.samples
+}
+
+// pickSample makes the page read sample c: a separate page keeps c's
+// strips or tiles alone (a grayscale page), an interleaved one reads c
+// out of each pixel.
+func (p *tiffPage) pickSample(c int) error {
+	if c < 0 || c >= p.samples {
+		return fmt.Errorf("channel %d asked for, but the image has %d samples per pixel (channels 0-%d)", c, p.samples, p.samples-1)
+	}
+	if p.planar == 2 {
+		n := len(p.offsets) / p.samples
+		p.offsets, p.counts = p.offsets[c*n:(c+1)*n:(c+1)*n], p.counts[c*n:(c+1)*n:(c+1)*n]
+		p.samples, p.planar = 1, 1
+		return nil
+	}
+	p.sample = c
+	return nil
+}
+
+// wide returns the interleaved page as a grayscale page samples times as
+// wide, which strips and tiles read as they are (its predictor runs with
+// a stride of samples, see finish).
+func (p *tiffPage) wide() *tiffPage {
+	q := *p
+	q.width *= p.samples
+	q.tileW *= p.samples
+	q.samples = 1
+	q.stride = p.samples
+	return &q
 }
 
 // planeBytes returns the bytes of the page's image.
@@ -450,6 +625,12 @@ func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
 // strips are read one at a time into sb's buffer, which a source keeps
 // from page to page (nil: a buffer for this call).
 func (p *tiffPage) readInto(r io.ReaderAt, bigEndian bool, dst []byte, sb *stripBuf) error {
+	if p.samples > 1 {
+		return p.readSample(r, bigEndian, dst, sb)
+	}
+	if p.tileW > 0 {
+		return p.readTiles(r, bigEndian, dst, sb)
+	}
 	if p.compression != 1 {
 		return p.readCompressed(r, bigEndian, dst, sb)
 	}
@@ -471,9 +652,38 @@ func (p *tiffPage) readInto(r io.ReaderAt, bigEndian bool, dst []byte, sb *strip
 	return nil
 }
 
+// readSample reads the interleaved page whole into sb's plane buffer and
+// copies sample p.sample of each pixel into dst.
+func (p *tiffPage) readSample(r io.ReaderAt, bigEndian bool, dst []byte, sb *stripBuf) error {
+	if sb == nil {
+		sb = &stripBuf{}
+	}
+	w := p.wide()
+	n := int(w.planeBytes())
+	if cap(sb.plane) < n {
+		sb.plane = make([]byte, n)
+	}
+	all := sb.plane[:n]
+	if err := w.readInto(r, bigEndian, all, sb); err != nil {
+		return err
+	}
+	es := p.dtype.Size()
+	step := es * p.samples
+	for i, o := 0, p.sample*es; i+es <= len(dst); i, o = i+es, o+step {
+		copy(dst[i:i+es], all[o:o+es])
+	}
+	return nil
+}
+
 // stripBytes returns the largest stored strip of a compressed page, the
 // buffer reading it takes (0 for an uncompressed page, read in place).
 func (p *tiffPage) stripBytes() int64 {
+	if p.samples > 1 { // the whole interleaved plane, and its strips or tiles
+		return p.wide().planeBytes() + p.wide().stripBytes()
+	}
+	if p.tileW > 0 { // a stored tile and its decoded copy
+		return 2 * int64(p.tileW) * int64(p.tileH) * int64(p.dtype.Size())
+	}
 	if p.compression == 1 {
 		return 0
 	}
@@ -491,7 +701,7 @@ func (p *tiffPage) finish(bigEndian bool, dst []byte) {
 		swapBytes(dst, p.dtype.Size())
 	}
 	if p.predictor == 2 {
-		undoHorizontalDiff(dst, p.width, p.dtype.Size())
+		undoHorizontalDiff(dst, p.width, p.dtype.Size(), max(p.stride, 1))
 	}
 }
 

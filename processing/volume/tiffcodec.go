@@ -29,8 +29,10 @@ func (p *tiffPage) compressionName() string {
 // to strip and page to page: the stored strip and a zlib decoder to
 // reset, so reading a stack allocates nothing per plane.
 type stripBuf struct {
-	buf []byte
-	zr  io.ReadCloser
+	buf   []byte
+	tile  []byte // a decoded tile
+	plane []byte // an interleaved plane of several samples
+	zr    io.ReadCloser
 }
 
 // readCompressed reads and decodes the page's strips into dst, one strip
@@ -62,6 +64,59 @@ func (p *tiffPage) readCompressed(r io.ReaderAt, bigEndian bool, dst []byte, sb 
 		}
 	}
 	p.finish(bigEndian, dst)
+	return nil
+}
+
+// readTiles reads the page's tiles one at a time: each is read (and
+// decoded) into sb's tile buffer, put in host order with its predictor
+// undone over the tile's rows (TIFF 6.0 applies the predictor per tile),
+// and its part inside the image copied into dst. Edge tiles overhang the
+// image; the overhang is dropped.
+func (p *tiffPage) readTiles(r io.ReaderAt, bigEndian bool, dst []byte, sb *stripBuf) error {
+	if sb == nil {
+		sb = &stripBuf{}
+	}
+	elem := p.dtype.Size()
+	tileRow := p.tileW * elem
+	tileBytes := tileRow * p.tileH
+	if cap(sb.tile) < tileBytes {
+		sb.tile = make([]byte, tileBytes)
+	}
+	tile := sb.tile[:tileBytes]
+	across := (p.width + p.tileW - 1) / p.tileW
+	rowBytes := p.width * elem
+	for i, off := range p.offsets {
+		n := int(p.counts[i])
+		if p.compression == 1 {
+			n = tileBytes
+		}
+		if cap(sb.buf) < n {
+			sb.buf = make([]byte, n)
+		}
+		buf := sb.buf[:n]
+		if _, err := r.ReadAt(buf, off); err != nil {
+			if errors.Is(err, io.EOF) {
+				return errors.New("truncated: the file ended inside an image tile")
+			}
+			return err
+		}
+		if p.compression == 1 {
+			copy(tile, buf)
+		} else if err := p.decodeStrip(tile, buf, sb); err != nil {
+			return fmt.Errorf("tile %d (%s): %w", i, tiffCompression[uint64(p.compression)], err)
+		}
+		if bigEndian {
+			swapBytes(tile, elem)
+		}
+		if p.predictor == 2 {
+			undoHorizontalDiff(tile, p.tileW, elem, max(p.stride, 1))
+		}
+		y0, x0 := i/across*p.tileH, i%across*p.tileW
+		w := (min(x0+p.tileW, p.width) - x0) * elem
+		for y := y0; y < min(y0+p.tileH, p.height); y++ {
+			copy(dst[y*rowBytes+x0*elem:y*rowBytes+x0*elem+w], tile[(y-y0)*tileRow:])
+		}
+	}
 	return nil
 }
 
@@ -134,8 +189,40 @@ func unpackBits(dst, src []byte) error {
 
 // undoHorizontalDiff undoes TIFF predictor 2 on host-order samples of
 // size bytes: each sample of a row was stored as its difference from the
-// one before it (modulo 2^bits, as libtiff does for every sample size).
-func undoHorizontalDiff(b []byte, width, size int) {
+// one stride samples before it, the same sample of the previous pixel
+// (modulo 2^bits, as libtiff does for every sample size).
+func undoHorizontalDiff(b []byte, width, size, stride int) {
+	if stride == 1 {
+		undoHorizontalDiff1(b, width, size)
+		return
+	}
+	row := width * size
+	d := stride * size
+	for r := 0; r+row <= len(b); r += row {
+		switch s := b[r : r+row]; size {
+		case 1:
+			for i := d; i < row; i++ {
+				s[i] += s[i-d]
+			}
+		case 2:
+			for i := d; i < row; i += 2 {
+				binary.NativeEndian.PutUint16(s[i:], binary.NativeEndian.Uint16(s[i:])+binary.NativeEndian.Uint16(s[i-d:]))
+			}
+		case 4:
+			for i := d; i < row; i += 4 {
+				binary.NativeEndian.PutUint32(s[i:], binary.NativeEndian.Uint32(s[i:])+binary.NativeEndian.Uint32(s[i-d:]))
+			}
+		case 8:
+			for i := d; i < row; i += 8 {
+				binary.NativeEndian.PutUint64(s[i:], binary.NativeEndian.Uint64(s[i:])+binary.NativeEndian.Uint64(s[i-d:]))
+			}
+		}
+	}
+}
+
+// undoHorizontalDiff1 is undoHorizontalDiff for one sample per pixel, with
+// the running sum kept in a register.
+func undoHorizontalDiff1(b []byte, width, size int) {
 	row := width * size
 	for r := 0; r+row <= len(b); r += row {
 		switch s := b[r : r+row]; size {

@@ -39,7 +39,7 @@ func TestUndoHorizontalDiff(t *testing.T) {
 	for i, d := range diffs {
 		binary.NativeEndian.PutUint16(b[2*i:], d)
 	}
-	undoHorizontalDiff(b, 3, 2)
+	undoHorizontalDiff(b, 3, 2, 1)
 	want := []uint16{10, 15, 14, 7, 8, 10}
 	for i, w := range want {
 		if got := binary.NativeEndian.Uint16(b[2*i:]); got != w {

@@ -68,6 +68,10 @@ func readPlane(path string) (planeFile, error) {
 	if len(tf.pages) > 1 {
 		return planeFile{}, fmt.Errorf("%s holds several pages; a folder of planes needs one 2D image per file (open multi-page files on their own)", path)
 	}
+	// A plane of several samples (RGB) is read for its first.
+	if err := tf.pages[0].pickSample(0); err != nil {
+		return planeFile{}, fmt.Errorf("%s: %w", path, err)
+	}
 	return planeFile{path: path, page: tf.pages[0], bigEndian: tf.bigEndian}, nil
 }
 

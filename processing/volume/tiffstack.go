@@ -11,12 +11,34 @@ import (
 )
 
 func init() {
-	RegisterFormat(singleVolume("tiff", []string{".tif", ".tiff", ".btf", ".tf8"}, "TIFF files have no datasets", openTIFF, inspectTIFF, CreateTIFF))
+	f := singleVolume("tiff", []string{".tif", ".tiff", ".btf", ".tf8"}, "TIFF files have no datasets", openTIFF, inspectTIFF, CreateTIFF)
+	// The spec's internal path picks an OME-TIFF's channel.
+	f.Open = func(path, dataset string) (*Volume, error) {
+		c, err := parseChannel(path, dataset, "TIFF files have no datasets")
+		if err != nil {
+			return nil, err
+		}
+		return openTIFFChannel(path, c)
+	}
+	f.Inspect = func(path, dataset string) (*Description, error) {
+		c, err := parseChannel(path, dataset, "the file has no datasets")
+		if err != nil {
+			return nil, err
+		}
+		fl, tf, err := tiffFileOf(path, c)
+		if err != nil {
+			return nil, err
+		}
+		defer fl.Close()
+		return tf.describe(path, "tiff"), nil
+	}
+	RegisterFormat(f)
 }
 
-// tiffFileOf opens and parses a TIFF file, checking that its pages form a
-// stack: one size and dtype throughout.
-func tiffFileOf(path string) (*os.File, *tiffFile, error) {
+// tiffFileOf opens and parses a TIFF file, keeps the pages of channel c
+// (of an OME-TIFF; 0 for plain TIFF) and checks that they form a stack:
+// one size and dtype throughout.
+func tiffFileOf(path string, c int) (*os.File, *tiffFile, error) {
 	f, size, err := openSized(path)
 	if err != nil {
 		return nil, nil, err
@@ -24,6 +46,9 @@ func tiffFileOf(path string) (*os.File, *tiffFile, error) {
 	tf, err := readTIFF(path, f, size, 0)
 	if err == nil {
 		err = tf.expandImageJ(size)
+	}
+	if err == nil {
+		err = tf.selectChannel(c)
 	}
 	if err == nil {
 		err = tf.checkStack()
@@ -50,7 +75,7 @@ func (tf *tiffFile) checkStack() error {
 func (tf *tiffFile) expandImageJ(size int64) error {
 	p := tf.pages[0]
 	n, err := strconv.Atoi(imageJ(p.desc)["images"])
-	if len(tf.pages) != 1 || err != nil || n <= 1 || len(p.offsets) != 1 || p.compression != 1 {
+	if len(tf.pages) != 1 || err != nil || n <= 1 || len(p.offsets) != 1 || p.compression != 1 || p.samples != 1 {
 		return nil
 	}
 	pb := p.planeBytes()
@@ -67,7 +92,11 @@ func (tf *tiffFile) expandImageJ(size int64) error {
 
 func (tf *tiffFile) info() Info {
 	p := tf.pages[0]
-	return Info{Shape: [3]int{len(tf.pages), p.height, p.width}, DType: p.dtype, VoxelSize: p.voxelSize()}
+	vs := tf.firstPage().voxelSize()
+	if tf.ome != nil && !tf.ome.imageJ {
+		vs = tf.ome.voxelSize()
+	}
+	return Info{Shape: [3]int{len(tf.pages), p.height, p.width}, DType: p.dtype, VoxelSize: vs}
 }
 
 // tiffSource reads pages of one multi-page TIFF file.
@@ -114,8 +143,10 @@ func (s *tiffSource) Close() error {
 	return c.Close()
 }
 
-func openTIFF(path string) (*Volume, error) {
-	f, tf, err := tiffFileOf(path)
+func openTIFF(path string) (*Volume, error) { return openTIFFChannel(path, 0) }
+
+func openTIFFChannel(path string, c int) (*Volume, error) {
+	f, tf, err := tiffFileOf(path, c)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +154,7 @@ func openTIFF(path string) (*Volume, error) {
 }
 
 func inspectTIFF(path string) (*Description, error) {
-	f, tf, err := tiffFileOf(path)
+	f, tf, err := tiffFileOf(path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -146,12 +177,42 @@ func (tf *tiffFile) describe(path, format string) *Description {
 	d.Header = []Field{
 		{"variant", kind},
 		{"byte order", order},
-		{"pages", strconv.Itoa(len(tf.pages))},
-		{"strips", fmt.Sprintf("%d per page, %d rows each", len(p.offsets), p.rowsPerStrip)},
-		{"compression", p.compressionName()},
+		{"pages", pagesText(tf)},
 	}
-	if p.desc != "" {
-		d.Header = append(d.Header, Field{"description", clip(strings.ReplaceAll(p.desc, "\n", " "))})
+	if p.tileW > 0 {
+		d.Header = append(d.Header, Field{"tiles", fmt.Sprintf("%d x %d (rows x columns), %d per page", p.tileH, p.tileW, len(p.offsets))})
+	} else {
+		d.Header = append(d.Header, Field{"strips", fmt.Sprintf("%d per page, %d rows each", len(p.offsets), p.rowsPerStrip)})
+	}
+	d.Header = append(d.Header, Field{"compression", p.compressionName()})
+	if n := tf.channels(); n > 1 {
+		var names []string
+		for i := range n {
+			name := strconv.Itoa(i)
+			if px := tf.ome; px != nil && i < len(px.Channels) && px.Channels[i].Name != "" {
+				name += " " + px.Channels[i].Name
+			}
+			names = append(names, name)
+		}
+		d.Header = append(d.Header, Field{"channels", fmt.Sprintf("%d (%s); reading channel %d, pick one as FILE:/channel/N", n, strings.Join(names, ", "), tf.channel)})
+	} else {
+		d.Header = append(d.Header, Field{"channels", "1"})
+	}
+	if tf.samples > 1 {
+		how := map[int]string{1: "interleaved", 2: "stored separately"}[tf.planar]
+		d.Header = append(d.Header, Field{"samples", fmt.Sprintf("%d per pixel, %s", tf.samples, how)})
+	}
+	if px := tf.ome; px != nil {
+		if !px.imageJ {
+			d.Format = "ome-tiff"
+		}
+		d.Header = append(d.Header, Field{"dimensions", fmt.Sprintf("Z %d, C %d, T %d (order %s)", px.SizeZ, tf.channels(), px.SizeT, px.DimensionOrder)})
+		if px.SizeT > 1 {
+			d.Notes = append(d.Notes, fmt.Sprintf("%d time points: voxlab reads the first", px.SizeT))
+		}
+	}
+	if desc := tf.firstPage().desc; desc != "" {
+		d.Header = append(d.Header, Field{"description", clip(strings.ReplaceAll(desc, "\n", " "))})
 	}
 	return d
 }
@@ -170,8 +231,8 @@ type tiffLayout struct {
 
 const tiffClassicLimit = 1<<32 - 1
 
-// CreateTIFF starts writing a multi-page TIFF: uncompressed uint8, uint16,
-// float32 or float64 planes, one strip per page, little endian. Files that
+// CreateTIFF starts writing a multi-page TIFF: uncompressed planes of any
+// voxlab type (SampleFormat 2 for the signed ones), one strip per page, little endian. Files that
 // would pass 4 GiB are written as BigTIFF. The voxel size (microns) goes
 // into ImageJ-style metadata that Fiji and tifffile read back.
 func CreateTIFF(path string, info Info) (Writer, error) {
@@ -255,8 +316,11 @@ func (l tiffLayout) ifdAt(off, next int64) []byte {
 	in := l.info
 	bits := uint64(in.DType.Size() * 8)
 	format := uint64(1)
-	if in.DType == Float32 || in.DType == Float64 {
+	switch {
+	case in.DType.IsFloat():
 		format = 3
+	case in.DType.IsSigned():
+		format = 2
 	}
 	desc := ""
 	if off == l.headerBytes() {
@@ -412,4 +476,13 @@ func imageJDescription(in Info) string {
 		}
 	}
 	return s + "loop=false\n"
+}
+
+// pagesText counts the pages read, and the file's when a channel is only
+// some of them.
+func pagesText(tf *tiffFile) string {
+	if tf.allPages > len(tf.pages) {
+		return fmt.Sprintf("%d (channel %d's, of %d in the file)", len(tf.pages), tf.channel, tf.allPages)
+	}
+	return strconv.Itoa(len(tf.pages))
 }

@@ -38,3 +38,20 @@ func BenchmarkReadSlab(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBitshuffleFrame decodes one Eiger-sized frame (2162 x 2068
+// uint16) in bitshuffle's default blocks of 4096 elements. The LZ4
+// blocks are literal-only (the tests' encoder), so the figure is the
+// framing and bit transpose, with liblz4 copying rather than expanding.
+func BenchmarkBitshuffleFrame(b *testing.B) {
+	data := pseudo(2162 * 2068 * 2)
+	chunk := encodeBitshuffle(data, 2, 4096, true)
+	dst := make([]byte, len(data))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := decodeBitshuffle(dst, chunk, 2, 0, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -16,6 +16,15 @@
 // /entry/data/data beside an image_key); OpenNeXus splits its frames by
 // image_key into projections, flats and darks.
 //
+// Compressed datasets decode through libhdf5's filters: gzip and the
+// others built in, Debian's plugins (LZ4, BZip2, Blosc, LZF, ZFP; their
+// folder is added to the plugin path at start, see filters.go) and
+// voxlab's own decoder of bitshuffle (+LZ4), which Debian lacks
+// (bitshuffle.c). A dataset whose filter is missing fails to open with
+// an error naming the filter and the package that provides it.
+// Datasets of int8, uint8, int16, uint16, int32, uint32, float32 and
+// float64, in either byte order, read as those types.
+//
 // Writers create a temporary file beside the target and rename it when
 // committed: Create and File for several datasets with attributes (the
 // dezinging output), volume.Create("out.h5:/data", info) for one volume,

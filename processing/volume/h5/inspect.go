@@ -163,6 +163,9 @@ func Inspect(p, name string) (*volume.Description, error) {
 		defer v.Close()
 		d.Dataset = strings.TrimPrefix(v.Name, p+":")
 		d.Shape, d.DType, d.Volume = v.Shape[:], v.DType.String(), true
+		if ds, ok := v.Source().(*dataset); ok {
+			d.Header = append(d.Header, layoutFields(ds)...)
+		}
 	case name != "":
 		return nil, err
 	default:
@@ -189,4 +192,18 @@ func readType(name string) volume.DType {
 		}
 	}
 	return volume.InvalidDType
+}
+
+// layoutFields are the header lines of a dataset's storage: its chunk
+// shape and filter pipeline.
+func layoutFields(ds *dataset) []volume.Field {
+	if ds.chunk == nil {
+		return []volume.Field{{Name: "layout", Value: "contiguous"}, {Name: "codec", Value: "none"}}
+	}
+	parts := make([]string, len(ds.chunk))
+	for i, c := range ds.chunk {
+		parts[i] = fmt.Sprint(c)
+	}
+	return []volume.Field{{Name: "chunks", Value: "(" + strings.Join(parts, ", ") + ")"},
+		{Name: "codec", Value: codecText(ds.filters)}}
 }

@@ -91,6 +91,8 @@ type dataset struct {
 	// libhdf5's chunk cache for the dataset.
 	chunk []int
 	cache int64
+	// filters is the chunks' filter pipeline.
+	filters []Filter
 }
 
 // openDataset opens name in f as a Source. Call with lib held.
@@ -106,6 +108,14 @@ func openDataset(f *file, name string) (*dataset, error) {
 	if err != nil {
 		ds.Close()
 		return nil, err
+	}
+	if d.filters, err = filters(d.ds); err != nil {
+		d.ds.Close()
+		return nil, fmt.Errorf("%s:%s: %w", f.path, name, err)
+	}
+	if err := checkFilters(d.filters, func() error { return d.probe(f) }); err != nil {
+		d.ds.Close()
+		return nil, fmt.Errorf("%s:%s: %w", f.path, name, err)
 	}
 	if err := d.sizeCache(f, name); err != nil {
 		d.ds.Close()
@@ -135,7 +145,7 @@ func describeDataset(p, name string, ds *hdf5.Dataset) (*dataset, error) {
 	defer t.Close()
 	ft, tname, ok := typeOf(t)
 	if !ok || ft.dt == volume.InvalidDType {
-		return nil, fmt.Errorf("%s:%s: unsupported dtype %s (voxlab reads uint8, uint16, float32 and float64)", p, name, tname)
+		return nil, fmt.Errorf("%s:%s: unsupported dtype %s (voxlab reads int8, uint8, int16, uint16, int32, uint32, float32 and float64)", p, name, tname)
 	}
 	info := volume.Info{DType: ft.dt}
 	switch len(shape) {
@@ -249,6 +259,21 @@ func (d *dataset) read(b volume.Box, dst []byte) error {
 	}
 	lib.Lock()
 	defer lib.Unlock()
+	return d.readLocked(b, dst)
+}
+
+// probe reads the first voxel, which decodes the first chunk: libhdf5
+// reports some plugins (h5py's LZF) unavailable until they have been
+// used, so a filter it does not list is tried before being called
+// missing. Call with lib held.
+func (d *dataset) probe(f *file) error {
+	d.file = f
+	defer func() { d.file = nil }()
+	return d.readLocked(volume.Box{Z1: 1, Y1: 1, X1: 1}, make([]byte, d.elem))
+}
+
+// readLocked reads box b. Call with lib held.
+func (d *dataset) readLocked(b volume.Box, dst []byte) error {
 	if d.ds == nil {
 		return errors.New("dataset is closed")
 	}

@@ -50,16 +50,16 @@ var fileTypes = []fileType{
 	{hdf5.T_IEEE_F32BE, "float32", volume.Float32, true, false, true, 4},
 	{hdf5.T_IEEE_F64LE, "float64", volume.Float64, false, false, true, 8},
 	{hdf5.T_IEEE_F64BE, "float64", volume.Float64, true, false, true, 8},
-	{hdf5.T_STD_I8LE, "int8", 0, false, true, false, 1},
-	{hdf5.T_STD_I8BE, "int8", 0, true, true, false, 1},
-	{hdf5.T_STD_I16LE, "int16", 0, false, true, false, 2},
-	{hdf5.T_STD_I16BE, "int16", 0, true, true, false, 2},
-	{hdf5.T_STD_I32LE, "int32", 0, false, true, false, 4},
-	{hdf5.T_STD_I32BE, "int32", 0, true, true, false, 4},
+	{hdf5.T_STD_I8LE, "int8", volume.Int8, false, true, false, 1},
+	{hdf5.T_STD_I8BE, "int8", volume.Int8, true, true, false, 1},
+	{hdf5.T_STD_I16LE, "int16", volume.Int16, false, true, false, 2},
+	{hdf5.T_STD_I16BE, "int16", volume.Int16, true, true, false, 2},
+	{hdf5.T_STD_I32LE, "int32", volume.Int32, false, true, false, 4},
+	{hdf5.T_STD_I32BE, "int32", volume.Int32, true, true, false, 4},
 	{hdf5.T_STD_I64LE, "int64", 0, false, true, false, 8},
 	{hdf5.T_STD_I64BE, "int64", 0, true, true, false, 8},
-	{hdf5.T_STD_U32LE, "uint32", 0, false, false, false, 4},
-	{hdf5.T_STD_U32BE, "uint32", 0, true, false, false, 4},
+	{hdf5.T_STD_U32LE, "uint32", volume.Uint32, false, false, false, 4},
+	{hdf5.T_STD_U32BE, "uint32", volume.Uint32, true, false, false, 4},
 	{hdf5.T_STD_U64LE, "uint64", 0, false, false, false, 8},
 	{hdf5.T_STD_U64BE, "uint64", 0, true, false, false, 8},
 }
@@ -105,6 +105,14 @@ func nativeType(dt volume.DType) (*hdf5.Datatype, error) {
 		return hdf5.T_NATIVE_UINT8, nil
 	case volume.Uint16:
 		return hdf5.T_NATIVE_UINT16, nil
+	case volume.Int8:
+		return hdf5.T_NATIVE_INT8, nil
+	case volume.Int16:
+		return hdf5.T_NATIVE_INT16, nil
+	case volume.Int32:
+		return hdf5.T_NATIVE_INT32, nil
+	case volume.Uint32:
+		return hdf5.T_NATIVE_UINT32, nil
 	case volume.Float32:
 		return hdf5.T_NATIVE_FLOAT, nil
 	case volume.Float64:
