@@ -81,12 +81,15 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 
 // Dragged pans every panel with the pointer.
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
+	if s.v.editDragged(s, e) {
+		return
+	}
 	s.v.setNav(s.v.nav.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
 	s.v.hover(s, e.Position)
 }
 
 // DragEnd ends a pan.
-func (s *sliceView) DragEnd() {}
+func (s *sliceView) DragEnd() { s.v.editDragEnd(s) }
 
 // Scrolled zooms every panel about the pointer's position: one wheel
 // notch (10 units in Fyne) zooms by 2^(1/4).
@@ -112,6 +115,9 @@ func (s *sliceView) MouseOut() { s.v.hoverOut() }
 func (s *sliceView) Tapped(e *fyne.PointEvent) {
 	if c := fyne.CurrentApp().Driver().CanvasForObject(s); c != nil {
 		c.Focus(s)
+	}
+	if s.v.editTapped(s, e) {
+		return
 	}
 	s.v.tapped(s, e.Position)
 }
@@ -152,6 +158,7 @@ func (s *sliceView) draw() {
 	ps := s.pixelScale()
 	s.f.resize(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
 	s.v.paint(&s.f, s.group, s.xf(), float64(sz.Width), float64(sz.Height), ps)
+	s.v.paintEdit(&s.f, s, ps)
 }
 
 // The panel title and scale bar are drawn over the data, which may be
