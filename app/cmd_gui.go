@@ -132,7 +132,7 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 	// cancel them; they stop (removing their partial outputs) while the
 	// window stays responsive, and the app quits once they have.
 	q := viewer.NewQuitter(panel, a.Quit)
-	win.SetCloseIntercept(q.Close)
+	win.SetCloseIntercept(func() { v.ConfirmUnsaved(q.Close) }) // unsaved points edits first
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
 	stop := interruptJobs(ctx, panel, func() { fyne.Do(a.Quit) })
 	defer stop()

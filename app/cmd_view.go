@@ -30,6 +30,7 @@ func init() {
 		examples: []string{
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
+			"voxlab view brain/planes cells.xml   # cellfinder's XML: curate, then File ▸ Save points",
 			"voxlab view raw.npy dezinged.npy --grid --screenshot cmp.png --size 1400x700",
 			"voxlab view maps/gt.npy --map 3 --slice 16 --colormap inferno",
 		},
@@ -105,6 +106,8 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 		return err
 	}
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
+	// Closing the window with unsaved points edits asks first.
+	win.SetCloseIntercept(func() { v.ConfirmUnsaved(a.Quit) })
 	go func() {
 		<-ctx.Done()
 		fyne.Do(a.Quit)
