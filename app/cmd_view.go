@@ -26,7 +26,7 @@ func init() {
 	register(&command{
 		name:    "view",
 		summary: "open files in the viewer, or render a screenshot of them",
-		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--screenshot OUT.png] [--size WxH]",
+		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--walk N] [--screenshot OUT.png] [--size WxH]",
 		examples: []string{
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
@@ -43,6 +43,7 @@ func init() {
 			fs.StringVar(&o.screenshot, "screenshot", "", "render the window once into this PNG and exit")
 			fs.StringVar(&o.size, "size", "1280x800", "window size WxH")
 			fs.StringVar(&o.colormap, "colormap", "", "colormap of the image layers: "+strings.Join(resources.ColormapNames(), ", "))
+			fs.IntVar(&o.walk, "walk", 0, "curation: walk the last points layer to its N-th point (shown on its plane, centred, selected; N reviewed)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no file to view")
@@ -63,6 +64,7 @@ type viewOpts struct {
 	size       string
 	demo       string
 	colormap   string
+	walk       int
 }
 
 // appID names the app for its Preferences (recent files).
@@ -161,6 +163,9 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 	}
 	// The demo's datasets are unrelated: show them side by side.
 	v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
+	for range o.walk {
+		v.WalkNext(+1)
+	}
 	return nil
 }
 

@@ -262,7 +262,7 @@ func drawPoints(f *frame, s *pointStore, a Axis, idx, n int, st *PointsStyle, si
 			}
 			drawMarker(f, x*pxScale, y*pxScale, diam, st.Symbols[cls], st.Face, st.Edge, alpha)
 			if int(i) < len(s.sel) && s.sel[i] {
-				drawMarker(f, x*pxScale, y*pxScale, diam+4*pxScale, Square, selectColor, color0, math.Max(alpha, 0.8))
+				drawBox(f, x*pxScale, y*pxScale, diam*0.75+3*pxScale, math.Max(1, math.Round(1.5*pxScale)))
 			}
 		}
 	}

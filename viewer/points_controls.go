@@ -33,7 +33,7 @@ func unsavedMark(l Layer) string {
 // pointsRefs are the points controls that follow the layer.
 type pointsRefs struct {
 	count, progress, file *widget.Label
-	mode                  *widget.RadioGroup
+	mode                  *widget.Select
 	undo, redo            *widget.Button
 }
 
@@ -84,20 +84,24 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	r.file.Wrapping = fyne.TextWrapBreak
 	v.ctl.pts = r
 
-	r.mode = widget.NewRadioGroup(editModeNames, func(s string) {
-		for m, n := range editModeNames {
+	// A choice rather than radio buttons: four of them in a row do not
+	// fit the side panel.
+	modeOpts := make([]string, len(editModeNames))
+	for m, n := range editModeNames {
+		modeOpts[m] = fmt.Sprintf("%s (%d)", n, m+1)
+	}
+	r.mode = widget.NewSelect(modeOpts, func(s string) {
+		for m, n := range modeOpts {
 			if n == s {
 				v.SetMode(EditMode(m))
 			}
 		}
 		v.refocus(false)
 	})
-	r.mode.Horizontal = true
-	r.mode.Required = true
-	r.mode.SetSelected(v.edit.mode.String())
+	r.mode.SetSelectedIndex(int(v.edit.mode))
 	v.edit.onMode = func() {
 		if v.ctl.pts == r {
-			r.mode.SetSelected(v.edit.mode.String())
+			r.mode.SetSelectedIndex(int(v.edit.mode))
 		}
 	}
 	del := v.newButton("Delete", theme.DeleteIcon(), func() { l.DeleteSelected() })
@@ -106,7 +110,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	}
 	r.undo = v.newButton("Undo", theme.ContentUndoIcon(), func() { l.Undo() })
 	r.redo = v.newButton("Redo", theme.ContentRedoIcon(), func() { l.Redo() })
-	edits := container.NewGridWithColumns(3, classBtn("Cell (C)", points.Cell), classBtn("Non-cell (N)", points.NonCell), classBtn("Unknown (U)", points.Unknown), del, r.undo, r.redo)
+	edits := container.NewGridWithColumns(3, classBtn("Cell C", points.Cell), classBtn("Non N", points.NonCell), classBtn("Unkn. U", points.Unknown), del, r.undo, r.redo)
 
 	var walkOpts []string
 	for _, w := range walkNames {
@@ -125,7 +129,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 			walk.SetSelected(w.name)
 		}
 	}
-	prev := v.newButton("Previous (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
+	prev := v.newButton("Prev (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
 	next := v.newButton("Next (.)", theme.NavigateNextIcon(), func() { v.WalkNext(+1) })
 
 	st := l.Style()
@@ -206,7 +210,8 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	v.syncPoints(l)
 	form := widget.NewForm(
 		widget.NewFormItem("mode", r.mode),
-		widget.NewFormItem("walk", container.NewBorder(nil, nil, nil, container.NewHBox(prev, next), walk)),
+		widget.NewFormItem("walk", walk),
+		widget.NewFormItem("", container.NewGridWithColumns(2, prev, next)),
 		widget.NewFormItem("", r.progress),
 		widget.NewFormItem("face", face),
 		widget.NewFormItem("edge", edge),
@@ -224,7 +229,7 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	if r == nil {
 		return
 	}
-	txt := fmt.Sprintf("%d points (%s), %d in view, %d selected", l.Len(), countsText(l.Counts()), l.InView(), l.NumSelected())
+	txt := fmt.Sprintf("%d points: %s\n%d in view, %d selected", l.Len(), countsText(l.Counts()), l.InView(), l.NumSelected())
 	if n := l.outside(v.imageExtent()); n > 0 {
 		txt += fmt.Sprintf("\n%d points outside the volume", n)
 	}

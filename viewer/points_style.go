@@ -70,11 +70,36 @@ func defaultStyle(n int) PointsStyle {
 	}
 }
 
-// selectColor frames selected points; color0 draws no edge.
-var (
-	selectColor = color.NRGBA{0xff, 0xff, 0xff, 0xff}
-	color0      = color.NRGBA{}
-)
+// selectColor frames selected points.
+const selectColor = 0xffffffff
+
+// drawBox frames a selected point centred at device (cx, cy): a square
+// outline of half-side half and line width lw device pixels, drawn in
+// selectColor with a dark line outside it so it shows on white data.
+func drawBox(f *frame, cx, cy, half, lw float64) {
+	x0, y0 := int(cx-half), int(cy-half)
+	x1, y1 := int(cx+half), int(cy+half)
+	w := int(lw)
+	put := func(x, y int, c uint32) {
+		if x >= 0 && y >= 0 && x < f.w && y < f.h {
+			f.px[y*f.w+x] = c
+		}
+	}
+	for d := 0; d <= w; d++ {
+		c := uint32(selectColor)
+		if d == w {
+			c = 0xff000000
+		}
+		for x := x0 - d; x <= x1+d; x++ {
+			put(x, y0-d, c)
+			put(x, y1+d, c)
+		}
+		for y := y0 - d; y <= y1+d; y++ {
+			put(x0-d, y, c)
+			put(x1+d, y, c)
+		}
+	}
+}
 
 // stencils caches the pixel offsets of each marker shape and size.
 var stencils sync.Map // stencilKey -> *stencilSet
