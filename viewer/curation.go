@@ -206,10 +206,13 @@ func countsText(c [points.NumClasses]int) string {
 }
 
 // statusText is the layer's part of the status bar: the points of the
-// slice in view and of the layer, per class, and the review progress
-// once the walk has started.
-func (l *PointsLayer) statusText() string {
+// slice in view and of the layer, per class, those outside the volume of
+// extent e, and the review progress once the walk has started.
+func (l *PointsLayer) statusText(e [3]int) string {
 	s := fmt.Sprintf("%s: %d in view (%s) of %d (%s)", l.Name(), l.InView(), countsText(l.inView), l.Len(), countsText(l.Counts()))
+	if n := l.outside(e); n > 0 {
+		s += fmt.Sprintf(", %d outside the volume", n)
+	}
 	if l.nReviewed > 0 {
 		s += ", " + l.Progress()
 	}
@@ -225,12 +228,16 @@ func (l *PointsLayer) outside(e [3]int) int {
 	s := l.store
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	if e == l.outExt && s.version == l.outVer {
+		return l.outN
+	}
 	n := 0
 	for i, p := range s.pts {
 		if !s.dead[i] && !points.Inside(p, e) {
 			n++
 		}
 	}
+	l.outN, l.outExt, l.outVer = n, e, s.version
 	return n
 }
 

@@ -352,6 +352,9 @@ func TestOpenCellfinderXML(t *testing.T) {
 	if want == 0 || !strings.Contains(h.v.ctl.pts.count.Text, fmt.Sprintf("%d points outside the volume", want)) {
 		t.Errorf("controls %q, want %d outside", h.v.ctl.pts.count.Text, want)
 	}
+	if !strings.Contains(h.v.info.Text, fmt.Sprintf("of 56 (56 cell), %d outside the volume", want)) {
+		t.Errorf("status %q lacks the points outside", h.v.info.Text)
+	}
 	if pl.Modified() || pl.Path() == "" {
 		t.Errorf("opened layer: modified %v, path %q", pl.Modified(), pl.Path())
 	}

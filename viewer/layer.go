@@ -473,6 +473,12 @@ type PointsLayer struct {
 	reviewed  []bool
 	nReviewed int
 	walkAt    int32
+	// outN counts the points outside the volume of extent outExt at
+	// store version outVer (counting 10^6 points on every pointer move
+	// would cost milliseconds).
+	outN   int
+	outExt [3]int
+	outVer uint64
 }
 
 func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *PointsLayer {

@@ -896,7 +896,7 @@ func (v *Viewer) updateStatus() {
 	var info []string
 	for _, l := range v.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			info = append(info, pl.statusText())
+			info = append(info, pl.statusText(v.imageExtent()))
 		}
 	}
 	info = append(info, v.loadingText()...)
