@@ -108,20 +108,24 @@ func (s *pointStore) index(i int32) {
 	}
 }
 
-// apply sets the states of points idx (an index equal to the number of
-// points appends one) and reindexes them: the planes they leave are
-// filtered once each, so moving 10^4 selected points costs one pass over
-// the planes involved, not one per point.
+// reserve appends a dead point for an edit to bring to life: its index
+// is taken under the lock, so detections appended meanwhile by a job
+// cannot take it.
+func (s *pointStore) reserve() int32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pts = append(s.pts, Point{})
+	s.dead = append(s.dead, true)
+	s.cls = append(s.cls, points.Unknown)
+	return int32(len(s.pts) - 1)
+}
+
+// apply sets the states of points idx and reindexes them: the planes
+// they leave are filtered once each, so moving 10^4 selected points
+// costs one pass over the planes involved, not one per point.
 func (s *pointStore) apply(idx []int32, next []pointState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, i := range idx {
-		if int(i) == len(s.pts) {
-			s.pts = append(s.pts, Point{})
-			s.dead = append(s.dead, true)
-			s.cls = append(s.cls, points.Unknown)
-		}
-	}
 	if len(s.mark) < len(s.pts) {
 		s.mark = make([]bool, len(s.pts)+len(s.pts)/4)
 	}

@@ -77,9 +77,7 @@ func (l *PointsLayer) Points() []Point { return l.store.livePoints() }
 
 // AddPoint adds p as an undoable edit and returns its index.
 func (l *PointsLayer) AddPoint(p Point) int {
-	l.store.mu.Lock()
-	i := int32(len(l.store.pts))
-	l.store.mu.Unlock()
+	i := l.store.reserve()
 	l.change([]int32{i}, []pointState{{P: p}})
 	return int(i)
 }

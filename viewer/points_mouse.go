@@ -136,6 +136,7 @@ func (v *Viewer) editTapped(p *sliceView, e *fyne.PointEvent) bool {
 		// A whole voxel of the plane on show, as cellfinder's markers.
 		z, y, x := fromCoords(v.axis, float64(v.index[v.axis]), math.Floor(row+0.5), math.Floor(col+0.5))
 		i := pl.AddPoint(Point{Z: z, Y: y, X: x, Type: pl.store.typeName(points.Cell)})
+		pl.markReviewed(int32(i)) // the user put it there: nothing to review
 		pl.SetSelected(false, i)
 	case SelectPoints, MovePoints:
 		i := pl.store.pick(v.axis, v.index[v.axis], pl.outOfSlice, row, col, p.pickRadius(pl))

@@ -122,8 +122,14 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 	s.v.tapped(s, e.Position)
 }
 
-// DoubleTapped resets the view.
-func (s *sliceView) DoubleTapped(*fyne.PointEvent) { s.v.ResetView() }
+// DoubleTapped resets the view; in the points edit modes it is a click
+// (Fyne reports two quick clicks as one double tap).
+func (s *sliceView) DoubleTapped(e *fyne.PointEvent) {
+	if s.v.editTapped(s, e) {
+		return
+	}
+	s.v.ResetView()
+}
 
 // FocusGained is part of fyne.Focusable.
 func (s *sliceView) FocusGained() {}
