@@ -156,9 +156,10 @@ func (m *markers) end(closing string) error {
 }
 
 // plainName reports whether tag is an element name of letters, digits,
-// '_', '-' and '.', with nothing after it (no attributes, namespaces).
+// '_', '-' and '.', starting with a letter or '_', with nothing after it
+// (no attributes, namespaces).
 func plainName(tag []byte) bool {
-	if len(tag) == 0 {
+	if len(tag) == 0 || !('a' <= tag[0] && tag[0] <= 'z' || 'A' <= tag[0] && tag[0] <= 'Z' || tag[0] == '_') {
 		return false
 	}
 	for _, c := range tag {
@@ -244,6 +245,13 @@ func readXML(r io.Reader, path string) ([]Point, error) {
 // Written by hand because encoding/xml spends most of its time on
 // generality these files never use.
 func scanSimple(data []byte) ([]Point, bool) {
+	// Plain ASCII only: encoding/xml decides about anything else (other
+	// encodings, invalid UTF-8, characters XML forbids).
+	for _, c := range data {
+		if c >= 0x80 || c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return nil, false
+		}
+	}
 	m := markers{pts: make([]Point, 0, bytes.Count(data, []byte("<Marker>")))}
 	names := map[string]string{} // interned element names
 	i := 0
