@@ -253,6 +253,11 @@ func drawPoints(f *frame, s *pointStore, a Axis, idx, n int, st *PointsStyle, si
 			alpha *= 0.6 * fall
 		}
 		diam := max(size*math.Sqrt(t.scale*t.rowScale())*fall, 3) * pxScale
+		// One stencil lookup per class and plane, not per marker.
+		var sts [points.NumClasses]*stencilSet
+		for c := range sts {
+			sts[c] = stencil(st.Symbols[c], diam)
+		}
 		for _, i := range planes[k] {
 			p := &s.pts[i]
 			_, r, c := coords(p, a)
@@ -264,7 +269,7 @@ func drawPoints(f *frame, s *pointStore, a Axis, idx, n int, st *PointsStyle, si
 			if d == 0 {
 				inView[cls]++
 			}
-			drawMarker(f, x*pxScale, y*pxScale, diam, st.Symbols[cls], st.Face, st.Edge, alpha)
+			drawStencil(f, x*pxScale, y*pxScale, sts[cls], st.Face, st.Edge, alpha)
 			if int(i) < len(s.sel) && s.sel[i] {
 				drawBox(f, x*pxScale, y*pxScale, diam*0.75+3*pxScale, math.Max(1, math.Round(1.5*pxScale)))
 			}

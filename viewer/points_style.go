@@ -111,8 +111,12 @@ type stencilKey struct {
 
 type offset struct{ dx, dy int16 }
 
-// stencilSet is a marker's stroke and the one-pixel edge around it.
-type stencilSet struct{ stroke, edge []offset }
+// stencilSet is a marker's stroke and the one-pixel edge around it,
+// within reach pixels of its centre.
+type stencilSet struct {
+	stroke, edge []offset
+	reach        int
+}
 
 // stencil returns the offsets covered by a marker of diameter diam device
 // pixels and by its edge. Rasterising happens once per shape and size;
@@ -151,7 +155,7 @@ func stencil(shape Shape, diam float64) *stencilSet {
 			in[(dy+ri)*side+dx+ri] = on
 		}
 	}
-	set := &stencilSet{}
+	set := &stencilSet{reach: ri}
 	for dy := -ri; dy <= ri; dy++ {
 		for dx := -ri; dx <= ri; dx++ {
 			o := offset{int16(dx), int16(dy)}
@@ -178,30 +182,44 @@ func stencil(shape Shape, diam float64) *stencilSet {
 // drawMarker blends a marker centred at device position (cx, cy): its
 // edge in edge, then its stroke in face, both scaled by alpha.
 func drawMarker(f *frame, cx, cy, diam float64, shape Shape, face, edge color.NRGBA, alpha float64) {
-	st := stencil(shape, diam)
-	x0, y0 := int(cx), int(cy)
-	if edge.A > 0 {
-		blendOffsets(f, x0, y0, st.edge, edge, alpha)
-	}
-	blendOffsets(f, x0, y0, st.stroke, face, alpha)
+	drawStencil(f, cx, cy, stencil(shape, diam), face, edge, alpha)
 }
 
-func blendOffsets(f *frame, x0, y0 int, offs []offset, c color.NRGBA, alpha float64) {
+// drawStencil blends the marker st centred at device position (cx, cy).
+func drawStencil(f *frame, cx, cy float64, st *stencilSet, face, edge color.NRGBA, alpha float64) {
+	x0, y0 := int(cx), int(cy)
+	// Markers wholly inside the frame (nearly all) skip the per-pixel
+	// bounds test.
+	inside := x0-st.reach >= 0 && y0-st.reach >= 0 && x0+st.reach < f.w && y0+st.reach < f.h
+	if edge.A > 0 {
+		blendOffsets(f, x0, y0, st.edge, edge, alpha, inside)
+	}
+	blendOffsets(f, x0, y0, st.stroke, face, alpha, inside)
+}
+
+func blendOffsets(f *frame, x0, y0 int, offs []offset, c color.NRGBA, alpha float64, inside bool) {
 	a := uint32(alpha*float64(c.A)/255*256 + 0.5)
 	if a == 0 {
 		return
 	}
 	sr, sg, sb := uint32(c.R), uint32(c.G), uint32(c.B)
+	base := y0*f.w + x0
 	for _, o := range offs {
-		x, y := x0+int(o.dx), y0+int(o.dy)
-		if x < 0 || y < 0 || x >= f.w || y >= f.h {
-			continue
+		var i int
+		if inside {
+			i = base + int(o.dy)*f.w + int(o.dx)
+		} else {
+			x, y := x0+int(o.dx), y0+int(o.dy)
+			if x < 0 || y < 0 || x >= f.w || y >= f.h {
+				continue
+			}
+			i = y*f.w + x
 		}
-		d := f.px[y*f.w+x]
+		d := f.px[i]
 		r := (sr*a + (d&0xff)*(256-a)) >> 8
 		g := (sg*a + (d>>8&0xff)*(256-a)) >> 8
 		b := (sb*a + (d>>16&0xff)*(256-a)) >> 8
-		f.px[y*f.w+x] = r | g<<8 | b<<16 | 0xff000000
+		f.px[i] = r | g<<8 | b<<16 | 0xff000000
 	}
 }
 
