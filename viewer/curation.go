@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/points"
 )
@@ -333,9 +334,10 @@ func (v *Viewer) Unsaved() []*PointsLayer {
 }
 
 // ConfirmUnsaved runs quit at once when no points layer has unsaved
-// edits; otherwise it asks first, naming the layers, and quits only if
-// the user says to discard them. Use it as (or inside) the window's
-// close intercept.
+// edits; otherwise it asks first, naming the layers: save them (each to
+// its file; offered when every one has a file) and quit, quit without
+// saving, or keep editing. Use it as (or inside) the window's close
+// intercept.
 func (v *Viewer) ConfirmUnsaved(quit func()) {
 	un := v.Unsaved()
 	if len(un) == 0 {
@@ -343,26 +345,42 @@ func (v *Viewer) ConfirmUnsaved(quit func()) {
 		return
 	}
 	names := make([]string, len(un))
+	canSave := true
 	for i, l := range un {
 		names[i] = l.Name()
+		canSave = canSave && l.path != ""
 	}
 	where := "layer " + names[0]
 	if len(names) > 1 {
 		where = fmt.Sprintf("%d layers (%s)", len(names), strings.Join(names, ", "))
 	}
-	d := dialog.NewConfirm("Unsaved edits", fmt.Sprintf("The points of %s have unsaved edits.\nQuit without saving them?", where),
-		func(yes bool) {
-			if yes {
-				quit()
+	var d *dialog.CustomDialog
+	save := widget.NewButton(quitSave, func() {
+		for _, l := range un {
+			if err := l.Save(l.path); err != nil {
+				d.Hide()
+				v.ShowError(err)
+				return
 			}
-		}, v.win)
-	d.SetConfirmText(quitDiscard)
-	d.SetDismissText(quitKeep)
+		}
+		d.Hide()
+		quit()
+	})
+	save.Importance = widget.HighImportance
+	if !canSave {
+		save.Disable()
+	}
+	discard := widget.NewButton(quitDiscard, func() { d.Hide(); quit() })
+	keep := widget.NewButton(quitKeep, func() { d.Hide() })
+	d = dialog.NewCustomWithoutButtons("Unsaved edits",
+		widget.NewLabel(fmt.Sprintf("The points of %s have unsaved edits.", where)), v.win)
+	d.SetButtons([]fyne.CanvasObject{keep, discard, save})
 	d.Show()
 }
 
 // Labels of the unsaved-edits question.
 const (
+	quitSave    = "Save and quit"
 	quitDiscard = "Quit without saving"
 	quitKeep    = "Keep editing"
 )

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -385,11 +386,38 @@ func TestConfirmUnsaved(t *testing.T) {
 	if ov == nil || !strings.Contains(test.RenderObjectToMarkup(ov), "cells") || !strings.Contains(test.RenderObjectToMarkup(ov), quitDiscard) {
 		t.Fatalf("no question naming the layer on screen")
 	}
-	if err := h.pl.Save(filepath.Join(t.TempDir(), "c.csv")); err != nil {
+	// The layer has no file yet: Save and quit is off.
+	if b := unsavedButton(ov, quitSave); b == nil || !b.Disabled() {
+		t.Fatalf("Save and quit offered for a layer without a file")
+	}
+	test.Tap(unsavedButton(ov, quitKeep))
+	if quits != 1 || h.w.Canvas().Overlays().Top() != nil {
+		t.Fatal("Keep editing quit or left the question")
+	}
+	path := filepath.Join(t.TempDir(), "c.csv")
+	if err := h.pl.Save(path); err != nil {
 		t.Fatal(err)
 	}
 	h.v.ConfirmUnsaved(func() { quits++ })
 	if quits != 2 {
 		t.Error("saved, but quit still asks")
 	}
+	// Edited again: Save and quit writes the file, then quits.
+	h.pl.AddPoint(pt(3, 4, 5, "cell"))
+	h.v.ConfirmUnsaved(func() { quits++ })
+	test.Tap(unsavedButton(h.w.Canvas().Overlays().Top(), quitSave))
+	got, err := points.ReadCSV(path)
+	if quits != 3 || err != nil || !slices.Equal(got, []Point{pt(3, 4, 5, "cell")}) || h.pl.Modified() {
+		t.Errorf("Save and quit: quit %d, file %v %v", quits, got, err)
+	}
+}
+
+// unsavedButton returns the button labelled label in o, or nil.
+func unsavedButton(o fyne.CanvasObject, label string) *widget.Button {
+	for _, x := range test.LaidOutObjects(o) {
+		if b, ok := x.(*widget.Button); ok && b.Text == label {
+			return b
+		}
+	}
+	return nil
 }

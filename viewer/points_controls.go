@@ -233,8 +233,8 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	if n := l.outside(v.imageExtent()); n > 0 {
 		txt += fmt.Sprintf("\n%d points outside the volume", n)
 	}
-	r.count.SetText(txt)
-	r.progress.SetText(l.Progress())
+	setPointsLabel(r.count, txt)
+	setPointsLabel(r.progress, l.Progress())
 	file := l.path
 	if file == "" {
 		file = "not saved to a file yet"
@@ -242,16 +242,25 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	if l.Modified() {
 		file += " (unsaved edits)"
 	}
-	r.file.SetText(file)
-	if len(l.undo) == 0 {
-		r.undo.Disable()
-	} else {
-		r.undo.Enable()
+	setPointsLabel(r.file, file)
+	for _, b := range []struct {
+		btn *widget.Button
+		off bool
+	}{{r.undo, len(l.undo) == 0}, {r.redo, len(l.redo) == 0}} {
+		switch {
+		case b.off && !b.btn.Disabled():
+			b.btn.Disable()
+		case !b.off && b.btn.Disabled():
+			b.btn.Enable()
+		}
 	}
-	if len(l.redo) == 0 {
-		r.redo.Disable()
-	} else {
-		r.redo.Enable()
+}
+
+// setPointsLabel sets a label's text when it changed (syncPoints runs on every
+// status update, pointer moves included).
+func setPointsLabel(l *widget.Label, s string) {
+	if l.Text != s {
+		l.SetText(s)
 	}
 }
 

@@ -899,6 +899,9 @@ func (v *Viewer) updateStatus() {
 			info = append(info, pl.statusText(v.imageExtent()))
 		}
 	}
+	if pl, ok := v.sel.(*PointsLayer); ok && v.ctl.layer == v.sel {
+		v.syncPoints(pl) // its in-view count is the one just drawn
+	}
 	info = append(info, v.loadingText()...)
 	// The zoom of the panel under the pointer (panels of a grid differ).
 	p := v.hoverPanel
