@@ -133,7 +133,7 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 	// cancel them; they stop (removing their partial outputs) while the
 	// window stays responsive, and the app quits once they have.
 	q := panel.NewQuitter(pn, a.Quit)
-	win.SetCloseIntercept(q.Close)
+	win.SetCloseIntercept(func() { v.ConfirmUnsaved(q.Close) }) // unsaved points edits first
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
 	stop := interruptJobs(ctx, pn, func() { fyne.Do(a.Quit) })
 	defer stop()

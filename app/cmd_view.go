@@ -27,10 +27,11 @@ func init() {
 	register(&command{
 		name:    "view",
 		summary: "open files in the viewer, or render a screenshot of them",
-		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--ortho [--point Z,Y,X]] [--3d MODE [--angles AZ,EL] [--iso-threshold V] [--turntable N]] [--screenshot OUT.png|DIR/] [--size WxH]",
+		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--walk N] [--ortho [--point Z,Y,X]] [--3d MODE [--angles AZ,EL] [--iso-threshold V] [--turntable N]] [--screenshot OUT.png|DIR/] [--size WxH]",
 		examples: []string{
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
+			"voxlab view brain/planes cells.xml   # cellfinder's XML: curate, then File ▸ Save points",
 			"voxlab view raw.npy dezinged.npy --grid --screenshot cmp.png --size 1400x700",
 			"voxlab view maps/gt.npy --map 3 --slice 16 --colormap inferno",
 			"voxlab view brain/planes cells.csv --ortho --point 30,100,120 --screenshot ortho.png",
@@ -56,6 +57,7 @@ func init() {
 			fs.BoolVar(&o.v3.ortho, "ortho", false, "show the xy, xz and zy planes through one point")
 			fs.StringVar(&o.v3.point, "point", "", "the point z,y,x (voxels) the slices go through (default: the middle)")
 			fs.IntVar(&o.v3.turntable, "turntable", 0, "with --3d and --screenshot DIR/: write N frames of a full turn")
+			fs.IntVar(&o.walk, "walk", 0, "curation: walk the last points layer to its N-th point (shown on its plane, centred, selected; N reviewed)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no file to view")
@@ -80,6 +82,7 @@ type viewOpts struct {
 	demo       string
 	colormap   string
 	v3         view3DOpts
+	walk       int
 }
 
 // appID names the app for its Preferences (recent files).
@@ -126,6 +129,8 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 		return err
 	}
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
+	// Closing the window with unsaved points edits asks first.
+	win.SetCloseIntercept(func() { v.ConfirmUnsaved(a.Quit) })
 	go func() {
 		<-ctx.Done()
 		fyne.Do(a.Quit)
@@ -179,6 +184,9 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 	}
 	// The demo's datasets are unrelated: show them side by side.
 	v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
+	for range o.walk {
+		v.WalkNext(+1)
+	}
 	return o.v3.apply(v)
 }
 

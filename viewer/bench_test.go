@@ -63,7 +63,7 @@ func BenchmarkContrastChange(b *testing.B) {
 // BenchmarkPoints100k draws 10^5 points spread over 100 planes (10^3 per
 // plane, ±3 planes shown) into a 1024 x 1024 frame.
 func BenchmarkPoints100k(b *testing.B) {
-	s := newPointStore(nil)
+	s := newPointStore()
 	pts := make([]Point, 100000)
 	for i := range pts {
 		pts[i] = Point{Z: float64(i % 100), Y: float64(i*7%1000) + 0.3, X: float64(i*13%1000) + 0.6, Type: []string{"cell", "artifact"}[i%2]}
@@ -73,7 +73,8 @@ func BenchmarkPoints100k(b *testing.B) {
 	t := xform{cx: 500, cy: 500, scale: 1}
 	for b.Loop() {
 		f.reset(1024, 1024)
-		drawPoints(&f, s, Z, 50, 3, 8, 1, t, 1024, 1024, 1)
+		st := defaultStyle(0)
+		drawPoints(&f, s, Z, 50, 3, &st, 8, 1, t, 1024, 1024, 1)
 	}
 }
 

@@ -2,12 +2,10 @@ package viewer
 
 import (
 	"fmt"
-	"image/color"
 	"strconv"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -37,7 +35,7 @@ func (v *Viewer) newLayerList() *widget.List {
 				l.SetVisible(on)
 				v.Refocus(false)
 			}
-			row.Objects[1].(*widget.Label).SetText(fmt.Sprintf("%s  (%s)", l.Name(), kindOf(l)))
+			row.Objects[1].(*widget.Label).SetText(fmt.Sprintf("%s  (%s)", l.Name(), kindOf(l)) + unsavedMark(l))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
 		if id < len(v.layers) {
@@ -71,6 +69,7 @@ type controlRefs struct {
 	cmap     *widget.Select
 	opacity  *widget.Slider
 	count    *widget.Label
+	pts      *pointsRefs
 	// syncing is set while syncControls writes values, so the
 	// controls' callbacks do not write them back.
 	syncing bool
@@ -188,41 +187,6 @@ func describe(l *ImageLayer) string {
 	return s
 }
 
-func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
-	size := widget.NewSlider(1, 60)
-	size.SetValue(l.Size())
-	size.OnChanged = func(s float64) { l.SetSize(s) }
-	size.OnChangeEnded = v.sliderDone
-	oos := widget.NewSlider(0, 20)
-	oos.Step = 1
-	oos.SetValue(float64(l.OutOfSlice()))
-	oos.OnChanged = func(n float64) { l.SetOutOfSlice(int(n)) }
-	oos.OnChangeEnded = v.sliderDone
-	v.ctl.opacity = widget.NewSlider(0, 1)
-	v.ctl.opacity.Step = 0.01
-	v.ctl.opacity.SetValue(l.Opacity())
-	v.ctl.opacity.OnChanged = func(a float64) { l.SetOpacity(a) }
-	v.ctl.opacity.OnChangeEnded = v.sliderDone
-	v.ctl.count = widget.NewLabel("")
-	legend := container.NewVBox()
-	names, styles := l.Types()
-	for i, n := range names {
-		sw := canvas.NewRectangle(color.NRGBA(styles[i].Color))
-		sw.SetMinSize(fyne.NewSize(12, 12))
-		if n == "" {
-			n = "(no type)"
-		}
-		legend.Add(container.NewHBox(container.NewCenter(sw), widget.NewLabel(n)))
-	}
-	v.syncControls()
-	form := widget.NewForm(
-		widget.NewFormItem("size", size),
-		widget.NewFormItem("± planes", oos),
-		widget.NewFormItem("opacity", v.ctl.opacity),
-	)
-	return []fyne.CanvasObject{widget.NewLabel(l.Name()), v.ctl.count, form, legend}
-}
-
 // syncControls puts the selected layer's settings into its controls.
 func (v *Viewer) syncControls() {
 	c := &v.ctl
@@ -230,9 +194,7 @@ func (v *Viewer) syncControls() {
 		return
 	}
 	if pl, ok := c.layer.(*PointsLayer); ok {
-		if c.count != nil {
-			c.count.SetText(fmt.Sprintf("%d points, %d in view", pl.Len(), pl.inView))
-		}
+		v.syncPoints(pl)
 		return
 	}
 	l := imageOf(c.layer)

@@ -44,6 +44,18 @@
 // chunk; unfilled cells are NaN and transparent) and
 // ImageLayer.RefreshPlanes (planes of a volume still being written).
 //
+// # Points and curation
+//
+// A PointsLayer can be edited: Viewer.SetMode chooses what the mouse does
+// (PanZoom, AddPoints, SelectPoints, MovePoints); the layer's AddPoint,
+// SetSelected, MoveSelected, DeleteSelected and SetSelectedClass are the
+// same edits from code, each one undoable (Undo, Redo). Points live in a
+// store indexed by plane along each axis; deleted points stay as
+// tombstones so that indices (selection, undo history) never move, and an
+// edit reindexes only the planes it touches. WalkNext is the curation
+// walk; Save writes CSV or cellfinder XML (processing/points) and
+// ConfirmUnsaved asks before unsaved edits are lost.
+//
 // # Large data
 //
 // Image layers never read a volume whole. Each has a loader goroutine,

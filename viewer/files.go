@@ -1,14 +1,10 @@
 package viewer
 
 import (
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -19,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
 )
@@ -40,12 +37,14 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 	path, _ := volume.SplitSpec(spec)
 	name := displayName(spec)
 	var l Layer
-	if strings.EqualFold(filepath.Ext(path), ".csv") {
-		pts, err := ReadPointsCSV(path)
+	if points.IsPointsFile(path) {
+		pts, err := points.Read(path)
 		if err != nil {
 			return nil, err
 		}
-		l = v.AddPoints(name, pts)
+		pl := v.AddPoints(name, pts)
+		pl.path = path
+		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)
 		if err != nil {
@@ -118,69 +117,8 @@ func displayName(spec string) string {
 }
 
 // ReadPointsCSV reads points from a CSV file with columns z, y, x and
-// optionally type. A header row naming the columns (in any order) is
-// used when present; without one the first three columns are z, y, x and
-// a fourth is the type.
-func ReadPointsCSV(path string) ([]Point, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("points %s: %w", path, err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = -1
-	r.Comment = '#'
-	cols := [4]int{0, 1, 2, 3} // z, y, x, type
-	var pts []Point
-	for line := 1; ; line++ {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return pts, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("points %s: %w", path, err)
-		}
-		if line == 1 {
-			if hdr, ok := headerColumns(rec); ok {
-				cols = hdr
-				continue
-			}
-		}
-		var p Point
-		var c [3]float64
-		for i := range 3 {
-			if cols[i] >= len(rec) {
-				return nil, fmt.Errorf("points %s line %d: %d columns, want z,y,x", path, line, len(rec))
-			}
-			if c[i], err = strconv.ParseFloat(strings.TrimSpace(rec[cols[i]]), 64); err != nil {
-				return nil, fmt.Errorf("points %s line %d: %q is not a number", path, line, rec[cols[i]])
-			}
-		}
-		p.Z, p.Y, p.X = c[0], c[1], c[2]
-		if cols[3] >= 0 && cols[3] < len(rec) {
-			p.Type = strings.TrimSpace(rec[cols[3]])
-		}
-		pts = append(pts, p)
-	}
-}
-
-// headerColumns finds z, y, x and type in a header row.
-func headerColumns(rec []string) ([4]int, bool) {
-	cols := [4]int{-1, -1, -1, -1}
-	for i, h := range rec {
-		switch strings.ToLower(strings.TrimSpace(h)) {
-		case "z", "axis-0", "z_um":
-			cols[0] = i
-		case "y", "axis-1", "y_um":
-			cols[1] = i
-		case "x", "axis-2", "x_um":
-			cols[2] = i
-		case "type", "kind", "label", "class":
-			cols[3] = i
-		}
-	}
-	return cols, cols[0] >= 0 && cols[1] >= 0 && cols[2] >= 0
-}
+// optionally type (see points.ReadCSV).
+func ReadPointsCSV(path string) ([]Point, error) { return points.ReadCSV(path) }
 
 // Recent returns the recently opened specs, newest first.
 func (v *Viewer) Recent() []string {
@@ -238,8 +176,16 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 		fyne.NewMenu("File",
 			item("Open…", openShortcut, v.ShowOpenDialog),
 			item("Open folder…", openFolderShortcut, v.ShowOpenFolderDialog),
-			recent),
+			recent,
+			fyne.NewMenuItemSeparator(),
+			item("Save points", saveShortcut, v.SaveSelected),
+			item("Save points as…", nil, func() {
+				if pl, ok := v.sel.(*PointsLayer); ok {
+					v.ShowSaveDialog(pl)
+				}
+			})),
 		view,
+		v.editMenu(),
 	)
 }
 
@@ -339,7 +285,7 @@ func (v *Viewer) showFileChooser() {
 		r.Close()
 		v.openInteractive(path)
 	}, v.win)
-	exts := []string{".csv"}
+	exts := []string{".csv", ".xml"}
 	for _, f := range volume.Formats() {
 		for _, e := range f.Extensions {
 			if e != "/" {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
 )
@@ -449,17 +450,43 @@ func (h *HeatmapLayer) SetBlock(r0, c0, n int, vals []float64) error {
 }
 
 // PointsLayer draws points: those of the slice in full, those within ±n
-// planes smaller and fainter.
+// planes smaller and fainter. Its points can be edited (points_edit.go):
+// added, selected, moved, deleted and given a class, each edit undoable,
+// and saved as CSV or cellfinder XML.
 type PointsLayer struct {
 	layerBase
 	store      *pointStore
+	style      PointsStyle
 	size       float64
 	outOfSlice int
-	inView     int
+	inView     [points.NumClasses]int
+	// history of edits: undo holds the edits made (last on top), redo
+	// those undone; nextID numbers them, and savedID is the edit the
+	// layer's file holds (0: as loaded).
+	undo, redo []pointEdit
+	nextID     uint64
+	savedID    uint64
+	// path is the file Save writes to ("" until saved or opened).
+	path string
+	// reviewed marks the points the curation walk visited or the user
+	// classed; walkAt is the point the walk stands on (-1: none).
+	reviewed  []bool
+	nReviewed int
+	walkAt    int32
+	// outN counts the points outside the volume of extent outExt at
+	// store version outVer (counting 10^6 points on every pointer move
+	// would cost milliseconds).
+	outN   int
+	outExt [3]int
+	outVer uint64
 }
 
-func newPointsLayer(name string, pts []Point, opts PointsOptions) *PointsLayer {
-	l := &PointsLayer{layerBase: layerBase{name: name, visible: true, opacity: 1}, store: newPointStore(opts.Styles)}
+func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *PointsLayer {
+	l := &PointsLayer{layerBase: layerBase{name: name, visible: true, opacity: 1}, store: newPointStore(), walkAt: -1}
+	l.style = defaultStyle(n)
+	if opts.Style != nil {
+		l.style = *opts.Style
+	}
 	l.size = 8
 	if opts.Size > 0 {
 		l.size = opts.Size
@@ -476,7 +503,8 @@ func newPointsLayer(name string, pts []Point, opts PointsOptions) *PointsLayer {
 }
 
 // Append adds points and redraws: detections arriving plane by plane.
-// Safe from any goroutine.
+// Safe from any goroutine. Appended points are not edits: they are not
+// undone and do not mark the layer modified.
 func (l *PointsLayer) Append(pts ...Point) {
 	l.store.add(pts)
 	l.redrawAnywhere()
@@ -487,7 +515,13 @@ func (l *PointsLayer) Len() int { return l.store.len() }
 
 // InView returns how many points of the current slice were inside the
 // view when it was last drawn.
-func (l *PointsLayer) InView() int { return l.inView }
+func (l *PointsLayer) InView() int {
+	n := 0
+	for _, c := range l.inView {
+		n += c
+	}
+	return n
+}
 
 // Size returns the marker diameter in voxels.
 func (l *PointsLayer) Size() float64 { return l.size }
@@ -501,9 +535,8 @@ func (l *PointsLayer) OutOfSlice() int { return l.outOfSlice }
 // SetOutOfSlice sets n (0 shows only the slice's own points).
 func (l *PointsLayer) SetOutOfSlice(n int) { l.outOfSlice = max(n, 0); l.changed() }
 
-// Types returns the point types in order of appearance with their styles.
-func (l *PointsLayer) Types() ([]string, []PointStyle) {
-	l.store.mu.RLock()
-	defer l.store.mu.RUnlock()
-	return append([]string(nil), l.store.types...), append([]PointStyle(nil), l.store.styles...)
-}
+// Style returns the layer's colours and symbols.
+func (l *PointsLayer) Style() PointsStyle { return l.style }
+
+// SetStyle sets the layer's colours and symbols.
+func (l *PointsLayer) SetStyle(st PointsStyle) { l.style = st; l.changed() }

@@ -96,12 +96,15 @@ func (s *sliceView) Dragged(e *fyne.DragEvent) {
 		s.v.orthoPick(s, e.Position)
 		return
 	}
+	if s.v.editDragged(s, e) {
+		return
+	}
 	s.v.setNav(s.v.nav.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
 	s.v.hover(s, e.Position)
 }
 
 // DragEnd ends a pan.
-func (s *sliceView) DragEnd() {}
+func (s *sliceView) DragEnd() { s.v.editDragEnd(s) }
 
 // Scrolled zooms every panel about the pointer's position: one wheel
 // notch (10 units in Fyne) zooms by 2^(1/4).
@@ -132,11 +135,20 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 		s.v.orthoPick(s, e.Position)
 		return
 	}
+	if s.v.editTapped(s, e) {
+		return
+	}
 	s.v.tapped(s, e.Position)
 }
 
-// DoubleTapped resets the view.
-func (s *sliceView) DoubleTapped(*fyne.PointEvent) { s.v.ResetView() }
+// DoubleTapped resets the view; in the points edit modes it is a click
+// (Fyne reports two quick clicks as one double tap).
+func (s *sliceView) DoubleTapped(e *fyne.PointEvent) {
+	if s.v.editTapped(s, e) {
+		return
+	}
+	s.v.ResetView()
+}
 
 // FocusGained is part of fyne.Focusable.
 func (s *sliceView) FocusGained() {}
@@ -173,6 +185,8 @@ func (s *sliceView) draw() {
 	s.v.paintAlong(&s.f, s.group, s.axis(), s.xf(), float64(sz.Width), float64(sz.Height), ps)
 	if s.ortho != nil {
 		s.v.drawCrosshair(s, ps)
+	} else {
+		s.v.paintEdit(&s.f, s, ps)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/viewer/render3d"
 )
 
@@ -120,7 +121,8 @@ type layerSnap struct {
 
 type pointsSnap struct {
 	pts     []render3d.Vec
-	style   []PointStyle
+	cls     []points.Class
+	style   PointsStyle
 	diam    float64 // world units
 	opacity float64
 }
@@ -407,14 +409,17 @@ func (v *Viewer) request3D() {
 			continue
 		}
 		pl.store.mu.RLock()
-		ps := pointsSnap{diam: pl.size * math.Min(vs[1], vs[2]), opacity: pl.opacity}
-		ps.pts = make([]render3d.Vec, len(pl.store.pts))
-		ps.style = make([]PointStyle, len(pl.store.pts))
+		ps := pointsSnap{diam: pl.size * math.Min(vs[1], vs[2]), opacity: pl.opacity, style: pl.style}
+		ps.pts = make([]render3d.Vec, 0, pl.store.live)
+		ps.cls = make([]points.Class, 0, pl.store.live)
 		for i, p := range pl.store.pts {
-			ps.pts[i] = render3d.WorldOf(p.Z, p.Y, p.X, e, vs)
-			ps.style[i] = pl.store.styles[pl.store.style[i]]
+			if pl.store.dead[i] {
+				continue
+			}
+			ps.pts = append(ps.pts, render3d.WorldOf(p.Z, p.Y, p.X, e, vs))
+			ps.cls = append(ps.cls, pl.store.cls[i])
 		}
-		fmt.Fprintf(&sig, "pts %d %v %v|", pl.store.version, pl.size, pl.opacity)
+		fmt.Fprintf(&sig, "pts %d %v %v %v|", pl.store.version, pl.size, pl.opacity, pl.style)
 		pl.store.mu.RUnlock()
 		req.points = append(req.points, ps)
 	}
@@ -707,7 +712,7 @@ func drawPoints3D(dst *frame, v render3d.View, ps pointsSnap, depth []float32) {
 		if float64(depth[yi*dst.w+xi]) < d-ps.diam/2 {
 			continue
 		}
-		drawMarker(dst, x, y, diam, ps.style[i], ps.opacity)
+		drawMarker(dst, x, y, diam, ps.style.Symbols[ps.cls[i]], ps.style.Face, ps.style.Edge, ps.opacity)
 	}
 }
 

@@ -99,6 +99,9 @@ type Viewer struct {
 
 	// now is the clock settle measures stalls with (tests set their own).
 	now func() time.Time
+
+	// edit is the points-editing state (points_mouse.go).
+	edit editState
 }
 
 // New builds a viewer and makes it the content of win, with a File menu,
@@ -109,11 +112,12 @@ func New(win fyne.Window) *Viewer {
 	win.SetMainMenu(v.mainMenu())
 	win.SetOnDropped(v.dropped)
 	win.Canvas().SetOnTypedKey(v.typedKey)
+	v.addEditShortcuts()
 	return v
 }
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
-	v := &Viewer{win: win, post: post, now: time.Now}
+	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
 	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
 	v.status = widget.NewLabel("")
@@ -214,7 +218,8 @@ func (v *Viewer) AddPoints(name string, pts []Point, opts ...PointsOptions) *Poi
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	l := newPointsLayer(name, pts, o)
+	l := newPointsLayer(name, pts, o, v.edit.made)
+	v.edit.made++
 	v.add(l)
 	return l
 }
@@ -760,7 +765,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh,
 	for _, l := range shown[start:] {
 		switch l := l.(type) {
 		case *PointsLayer:
-			l.inView = drawPoints(f, l.store, axis, idx, l.outOfSlice, l.size, l.opacity, t, sw, sh, ps)
+			l.inView = drawPoints(f, l.store, axis, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
 		default:
 			il := imageOf(l)
 			p, _ := il.planeFor(axis, idx, v.mapIdx)
@@ -825,6 +830,9 @@ func (v *Viewer) panelTitle(group []Layer) string {
 // typedKey steps through slices: arrows by one, Page Up/Down by ten;
 // with a stack on show the up and down arrows step through its maps.
 func (v *Viewer) typedKey(e *fyne.KeyEvent) {
+	if v.editKey(e) {
+		return
+	}
 	stacks := v.Maps() > 1
 	switch e.Name {
 	case fyne.KeyUp:
@@ -935,8 +943,11 @@ func (v *Viewer) updateStatus() {
 	var info []string
 	for _, l := range v.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			info = append(info, fmt.Sprintf("%s: %d in view", l.Name(), pl.inView))
+			info = append(info, pl.statusText(v.imageExtent()))
 		}
+	}
+	if pl, ok := v.sel.(*PointsLayer); ok && v.ctl.layer == v.sel {
+		v.syncPoints(pl) // its in-view count is the one just drawn
 	}
 	info = append(info, v.loadingText()...)
 	// The zoom of the panel under the pointer (panels of a grid differ).
@@ -996,6 +1007,9 @@ func (v *Viewer) hint() string {
 		return "drag to turn · scroll to zoom · double-click to reset"
 	case v.ortho:
 		return "click or drag to move the point · scroll to zoom · double-click to reset"
+	}
+	if pl, ok := v.sel.(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
+		return editHints[v.edit.mode]
 	}
 	if v.Maps() > 1 {
 		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"

@@ -346,7 +346,7 @@ func TestPointsOnTheirSlice(t *testing.T) {
 	h.v.SetSlice(10)
 	h.settle()
 	p := h.panel()
-	green := knownStyles["cell"].Color
+	green := defaultStyle(0).Face
 	// A ring: its centre is empty, its edge is green.
 	ringEdge := func(row, col float64) color.RGBA {
 		return h.pixelAt(p, row, col-2.5)

@@ -1,0 +1,386 @@
+package viewer
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/points"
+)
+
+// Walk targets beside the classes (points.Class values): every point, or
+// the points not reviewed yet.
+const (
+	WalkAll        = -1
+	WalkUnreviewed = -2
+)
+
+// walkNames are the walk targets in the order the controls offer them.
+var walkNames = []struct {
+	name string
+	t    int
+}{
+	{"all points", WalkAll},
+	{"not reviewed", WalkUnreviewed},
+	{"unknown", int(points.Unknown)},
+	{"cells", int(points.Cell)},
+	{"non-cells", int(points.NonCell)},
+}
+
+// SetWalk chooses which points Next and Previous visit: a points.Class,
+// WalkAll or WalkUnreviewed.
+func (v *Viewer) SetWalk(t int) { v.edit.walk = t }
+
+// Walk returns the walk target.
+func (v *Viewer) Walk() int { return v.edit.walk }
+
+// markReviewed counts point i reviewed.
+func (l *PointsLayer) markReviewed(i int32) {
+	if int(i) >= len(l.reviewed) {
+		l.reviewed = append(l.reviewed, make([]bool, int(i)+1-len(l.reviewed))...)
+	}
+	if !l.reviewed[i] {
+		l.reviewed[i] = true
+		l.nReviewed++
+	}
+}
+
+func (l *PointsLayer) isReviewed(i int32) bool { return int(i) < len(l.reviewed) && l.reviewed[i] }
+
+// Reviewed returns how many live points have been reviewed (visited by
+// the walk or classed) and how many live points there are.
+func (l *PointsLayer) Reviewed() (done, total int) {
+	s := l.store
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for i, on := range l.reviewed {
+		if on && !s.dead[i] {
+			done++
+		}
+	}
+	return done, s.live
+}
+
+// Progress is the review line: "37 of 412 reviewed".
+func (l *PointsLayer) Progress() string {
+	done, total := l.Reviewed()
+	return fmt.Sprintf("%d of %d reviewed", done, total)
+}
+
+// walkKey orders points for the walk: by plane along the slicing axis,
+// then row, then column.
+type walkKey struct {
+	s, r, c float64
+	i       int32
+}
+
+func walkCmp(a, b walkKey) int {
+	return cmp.Or(cmp.Compare(a.s, b.s), cmp.Compare(a.r, b.r), cmp.Compare(a.c, b.c), cmp.Compare(a.i, b.i))
+}
+
+// WalkNext moves the curation walk to the next (dir > 0) or previous
+// point of the walk target in the selected points layer, in plane, row,
+// column order along the slicing axis: it shows the point's plane,
+// centres the view on it, selects it and counts it reviewed. It reports
+// false, saying so in the status bar, when there is none that way.
+func (v *Viewer) WalkNext(dir int) bool {
+	pl := v.editLayer(nil)
+	if pl == nil {
+		return false
+	}
+	s := pl.store
+	s.mu.RLock()
+	match := func(i int32) bool {
+		switch v.edit.walk {
+		case WalkAll:
+			return true
+		case WalkUnreviewed:
+			return !pl.isReviewed(i)
+		}
+		return int(s.cls[i]) == v.edit.walk
+	}
+	key := func(i int32) walkKey {
+		sl, r, c := coords(&s.pts[i], v.axis)
+		return walkKey{sl, r, c, i}
+	}
+	// Where the walk stands: its last point, else the first selected,
+	// else before the plane on show.
+	var at walkKey
+	have := false
+	if w := pl.walkAt; w >= 0 && int(w) < len(s.pts) && !s.dead[w] {
+		at, have = key(w), true
+	} else if s.nsel > 0 {
+		for i, on := range s.sel {
+			if on {
+				at, have = key(int32(i)), true
+				break
+			}
+		}
+	}
+	if !have {
+		at = walkKey{s: float64(v.index[v.axis]) - 0.5, i: -1}
+		if dir < 0 {
+			at = walkKey{s: float64(v.index[v.axis]) + 0.5, i: -1}
+		}
+	}
+	planes := s.planes[v.axis]
+	found := int32(-1)
+	var buf []walkKey
+	k0 := min(max(planeOf(at.s), 0), len(planes)-1)
+	for k := k0; k >= 0 && k < len(planes) && found < 0; k += cmp.Compare(dir, 0) | 1 {
+		buf = buf[:0]
+		for _, i := range planes[k] {
+			if match(i) {
+				buf = append(buf, key(i))
+			}
+		}
+		slices.SortFunc(buf, walkCmp)
+		if dir >= 0 {
+			for _, wk := range buf {
+				if walkCmp(wk, at) > 0 {
+					found = wk.i
+					break
+				}
+			}
+		} else {
+			for j := len(buf) - 1; j >= 0; j-- {
+				if walkCmp(buf[j], at) < 0 {
+					found = buf[j].i
+					break
+				}
+			}
+		}
+	}
+	s.mu.RUnlock()
+	if found < 0 {
+		v.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
+		return false
+	}
+	pl.walkAt = found
+	pl.markReviewed(found)
+	p, _ := pl.Point(int(found))
+	sl, r, c := coords(&p, v.axis)
+	v.Batch(func() {
+		v.SetSlice(planeOf(sl))
+		v.centreOn(r, c)
+		pl.SetSelected(false, int(found))
+	})
+	return true
+}
+
+// centreOn pans so that data (row, col) is at the centre of the first
+// panel showing the selected layer.
+func (v *Viewer) centreOn(row, col float64) {
+	for _, p := range v.panels {
+		if p.group != nil && !slices.Contains(p.group, v.sel) {
+			continue
+		}
+		sz := p.Size()
+		if sz.IsZero() {
+			return
+		}
+		x, y := p.xf().toScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
+		v.setNav(v.nav.pan(float64(sz.Width)/2-x, float64(sz.Height)/2-y))
+		return
+	}
+}
+
+// countsText writes counts per class, naming only the classes present:
+// "300 cell, 100 non-cell".
+func countsText(c [points.NumClasses]int) string {
+	var parts []string
+	for _, cl := range []points.Class{points.Cell, points.NonCell, points.Unknown} {
+		if c[cl] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c[cl], cl))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// statusText is the layer's part of the status bar: the points of the
+// slice in view and of the layer, per class, those outside the volume of
+// extent e, and the review progress once the walk has started.
+func (l *PointsLayer) statusText(e [3]int) string {
+	s := fmt.Sprintf("%s: %d in view (%s) of %d (%s)", l.Name(), l.InView(), countsText(l.inView), l.Len(), countsText(l.Counts()))
+	if n := l.outside(e); n > 0 {
+		s += fmt.Sprintf(", %d outside the volume", n)
+	}
+	if l.nReviewed > 0 {
+		s += ", " + l.Progress()
+	}
+	return s
+}
+
+// outside counts the layer's live points outside the extent e of the
+// image layers (none when e is empty).
+func (l *PointsLayer) outside(e [3]int) int {
+	if e == [3]int{} {
+		return 0
+	}
+	s := l.store
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e == l.outExt && s.version == l.outVer {
+		return l.outN
+	}
+	n := 0
+	for i, p := range s.pts {
+		if !s.dead[i] && !points.Inside(p, e) {
+			n++
+		}
+	}
+	l.outN, l.outExt, l.outVer = n, e, s.version
+	return n
+}
+
+// imageExtent is the extent of the image layers (the volume the points
+// belong to), zero without one.
+func (v *Viewer) imageExtent() [3]int {
+	var e [3]int
+	for _, l := range v.layers {
+		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
+			x := il.extent()
+			for a := range e {
+				e[a] = max(e[a], x[a])
+			}
+		}
+	}
+	return e
+}
+
+// Path returns the file the layer saves to ("" when it has none yet).
+func (l *PointsLayer) Path() string { return l.path }
+
+// Save writes the layer's points to path (cellfinder XML for .xml, else
+// CSV) through a temporary file, and makes it the layer's file: the
+// layer is no longer modified.
+func (l *PointsLayer) Save(path string) error {
+	if err := points.Save(path, l.Points()); err != nil {
+		return err
+	}
+	l.path = path
+	l.savedID = l.editID()
+	l.changed()
+	return nil
+}
+
+// SaveSelected saves the selected points layer to its file, or asks
+// where when it has none.
+func (v *Viewer) SaveSelected() {
+	pl, ok := v.sel.(*PointsLayer)
+	if !ok {
+		v.status.SetText("select a points layer to save")
+		return
+	}
+	if pl.path == "" {
+		v.ShowSaveDialog(pl)
+		return
+	}
+	if err := pl.Save(pl.path); err != nil {
+		v.ShowError(err)
+		return
+	}
+	v.status.SetText(fmt.Sprintf("saved %d points to %s", pl.Len(), pl.path))
+}
+
+// ShowSaveDialog asks where to save pl (.xml for cellfinder, .csv).
+func (v *Viewer) ShowSaveDialog(pl *PointsLayer) {
+	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+		if err != nil {
+			v.ShowError(err)
+			return
+		}
+		if w == nil {
+			return
+		}
+		path := w.URI().Path()
+		w.Close()
+		if !points.IsPointsFile(path) {
+			path += ".csv"
+		}
+		if err := pl.Save(path); err != nil {
+			v.ShowError(err)
+			return
+		}
+		v.status.SetText(fmt.Sprintf("saved %d points to %s", pl.Len(), path))
+	}, v.win)
+	name := pl.Name()
+	if !points.IsPointsFile(name) {
+		name += ".xml"
+	}
+	d.SetFileName(filepath.Base(name))
+	d.Resize(fyne.NewSize(800, 560))
+	d.Show()
+}
+
+// Unsaved returns the points layers with edits not saved.
+func (v *Viewer) Unsaved() []*PointsLayer {
+	var out []*PointsLayer
+	for _, l := range v.layers {
+		if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
+			out = append(out, pl)
+		}
+	}
+	return out
+}
+
+// ConfirmUnsaved runs quit at once when no points layer has unsaved
+// edits; otherwise it asks first, naming the layers: save them (each to
+// its file; offered when every one has a file) and quit, quit without
+// saving, or keep editing. Use it as (or inside) the window's close
+// intercept.
+func (v *Viewer) ConfirmUnsaved(quit func()) {
+	un := v.Unsaved()
+	if len(un) == 0 {
+		quit()
+		return
+	}
+	names := make([]string, len(un))
+	canSave := true
+	for i, l := range un {
+		names[i] = l.Name()
+		canSave = canSave && l.path != ""
+	}
+	where := "layer " + names[0]
+	if len(names) > 1 {
+		where = fmt.Sprintf("%d layers (%s)", len(names), strings.Join(names, ", "))
+	}
+	var d *dialog.CustomDialog
+	save := widget.NewButton(quitSave, func() {
+		for _, l := range un {
+			if err := l.Save(l.path); err != nil {
+				d.Hide()
+				v.ShowError(err)
+				return
+			}
+		}
+		d.Hide()
+		quit()
+	})
+	save.Importance = widget.HighImportance
+	if !canSave {
+		save.Disable()
+	}
+	discard := widget.NewButton(quitDiscard, func() { d.Hide(); quit() })
+	keep := widget.NewButton(quitKeep, func() { d.Hide() })
+	d = dialog.NewCustomWithoutButtons("Unsaved edits",
+		widget.NewLabel(fmt.Sprintf("The points of %s have unsaved edits.", where)), v.win)
+	d.SetButtons([]fyne.CanvasObject{keep, discard, save})
+	d.Show()
+}
+
+// Labels of the unsaved-edits question.
+const (
+	quitSave    = "Save and quit"
+	quitDiscard = "Quit without saving"
+	quitKeep    = "Keep editing"
+)

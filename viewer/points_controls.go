@@ -1,0 +1,287 @@
+package viewer
+
+import (
+	"fmt"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/processing/points"
+)
+
+// editHints are the status bar's hints in each edit mode.
+var editHints = [...]string{
+	PanZoom:      "",
+	AddPoints:    "click adds a point on this plane · Ctrl+Z undoes · 1 pan/zoom",
+	SelectPoints: "click or drag a box selects (shift adds) · drag a selected point moves · C/N/U class · Delete · . next · , previous",
+	MovePoints:   "drag moves the selection · Ctrl+Z undoes · 1 pan/zoom",
+}
+
+// unsavedMark flags a points layer with unsaved edits in the layer list.
+func unsavedMark(l Layer) string {
+	if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
+		return "  • unsaved"
+	}
+	return ""
+}
+
+// pointsRefs are the points controls that follow the layer.
+type pointsRefs struct {
+	count, progress, file *widget.Label
+	mode                  *widget.Select
+	undo, redo            *widget.Button
+}
+
+// faceNames name layerFaces in the face colour choice.
+var faceNames = []string{"green", "magenta", "sky blue", "amber", "vermilion", "lavender", "white"}
+
+func faceColor(name string) (color.NRGBA, bool) {
+	for i, n := range faceNames {
+		if n == name {
+			if i < len(layerFaces) {
+				return layerFaces[i], true
+			}
+			return color.NRGBA{0xff, 0xff, 0xff, 0xff}, true
+		}
+	}
+	return color.NRGBA{}, false
+}
+
+func faceName(c color.NRGBA) string {
+	for _, n := range faceNames {
+		if fc, _ := faceColor(n); fc == c {
+			return n
+		}
+	}
+	return "custom"
+}
+
+var edgeChoices = []struct {
+	name string
+	c    color.NRGBA
+}{{"dark", color.NRGBA{0, 0, 0, 0xb0}}, {"white", color.NRGBA{0xff, 0xff, 0xff, 0xc0}}, {"none", color.NRGBA{}}}
+
+// symbolIcon draws shape as the layer draws it, for the legend.
+func symbolIcon(shape Shape, st PointsStyle) *canvas.Image {
+	var f frame
+	f.reset(20, 20)
+	drawMarker(&f, 10, 10, 14, shape, st.Face, st.Edge, 1)
+	img := canvas.NewImageFromImage(f.img)
+	img.FillMode = canvas.ImageFillOriginal
+	img.ScaleMode = canvas.ImageScalePixels
+	return img
+}
+
+// pointsControls are the selected points layer's controls: edit mode and
+// edits, the curation walk, the look, and saving.
+func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
+	r := &pointsRefs{count: widget.NewLabel(""), progress: widget.NewLabel(""), file: widget.NewLabel("")}
+	r.file.Wrapping = fyne.TextWrapBreak
+	v.ctl.pts = r
+
+	// A choice rather than radio buttons: four of them in a row do not
+	// fit the side panel.
+	modeOpts := make([]string, len(editModeNames))
+	for m, n := range editModeNames {
+		modeOpts[m] = fmt.Sprintf("%s (%d)", n, m+1)
+	}
+	r.mode = widget.NewSelect(modeOpts, func(s string) {
+		for m, n := range modeOpts {
+			if n == s {
+				v.SetMode(EditMode(m))
+			}
+		}
+		v.Refocus(false)
+	})
+	r.mode.SetSelectedIndex(int(v.edit.mode))
+	v.edit.onMode = func() {
+		if v.ctl.pts == r {
+			r.mode.SetSelectedIndex(int(v.edit.mode))
+		}
+	}
+	del := v.NewButton("Delete", theme.DeleteIcon(), func() { l.DeleteSelected() })
+	classBtn := func(label string, c points.Class) *widget.Button {
+		return v.NewButton(label, nil, func() { l.SetSelectedClass(c) })
+	}
+	r.undo = v.NewButton("Undo", theme.ContentUndoIcon(), func() { l.Undo() })
+	r.redo = v.NewButton("Redo", theme.ContentRedoIcon(), func() { l.Redo() })
+	edits := container.NewGridWithColumns(3, classBtn("Cell C", points.Cell), classBtn("Non N", points.NonCell), classBtn("Unkn. U", points.Unknown), del, r.undo, r.redo)
+
+	var walkOpts []string
+	for _, w := range walkNames {
+		walkOpts = append(walkOpts, w.name)
+	}
+	walk := widget.NewSelect(walkOpts, func(s string) {
+		for _, w := range walkNames {
+			if w.name == s {
+				v.SetWalk(w.t)
+			}
+		}
+		v.Refocus(false)
+	})
+	for _, w := range walkNames {
+		if w.t == v.edit.walk {
+			walk.SetSelected(w.name)
+		}
+	}
+	prev := v.NewButton("Prev (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
+	next := v.NewButton("Next (.)", theme.NavigateNextIcon(), func() { v.WalkNext(+1) })
+
+	st := l.Style()
+	face := widget.NewSelect(append(append([]string(nil), faceNames...), "custom…"), nil)
+	face.SetSelected(faceName(st.Face))
+	face.OnChanged = func(s string) {
+		defer v.Refocus(false)
+		ns := l.Style()
+		if c, ok := faceColor(s); ok {
+			ns.Face = c
+			l.SetStyle(ns)
+			v.rebuildControls()
+			return
+		}
+		if s == "custom…" && v.win != nil {
+			dialog.ShowColorPicker("Face colour", "Colour of "+l.Name(), func(c color.Color) {
+				ns.Face = color.NRGBAModel.Convert(c).(color.NRGBA)
+				l.SetStyle(ns)
+				v.rebuildControls()
+			}, v.win)
+		}
+	}
+	var edgeNames []string
+	for _, e := range edgeChoices {
+		edgeNames = append(edgeNames, e.name)
+	}
+	edge := widget.NewSelect(edgeNames, func(s string) {
+		ns := l.Style()
+		for _, e := range edgeChoices {
+			if e.name == s && ns.Edge != e.c {
+				ns.Edge = e.c
+				l.SetStyle(ns)
+				v.rebuildControls()
+			}
+		}
+		v.Refocus(false)
+	})
+	for _, e := range edgeChoices {
+		if e.c == st.Edge {
+			edge.SetSelected(e.name)
+		}
+	}
+	legend := container.NewVBox()
+	for _, c := range []points.Class{points.Cell, points.NonCell, points.Unknown} {
+		sym := widget.NewSelect(shapeNames, nil)
+		sym.SetSelected(st.Symbols[c].String())
+		sym.OnChanged = func(s string) {
+			ns := l.Style()
+			for i, n := range shapeNames {
+				if n == s && ns.Symbols[c] != Shape(i) {
+					ns.Symbols[c] = Shape(i)
+					l.SetStyle(ns)
+					v.rebuildControls()
+				}
+			}
+			v.Refocus(false)
+		}
+		legend.Add(container.NewBorder(nil, nil, container.NewHBox(symbolIcon(st.Symbols[c], st), widget.NewLabel(c.String())), nil, sym))
+	}
+
+	size := widget.NewSlider(1, 60)
+	size.SetValue(l.Size())
+	size.OnChanged = func(s float64) { l.SetSize(s) }
+	size.OnChangeEnded = v.sliderDone
+	oos := widget.NewSlider(0, 20)
+	oos.Step = 1
+	oos.SetValue(float64(l.OutOfSlice()))
+	oos.OnChanged = func(n float64) { l.SetOutOfSlice(int(n)) }
+	oos.OnChangeEnded = v.sliderDone
+	v.ctl.opacity = widget.NewSlider(0, 1)
+	v.ctl.opacity.Step = 0.01
+	v.ctl.opacity.SetValue(l.Opacity())
+	v.ctl.opacity.OnChanged = func(a float64) { l.SetOpacity(a) }
+	v.ctl.opacity.OnChangeEnded = v.sliderDone
+
+	save := v.NewButton("Save", theme.DocumentSaveIcon(), v.SaveSelected)
+	saveAs := v.NewButton("Save as…", nil, func() { v.ShowSaveDialog(l) })
+	v.syncPoints(l)
+	form := widget.NewForm(
+		widget.NewFormItem("mode", r.mode),
+		widget.NewFormItem("walk", walk),
+		widget.NewFormItem("", container.NewGridWithColumns(2, prev, next)),
+		widget.NewFormItem("", r.progress),
+		widget.NewFormItem("face", face),
+		widget.NewFormItem("edge", edge),
+		widget.NewFormItem("size", size),
+		widget.NewFormItem("± planes", oos),
+		widget.NewFormItem("opacity", v.ctl.opacity),
+	)
+	return []fyne.CanvasObject{widget.NewLabel(l.Name()), r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}
+}
+
+// syncPoints puts the layer's counts, progress and file into its
+// controls.
+func (v *Viewer) syncPoints(l *PointsLayer) {
+	r := v.ctl.pts
+	if r == nil {
+		return
+	}
+	txt := fmt.Sprintf("%d points: %s\n%d in view, %d selected", l.Len(), countsText(l.Counts()), l.InView(), l.NumSelected())
+	if n := l.outside(v.imageExtent()); n > 0 {
+		txt += fmt.Sprintf("\n%d points outside the volume", n)
+	}
+	setPointsLabel(r.count, txt)
+	setPointsLabel(r.progress, l.Progress())
+	file := l.path
+	if file == "" {
+		file = "not saved to a file yet"
+	}
+	if l.Modified() {
+		file += " (unsaved edits)"
+	}
+	setPointsLabel(r.file, file)
+	for _, b := range []struct {
+		btn *widget.Button
+		off bool
+	}{{r.undo, len(l.undo) == 0}, {r.redo, len(l.redo) == 0}} {
+		switch {
+		case b.off && !b.btn.Disabled():
+			b.btn.Disable()
+		case !b.off && b.btn.Disabled():
+			b.btn.Enable()
+		}
+	}
+}
+
+// setPointsLabel sets a label's text when it changed (syncPoints runs on every
+// status update, pointer moves included).
+func setPointsLabel(l *widget.Label, s string) {
+	if l.Text != s {
+		l.SetText(s)
+	}
+}
+
+// editMenu is the Edit menu: undo and redo of points edits, the edit
+// modes, and the class keys, with their shortcuts.
+func (v *Viewer) editMenu() *fyne.Menu {
+	onLayer := func(f func(*PointsLayer)) func() {
+		return func() {
+			if pl, ok := v.sel.(*PointsLayer); ok {
+				f(pl)
+			}
+		}
+	}
+	undo := fyne.NewMenuItem("Undo", onLayer(func(l *PointsLayer) { l.Undo() }))
+	undo.Shortcut = undoShortcut
+	redo := fyne.NewMenuItem("Redo", onLayer(func(l *PointsLayer) { l.Redo() }))
+	redo.Shortcut = redoShortcut
+	return fyne.NewMenu("Edit", undo, redo,
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Delete selected points", onLayer(func(l *PointsLayer) { l.DeleteSelected() })),
+		fyne.NewMenuItem("Next point", func() { v.WalkNext(1) }),
+		fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) }),
+	)
+}
