@@ -125,12 +125,14 @@ func SplitSpec(spec string) (path, dataset string) {
 // FormatFor returns the registered format of path, chosen by its extension
 // (or "/" for a directory, or a path ending in a separator), or nil.
 func FormatFor(path string) *Format {
-	ext := strings.ToLower(filepath.Ext(path))
-	if st, err := os.Stat(path); (err == nil && st.IsDir()) || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
-		ext = "/"
-	}
+	ext := strings.ToLower(filepath.Ext(strings.TrimRight(path, "/"+string(filepath.Separator))))
 	formatsMu.RLock()
 	defer formatsMu.RUnlock()
+	// A folder is a folder of TIFF planes unless its extension is a
+	// format's (a Zarr store, "brain.zarr").
+	if st, err := os.Stat(path); ((err == nil && st.IsDir()) || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator))) && !registeredExt(ext) {
+		ext = "/"
+	}
 	for _, f := range formats {
 		for _, e := range f.Extensions {
 			if e == ext {
@@ -139,6 +141,18 @@ func FormatFor(path string) *Format {
 		}
 	}
 	return nil
+}
+
+// registeredExt reports whether a format claims ext; call with formatsMu held.
+func registeredExt(ext string) bool {
+	for _, f := range formats {
+		for _, e := range f.Extensions {
+			if e == ext && e != "/" && e != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func formatOf(path string) (*Format, error) {

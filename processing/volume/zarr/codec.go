@@ -1,0 +1,99 @@
+package zarr
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/zstd"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// zstdDec is shared: DecodeAll is safe for concurrent use. Its memory cap
+// bounds what a damaged frame header can make it allocate.
+var zstdDec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<31))
+
+func newBytesCodec(name, cname string) (bytesCodec, error) {
+	switch name {
+	case "zstd", "gzip", "zlib", "crc32c":
+		return bytesCodec{name: name}, nil
+	case "blosc":
+		return bytesCodec{name: name, cname: cname}, nil
+	}
+	return bytesCodec{}, fmt.Errorf("compressor %q is not supported (voxlab reads zstd, blosc, gzip, zlib and none)", name)
+}
+
+// decode undoes one codec; its output may be at most limit bytes (a
+// little more than the chunk), which bounds what a damaged header can
+// make it allocate.
+func (c bytesCodec) decode(src []byte, limit int) ([]byte, error) {
+	switch c.name {
+	case "crc32c":
+		if len(src) < 4 {
+			return nil, errors.New("crc32c: shorter than its checksum")
+		}
+		body := src[:len(src)-4]
+		if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(src[len(src)-4:]) {
+			return nil, errors.New("crc32c: checksum mismatch (the chunk is damaged)")
+		}
+		return body, nil
+	case "blosc":
+		return bloscDecode(src, limit)
+	case "zstd":
+		var h zstd.Header
+		if err := h.Decode(src); err != nil {
+			return nil, fmt.Errorf("zstd: %v", err)
+		}
+		if h.HasFCS && h.FrameContentSize > uint64(limit) {
+			return nil, fmt.Errorf("zstd: the frame holds %d bytes, more than the chunk can hold", h.FrameContentSize)
+		}
+		out, err := zstdDec.DecodeAll(src, make([]byte, 0, min(int(h.FrameContentSize), limit)))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %v", err)
+		}
+		return out, nil
+	case "gzip", "zlib":
+		var r io.ReadCloser
+		var err error
+		if c.name == "gzip" {
+			r, err = gzip.NewReader(bytes.NewReader(src))
+		} else {
+			r, err = zlib.NewReader(bytes.NewReader(src))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", c.name, err)
+		}
+		defer r.Close()
+		out := bytes.NewBuffer(make([]byte, 0, limit))
+		if _, err := io.Copy(out, io.LimitReader(r, int64(limit)+1)); err != nil {
+			return nil, fmt.Errorf("%s: %v", c.name, err)
+		}
+		if out.Len() > limit {
+			return nil, fmt.Errorf("%s: more data than the chunk can hold", c.name)
+		}
+		return out.Bytes(), nil
+	}
+	return nil, fmt.Errorf("codec %q", c.name)
+}
+
+// decodeBytes undoes the bytes-to-bytes codecs of c, giving the encoded
+// array's bytes, which must be exactly want bytes long.
+func (c chain) decodeBytes(src []byte, want int) ([]byte, error) {
+	limit := want + 1<<16
+	for i := len(c.b2b) - 1; i >= 0; i-- {
+		var err error
+		if src, err = c.b2b[i].decode(src, limit); err != nil {
+			return nil, err
+		}
+	}
+	if len(src) != want {
+		return nil, fmt.Errorf("decoded chunk holds %d bytes, want %d", len(src), want)
+	}
+	return src, nil
+}
