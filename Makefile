@@ -6,8 +6,8 @@ DEMO  ?= demo-data
 # Debian packages the build and tests need (cgo: libhdf5, OpenGL/X11 for
 # Fyne, OpenBLAS linked statically for the distance matrices' dgemm; Xvfb
 # for the tests that open real windows, and ImageMagick's import to grab
-# their screen).
-APT_PKGS := libhdf5-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth imagemagick
+# their screen; libblosc for Zarr's Blosc chunks).
+APT_PKGS := libhdf5-dev libblosc-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth imagemagick
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages of the one-node SLURM that `make test-cluster` runs.
 SLURM_PKGS := slurmctld slurmd munge slurm-client
