@@ -14,9 +14,11 @@ import (
 func init() {
 	register(&command{
 		name:    "info",
+		volumes: true,
 		summary: "check a file and print its shape, dtype, voxel size and layout",
 		usage:   "FILE... [--json]",
 		examples: []string{
+			"voxlab info brain.ome.zarr:/2,c=1",
 			"voxlab info demo/tomo/scan.nxs",
 			"voxlab info brain/planes",
 			"voxlab info maps/gt.npy --json",

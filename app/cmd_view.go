@@ -25,9 +25,11 @@ import (
 func init() {
 	register(&command{
 		name:    "view",
+		volumes: true,
 		summary: "open files in the viewer, or render a screenshot of them",
 		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--screenshot OUT.png] [--size WxH]",
 		examples: []string{
+			"voxlab view brain.ome.zarr:/c=1",
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
 			"voxlab view raw.npy dezinged.npy --grid --screenshot cmp.png --size 1400x700",
