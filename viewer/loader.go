@@ -16,6 +16,8 @@ type sliceKey struct {
 	axis Axis
 	idx  int
 	m    int
+	// level is the pyramid level a z slice is read from (0: the volume).
+	level int
 }
 
 // loader reads the slices of one image layer in its own goroutine, the
@@ -83,6 +85,10 @@ type loader struct {
 	// the gen it was read at; only the loader goroutine touches it.
 	whole    *volume.Volume
 	wholeGen uint64
+	// pyr (nil: none) is the volume's pyramid, set before any request;
+	// levels the levels opened (loader goroutine only).
+	pyr    *pyramid
+	levels []*volume.Volume
 }
 
 // Cache sizing: at most cacheBytes of slices per layer (but always the
@@ -213,6 +219,7 @@ func (ld *loader) close() {
 
 func (ld *loader) run() {
 	defer close(ld.done)
+	defer ld.closeLevels()
 	for {
 		ld.mu.Lock()
 		for !ld.closed && ld.pending == nil && len(ld.prefetch) == 0 {
@@ -319,6 +326,9 @@ func (ld *loader) commit(k sliceKey, gen uint64, p *plane, err error) {
 // memory): a z slice is one plane; a y or x slice of a stack reads only
 // the planes of its map, in pieces (readSide).
 func (ld *loader) readPlane(src *volume.Volume, k sliceKey) (*plane, error) {
+	if k.level > 0 {
+		return ld.readLevel(k)
+	}
 	z0 := k.m * ld.depth
 	if k.axis == Z {
 		p, err := readPlane(src, Z, z0+k.idx, ld.slabBytes)
