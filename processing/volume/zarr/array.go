@@ -178,14 +178,15 @@ func chunkStrides(shape, perm []int) []int {
 	return s
 }
 
-// place decodes piece p and copies its overlap with [lo, hi) into dst.
+// place decodes piece p and copies its overlap with [lo, hi) into dst;
+// a chunk that fills a run of dst is decoded straight into it.
 func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 	es := a.dtype.Size()
-	src, srcStr := a.fill, make([]int, len(lo))
 	if !p.fill {
 		raw, err := readPiece(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			// Not stored: the fill value.
 		case err != nil:
 			return fmt.Errorf("%s: read chunk %s: %w", a.name, rel(a.dir, p.path), err)
 		default:
@@ -193,17 +194,55 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 			for _, n := range p.shape {
 				want *= n
 			}
-			if src, err = p.chain.decodeBytes(raw, want); err != nil {
+			if off, ok := inside(dstStr, lo, hi, p.origin, p.shape); ok && p.chain.perm == nil {
+				run := dst[off*es : off*es+want]
+				if err := p.chain.decodeInto(run, raw); err != nil {
+					return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
+				}
+				if p.chain.bigEndian {
+					swapBytes(run, es)
+				}
+				return nil
+			}
+			src, err := p.chain.decodeBytes(raw, want)
+			if err != nil {
 				return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
 			}
 			if p.chain.bigEndian {
 				swapBytes(src, es)
 			}
-			srcStr = chunkStrides(p.shape, p.chain.perm)
+			copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(p.shape, p.chain.perm), p.origin, p.shape, es)
+			return nil
 		}
 	}
-	copyOverlap(dst, dstStr, lo, hi, src, srcStr, p.origin, p.shape, es)
+	copyOverlap(dst, dstStr, lo, hi, a.fill, make([]int, len(lo)), p.origin, p.shape, es)
 	return nil
+}
+
+// inside reports whether a chunk at origin of shape cshape lies whole in
+// the region [lo, hi) and its elements (C order) are one run of dst,
+// and where that run starts.
+func inside(dstStr, lo, hi, origin, cshape []int) (int, bool) {
+	n := len(lo)
+	off := 0
+	for d := range n {
+		if origin[d] < lo[d] || origin[d]+cshape[d] > hi[d] {
+			return 0, false
+		}
+		off += (origin[d] - lo[d]) * dstStr[d]
+	}
+	// Contiguous: past the first axis the chunk spans more than one
+	// element along, it spans the region whole.
+	d := 0
+	for d < n && cshape[d] == 1 {
+		d++
+	}
+	for d++; d < n; d++ {
+		if cshape[d] != hi[d]-lo[d] {
+			return 0, false
+		}
+	}
+	return off, true
 }
 
 func rel(dir, path string) string {

@@ -4,11 +4,14 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -99,9 +102,32 @@ func writeBenchData(dir string) error {
 	return zw.Commit()
 }
 
-// benchStack reads the stack in slabs of 8 planes (from the page cache
-// after the first pass), checking one plane against the generator.
-func benchStack(b *testing.B, spec string) {
+// evict drops the files under dir from the page cache (they are synced
+// first: only clean pages can be dropped), so that the next read comes
+// from the disk, as a first look at a dataset does. Only these files
+// are dropped, not the cache of the machine.
+func evict(b *testing.B, dir string) {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		f.Sync()
+		return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// benchStack reads the stack in slabs of 8 planes, checking one plane
+// against the generator: from the page cache (warm), or from the disk
+// (cold: the store's files evicted before each pass).
+func benchStack(b *testing.B, spec string, cold bool) {
 	dir := benchDir(b)
 	v, err := volume.Open(filepath.Join(dir, spec))
 	if err != nil {
@@ -120,6 +146,11 @@ func benchStack(b *testing.B, spec string) {
 	b.SetBytes(benchInfo.Bytes())
 	b.ResetTimer()
 	for range b.N {
+		if cold {
+			b.StopTimer()
+			evict(b, filepath.Join(dir, spec))
+			b.StartTimer()
+		}
 		for z := 0; z < 64; z += 8 {
 			if err := v.ReadSlab(z, z+8, buf); err != nil {
 				b.Fatal(err)
@@ -128,6 +159,9 @@ func benchStack(b *testing.B, spec string) {
 	}
 }
 
-func BenchmarkReadStackTIFFPlanes(b *testing.B)   { benchStack(b, "planes") }
-func BenchmarkReadStackZarrZstd(b *testing.B)     { benchStack(b, "zstd.zarr") }
-func BenchmarkReadStackZarrBloscLZ4(b *testing.B) { benchStack(b, "blosc.zarr") }
+func BenchmarkReadStackTIFFPlanes(b *testing.B)   { benchStack(b, "planes", false) }
+func BenchmarkReadStackZarrZstd(b *testing.B)     { benchStack(b, "zstd.zarr", false) }
+func BenchmarkReadStackZarrBloscLZ4(b *testing.B) { benchStack(b, "blosc.zarr", false) }
+func BenchmarkColdStackTIFFPlanes(b *testing.B)   { benchStack(b, "planes", true) }
+func BenchmarkColdStackZarrZstd(b *testing.B)     { benchStack(b, "zstd.zarr", true) }
+func BenchmarkColdStackZarrBloscLZ4(b *testing.B) { benchStack(b, "blosc.zarr", true) }

@@ -46,6 +46,28 @@ func bloscDecode(src []byte, limit int) ([]byte, error) {
 	return dst, nil
 }
 
+// bloscDecodeInto decompresses src into dst, which the buffer must fill
+// exactly.
+func bloscDecodeInto(dst, src []byte) error {
+	if len(src) < C.BLOSC_MIN_HEADER_LENGTH {
+		return fmt.Errorf("blosc: %d bytes is shorter than a header", len(src))
+	}
+	var n C.size_t
+	if C.blosc_cbuffer_validate(unsafe.Pointer(&src[0]), C.size_t(len(src)), &n) < 0 {
+		return fmt.Errorf("blosc: the header is damaged (%d bytes)", len(src))
+	}
+	if int(n) != len(dst) {
+		return fmt.Errorf("blosc: the buffer holds %d bytes, want %d", int(n), len(dst))
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	if r := C.blosc_decompress_ctx(unsafe.Pointer(&src[0]), unsafe.Pointer(&dst[0]), C.size_t(len(dst)), 1); int(r) != len(dst) {
+		return fmt.Errorf("blosc: decompression failed (code %d)", int(r))
+	}
+	return nil
+}
+
 // bloscName returns the internal compressor of a Blosc buffer.
 func bloscName(src []byte) string {
 	if len(src) < C.BLOSC_MIN_HEADER_LENGTH {

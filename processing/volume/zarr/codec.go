@@ -85,15 +85,84 @@ func (c bytesCodec) decode(src []byte, limit int) ([]byte, error) {
 // decodeBytes undoes the bytes-to-bytes codecs of c, giving the encoded
 // array's bytes, which must be exactly want bytes long.
 func (c chain) decodeBytes(src []byte, want int) ([]byte, error) {
-	limit := want + 1<<16
-	for i := len(c.b2b) - 1; i >= 0; i-- {
+	dst := make([]byte, want)
+	return dst, c.decodeInto(dst, src)
+}
+
+// decodeInto undoes the bytes-to-bytes codecs of c into dst, which the
+// decoded bytes must fill exactly: the codec nearest the array (the
+// compressor) writes straight into dst, a slab's buffer when the chunk
+// lies in it whole, saving a copy and an allocation per chunk.
+func (c chain) decodeInto(dst, src []byte) error {
+	limit := len(dst) + 1<<16
+	for i := len(c.b2b) - 1; i >= 1; i-- {
 		var err error
 		if src, err = c.b2b[i].decode(src, limit); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if len(src) != want {
-		return nil, fmt.Errorf("decoded chunk holds %d bytes, want %d", len(src), want)
+	if len(c.b2b) == 0 {
+		if len(src) != len(dst) {
+			return fmt.Errorf("chunk holds %d bytes, want %d", len(src), len(dst))
+		}
+		copy(dst, src)
+		return nil
 	}
-	return src, nil
+	return c.b2b[0].decodeTo(dst, src)
+}
+
+// decodeTo undoes one codec into dst, which its output must fill.
+func (c bytesCodec) decodeTo(dst, src []byte) error {
+	switch c.name {
+	case "zstd":
+		var h zstd.Header
+		if err := h.Decode(src); err != nil {
+			return fmt.Errorf("zstd: %v", err)
+		}
+		if h.HasFCS && h.FrameContentSize != uint64(len(dst)) {
+			return fmt.Errorf("zstd: the frame holds %d bytes, want %d", h.FrameContentSize, len(dst))
+		}
+		out, err := zstdDec.DecodeAll(src, dst[:0:len(dst)])
+		if err != nil {
+			return fmt.Errorf("zstd: %v", err)
+		}
+		if len(out) != len(dst) {
+			return fmt.Errorf("zstd: decoded %d bytes, want %d", len(out), len(dst))
+		}
+		if len(out) > 0 && &out[0] != &dst[0] {
+			copy(dst, out)
+		}
+		return nil
+	case "blosc":
+		return bloscDecodeInto(dst, src)
+	case "gzip", "zlib":
+		var r io.ReadCloser
+		var err error
+		if c.name == "gzip" {
+			r, err = gzip.NewReader(bytes.NewReader(src))
+		} else {
+			r, err = zlib.NewReader(bytes.NewReader(src))
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %v", c.name, err)
+		}
+		defer r.Close()
+		if _, err := io.ReadFull(r, dst); err != nil {
+			return fmt.Errorf("%s: %v (want %d bytes)", c.name, err, len(dst))
+		}
+		var one [1]byte
+		if n, err := r.Read(one[:]); n > 0 || err != io.EOF {
+			return fmt.Errorf("%s: more data than the chunk holds", c.name)
+		}
+		return nil
+	}
+	out, err := c.decode(src, len(dst))
+	if err != nil {
+		return err
+	}
+	if len(out) != len(dst) {
+		return fmt.Errorf("decoded chunk holds %d bytes, want %d", len(out), len(dst))
+	}
+	copy(dst, out)
+	return nil
 }

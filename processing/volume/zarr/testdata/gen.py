@@ -77,6 +77,16 @@ z = zarr.open(path, mode="w", shape=SHAPE, chunks=CHUNKS, dtype="<f4", fill_valu
 z[2:4, :, 3:6] = 1.5
 np.save(os.path.join(OUT, "fill_nan.npy"), zarr.open(path, mode="r")[...])
 
+# One plane per chunk: chunks a slab read decodes in place.
+P = (1, 6, 7)
+save("planes_zstd", u2, chunks=P, compressor=numcodecs.Zstd())
+save("planes_gzip", u2, chunks=P, compressor=numcodecs.GZip())
+save("planes_zlib", u2, chunks=P, compressor=numcodecs.Zlib())
+save("planes_none", u2, chunks=P, compressor=None)
+save("planes_blosc_lz4", u2, chunks=P, compressor=numcodecs.Blosc(cname="lz4", shuffle=numcodecs.Blosc.SHUFFLE))
+save("planes_blosc_zstd_f8", data("<f8"), chunks=P, compressor=numcodecs.Blosc(cname="zstd", shuffle=numcodecs.Blosc.BITSHUFFLE))
+save("planes_big_i2", data(">i2"), chunks=P, compressor=numcodecs.Zstd())
+
 # A 2-D array: one plane.
 save("plane2d", data("<u2")[0], chunks=(4, 3), compressor=numcodecs.Zstd())
 

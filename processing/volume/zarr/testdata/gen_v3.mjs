@@ -148,6 +148,9 @@ await save("transpose_102", "float32", [{ name: "transpose", configuration: { or
 for (const cname of ["lz4", "lz4hc", "zstd", "zlib", "blosclz"])
 	for (const sh of ["noshuffle", "shuffle", "bitshuffle"])
 		await save(`blosc_${cname}_${sh}`, "uint16", [bytesLE, blosc(cname, sh, 2)]);
+await save("planes_zstd_crc32c", "uint16", [bytesLE, zstd, { name: "crc32c" }], { chunks: [1, 6, 7] });
+await save("planes_big_gzip", "int32", [bytesBE, { name: "gzip", configuration: { level: 5 } }], { chunks: [1, 6, 7] });
+await save("planes_blosc", "float32", [bytesLE, blosc("blosclz", "shuffle", 4)], { chunks: [1, 6, 7] });
 await save("dot_keys", "uint16", [bytesLE, zstd], { separator: "." });
 // Fill values: chunks never written are missing.
 await save("fill", "int16", [bytesLE, zstd], { fill: -7, region: [zarr.slice(0, 2), zarr.slice(0, 4), zarr.slice(0, 3)], regionShape: [2, 4, 3], data: new Int16Array(24).fill(5) });
