@@ -15,6 +15,7 @@ import (
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
+	"github.com/voxlab/voxlab/processing/volume/zarr"
 )
 
 func init() {
@@ -200,6 +201,9 @@ func (f *dezingFlags) open(args []string, needOut bool) (*dezingSetup, error) {
 		return nil, err
 	}
 	f.cfg.WriterBytes = h5.WriterCacheBytes
+	if isZarr(r.out) {
+		f.cfg.WriterBytes = zarr.WriterBytes(dezing.OutInfo(r.shapes, f.cfg).PlaneBytes())
+	}
 	return r, nil
 }
 

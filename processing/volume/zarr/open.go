@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -592,4 +593,20 @@ func (s *Source) OpenLevel(i int) (*volume.Volume, error) {
 		return nil, fmt.Errorf("%s: level %d out of range (%d levels)", s.st.path, i, s.Levels())
 	}
 	return volume.New(s.st.levelName(s.level+i), s.st.source(s.level+i, s.l)), nil
+}
+
+// CacheBytes implements volume.Cacher: a read holds, per CPU decoding, a
+// chunk's stored bytes and, for a chunk that does not fill a run of the
+// slab, its decoded bytes (an inner chunk's for a sharded array), so a
+// plan counts them.
+func (s *Source) CacheBytes() int64 {
+	shape := s.arr.chunks
+	if sh := s.arr.chain.shard; sh != nil {
+		shape = sh.inner
+	}
+	n := int64(s.arr.dtype.Size())
+	for _, c := range shape {
+		n *= int64(c)
+	}
+	return int64(runtime.GOMAXPROCS(0)) * 2 * n
 }

@@ -212,3 +212,11 @@ func (w *volumeWriter) Info() volume.Info                  { return w.info }
 func (w *volumeWriter) WriteSlab(z0 int, src []byte) error { return w.a.WriteSlab(z0, src) }
 func (w *volumeWriter) Commit() error                      { return w.f.Commit() }
 func (w *volumeWriter) Abort() error                       { return w.f.Abort() }
+
+// WriterBytes is the host memory an ArrayWriter holds of its own while
+// it writes a slab of planes of planeBytes each: per CPU, one compressed
+// plane and the zstd encoder's state (its history window and tables,
+// under 8 MiB at the default level).
+func WriterBytes(planeBytes int64) int64 {
+	return int64(runtime.GOMAXPROCS(0)) * (planeBytes + 8<<20)
+}
