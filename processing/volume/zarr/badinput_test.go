@@ -159,3 +159,28 @@ func TestWriteRoundTrip(t *testing.T) {
 		v.Close()
 	}
 }
+
+// TestFolderFormats: a folder ending in .zarr is a Zarr store, any other
+// folder (even one named like a file format) a folder of TIFF planes.
+func TestFolderFormats(t *testing.T) {
+	if f := volume.FormatFor("testdata/v2/zstd_uint16.zarr"); f == nil || f.Name != "zarr" {
+		t.Errorf("a .zarr folder: format %v", f)
+	}
+	in := volume.Info{Shape: [3]int{2, 3, 4}, DType: volume.Uint16}
+	dir := filepath.Join(t.TempDir(), "planes.tif")
+	w, err := volume.CreatePlaneDir(dir, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSlab(0, make([]byte, in.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := volume.Open(dir)
+	if err != nil || v.Shape != in.Shape {
+		t.Fatalf("a folder of planes named .tif: %v", err)
+	}
+	v.Close()
+}

@@ -30,7 +30,8 @@ func init() {
 			}
 			return d.WriteText(w)
 		},
-		Create: createVolume,
+		Create:  createVolume,
+		Folders: true,
 	})
 }
 
