@@ -138,7 +138,7 @@ type ImageLayer struct {
 	fixed func() *plane
 
 	// pyr (nil: none) is the volume's pyramid; level the level the last
-	// paint chose for z slices (see pyramid.go).
+	// paint chose (see pyramid.go).
 	pyr   *pyramid
 	level int
 }

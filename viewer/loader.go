@@ -16,7 +16,7 @@ type sliceKey struct {
 	axis Axis
 	idx  int
 	m    int
-	// level is the pyramid level a z slice is read from (0: the volume).
+	// level is the pyramid level the slice is read from (0: the volume).
 	level int
 }
 
@@ -282,6 +282,9 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 // volume from a copy of the whole volume in memory (read again after an
 // invalidate), anything else from the volume.
 func (ld *loader) readSlice(k sliceKey, gen uint64) (*plane, error) {
+	if k.level > 0 {
+		return ld.readLevel(k)
+	}
 	src := ld.vol
 	if k.axis != Z && ld.vol.Bytes() <= wholeBytes {
 		if ld.whole == nil || ld.wholeGen != gen {
@@ -326,9 +329,6 @@ func (ld *loader) commit(k sliceKey, gen uint64, p *plane, err error) {
 // memory): a z slice is one plane; a y or x slice of a stack reads only
 // the planes of its map, in pieces (readSide).
 func (ld *loader) readPlane(src *volume.Volume, k sliceKey) (*plane, error) {
-	if k.level > 0 {
-		return ld.readLevel(k)
-	}
 	z0 := k.m * ld.depth
 	if k.axis == Z {
 		p, err := readPlane(src, Z, z0+k.idx, ld.slabBytes)

@@ -7,7 +7,7 @@ import (
 )
 
 // pyramid is the coarser levels of an image layer's volume (an OME-Zarr
-// multiscale image): a z slice zoomed out is read from the coarsest
+// multiscale image): a slice zoomed out is read from the coarsest
 // level whose voxels still cover no more than one device pixel each, so
 // a 2048 x 2048 plane shown 400 pixels wide reads a 512 x 512 level
 // instead of 16 times the data. Slice keys carry the level; the loader
@@ -40,12 +40,16 @@ func newPyramid(v *volume.Volume) *pyramid {
 }
 
 // pick returns the coarsest level whose voxels span at most one device
-// pixel at devCol, devRow device pixels per level-0 column and row.
-func (py *pyramid) pick(devCol, devRow float64) int {
+// pixel at devCol, devRow device pixels per level-0 column and row of a
+// slice along axis, along each displayed axis the level shrinks.
+func (py *pyramid) pick(axis Axis, devCol, devRow float64) int {
 	const slack = 1 + 1e-9
+	ra, ca := axis.displayAxes()
 	best := 0
+	// An axis a level does not shrink (z, usually) costs nothing there.
+	fits := func(f, dev float64) bool { return f <= 1 || f*dev <= slack }
 	for i, f := range py.factors {
-		if f[2]*devCol <= slack && f[1]*devRow <= slack {
+		if fits(f[ca], devCol) && fits(f[ra], devRow) {
 			best = i
 		}
 	}
@@ -63,9 +67,9 @@ func (l *ImageLayer) attachPyramid() {
 }
 
 // levelOn returns the level a slice along axis is read from: the one
-// the last paint chose for z slices, 0 otherwise.
+// the last paint chose.
 func (l *ImageLayer) levelOn(axis Axis) int {
-	if axis != Z || l.pyr == nil {
+	if l.pyr == nil {
 		return 0
 	}
 	return l.level
@@ -76,16 +80,16 @@ func (l *ImageLayer) levelOn(axis Axis) int {
 func (v *Viewer) pickLevels(shown []Layer, t xform, ps float64) {
 	for _, l := range shown {
 		if il, ok := l.(*ImageLayer); ok && il.pyr != nil {
-			il.level = 0
-			if v.axis == Z {
-				il.level = il.pyr.pick(t.scale*ps, t.rowScale()*ps)
-			}
+			il.level = il.pyr.pick(v.axis, t.scale*ps, t.rowScale()*ps)
 		}
 	}
 }
 
-// readLevel reads z slice k from its level, opening the level first;
-// the plane records the level's factors. Loader goroutine only.
+// readLevel reads slice k from its level, opening the level first; the
+// plane records the level's factors along its rows and columns. A y or x
+// slice reads the level's planes in pieces, as readSide does for level
+// 0 (a zoomed-out side view of a 600-plane stack then reads a level of
+// a sixteenth of the bytes). Loader goroutine only.
 func (ld *loader) readLevel(k sliceKey) (*plane, error) {
 	py := ld.pyr
 	if ld.levels == nil {
@@ -100,13 +104,21 @@ func (ld *loader) readLevel(k sliceKey) (*plane, error) {
 		ld.levels[k.level] = vol
 	}
 	f := py.factors[k.level]
-	z := min(int(float64(k.idx)/f[0]), vol.Shape[0]-1)
-	p, err := readPlane(vol, Z, z, ld.slabBytes)
+	idx := min(int(float64(k.idx)/f[k.axis]), vol.Shape[k.axis]-1)
+	var p *plane
+	var err error
+	if k.axis == Z {
+		if p, err = readPlane(vol, Z, idx, ld.slabBytes); err == nil {
+			ld.bytesRead.Add(int64(len(p.data)))
+		}
+	} else {
+		p, err = readSide(vol, k.axis, idx, 0, vol.Shape[0], ld.slabBytes, ld.step(k))
+	}
 	if err != nil {
 		return nil, err
 	}
-	ld.bytesRead.Add(int64(len(p.data)))
-	p.fy, p.fx = f[1], f[2]
+	ra, ca := k.axis.displayAxes()
+	p.fy, p.fx = f[ra], f[ca]
 	return p, nil
 }
 

@@ -58,6 +58,7 @@ func newPyrVolume(t *testing.T, shape [3]int, n int) (*volume.Volume, []*atomic.
 func TestPyramidLevels(t *testing.T) {
 	h := newHarness(t)
 	vol, reads := newPyrVolume(t, [3]int{10, 2048, 2048}, 4)
+	vol.VoxelSize = [3]float64{5, 1, 1}
 	l, err := h.v.AddImage("pyr", vol, ImageOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +108,28 @@ func TestPyramidLevels(t *testing.T) {
 	if reads[l.level].Load() == before || reads[0].Load() != 0 {
 		t.Errorf("slice 9: level %d reads %d -> %d, level 0 %d", l.level, before, reads[l.level].Load(), reads[0].Load())
 	}
+	// A y slice at the fit comes from a level too, although its rows (z
+	// planes 5 voxels apart, none of them dropped by any level) are more
+	// than a device pixel tall: level 0 is never read.
+	h.v.setNav(nav{})
+	h.v.SetAxis(Y)
+	h.settle()
+	t0 := p.xf()
+	col, row := t0.scale*p.pixelScale(), t0.rowScale()*p.pixelScale()
+	want := 0
+	for i := 1; i < 4; i++ {
+		if float64(int(1)<<i)*col <= 1 {
+			want = i
+		}
+	}
+	if row <= 1 || want == 0 {
+		t.Fatalf("y slice: %.2f x %.2f device pixels per voxel; the test wants rows over 1 and columns under 0.5", row, col)
+	}
+	if l.level != want || reads[0].Load() != 0 || reads[want].Load() == 0 {
+		t.Errorf("y slice at the fit: level %d, want %d; level 0 read %d planes", l.level, want, reads[0].Load())
+	}
+	h.v.SetAxis(Z)
+	h.settle()
 	// Zoomed in past 1:1, level 0 it is.
 	h.v.setNav(nav{zoom: 8})
 	h.settle()
