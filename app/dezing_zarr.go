@@ -14,6 +14,15 @@ func isZarr(path string) bool {
 	return strings.HasSuffix(strings.ToLower(strings.TrimRight(path, "/")), ".zarr")
 }
 
+// dezingResultSpec names the projections of a dezinging output: /data
+// of an HDF5 file, the image of an OME-Zarr store.
+func dezingResultSpec(out string) string {
+	if isZarr(out) {
+		return out
+	}
+	return out + ":/data"
+}
+
 // writeZarr is write for an OME-Zarr output: the projections are the
 // image's one level, "0" (a zstd chunk per projection, for reading by
 // plane), the reduced dark and flat are the 2-D arrays "dark" and

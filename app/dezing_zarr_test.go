@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/internal/testutil"
+	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // TestDezingZarrOutput: an OUT ending in .zarr gets the same projections,
@@ -74,5 +76,22 @@ func TestDetectZarr(t *testing.T) {
 	ca, cb := fileBytes(t, a), fileBytes(t, b)
 	if len(bytes.Split(ca, []byte("\n"))) < 3 || !bytes.Equal(ca, cb) {
 		t.Errorf("cells from the Zarr store differ from the TIFF planes':\n%s\nvs\n%s", cb, ca)
+	}
+}
+
+// TestGUIDezingZarrOutput: a dezinging run from the panel into a .zarr
+// store ends with the store shown as the result layer.
+func TestGUIDezingZarrOutput(t *testing.T) {
+	h := newGUIHarness(t)
+	out := filepath.Join(h.dir, "tomo", "scan-dezinged.ome.zarr")
+	h.choose("dezing", map[string]string{"out": out, "batch-size": "30"})
+	finished(t, h.runToEnd())
+	res := h.layer("scan-dezinged.ome.zarr")
+	if res == nil || !res.Visible() {
+		t.Fatalf("no visible result layer; layers %v", names(h.hl.Layers()))
+	}
+	il, ok := res.(*viewer.ImageLayer)
+	if !ok || il.Volume().Shape[0] != demo.TomoLayoutFor(demo.Small).Projections {
+		t.Errorf("result layer %v", res)
 	}
 }
