@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -183,4 +184,35 @@ func TestFolderFormats(t *testing.T) {
 		t.Fatalf("a folder of planes named .tif: %v", err)
 	}
 	v.Close()
+}
+
+// TestInspectGroup: info on a plain group lists its arrays (from
+// zarr-python's golden stores put in a group) instead of failing, and a
+// path inside it opens the array.
+func TestInspectGroup(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "g.zarr")
+	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, ".zgroup"), []byte(`{"zarr_format": 2}`), 0o644)
+	os.WriteFile(filepath.Join(root, "sub", ".zgroup"), []byte(`{"zarr_format": 2}`), 0o644)
+	a := copyStore(t, "testdata/v2/zstd_int32.zarr")
+	b := copyStore(t, "testdata/v2/planes_zstd.zarr")
+	os.Rename(a, filepath.Join(root, "a"))
+	os.Rename(b, filepath.Join(root, "sub", "b"))
+	d, err := volume.Inspect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, n := range d.Tree {
+		got = append(got, fmt.Sprintf("%s %s %v %s", n.Path, n.Kind, n.Shape, n.DType))
+	}
+	want := []string{"/ group [] ", "/a dataset [5 6 7] int32", "/sub group [] ", "/sub/b dataset [5 6 7] uint16"}
+	if fmt.Sprint(got) != fmt.Sprint(want) || d.Volume {
+		t.Errorf("tree %q (volume %v), want %q", got, d.Volume, want)
+	}
+	if _, err := volume.Open(root); err == nil || !strings.Contains(err.Error(), root+":/a") {
+		t.Errorf("opening the group: %v, want the arrays named", err)
+	}
+	got2, want2 := openPair(t, root+":/sub/b", "testdata/v2/planes_zstd.npy")
+	sameVoxels(t, "sub/b", got2, want2)
 }

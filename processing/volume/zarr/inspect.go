@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,6 +18,9 @@ import (
 func Inspect(path, dataset string) (*volume.Description, error) {
 	v, err := Open(path, dataset)
 	if err != nil {
+		if d := inspectGroup(path, dataset); d != nil {
+			return d, nil
+		}
 		return nil, err
 	}
 	defer v.Close()
@@ -111,4 +116,60 @@ func value(dt volume.DType, b []byte) float64 {
 		return math.Float64frombits(le.Uint64(b))
 	}
 	return 0
+}
+
+// inspectGroup describes a store whose top is a group that is not an
+// OME-Zarr image: its tree of groups and arrays, for choosing one. It
+// returns nil for anything else.
+func inspectGroup(path, dataset string) *volume.Description {
+	if dataset != "" {
+		return nil
+	}
+	n, err := readNode(path, path)
+	if err != nil || n.isArray {
+		return nil
+	}
+	if ms, _, err := multiscales(n.attrs); err != nil || ms != nil {
+		return nil
+	}
+	d := &volume.Description{Path: path, Format: fmt.Sprintf("Zarr v%d group", n.format)}
+	d.Tree = append(d.Tree, volume.Node{Path: "/", Kind: "group"})
+	walkGroup(d, path, "", 0)
+	d.Notes = append(d.Notes, "a group: name an array or image inside it, "+path+":/PATH")
+	return d
+}
+
+// walkGroup adds the nodes under the group at rel (at most 8 deep and
+// 1000 in all, so that a huge store is not listed whole).
+func walkGroup(d *volume.Description, root, rel string, depth int) {
+	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil || depth > 8 {
+		return
+	}
+	for _, e := range entries {
+		if len(d.Tree) >= 1000 {
+			return
+		}
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := e.Name()
+		if rel != "" {
+			p = rel + "/" + e.Name()
+		}
+		n, err := readNode(filepath.Join(root, filepath.FromSlash(p)), p)
+		if err != nil {
+			continue
+		}
+		if !n.isArray {
+			d.Tree = append(d.Tree, volume.Node{Path: "/" + p, Kind: "group"})
+			walkGroup(d, root, p, depth+1)
+			continue
+		}
+		if a, err := n.array(p); err == nil {
+			d.Tree = append(d.Tree, volume.Node{Path: "/" + p, Kind: "dataset", Shape: a.shape, DType: a.dtype.String()})
+		} else {
+			d.Tree = append(d.Tree, volume.Node{Path: "/" + p, Kind: "dataset", DType: "unreadable"})
+		}
+	}
 }
