@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
@@ -15,9 +16,41 @@ import (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// zstdDec is shared: DecodeAll is safe for concurrent use. Its memory cap
-// bounds what a damaged frame header can make it allocate.
-var zstdDec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<31))
+// zstdDec is shared: DecodeAll is safe for concurrent use. DecodeAll is
+// only given frames whose header states their size (checked against the
+// chunk's first); the window cap bounds what a damaged header can make
+// it allocate (128 MiB: zstd's --ultra levels use up to that).
+var zstdDec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<31),
+	zstd.WithDecoderMaxWindow(128<<20))
+
+// zstdStreams decode frames that do not state their size, into a bounded
+// buffer: DecodeAll would grow its output as far as the frame goes.
+var zstdStreams = sync.Pool{New: func() any {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
+	return d
+}}
+
+// zstdStream decodes src into dst, which it must fill exactly; at most
+// len(dst) bytes are decoded.
+func zstdStream(dst, src []byte) (int, error) {
+	d := zstdStreams.Get().(*zstd.Decoder)
+	defer zstdStreams.Put(d)
+	if err := d.Reset(bytes.NewReader(src)); err != nil {
+		return 0, err
+	}
+	n, err := io.ReadFull(d, dst)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return n, nil
+	}
+	if err != nil {
+		return n, err
+	}
+	var one [1]byte
+	if m, _ := d.Read(one[:]); m > 0 {
+		return n + 1, nil
+	}
+	return n, nil
+}
 
 func newBytesCodec(name, cname string) (bytesCodec, error) {
 	switch name {
@@ -53,7 +86,18 @@ func (c bytesCodec) decode(src []byte, limit int) ([]byte, error) {
 		if h.HasFCS && h.FrameContentSize > uint64(limit) {
 			return nil, fmt.Errorf("zstd: the frame holds %d bytes, more than the chunk can hold", h.FrameContentSize)
 		}
-		out, err := zstdDec.DecodeAll(src, make([]byte, 0, min(int(h.FrameContentSize), limit)))
+		if !h.HasFCS {
+			out := make([]byte, limit+1)
+			n, err := zstdStream(out, src)
+			if err != nil {
+				return nil, fmt.Errorf("zstd: %v", err)
+			}
+			if n > limit {
+				return nil, errors.New("zstd: more data than the chunk can hold")
+			}
+			return out[:n], nil
+		}
+		out, err := zstdDec.DecodeAll(src, make([]byte, 0, int(h.FrameContentSize)))
 		if err != nil {
 			return nil, fmt.Errorf("zstd: %v", err)
 		}
@@ -121,6 +165,16 @@ func (c bytesCodec) decodeTo(dst, src []byte) error {
 		}
 		if h.HasFCS && h.FrameContentSize != uint64(len(dst)) {
 			return fmt.Errorf("zstd: the frame holds %d bytes, want %d", h.FrameContentSize, len(dst))
+		}
+		if !h.HasFCS {
+			n, err := zstdStream(dst, src)
+			if err != nil {
+				return fmt.Errorf("zstd: %v", err)
+			}
+			if n != len(dst) {
+				return fmt.Errorf("zstd: decoded %d bytes or more, want %d", n, len(dst))
+			}
+			return nil
 		}
 		out, err := zstdDec.DecodeAll(src, dst[:0:len(dst)])
 		if err != nil {

@@ -48,6 +48,11 @@ var chunkCases = []struct{ store, key string }{
 	{"testdata/v3/zstd_crc32c.zarr", "c/0/0/0"},
 	{"testdata/v3/shard_zstd.zarr", "c/0/0/0"},
 	{"testdata/v3/shard_start_blosc.zarr", "c/0/0/0"},
+	// One plane per chunk: decoded straight into the slab.
+	{"testdata/v2/planes_zstd.zarr", "0.0.0"},
+	{"testdata/v2/planes_blosc_lz4.zarr", "0.0.0"},
+	{"testdata/v2/planes_gzip.zarr", "0.0.0"},
+	{"testdata/v3/planes_zstd_crc32c.zarr", "c/0/0/0"},
 }
 
 // FuzzChunk: any bytes stored as a chunk (or a shard) either decode, or
