@@ -8,8 +8,9 @@ DEMO  ?= demo-data
 # for the tests that open real windows, and ImageMagick's import to grab
 # their screen; Debian's HDF5 filter plugins (LZ4, BZip2, Blosc, LZF with
 # the liblzf it leaves to its host, ZFP) and liblz4 for voxlab's own
-# bitshuffle decoder, for compressed detector files).
-APT_PKGS := libhdf5-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth imagemagick \
+# bitshuffle decoder, for compressed detector files; libblosc for Zarr's
+# Blosc chunks).
+APT_PKGS := libhdf5-dev libblosc-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth imagemagick \
 	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf liblzf1 hdf5-filter-plugin-zfp-serial liblz4-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages of the one-node SLURM that `make test-cluster` runs.

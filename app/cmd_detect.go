@@ -25,6 +25,7 @@ func init() {
 		examples: []string{
 			"voxlab detect demo-data/brain/planes cells.csv",
 			"voxlab detect brain.h5:/data cells.csv --voxel-size 4,1.8,1.8 --xml",
+			"voxlab detect brain.ome.zarr:/0,c=1 cells.csv",
 			"voxlab detect planes/ cells.csv --backend cuda --pin-memory --batch-size 8",
 			"voxlab plan detect planes/ cells.csv --device-memory 2GiB --json",
 		},

@@ -15,16 +15,18 @@ import (
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
+	"github.com/voxlab/voxlab/processing/volume/zarr"
 )
 
 func init() {
 	registerPipeline(&pipelineCmd{
 		name:    "dezing",
 		summary: "remove zingers from a tomography scan: projections, darks and flats (remove_outlier)",
-		usage: "IN OUT.h5 [--kernel 3] [--dif 1000] [--darks-flats mean|median] [--flat-field] [--minus-log] " +
+		usage: "IN OUT.h5|OUT.zarr [--kernel 3] [--dif 1000] [--darks-flats mean|median] [--flat-field] [--minus-log] " +
 			"[--darks FILE --flats FILE] [--backend auto|cpu|cuda] [--pin-memory] [--batch-size N|auto] [--device-memory SIZE]",
 		examples: []string{
 			"voxlab dezing demo-data/tomo/scan.nxs dezinged.h5",
+			"voxlab dezing demo-data/tomo/scan.nxs dezinged.ome.zarr",
 			"voxlab dezing scan.nxs out.h5 --kernel 5 --dif 500 --darks-flats median --flat-field --minus-log",
 			"voxlab dezing projections.npy out.h5 --darks darks.tif --flats flats.tif",
 			"voxlab dezing scan.nxs out.h5 --backend cuda --pin-memory --device-memory 2GiB",
@@ -199,6 +201,9 @@ func (f *dezingFlags) open(args []string, needOut bool) (*dezingSetup, error) {
 		return nil, err
 	}
 	f.cfg.WriterBytes = h5.WriterCacheBytes
+	if isZarr(r.out) {
+		f.cfg.WriterBytes = zarr.WriterBytes(dezing.OutInfo(r.shapes, f.cfg).PlaneBytes())
+	}
 	return r, nil
 }
 
@@ -217,8 +222,8 @@ func (f *dezingFlags) plan(ctx context.Context, e *env, args []string) (*plan.Pl
 // checkOutput refuses an output that is a folder, lies in a missing
 // folder, or is the input itself.
 func checkOutput(out, in string) error {
-	if st, err := os.Stat(out); err == nil && st.IsDir() {
-		return fmt.Errorf("output %s is a folder: give an .h5 file name", out)
+	if st, err := os.Stat(out); err == nil && st.IsDir() && !isZarr(out) {
+		return fmt.Errorf("output %s is a folder: give an .h5 file name, or a .zarr one for OME-Zarr", out)
 	}
 	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return fmt.Errorf("output %s: the folder %s does not exist", out, filepath.Dir(out))
@@ -330,6 +335,9 @@ func (f *dezingFlags) run(ctx context.Context, e *env, args []string) error {
 // HDF5 file and renames it into place on success. The attributes record
 // block as block_slices, or the run's block when it is 0.
 func (f *dezingFlags) write(ctx context.Context, r *dezingSetup, block int, produce func(dezing.Output) (*dezing.Result, error)) (res *dezing.Result, err error) {
+	if isZarr(r.out) {
+		return f.writeZarr(ctx, r, block, produce)
+	}
 	shapes := r.shapes
 	info := dezing.OutInfo(shapes, f.cfg)
 	file, err := h5.Create(r.out)
@@ -346,6 +354,20 @@ func (f *dezingFlags) write(ctx context.Context, r *dezingSetup, block int, prod
 	if res, err = produce(&h5Output{file: file, data: data, rows: info.Shape[1], cols: info.Shape[2], flatField: f.cfg.FlatField}); err != nil {
 		return nil, err
 	}
+	attrs := f.params(r, res, block)
+	if err := file.SetAttrs("/voxlab/params", attrs); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return res, file.Commit()
+}
+
+// params are the attributes that record a run: its parameters, input
+// and block, block as block_slices or the run's block when it is 0.
+func (f *dezingFlags) params(r *dezingSetup, res *dezing.Result, block int) map[string]any {
+	shapes := r.shapes
 	if block == 0 {
 		block = res.Plan.Block()
 	}
@@ -364,13 +386,7 @@ func (f *dezingFlags) write(ctx context.Context, r *dezingSetup, block int, prod
 	if r.s.flats != "" {
 		attrs["flats"], attrs["flat_frames"] = r.s.flats, shapes.Flats.Shape[0]
 	}
-	if err := file.SetAttrs("/voxlab/params", attrs); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return res, file.Commit()
+	return attrs
 }
 
 // buildVersion is voxlab's module version and VCS revision, as the Go

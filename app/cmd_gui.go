@@ -20,6 +20,7 @@ import (
 func init() {
 	register(&command{
 		name:    "gui",
+		volumes: true,
 		summary: "open the viewer with the processing panel (the default when no command is given)",
 		usage:   "[FILE...] [--demo DIR] [--run PIPELINE [--set NAME=VALUE]...] [--slice N] [--map N] [--screenshot OUT.png] [--size WxH] [--grid]",
 		examples: []string{

@@ -15,9 +15,11 @@ import (
 func init() {
 	register(&command{
 		name:    "info",
+		volumes: true,
 		summary: "check a file and print its shape, dtype, voxel size and layout",
 		usage:   "FILE... [--json]   (points files: cells.csv, cells.xml)",
 		examples: []string{
+			"voxlab info brain.ome.zarr:/2,c=1",
 			"voxlab info demo/tomo/scan.nxs",
 			"voxlab info brain/planes",
 			"voxlab info maps/gt.npy --json",

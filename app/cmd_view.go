@@ -26,9 +26,11 @@ import (
 func init() {
 	register(&command{
 		name:    "view",
+		volumes: true,
 		summary: "open files in the viewer, or render a screenshot of them",
 		usage:   "FILE... [--slice N] [--map N] [--axis z|y|x] [--grid] [--colormap NAME] [--walk N] [--ortho [--point Z,Y,X]] [--3d MODE [--angles AZ,EL] [--iso-threshold V] [--turntable N]] [--screenshot OUT.png|DIR/] [--size WxH]",
 		examples: []string{
+			"voxlab view brain.ome.zarr:/c=1",
 			"voxlab view demo/tomo/scan.nxs",
 			"voxlab view brain.h5:/data cells.csv --slice 40",
 			"voxlab view brain/planes cells.xml   # cellfinder's XML: curate, then File ▸ Save points",

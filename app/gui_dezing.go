@@ -19,7 +19,7 @@ func init() {
 		name: "Dezing", command: "dezing",
 		args: []panel.Field{
 			{Name: "in", Label: "Scan", Kind: panel.InputField, Help: "NeXus scan (darks and flats by image_key), or a projections volume with darks and flats below"},
-			{Name: "out", Label: "Output", Kind: panel.OutputField, Default: "dezinged.h5", Help: "HDF5 file: /data, and /dark and /flat unless flat-field corrected"},
+			{Name: "out", Label: "Output", Kind: panel.OutputField, Default: "dezinged.h5", Help: "HDF5 file: /data, and /dark and /flat unless flat-field corrected; or an OME-Zarr store when the name ends in .zarr"},
 		},
 		basic:      []string{"kernel", "dif", "darks-flats", "flat-field", "minus-log"},
 		choices:    map[string][]string{"darks-flats": {"mean", "median"}},
@@ -173,7 +173,7 @@ func (l *dezingLive) Done(err error) {
 	var res viewer.Layer
 	l.v.Batch(func() {
 		var oerr error
-		if res, oerr = l.v.Open(l.out + ":/data"); oerr != nil {
+		if res, oerr = l.v.Open(dezingResultSpec(l.out)); oerr != nil {
 			err = oerr
 			return
 		}

@@ -37,6 +37,8 @@ type command struct {
 	// command's flags): their function gets every argument after the
 	// command's name, unparsed, except a first -h/--help.
 	raw bool
+	// volumes: the command reads volume specs; --help explains Zarr's.
+	volumes bool
 }
 
 // env is what commands write to.
@@ -178,5 +180,8 @@ func printCommandHelp(w io.Writer, c *command, fs *flag.FlagSet) {
 		for _, ex := range c.examples {
 			fmt.Fprintf(w, "  %s\n", ex)
 		}
+	}
+	if c.volumes {
+		printSpecHelp(w)
 	}
 }

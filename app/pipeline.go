@@ -38,6 +38,7 @@ func registerPipeline(p *pipelineCmd) {
 		summary:  p.summary,
 		usage:    p.usage,
 		examples: p.examples,
+		volumes:  true,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			out := addOutputFlags(fs)
 			_, run := p.setup(fs, out)

@@ -137,6 +137,11 @@ type ImageLayer struct {
 
 	// fixed returns the one plane of a 2D layer (heat maps), else nil.
 	fixed func() *plane
+
+	// pyr (nil: none) is the volume's pyramid; level the level the last
+	// paint chose (see pyramid.go).
+	pyr   *pyramid
+	level int
 }
 
 func newImageLayer(name string, opts ImageOptions) (*ImageLayer, error) {
@@ -308,7 +313,7 @@ func (l *ImageLayer) keyFor(axis Axis, idx, m int) (sliceKey, bool) {
 	if idx < 0 || idx >= l.extent()[axis] || m < 0 || m >= max(l.maps, 1) {
 		return sliceKey{}, false
 	}
-	return sliceKey{axis: axis, idx: idx, m: m}, true
+	return sliceKey{axis: axis, idx: idx, m: m, level: l.levelOn(axis)}, true
 }
 
 // planeFor returns the plane to draw for slice idx along axis of map m:

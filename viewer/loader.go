@@ -16,6 +16,8 @@ type sliceKey struct {
 	axis Axis
 	idx  int
 	m    int
+	// level is the pyramid level the slice is read from (0: the volume).
+	level int
 }
 
 // loader reads the slices of one image layer in its own goroutine, the
@@ -87,6 +89,10 @@ type loader struct {
 	// the gen it was read at; only the loader goroutine touches it.
 	whole    *volume.Volume
 	wholeGen uint64
+	// pyr (nil: none) is the volume's pyramid, set before any request;
+	// levels the levels opened (loader goroutine only).
+	pyr    *pyramid
+	levels []*volume.Volume
 }
 
 // Cache sizing: at most cacheBytes of slices per layer (but always the
@@ -229,6 +235,7 @@ func (ld *loader) close() {
 
 func (ld *loader) run() {
 	defer close(ld.done)
+	defer ld.closeLevels()
 	for {
 		ld.mu.Lock()
 		for !ld.closed && ld.pending == nil && len(ld.prefetch) == 0 && len(ld.tasks) == 0 {
@@ -299,6 +306,9 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 // volume from a copy of the whole volume in memory (read again after an
 // invalidate), anything else from the volume.
 func (ld *loader) readSlice(k sliceKey, gen uint64) (*plane, error) {
+	if k.level > 0 {
+		return ld.readLevel(k)
+	}
 	src := ld.vol
 	if k.axis != Z && ld.vol.Bytes() <= wholeBytes {
 		if ld.whole == nil || ld.wholeGen != gen {

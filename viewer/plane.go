@@ -53,6 +53,9 @@ type plane struct {
 	rows, cols int
 	data       []byte
 	stats      planeStats
+	// fy, fx: the level-0 rows and columns one row and column of a
+	// pyramid level's plane span (0: the plane is level 0).
+	fy, fx float64
 }
 
 // planeStats summarises a plane's finite values for contrast limits.

@@ -208,6 +208,7 @@ func (v *Viewer) addImage(name string, vol *volume.Volume, maps int, opts ImageO
 	}
 	l.vol, l.maps, l.depth = vol, maps, vol.Shape[0]/maps
 	l.ld = newLoader(vol, l.depth, v.sliceReady, func() { v.postRedraw(true) })
+	l.attachPyramid()
 	v.add(l)
 	return l, nil
 }
@@ -750,6 +751,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh,
 			shown = append(shown, l)
 		}
 	}
+	v.pickLevels(shown, t, ps)
 	start := 0
 	if len(shown) > 0 {
 		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
@@ -896,6 +898,9 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 		return 0, false
 	}
 	p := il.current()
+	if p != nil {
+		row, col = p.at(row, col)
+	}
 	if p == nil || row < 0 || col < 0 || row >= p.rows || col >= p.cols {
 		return 0, false
 	}

@@ -28,6 +28,9 @@ type Format struct {
 	Inspect func(path, dataset string) (*Description, error)
 	// Create starts writing a new volume at path (nil if read-only).
 	Create func(path, dataset string, info Info) (Writer, error)
+	// Folders: the format's files are folders named with its extensions
+	// (a Zarr store, "brain.zarr"), not TIFF plane folders.
+	Folders bool
 }
 
 // singleVolume makes the Format of a file type that holds one volume
@@ -125,12 +128,14 @@ func SplitSpec(spec string) (path, dataset string) {
 // FormatFor returns the registered format of path, chosen by its extension
 // (or "/" for a directory, or a path ending in a separator), or nil.
 func FormatFor(path string) *Format {
-	ext := strings.ToLower(filepath.Ext(path))
-	if st, err := os.Stat(path); (err == nil && st.IsDir()) || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
-		ext = "/"
-	}
+	ext := strings.ToLower(filepath.Ext(strings.TrimRight(path, "/"+string(filepath.Separator))))
 	formatsMu.RLock()
 	defer formatsMu.RUnlock()
+	// A folder is a folder of TIFF planes unless its extension is that of
+	// a format of folders (a Zarr store, "brain.zarr").
+	if st, err := os.Stat(path); ((err == nil && st.IsDir()) || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator))) && !folderExt(ext) {
+		ext = "/"
+	}
 	for _, f := range formats {
 		for _, e := range f.Extensions {
 			if e == ext {
@@ -139,6 +144,22 @@ func FormatFor(path string) *Format {
 		}
 	}
 	return nil
+}
+
+// folderExt reports whether a format of folders claims ext; call with
+// formatsMu held.
+func folderExt(ext string) bool {
+	for _, f := range formats {
+		if !f.Folders {
+			continue
+		}
+		for _, e := range f.Extensions {
+			if e == ext && e != "/" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func formatOf(path string) (*Format, error) {

@@ -1,0 +1,427 @@
+package zarr
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// piece is one chunk to decode and place: a whole stored object, or an
+// inner chunk of a shard (a byte range of it), or nothing stored (the
+// fill value).
+type piece struct {
+	path string
+	// off, n: the byte range of an inner chunk; n < 0 reads the whole file.
+	off, n int64
+	// fill: nothing is stored for this chunk.
+	fill   bool
+	origin []int
+	shape  []int
+	chain  *chain
+}
+
+// read reads the region [lo, hi) of the array into dst, C order over the
+// region, native byte order, decoding the chunks it touches in parallel.
+func (a *array) read(dst []byte, lo, hi []int) error {
+	n := len(a.shape)
+	es := a.dtype.Size()
+	rshape := make([]int, n)
+	want := int64(es)
+	for d := range n {
+		if lo[d] < 0 || hi[d] > a.shape[d] || lo[d] >= hi[d] {
+			return fmt.Errorf("%s: region %v-%v outside shape %v", a.name, lo, hi, a.shape)
+		}
+		rshape[d] = hi[d] - lo[d]
+		want *= int64(rshape[d])
+	}
+	if int64(len(dst)) != want {
+		return fmt.Errorf("%s: buffer of %d bytes for a region of %d", a.name, len(dst), want)
+	}
+	pieces, err := a.pieces(lo, hi)
+	if err != nil {
+		return err
+	}
+	dstStr := cStrides(rshape)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(pieces))
+	for range workers {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= len(pieces) {
+					return
+				}
+				if err := a.place(dst, dstStr, lo, hi, &pieces[i]); err != nil {
+					failed.Store(true)
+					once.Do(func() { firstErr = err })
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// pieces lists the chunks (or inner chunks) that overlap [lo, hi).
+func (a *array) pieces(lo, hi []int) ([]piece, error) {
+	var out []piece
+	var err error
+	eachChunk(a.chunks, lo, hi, func(idx []int) bool {
+		origin := make([]int, len(idx))
+		for d, i := range idx {
+			origin[d] = i * a.chunks[d]
+		}
+		path := filepath.Join(a.dir, filepath.FromSlash(a.key(idx)))
+		if a.chain.shard == nil {
+			out = append(out, piece{path: path, n: -1, origin: origin, shape: a.chunks, chain: &a.chain})
+			return true
+		}
+		s := a.chain.shard
+		var index []uint64
+		if index, err = a.shardIndex(path); err != nil {
+			return false
+		}
+		// Inner chunks of this shard that overlap the region.
+		slo, shi := make([]int, len(idx)), make([]int, len(idx))
+		per := make([]int, len(idx))
+		for d := range idx {
+			slo[d] = max(lo[d], origin[d]) - origin[d]
+			shi[d] = min(hi[d], origin[d]+a.chunks[d]) - origin[d]
+			per[d] = a.chunks[d] / s.inner[d]
+		}
+		eachChunk(s.inner, slo, shi, func(in []int) bool {
+			k := 0
+			o := make([]int, len(in))
+			for d, i := range in {
+				k = k*per[d] + i
+				o[d] = origin[d] + i*s.inner[d]
+			}
+			p := piece{path: path, origin: o, shape: s.inner, chain: &s.chain}
+			if index == nil || index[2*k] == math.MaxUint64 && index[2*k+1] == math.MaxUint64 {
+				p.fill = true
+			} else {
+				p.off, p.n = int64(index[2*k]), int64(index[2*k+1])
+			}
+			out = append(out, p)
+			return true
+		})
+		return true
+	})
+	return out, err
+}
+
+// eachChunk calls f with the grid index of every chunk (of shape chunks)
+// overlapping [lo, hi), in C order, until f returns false.
+func eachChunk(chunks, lo, hi []int, f func(idx []int) bool) {
+	n := len(chunks)
+	first, last := make([]int, n), make([]int, n)
+	for d := range n {
+		first[d], last[d] = lo[d]/chunks[d], (hi[d]-1)/chunks[d]
+	}
+	idx := append([]int(nil), first...)
+	for {
+		if !f(append([]int(nil), idx...)) {
+			return
+		}
+		d := n - 1
+		for ; d >= 0; d-- {
+			if idx[d] < last[d] {
+				idx[d]++
+				break
+			}
+			idx[d] = first[d]
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+func cStrides(shape []int) []int {
+	s := make([]int, len(shape))
+	acc := 1
+	for d := len(shape) - 1; d >= 0; d-- {
+		s[d] = acc
+		acc *= shape[d]
+	}
+	return s
+}
+
+// chunkStrides returns the element strides, per decoded axis, of a chunk
+// of shape stored after the transpose perm.
+func chunkStrides(shape, perm []int) []int {
+	if perm == nil {
+		return cStrides(shape)
+	}
+	enc := make([]int, len(shape))
+	for k, p := range perm {
+		enc[k] = shape[p]
+	}
+	es := cStrides(enc)
+	s := make([]int, len(shape))
+	for k, p := range perm {
+		s[p] = es[k]
+	}
+	return s
+}
+
+// place decodes piece p and copies its overlap with [lo, hi) into dst;
+// a chunk that fills a run of dst is decoded straight into it.
+func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
+	es := a.dtype.Size()
+	if !p.fill {
+		raw, err := readPiece(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// Not stored: the fill value.
+		case err != nil:
+			return fmt.Errorf("%s: read chunk %s: %w", a.name, rel(a.dir, p.path), err)
+		default:
+			want := es
+			for _, n := range p.shape {
+				want *= n
+			}
+			if off, ok := inside(dstStr, lo, hi, p.origin, p.shape); ok && p.chain.perm == nil {
+				run := dst[off*es : off*es+want]
+				if err := p.chain.decodeInto(run, raw); err != nil {
+					return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
+				}
+				if p.chain.bigEndian {
+					swapBytes(run, es)
+				}
+				return nil
+			}
+			src, err := p.chain.decodeBytes(raw, want)
+			if err != nil {
+				return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
+			}
+			if p.chain.bigEndian {
+				swapBytes(src, es)
+			}
+			copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(p.shape, p.chain.perm), p.origin, p.shape, es)
+			return nil
+		}
+	}
+	copyOverlap(dst, dstStr, lo, hi, a.fill, make([]int, len(lo)), p.origin, p.shape, es)
+	return nil
+}
+
+// inside reports whether a chunk at origin of shape cshape lies whole in
+// the region [lo, hi) and its elements (C order) are one run of dst,
+// and where that run starts.
+func inside(dstStr, lo, hi, origin, cshape []int) (int, bool) {
+	n := len(lo)
+	off := 0
+	for d := range n {
+		if origin[d] < lo[d] || origin[d]+cshape[d] > hi[d] {
+			return 0, false
+		}
+		off += (origin[d] - lo[d]) * dstStr[d]
+	}
+	// Contiguous: past the first axis the chunk spans more than one
+	// element along, it spans the region whole.
+	d := 0
+	for d < n && cshape[d] == 1 {
+		d++
+	}
+	for d++; d < n; d++ {
+		if cshape[d] != hi[d]-lo[d] {
+			return 0, false
+		}
+	}
+	return off, true
+}
+
+func rel(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return path
+}
+
+func readPiece(p *piece) ([]byte, error) {
+	if p.n < 0 {
+		return os.ReadFile(p.path)
+	}
+	f, err := os.Open(p.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if p.off < 0 || p.n < 0 || p.off > st.Size() || p.n > st.Size()-p.off {
+		return nil, fmt.Errorf("inner chunk at byte %d of %d bytes lies outside the shard's %d bytes", p.off, p.n, st.Size())
+	}
+	buf := make([]byte, p.n)
+	if _, err := f.ReadAt(buf, p.off); err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// copyOverlap copies the overlap of a chunk (src, with element strides
+// srcStr per axis — all zero for a fill value of one element — placed at
+// origin with shape cshape) and the region [lo, hi) into dst (C order
+// over the region, strides dstStr).
+func copyOverlap(dst []byte, dstStr, lo, hi []int, src []byte, srcStr, origin, cshape []int, es int) {
+	n := len(lo)
+	a, b := make([]int, n), make([]int, n)
+	for d := range n {
+		a[d], b[d] = max(lo[d], origin[d]), min(hi[d], origin[d]+cshape[d])
+		if a[d] >= b[d] {
+			return
+		}
+	}
+	last := n - 1
+	run := b[last] - a[last]
+	idx := append([]int(nil), a...)
+	for {
+		do, so := 0, 0
+		for d := range n {
+			do += (idx[d] - lo[d]) * dstStr[d]
+			so += (idx[d] - origin[d]) * srcStr[d]
+		}
+		dr := dst[do*es : (do+run)*es]
+		switch srcStr[last] {
+		case 1:
+			copy(dr, src[so*es:(so+run)*es])
+		default:
+			step := srcStr[last]
+			for i := 0; i < len(dr); i += es {
+				copy(dr[i:i+es], src[so*es:so*es+es])
+				so += step
+			}
+		}
+		d := last - 1
+		for ; d >= 0; d-- {
+			if idx[d] < b[d]-1 {
+				idx[d]++
+				break
+			}
+			idx[d] = a[d]
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+func swapBytes(b []byte, es int) {
+	switch es {
+	case 2:
+		for i := 0; i+1 < len(b); i += 2 {
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+	case 4:
+		for i := 0; i+3 < len(b); i += 4 {
+			binary.LittleEndian.PutUint32(b[i:], binary.BigEndian.Uint32(b[i:]))
+		}
+	case 8:
+		for i := 0; i+7 < len(b); i += 8 {
+			binary.LittleEndian.PutUint64(b[i:], binary.BigEndian.Uint64(b[i:]))
+		}
+	}
+}
+
+// indexCache keeps the shard indices read, so that reading plane after
+// plane of one shard reads its index once. nil marks a missing shard.
+type indexCache struct {
+	mu sync.Mutex
+	m  map[string][]uint64
+}
+
+func newIndexCache() *indexCache { return &indexCache{m: map[string][]uint64{}} }
+
+// shardIndex returns the (offset, nbytes) pairs of a shard's inner
+// chunks, nil when the shard is not stored.
+func (a *array) shardIndex(path string) ([]uint64, error) {
+	c := a.index
+	c.mu.Lock()
+	idx, ok := c.m[path]
+	c.mu.Unlock()
+	if ok {
+		return idx, nil
+	}
+	idx, err := a.readIndex(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: shard %s: %w", a.name, rel(a.dir, path), err)
+	}
+	c.mu.Lock()
+	if len(c.m) > 1<<14 {
+		clear(c.m)
+	}
+	c.m[path] = idx
+	c.mu.Unlock()
+	return idx, nil
+}
+
+func (a *array) readIndex(path string) ([]uint64, error) {
+	s := a.chain.shard
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	count := int64(1)
+	for d, n := range a.chunks {
+		count *= int64(n / s.inner[d])
+	}
+	size := 16 * count
+	if s.indexCRC {
+		size += 4
+	}
+	if size > st.Size() {
+		return nil, fmt.Errorf("%d bytes cannot hold the index of %d inner chunks (%d bytes)", st.Size(), count, size)
+	}
+	off := int64(0)
+	if !s.indexAtStart {
+		off = st.Size() - size
+	}
+	buf := make([]byte, size)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return nil, err
+	}
+	if s.indexCRC {
+		body := buf[:len(buf)-4]
+		if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(buf[len(buf)-4:]) {
+			return nil, errors.New("the index's crc32c checksum does not match (the shard is damaged)")
+		}
+	}
+	idx := make([]uint64, 2*count)
+	for i := range idx {
+		idx[i] = binary.LittleEndian.Uint64(buf[8*i:])
+	}
+	for k := int64(0); k < count; k++ {
+		o, n := idx[2*k], idx[2*k+1]
+		if o == math.MaxUint64 && n == math.MaxUint64 {
+			continue
+		}
+		if o > uint64(st.Size()) || n > uint64(st.Size())-o {
+			return nil, fmt.Errorf("inner chunk %d at byte %d of %d bytes lies outside the shard's %d bytes", k, o, n, st.Size())
+		}
+	}
+	return idx, nil
+}

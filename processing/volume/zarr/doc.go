@@ -1,0 +1,27 @@
+// Package zarr reads Zarr v2 and v3 arrays and OME-Zarr (NGFF 0.4 and
+// 0.5) image pyramids, and writes OME-Zarr volumes, for voxlab.
+// Importing it registers the format (".zarr") with volume.RegisterFormat,
+// so volume.Open("brain.ome.zarr") opens level 0 of the pyramid and
+// volume.Open("brain.ome.zarr:/2,c=1,t=0") level 2 of channel 1 at time
+// point 0.
+//
+// A spec's part after ":/" is a comma-separated list of an array path
+// inside the store (an OME-Zarr dataset path such as "0", or its index
+// in the multiscales list) and the selectors c=N and t=N, which fix the
+// channel and time axes of an OME-Zarr image (both default to 0).
+//
+// Reading is lazy: opening reads only the JSON metadata; a slab or box
+// read decodes only the chunks (and, for sharded v3 arrays, the inner
+// chunks of a shard) that it touches, in parallel across the CPUs. The
+// codecs are zstd, gzip and zlib (github.com/klauspost/compress), Blosc
+// (c-blosc through cgo: every Blosc internal compressor and both
+// shuffles, as the file's writer used them), the v3 bytes codec in
+// either byte order, transpose, crc32c and sharding_indexed; v2 arrays in
+// C or F order with either dimension separator.
+//
+// The reference for the formats is the Zarr storage specification v2
+// (https://zarr-specs.readthedocs.io/en/latest/v2/v2.0.html), v3
+// (https://zarr-specs.readthedocs.io/en/latest/v3/core/index.html) with
+// its sharding codec, and OME-NGFF 0.4 and 0.5
+// (https://ngff.openmicroscopy.org/0.4/, https://ngff.openmicroscopy.org/0.5/).
+package zarr
