@@ -70,7 +70,6 @@ type Backend interface {
 	Close() error
 
 	DezingOps
-	DetectOps
 	DistanceOps
 }
 
