@@ -70,7 +70,6 @@ type Backend interface {
 	Close() error
 
 	DezingOps
-	DetectOps
 }
 
 // Binder is a backend whose kernels can be cancelled, and followed,

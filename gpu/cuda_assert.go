@@ -3,5 +3,5 @@
 package gpu
 
 // The CUDA backend must implement every operation of Backend, including
-// the pipelines' DezingOps and DetectOps.
+// the pipelines' DezingOps.
 var _ Backend = (*CUDABackend)(nil)

@@ -21,10 +21,9 @@
 // constructor (cuda_fallback.go) runs first and hands over to the CPU
 // build of voxlab, so voxlab-cuda starts everywhere.
 //
-// Pipeline-specific operations (the 3D median of dezinging, the plane
-// filters and ball filter of detection) are methods of the backends
-// declared in ops_*.go; the CPU versions are the reference the CUDA
-// versions are tested against.
+// Pipeline-specific operations (the 3D median of dezinging) are methods
+// of the backends declared in ops_*.go; the CPU versions are the
+// reference the CUDA versions are tested against.
 //
 // A job binds its context to the CPU backend (Bind): one kernel call on a
 // block of minutes then stops within a row of the cancel, and reports the

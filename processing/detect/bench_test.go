@@ -56,17 +56,18 @@ func BenchmarkPlane2048(b *testing.B) {
 	}
 	pp := p.PlaneParams()
 	be := gpu.NewCPU()
+	ops := cpuOps{be}
 	src, _ := be.Alloc("src", v.PlaneBytes())
 	v.ReadSlab(0, 1, src.HostBytes())
-	work, _ := be.Alloc("work", gpu.DetectWorkLayout(&pp).Size)
-	gpu.DetectPrepareWork(be, work, &pp)
+	work, _ := be.Alloc("work", WorkLayout(&pp).Size)
+	prepareWork(be, work, &pp)
 	mask, _ := be.Alloc("mask", 2048*2048)
 	ty, tx := pp.BrainTiles()
 	tiles, _ := be.Alloc("tiles", int64(ty*tx))
 	b.SetBytes(v.PlaneBytes())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := be.DetectPlane(src, 0, work, mask, 0, tiles, 0, &pp); err != nil {
+		if err := ops.Plane(src, 0, work, mask, 0, tiles, 0, &pp); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -97,17 +98,18 @@ func BenchmarkBall2048(b *testing.B) {
 	p, _ := cfg.Params(v.Info)
 	pp := p.PlaneParams()
 	be := gpu.NewCPU()
+	ops := cpuOps{be}
 	k := BallKernel(p.Ball.XY, p.Ball.Z)
 	hw := int64(2048 * 2048)
 	ty, tx := pp.BrainTiles()
 	src, _ := be.Alloc("src", v.PlaneBytes())
-	work, _ := be.Alloc("work", gpu.DetectWorkLayout(&pp).Size)
-	gpu.DetectPrepareWork(be, work, &pp)
+	work, _ := be.Alloc("work", WorkLayout(&pp).Size)
+	prepareWork(be, work, &pp)
 	masks, _ := be.Alloc("masks", 3*hw)
 	tiles, _ := be.Alloc("tiles", int64(3*ty*tx))
 	for z := 0; z < 3; z++ {
 		v.ReadSlab(z, z+1, src.HostBytes())
-		be.DetectPlane(src, 0, work, masks, int64(z)*hw, tiles, int64(z*ty*tx), &pp)
+		ops.Plane(src, 0, work, masks, int64(z)*hw, tiles, int64(z*ty*tx), &pp)
 	}
 	w, _ := be.Alloc("w", int64(4*len(k.W)))
 	copy(w.HostBytes(), int32Bytes(k.W))
@@ -116,7 +118,7 @@ func BenchmarkBall2048(b *testing.B) {
 	bp.Count, bp.UseTiles, bp.TileSize, bp.TilesY, bp.TilesX = 1, true, p.BrainTile, ty, tx
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := be.DetectBall(out, masks, tiles, w, &bp); err != nil {
+		if err := ops.Ball(out, masks, tiles, w, &bp); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -89,14 +89,18 @@ func BenchmarkCUDAPlane2048(b *testing.B) {
 	raw := make([]byte, v.PlaneBytes())
 	v.ReadSlab(0, 1, raw)
 	be.Upload(src, 0, raw)
-	work, _ := be.Alloc("work", gpu.DetectWorkLayout(&pp).Size)
-	gpu.DetectPrepareWork(be, work, &pp)
+	ops, err := opsFor(be)
+	if err != nil {
+		b.Fatal(err)
+	}
+	work, _ := be.Alloc("work", WorkLayout(&pp).Size)
+	prepareWork(be, work, &pp)
 	mask, _ := be.Alloc("mask", 2048*2048)
 	ty, tx := pp.BrainTiles()
 	tiles, _ := be.Alloc("tiles", int64(ty*tx))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := be.DetectPlane(src, 0, work, mask, 0, tiles, 0, &pp); err != nil {
+		if err := ops.Plane(src, 0, work, mask, 0, tiles, 0, &pp); err != nil {
 			b.Fatal(err)
 		}
 	}

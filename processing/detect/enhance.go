@@ -1,7 +1,7 @@
 package detect
 
 // Enhance writes into dst the enhanced plane cellfinder shows and
-// thresholds: e (the negated Laplacian of DetectPlane's E plane) rescaled
+// thresholds: e (the negated Laplacian of Ops.Plane's E plane) rescaled
 // to [0, clip] (min-max, a constant plane giving 0). It returns dst.
 func Enhance(dst, e []float32, clip int) []float32 {
 	if len(e) == 0 {

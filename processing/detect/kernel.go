@@ -1,10 +1,6 @@
 package detect
 
-import (
-	"math"
-
-	"github.com/voxlab/voxlab/gpu"
-)
+import "math"
 
 // kernelUpscale is the resolution at which cellfinder draws its binary
 // ball before averaging it down into a fuzzy kernel.
@@ -57,10 +53,10 @@ func (k Kernel) Threshold(overlap float64) int64 {
 	return int64(math.Floor(overlap * float64(k.Total)))
 }
 
-// ballParams returns the DetectBall parameters for a ring of ring planes of
+// ballParams returns the ball filter's parameters for a ring of ring planes of
 // h x w.
-func ballParams(b Ball, k Kernel, h, w, ring int) gpu.DetectBallParams {
-	return gpu.DetectBallParams{
+func ballParams(b Ball, k Kernel, h, w, ring int) BallParams {
+	return BallParams{
 		H: h, W: w, KZ: k.Z, KY: k.Y, KX: k.X,
 		Threshold: k.Threshold(b.Overlap),
 		Ring:      ring,

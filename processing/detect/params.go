@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -216,8 +215,8 @@ func (p *Params) setRange(c Config, info volume.Info) error {
 func (p *Params) Planes() int { return p.End - p.Start }
 
 // PlaneParams returns the 2D stage's parameters.
-func (p *Params) PlaneParams() gpu.DetectPlaneParams {
-	return gpu.DetectPlaneParams{
+func (p *Params) PlaneParams() PlaneParams {
+	return PlaneParams{
 		H: p.Shape[1], W: p.Shape[2], ElemBytes: p.DType.Size(), Clip: p.Clip,
 		Sigma: p.Sigma, Radius: p.Radius, NSD: p.NSD,
 		LocalTile: p.LocalTilePx, LocalNSD: p.LocalNSD, BrainTile: p.BrainTile,

@@ -31,9 +31,10 @@ type Result struct {
 type run struct {
 	p     Params
 	be    gpu.Backend
+	ops   Ops
 	prog  *job.Progress
-	pp    gpu.DetectPlaneParams
-	bp    gpu.DetectBallParams
+	pp    PlaneParams
+	bp    BallParams
 	kern  Kernel
 	batch int
 	ring  int
@@ -88,12 +89,16 @@ func runDetect(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Conf
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
+	ops, err := opsFor(be)
+	if err != nil {
+		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
+	}
 	reader := ReaderBytes(src)
 	pl, err := makePlan(&p, cfg, budget, be.Name(), reader)
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
-	r := &run{p: p, be: be, prog: prog, pp: p.PlaneParams(), kern: BallKernel(p.Ball.XY, p.Ball.Z),
+	r := &run{p: p, be: be, ops: ops, prog: prog, pp: p.PlaneParams(), kern: BallKernel(p.Ball.XY, p.Ball.Z),
 		batch: pl.Block(), host: be.Name() == "cpu", mem: cfg.Memory,
 		res: &Result{Plan: pl, Batch: pl.Block(), Warnings: slices.Clone(pl.Warnings)}, divert: divert}
 	r.ring = p.Ball.Z - 1 + r.batch
@@ -145,7 +150,7 @@ func (r *run) alloc() error {
 	}
 	all := []buf{
 		{&r.bufs.in, "input batches", 2 * b * pb},
-		{&r.bufs.work, "2D filter work", gpu.DetectWorkLayout(&r.pp).Size},
+		{&r.bufs.work, "2D filter work", WorkLayout(&r.pp).Size},
 		{&r.bufs.masks, "threshold mask ring", int64(r.ring) * hw},
 		{&r.bufs.tiles, "in-brain tile ring", int64(r.ring) * nt},
 		{&r.bufs.weights, "ball kernel", int64(4 * len(r.kern.W))},
@@ -172,7 +177,7 @@ func (r *run) alloc() error {
 	if !r.host {
 		r.hostBytes += centreSlots * b * hw
 	}
-	if err := gpu.DetectPrepareWork(r.be, r.bufs.work, &r.pp); err != nil {
+	if err := prepareWork(r.be, r.bufs.work, &r.pp); err != nil {
 		return err
 	}
 	return r.be.Upload(r.bufs.weights, 0, int32Bytes(r.kern.W))
@@ -266,7 +271,7 @@ func (r *run) batchDone(ctx context.Context, f feed, b fedBatch, batches chan<- 
 			return err
 		}
 		slot := int64(r.done % r.ring)
-		if err := r.be.DetectPlane(r.bufs.in, base+int64(j)*pb, r.bufs.work, r.bufs.masks, slot*hw, r.bufs.tiles, slot*nt, &r.pp); err != nil {
+		if err := r.ops.Plane(r.bufs.in, base+int64(j)*pb, r.bufs.work, r.bufs.masks, slot*hw, r.bufs.tiles, slot*nt, &r.pp); err != nil {
 			return fmt.Errorf("plane %d: %w", r.p.Start+r.done, err)
 		}
 		r.done++
@@ -284,7 +289,7 @@ func (r *run) batchDone(ctx context.Context, f feed, b fedBatch, batches chan<- 
 		dst := r.bufs.centres[slot%len(r.bufs.centres)]
 		bp := r.bp
 		bp.First, bp.Count = r.window%r.ring, count
-		if err := r.be.DetectBall(dst, r.bufs.masks, r.bufs.tiles, r.bufs.weights, &bp); err != nil {
+		if err := r.ops.Ball(dst, r.bufs.masks, r.bufs.tiles, r.bufs.weights, &bp); err != nil {
 			return fmt.Errorf("ball filter of planes %d-%d: %w", r.p.Start+r.window, r.p.Start+r.window+count+r.p.Ball.Z-1, err)
 		}
 		if err := r.be.Sync(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -66,7 +65,7 @@ func Phases(p *Params, cfg Config, backend string, reader int64) []plan.Phase {
 	}
 	arrays := []plan.Array{
 		{Name: "input batches (2, raw)", Where: plan.Device, PerUnit: 2 * pb},
-		{Name: "2D filter work (3 float32 planes)", Where: plan.Device, Fixed: gpu.DetectWorkLayout(&pp).Size},
+		{Name: "2D filter work (3 float32 planes)", Where: plan.Device, Fixed: WorkLayout(&pp).Size},
 		{Name: "threshold mask ring", Where: plan.Device, Fixed: (kz - 1) * hw, PerUnit: hw},
 		{Name: "in-brain tile ring", Where: plan.Device, Fixed: (kz - 1) * nt, PerUnit: nt},
 		centres,

@@ -60,20 +60,24 @@ func (g golden) f32(t *testing.T, ext string) []float32 {
 	return out
 }
 
-func (g golden) params() gpu.DetectPlaneParams {
+func (g golden) params() PlaneParams {
 	eb := 2
 	if g.DType == "uint8" {
 		eb = 1
 	}
-	return gpu.DetectPlaneParams{H: g.H, W: g.W, ElemBytes: eb, Clip: g.Clip, Sigma: g.Sigma,
+	return PlaneParams{H: g.H, W: g.W, ElemBytes: eb, Clip: g.Clip, Sigma: g.Sigma,
 		Radius: g.Radius, NSD: g.NSD, LocalTile: g.LocalTilePx, LocalNSD: g.LocalNSD, BrainTile: 2 * g.SomaPx}
 }
 
 // runPlane runs the 2D stage of one plane on be and returns the work
 // buffer, the mask and the tiles.
-func runPlane(t *testing.T, be gpu.Backend, raw []byte, p gpu.DetectPlaneParams) (work, mask, tiles []byte) {
+func runPlane(t *testing.T, be gpu.Backend, raw []byte, p PlaneParams) (work, mask, tiles []byte) {
 	t.Helper()
-	lay := gpu.DetectWorkLayout(&p)
+	ops, err := opsFor(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay := WorkLayout(&p)
 	ty, tx := p.BrainTiles()
 	src, _ := be.Alloc("src", int64(len(raw)))
 	wk, _ := be.Alloc("work", lay.Size)
@@ -83,10 +87,10 @@ func runPlane(t *testing.T, be gpu.Backend, raw []byte, p gpu.DetectPlaneParams)
 	if err := be.Upload(src, 0, raw); err != nil {
 		t.Fatal(err)
 	}
-	if err := gpu.DetectPrepareWork(be, wk, &p); err != nil {
+	if err := prepareWork(be, wk, &p); err != nil {
 		t.Fatal(err)
 	}
-	if err := be.DetectPlane(src, 0, wk, mk, 0, tl, 0, &p); err != nil {
+	if err := ops.Plane(src, 0, wk, mk, 0, tl, 0, &p); err != nil {
 		t.Fatal(err)
 	}
 	work, mask, tiles = make([]byte, lay.Size), make([]byte, p.H*p.W), make([]byte, ty*tx)
@@ -121,7 +125,7 @@ func TestPlaneGolden(t *testing.T) {
 			g := readGolden(t, name)
 			p := g.params()
 			work, mask, tiles := runPlane(t, gpu.NewCPU(), g.file(t, ".raw"), p)
-			lay := gpu.DetectWorkLayout(&p)
+			lay := WorkLayout(&p)
 			n := g.H * g.W
 			med := f32At(work, lay.A, n)
 			for i, want := range g.f32(t, ".median.f32") {
@@ -139,7 +143,7 @@ func TestPlaneGolden(t *testing.T) {
 			for i := range e {
 				worst = max(worst, math.Abs(float64(e[i]-wantE[i]))/scale)
 			}
-			// SciPy accumulates in float64, DetectPlane in float32 (as cellfinder's
+			// SciPy accumulates in float64, Ops.Plane in float32 (as cellfinder's
 			// torch path): the Laplacian's cancellation magnifies the difference.
 			if worst > 5e-5 {
 				t.Errorf("negated Laplacian differs from SciPy by %.3g of its range", worst)
@@ -189,12 +193,12 @@ func TestUnpreparedWorkBuffer(t *testing.T) {
 	p := g.params()
 	be := gpu.NewCPU()
 	src, _ := be.Alloc("src", int64(2*g.H*g.W))
-	wk, _ := be.Alloc("work", gpu.DetectWorkLayout(&p).Size)
+	wk, _ := be.Alloc("work", WorkLayout(&p).Size)
 	mk, _ := be.Alloc("mask", int64(g.H*g.W))
 	ty, tx := p.BrainTiles()
 	tl, _ := be.Alloc("tiles", int64(ty*tx))
-	err := be.DetectPlane(src, 0, wk, mk, 0, tl, 0, &p)
-	if err == nil || !strings.Contains(err.Error(), "DetectPrepareWork") {
+	err := cpuOps{be}.Plane(src, 0, wk, mk, 0, tl, 0, &p)
+	if err == nil || !strings.Contains(err.Error(), "prepareWork") {
 		t.Errorf("got %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // naiveBall is the ball filter written straight from its definition: for
 // each voxel of each middle plane whose kernel fits in the plane, the sum
 // of the weights over the thresholded voxels of the window.
-func naiveBall(masks, tiles []byte, w []int32, p *gpu.DetectBallParams) []byte {
+func naiveBall(masks, tiles []byte, w []int32, p *BallParams) []byte {
 	plane := p.H * p.W
 	out := make([]byte, p.Count*plane)
 	for i := 0; i < p.Count; i++ {
@@ -82,7 +82,7 @@ func TestBallFilterNaive(t *testing.T) {
 				return buf
 			}
 			out := up(make([]byte, tc.count*plane))
-			if err := be.DetectBall(out, up(masks), up(tiles), up(int32Bytes(k.W)), &p); err != nil {
+			if err := (cpuOps{be}).Ball(out, up(masks), up(tiles), up(int32Bytes(k.W)), &p); err != nil {
 				t.Fatal(err)
 			}
 			want := naiveBall(masks, tiles, k.W, &p)

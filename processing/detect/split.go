@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
@@ -14,15 +13,15 @@ import (
 // a larger cluster keeps its single centre and a warning is given.
 const maxSplitVoxels = 1 << 25
 
-// splitter splits clusters by repeated ball filtering on the host. It
-// uses its own single-threaded CPU backend so that its small, short-lived
-// buffers do not count against the pipeline's device memory.
+// splitter splits clusters by repeated ball filtering on the host, on one
+// core, with the CPU kernel (filterBall) whatever the pipeline's backend: its
+// small, short-lived arrays are host memory, counted in mem, not in the
+// pipeline's device memory.
 type splitter struct {
 	ball Ball
-	k    gpu.DetectBallParams
+	k    BallParams
 	kern Kernel
 	iter int
-	be   *gpu.CPUBackend
 	mem  *plan.Tracker
 }
 
@@ -30,32 +29,28 @@ type splitter struct {
 // not counted).
 func newSplitter(p *Params, mem *plan.Tracker) *splitter {
 	k := BallKernel(p.Split.XY, p.Split.Z)
-	be := gpu.NewCPUWorkers(1)
-	if mem != nil {
-		be.CountHost(mem)
-	}
 	return &splitter{ball: p.Split, kern: k, k: ballParams(p.Split, k, 0, 0, 0),
-		iter: p.SplitIterations, be: be, mem: mem}
+		iter: p.SplitIterations, mem: mem}
 }
 
 // splitBox returns the shape of the box a cluster spanning n voxels
 // along z, y, x (its bounding box) is split in: padded so the ball fits
 // around every voxel.
-func splitBox(k *gpu.DetectBallParams, nz, ny, nx int) (int, int, int) {
+func splitBox(k *BallParams, nz, ny, nx int) (int, int, int) {
 	return nz + k.KZ - 1, ny + k.KY - 1, nx + k.KX - 1
 }
 
 // splitBytes bounds the memory of splitting one cluster of a volume of
 // p's shape: a ring of KZ mask planes of the padded box and one plane of
 // centre flags (split streams the box through them), the two label
-// planes of its structures, its voxel lists and the kernel. A box plane
-// has at most the padded plane's pixels, and at most maxSplitVoxels/KZ.
+// planes of its structures and its voxel lists. A box plane has at most
+// the padded plane's pixels, and at most maxSplitVoxels/KZ.
 func splitBytes(p *Params) int64 {
 	k := BallKernel(p.Split.XY, p.Split.Z)
 	kp := ballParams(p.Split, k, 0, 0, 0)
 	_, ny, nx := splitBox(&kp, p.Planes(), p.Shape[1], p.Shape[2])
 	pl := min(int64(ny)*int64(nx), maxSplitVoxels/int64(kp.KZ))
-	return pl*int64(kp.KZ+1) + labelPlanesBytes(1, 1)*pl + splitStructureBytes(p) + int64(4*len(k.W))
+	return pl*int64(kp.KZ+1) + labelPlanesBytes(1, 1)*pl + splitStructureBytes(p)
 }
 
 // splitStructureBytes bounds the voxel lists and union-find arrays of a
@@ -90,23 +85,11 @@ func (s *splitter) split(pts []point) (centres []point, ok bool, err error) {
 	if int64(nz)*int64(ny)*int64(nx) > maxSplitVoxels {
 		return own, false, nil
 	}
-	plane := ny * nx
-	var bufs [3]*gpu.Buffer
-	defer func() {
-		for _, b := range bufs {
-			s.be.Free(b)
-		}
-	}()
-	for i, a := range []struct {
-		label string
-		n     int
-	}{{"split mask ring", k.KZ * plane}, {"split centres", plane}, {"split kernel", 4 * len(s.kern.W)}} {
-		if bufs[i], err = s.be.Alloc(a.label, int64(a.n)); err != nil {
-			return nil, false, err
-		}
-	}
-	ring, out, w := bufs[0], bufs[1], bufs[2]
-	copy(w.HostBytes(), int32Bytes(s.kern.W))
+	plane := int64(ny * nx)
+	ring := s.mem.Bytes("split mask ring", int64(k.KZ)*plane)
+	defer s.mem.Free("split mask ring", ring)
+	out := s.mem.Bytes("split centres", plane)
+	defer s.mem.Free("split centres", out)
 	k.H, k.W, k.Ring, k.Count = ny, nx, k.KZ, 1
 	// The round's voxels in box coordinates, sorted by plane.
 	vox := make([]point, len(pts))
@@ -119,7 +102,7 @@ func (s *splitter) split(pts []point) (centres []point, ok bool, err error) {
 	d := newDetector(ny, nx, s.mem, "split structure labels")
 	defer d.release()
 	for it := 0; it < s.iter; it++ {
-		structs, err := s.round(d, vox, ring, out, w, &k, nz)
+		structs, err := s.round(d, vox, ring, out, &k, nz)
 		if err != nil {
 			return nil, false, fmt.Errorf("split a cluster of %d voxels: %w", len(pts), err)
 		}
@@ -153,10 +136,9 @@ func (s *splitter) split(pts []point) (centres []point, ok bool, err error) {
 // the box holding vox, streamed through the ring of KZ mask planes (box
 // plane j in slot j mod KZ), one window per call, and the structures of
 // its centres (box plane MidZ + i for window i).
-func (s *splitter) round(d *detector, vox []point, ring, out, w *gpu.Buffer, k *gpu.DetectBallParams, nz int) ([][]point, error) {
+func (s *splitter) round(d *detector, vox []point, m, out []byte, k *BallParams, nz int) ([][]point, error) {
 	slices.SortFunc(vox, func(a, b point) int { return cmp.Compare(a.z, b.z) })
 	plane := k.H * k.W
-	m := ring.HostBytes()
 	next := 0
 	draw := func(j int) {
 		slot := m[(j%k.KZ)*plane : (j%k.KZ+1)*plane]
@@ -173,10 +155,10 @@ func (s *splitter) round(d *detector, vox []point, ring, out, w *gpu.Buffer, k *
 	for i := 0; i+k.KZ <= nz; i++ {
 		draw(i + k.KZ - 1)
 		k.First = i % k.KZ
-		if err := s.be.DetectBall(out, ring, nil, w, k); err != nil {
+		if err := filterBall(out, m, nil, s.kern.W, k, 1, nil); err != nil {
 			return nil, err
 		}
-		structs = append(structs, d.plane(k.MidZ+i, out.HostBytes())...)
+		structs = append(structs, d.plane(k.MidZ+i, out)...)
 	}
 	return append(structs, d.flush()...), nil
 }

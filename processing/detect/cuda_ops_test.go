@@ -1,6 +1,6 @@
 //go:build cuda
 
-package gpu
+package detect
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
 // detectPlaneInput is a light-sheet-like plane: a bright disc of tissue,
@@ -45,8 +47,9 @@ func detectPlaneInput(rng *rand.Rand, h, w, eb int) []byte {
 // thresholds, mask and in-brain tiles, for uint8 and uint16, odd sizes,
 // with and without the tiled threshold.
 func TestCUDADetectPlaneParity(t *testing.T) {
-	c := openTestCUDA(t)
-	cpu := NewCPU()
+	c := openCUDA(t)
+	defer c.Close()
+	cpu := gpu.NewCPU()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, tc := range []struct {
 		h, w, eb, tile int
@@ -55,14 +58,14 @@ func TestCUDADetectPlaneParity(t *testing.T) {
 		{53, 77, 2, 0, 3}, {70, 90, 1, 8, 2}, {256, 300, 2, 12, 4}, {1000, 1024, 2, 0, 10}, {9, 40, 2, 0, 1},
 	} {
 		t.Run(fmt.Sprintf("%dx%d u%d tile%d", tc.h, tc.w, 8*tc.eb, tc.tile), func(t *testing.T) {
-			p := DetectPlaneParams{H: tc.h, W: tc.w, ElemBytes: tc.eb, Clip: 65533, Sigma: 1.6, Radius: 6, NSD: tc.nsd,
+			p := PlaneParams{H: tc.h, W: tc.w, ElemBytes: tc.eb, Clip: 65533, Sigma: 1.6, Radius: 6, NSD: tc.nsd,
 				LocalTile: tc.tile, LocalNSD: 1, BrainTile: 16}
 			if tc.eb == 1 {
 				p.Clip = 253
 			}
 			raw := detectPlaneInput(rng, tc.h, tc.w, tc.eb)
-			run := func(be Backend) (work, mask, tiles []byte) {
-				lay := DetectWorkLayout(&p)
+			run := func(be gpu.Backend) (work, mask, tiles []byte) {
+				lay := WorkLayout(&p)
 				ty, tx := p.BrainTiles()
 				// The plane sits at an offset, as in a batch.
 				src := mustAlloc(t, be, int64(len(raw))*2)
@@ -70,10 +73,10 @@ func TestCUDADetectPlaneParity(t *testing.T) {
 				if err := be.Upload(src, int64(len(raw)), raw); err != nil {
 					t.Fatal(err)
 				}
-				if err := DetectPrepareWork(be, wk, &p); err != nil {
+				if err := prepareWork(be, wk, &p); err != nil {
 					t.Fatal(err)
 				}
-				if err := be.DetectPlane(src, int64(len(raw)), wk, mk, int64(tc.h*tc.w), tl, int64(ty*tx), &p); err != nil {
+				if err := mustOps(t, be).Plane(src, int64(len(raw)), wk, mk, int64(tc.h*tc.w), tl, int64(ty*tx), &p); err != nil {
 					t.Fatal(err)
 				}
 				if err := be.Sync(); err != nil {
@@ -82,20 +85,20 @@ func TestCUDADetectPlaneParity(t *testing.T) {
 				work, mask, tiles = make([]byte, lay.Size), make([]byte, 3*tc.h*tc.w), make([]byte, 2*ty*tx)
 				for _, d := range []struct {
 					dst []byte
-					b   *Buffer
+					b   *gpu.Buffer
 				}{{work, wk}, {mask, mk}, {tiles, tl}} {
 					if err := be.Download(d.dst, d.b, 0); err != nil {
 						t.Fatal(err)
 					}
 				}
-				for _, b := range []*Buffer{src, wk, mk, tl} {
+				for _, b := range []*gpu.Buffer{src, wk, mk, tl} {
 					be.Free(b)
 				}
 				return work, mask, tiles
 			}
 			wc, mc, tc2 := run(cpu)
 			wg, mg, tg := run(c)
-			lay := DetectWorkLayout(&p)
+			lay := WorkLayout(&p)
 			plane := int64(tc.h * tc.w * 4)
 			for _, r := range []struct {
 				name   string
@@ -109,7 +112,7 @@ func TestCUDADetectPlaneParity(t *testing.T) {
 				}
 			}
 			for y := 0; y < tc.h; y++ {
-				e := lay.Rows + int64(y*DetectRowBytes)
+				e := lay.Rows + int64(y*rowBytes)
 				if !bytes.Equal(wc[e+8:e+24], wg[e+8:e+24]) {
 					t.Fatalf("row %d sums differ", y)
 				}
@@ -127,7 +130,7 @@ func TestCUDADetectPlaneParity(t *testing.T) {
 	}
 }
 
-func mustAlloc(t *testing.T, be Backend, n int64) *Buffer {
+func mustAlloc(t *testing.T, be gpu.Backend, n int64) *gpu.Buffer {
 	t.Helper()
 	b, err := be.Alloc("test", n)
 	if err != nil {
@@ -136,11 +139,21 @@ func mustAlloc(t *testing.T, be Backend, n int64) *Buffer {
 	return b
 }
 
+func mustOps(t *testing.T, be gpu.Backend) Ops {
+	t.Helper()
+	ops, err := opsFor(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
+}
+
 // TestCUDADetectBallParity: detect_ball gives the CPU's centres, with and
 // without tiles, rings that wrap, several kernels.
 func TestCUDADetectBallParity(t *testing.T) {
-	c := openTestCUDA(t)
-	cpu := NewCPU()
+	c := openCUDA(t)
+	defer c.Close()
+	cpu := gpu.NewCPU()
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, tc := range []struct {
 		h, w, k, kz, ring, first, count int
@@ -155,7 +168,7 @@ func TestCUDADetectBallParity(t *testing.T) {
 		{40, 50, 3, 3, 6, 4, 4, 0.45, true}, {129, 70, 5, 2, 3, 1, 2, 0.5, false}, {300, 520, 3, 3, 11, 7, 9, 0.55, true}, {9, 9, 9, 1, 1, 0, 1, 0.3, false},
 	} {
 		t.Run(fmt.Sprint(tc), func(t *testing.T) {
-			p := DetectBallParams{H: tc.h, W: tc.w, KZ: tc.kz, KY: tc.k, KX: tc.k, Ring: tc.ring, First: tc.first,
+			p := BallParams{H: tc.h, W: tc.w, KZ: tc.kz, KY: tc.k, KX: tc.k, Ring: tc.ring, First: tc.first,
 				Count: tc.count, MidZ: tc.kz / 2, OffY: (tc.k - 1) / 2, OffX: (tc.k - 1) / 2}
 			if tc.tiles {
 				p.UseTiles, p.TileSize, p.TilesY, p.TilesX = true, 16, (tc.h+15)/16, (tc.w+15)/16
@@ -175,8 +188,8 @@ func TestCUDADetectBallParity(t *testing.T) {
 				total += int64(w[i])
 			}
 			p.Threshold = int64(tc.frac * float64(total))
-			run := func(be Backend) []byte {
-				up := func(b []byte) *Buffer {
+			run := func(be gpu.Backend) []byte {
+				up := func(b []byte) *gpu.Buffer {
 					buf := mustAlloc(t, be, int64(len(b)))
 					if err := be.Upload(buf, 0, b); err != nil {
 						t.Fatal(err)
@@ -184,14 +197,14 @@ func TestCUDADetectBallParity(t *testing.T) {
 					return buf
 				}
 				o, m, tl, wt := mustAlloc(t, be, int64(tc.count*tc.h*tc.w)), up(masks), up(tiles), up(w)
-				if err := be.DetectBall(o, m, tl, wt, &p); err != nil {
+				if err := mustOps(t, be).Ball(o, m, tl, wt, &p); err != nil {
 					t.Fatal(err)
 				}
 				out := make([]byte, tc.count*tc.h*tc.w)
 				if err := be.Download(out, o, 0); err != nil {
 					t.Fatal(err)
 				}
-				for _, b := range []*Buffer{o, m, tl, wt} {
+				for _, b := range []*gpu.Buffer{o, m, tl, wt} {
 					be.Free(b)
 				}
 				return out

@@ -1,37 +1,59 @@
-package gpu
+package detect
 
 import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
-// DetectOps are the kernels of the cell detection pipeline
-// (processing/detect). Both backends compute bit-identical results: float32
-// arithmetic is done in the same order with every product and sum rounded
-// on its own (no fused multiply-add), and every reduction is sequential in a
-// fixed order or exact (integers, min/max).
-type DetectOps interface {
-	// DetectPlane runs the per-plane 2D stage of cellfinder's detection on
-	// one plane of src (uint8 or uint16, at byte offset srcOff): clip,
+// Ops are the device operations of cell detection, one implementation per
+// gpu backend (cpu_*.go; cuda_ops.go in the cuda build). Both compute
+// bit-identical results: float32 arithmetic is done in the same order with
+// every product and sum rounded on its own (no fused multiply-add), and
+// every reduction is sequential in a fixed order or exact (integers,
+// min/max).
+type Ops interface {
+	// Plane runs the per-plane 2D stage of cellfinder's detection on one
+	// plane of src (uint8 or uint16, at byte offset srcOff): clip,
 	// in-brain tiles, 3x3 median, normalise, Gaussian, Laplacian, negate,
 	// threshold at mean + n·SD (and per local tile when asked). It writes
 	// the threshold mask (1 above, 0 elsewhere; H·W bytes) into mask at
 	// maskOff and the in-brain flags of the tiles (BrainTilesY·BrainTilesX
-	// bytes) into tiles at tilesOff. work holds DetectWorkLayout(p).Size
-	// bytes; after the call its A plane holds the median and its E plane
-	// the negated Laplacian.
-	DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int64, tiles *Buffer, tilesOff int64, p *DetectPlaneParams) error
-	// DetectBall runs the 3D ball filter for p.Count consecutive middle
-	// planes of a ring of p.Ring mask planes (H·W bytes each), writing one
-	// plane of centre flags (1 centre, 0 not) per middle plane into dst.
+	// bytes) into tiles at tilesOff. work holds WorkLayout(p).Size bytes,
+	// prepared once with the Gaussian's weights (prepareWork); after the
+	// call its A plane holds the median and its E plane the negated
+	// Laplacian.
+	Plane(src *gpu.Buffer, srcOff int64, work, mask *gpu.Buffer, maskOff int64, tiles *gpu.Buffer, tilesOff int64, p *PlaneParams) error
+	// Ball runs the 3D ball filter for p.Count consecutive middle planes
+	// of a ring of p.Ring mask planes (H·W bytes each), writing one plane
+	// of centre flags (1 centre, 0 not) per middle plane into dst.
 	// weights holds the KZ·KY·KX int32 kernel weights, [dz][dy][dx].
 	// tiles is the ring of in-brain tile flags (used when p.UseTiles).
-	DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBallParams) error
+	Ball(dst, masks, tiles, weights *gpu.Buffer, p *BallParams) error
 }
 
-// DetectPlaneParams describes the 2D stage of one plane.
-type DetectPlaneParams struct {
+// cudaOps returns the CUDA operations for a CUDA backend (ok false for
+// any other backend); set by cuda_ops.go in the cuda build, nil in the
+// default build.
+var cudaOps func(be gpu.Backend) (ops Ops, err error, ok bool)
+
+// opsFor returns the operations of detection for be.
+func opsFor(be gpu.Backend) (Ops, error) {
+	if c, ok := be.(*gpu.CPUBackend); ok {
+		return cpuOps{c}, nil
+	}
+	if cudaOps != nil {
+		if ops, err, ok := cudaOps(be); ok {
+			return ops, err
+		}
+	}
+	return nil, fmt.Errorf("detect: no kernels for the %s backend (%T)", be.Name(), be)
+}
+
+// PlaneParams describes the 2D stage of one plane.
+type PlaneParams struct {
 	H, W int
 	// ElemBytes is the size of a source element: 1 (uint8) or 2 (uint16).
 	ElemBytes int
@@ -51,7 +73,7 @@ type DetectPlaneParams struct {
 }
 
 // Validate checks the parameters.
-func (p *DetectPlaneParams) Validate() error {
+func (p *PlaneParams) Validate() error {
 	switch {
 	case p.H < 1 || p.W < 1:
 		return fmt.Errorf("detect: plane %dx%d", p.H, p.W)
@@ -69,18 +91,18 @@ func (p *DetectPlaneParams) Validate() error {
 
 // BrainTiles returns the number of in-brain tiles along y and x:
 // ceil(H/tile), ceil(W/tile) (partial edge tiles are never in the brain).
-func (p *DetectPlaneParams) BrainTiles() (ny, nx int) {
+func (p *PlaneParams) BrainTiles() (ny, nx int) {
 	return ceilDiv(p.H, p.BrainTile), ceilDiv(p.W, p.BrainTile)
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// LocalTiles is the geometry of cellfinder's tiled threshold: tiles of
+// localTiles is the geometry of cellfinder's tiled threshold: tiles of
 // 2·Stride pixels overlapping by half, starting at Off (rem/2) on an axis
 // that has at least two tiles; an axis with fewer is one tile spanning it.
 // Sums are kept per segment (Stride pixels, or the whole axis), a tile
 // being two segments per tiled axis.
-type LocalTiles struct {
+type localTiles struct {
 	On                   bool
 	Stride               int
 	DoY, DoX             bool
@@ -92,10 +114,10 @@ type LocalTiles struct {
 	SegStartY, SegStartX int
 }
 
-// LocalTiles returns the tiled-threshold geometry (On false when the option
+// localTiles returns the tiled-threshold geometry (On false when the option
 // is off or the plane is too small for two tiles on either axis).
-func (p *DetectPlaneParams) LocalTiles() LocalTiles {
-	var t LocalTiles
+func (p *PlaneParams) localTiles() localTiles {
+	var t localTiles
 	s := p.LocalTile / 2
 	if p.LocalTile < 2 || s < 1 {
 		return t
@@ -104,7 +126,7 @@ func (p *DetectPlaneParams) LocalTiles() LocalTiles {
 	t.TilesY, t.TilesX = max(p.H/s-1, 1), max(p.W/s-1, 1)
 	t.DoY, t.DoX = t.TilesY >= 2, t.TilesX >= 2
 	if !t.DoY && !t.DoX {
-		return LocalTiles{}
+		return localTiles{}
 	}
 	t.On = true
 	axis := func(do bool, n int, tiles int) (segs, off, shift, segLen int) {
@@ -119,24 +141,24 @@ func (p *DetectPlaneParams) LocalTiles() LocalTiles {
 	return t
 }
 
-// TileOf returns the local tile along one axis of pixel i: cellfinder
+// tileOf returns the local tile along one axis of pixel i: cellfinder
 // stretches the tile thresholds over the plane, the first and last tiles
 // covering two strides and the others one.
-func (t *LocalTiles) TileOf(i int, do bool, shift, tiles int) int {
+func (t *localTiles) tileOf(i int, do bool, shift, tiles int) int {
 	if !do {
 		return 0
 	}
 	return min(max((i+shift)/t.Stride-1, 0), tiles-1)
 }
 
-// DetectLayout gives the byte offsets of the regions of the work buffer of
-// DetectPlane.
-type DetectLayout struct {
+// Layout gives the byte offsets of the regions of the work buffer of
+// Ops.Plane.
+type Layout struct {
 	// A (median), T (scratch) and E (negated Laplacian): float32 planes.
 	A, T, E int64
 	// Rows: per row int32 min, int32 max, float64 sum, float64 sum of squares.
 	Rows int64
-	// Stats: float64 values, see the DetectStat* indices.
+	// Stats: float64 values, see the stat* indices.
 	Stats int64
 	// Gauss: Radius+1 float32 weights, centre first.
 	Gauss int64
@@ -148,28 +170,28 @@ type DetectLayout struct {
 
 // Indices into the Stats region.
 const (
-	DetectStatMin = iota
-	DetectStatMax
-	DetectStatMean
-	DetectStatSD
-	DetectStatThreshold
-	DetectStatBrainThreshold
-	detectStats = 8
+	statMin = iota
+	statMax
+	statMean
+	statSD
+	statThreshold
+	statBrainThreshold
+	nStats = 8
 )
 
-// DetectRowBytes is the size of one row's entry in the Rows region.
-const DetectRowBytes = 24
+// rowBytes is the size of one row's entry in the Rows region.
+const rowBytes = 24
 
-// DetectWorkLayout returns the layout of DetectPlane's work buffer.
-func DetectWorkLayout(p *DetectPlaneParams) DetectLayout {
+// WorkLayout returns the layout of Ops.Plane's work buffer.
+func WorkLayout(p *PlaneParams) Layout {
 	plane := align8(int64(p.H) * int64(p.W) * 4)
-	var l DetectLayout
+	var l Layout
 	l.A, l.T, l.E = 0, plane, 2*plane
 	l.Rows = 3 * plane
-	l.Stats = l.Rows + int64(p.H)*DetectRowBytes
-	l.Gauss = l.Stats + detectStats*8
+	l.Stats = l.Rows + int64(p.H)*rowBytes
+	l.Gauss = l.Stats + nStats*8
 	l.Seg = l.Gauss + align8(int64(p.Radius+1)*4)
-	lt := p.LocalTiles()
+	lt := p.localTiles()
 	l.LocalThr = l.Seg + int64(lt.SegsY*lt.SegsX)*16
 	l.Size = l.LocalThr + int64(lt.TilesY*lt.TilesX)*8
 	return l
@@ -177,12 +199,12 @@ func DetectWorkLayout(p *DetectPlaneParams) DetectLayout {
 
 func align8(n int64) int64 { return (n + 7) &^ 7 }
 
-// DetectGaussWeights returns the weights w[0..radius] of a normalised
+// gaussWeights returns the weights w[0..radius] of a normalised
 // Gaussian of σ sigma truncated at radius (w[0] the centre), as SciPy's
 // gaussian_filter1d makes them: exp(−x²/2σ²) divided by their sum over
 // [−radius, radius] (Gonzalez & Woods, the sampled Gaussian). σ = 0 gives
 // the identity.
-func DetectGaussWeights(sigma float64, radius int) []float32 {
+func gaussWeights(sigma float64, radius int) []float32 {
 	w := make([]float32, radius+1)
 	if sigma <= 0 || radius == 0 {
 		w[0] = 1
@@ -204,25 +226,25 @@ func DetectGaussWeights(sigma float64, radius int) []float32 {
 	return w
 }
 
-// DetectPrepareWork writes the Gaussian weights DetectPlane reads into a
+// prepareWork writes the Gaussian weights Ops.Plane reads into a
 // work buffer. Call it once after allocating the buffer (and again when σ
 // or the radius change): uploading them with every plane would make each
 // plane wait for the previous one on a GPU.
-func DetectPrepareWork(be Backend, work *Buffer, p *DetectPlaneParams) error {
-	w := DetectGaussWeights(p.Sigma, p.Radius)
+func prepareWork(be gpu.Backend, work *gpu.Buffer, p *PlaneParams) error {
+	w := gaussWeights(p.Sigma, p.Radius)
 	b := make([]byte, 4*len(w))
 	for i, v := range w {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 	}
-	if err := be.Upload(work, DetectWorkLayout(p).Gauss, b); err != nil {
+	if err := be.Upload(work, WorkLayout(p).Gauss, b); err != nil {
 		return fmt.Errorf("detect: prepare work buffer: %w", err)
 	}
 	return nil
 }
 
-// Reflect maps index i into [0, n) the way SciPy's mode 'reflect' does
+// reflectIndex maps index i into [0, n) the way SciPy's mode 'reflect' does
 // (d c b a | a b c d | d c b a), for any overhang.
-func Reflect(i, n int) int {
+func reflectIndex(i, n int) int {
 	if n == 1 {
 		return 0
 	}
@@ -237,8 +259,8 @@ func Reflect(i, n int) int {
 	return i
 }
 
-// DetectBallParams describes one call of the 3D ball filter.
-type DetectBallParams struct {
+// BallParams describes one call of the 3D ball filter.
+type BallParams struct {
 	H, W       int
 	KZ, KY, KX int
 	// Threshold: a voxel is a centre when the sum of the weights of the
@@ -257,7 +279,7 @@ type DetectBallParams struct {
 }
 
 // Validate checks the parameters.
-func (p *DetectBallParams) Validate() error {
+func (p *BallParams) Validate() error {
 	switch {
 	case p.H < 1 || p.W < 1:
 		return fmt.Errorf("ball filter: plane %dx%d", p.H, p.W)
@@ -273,9 +295,13 @@ func (p *DetectBallParams) Validate() error {
 	return nil
 }
 
-// checkDetectPlane validates DetectPlane's parameters and buffer ranges,
-// for every backend.
-func checkDetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int64, tiles *Buffer, tilesOff int64, p *DetectPlaneParams) error {
+// rangeCheck reports an error naming op when off is negative or b (a
+// live buffer of the backend at hand) holds fewer than off+n bytes.
+type rangeCheck func(op string, b *gpu.Buffer, off int64, n int) error
+
+// checkPlane validates Ops.Plane's parameters and buffer ranges, for
+// every backend.
+func checkPlane(check rangeCheck, src *gpu.Buffer, srcOff int64, work, mask *gpu.Buffer, maskOff int64, tiles *gpu.Buffer, tilesOff int64, p *PlaneParams) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -283,16 +309,16 @@ func checkDetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int
 	ty, tx := p.BrainTiles()
 	for _, r := range []struct {
 		op  string
-		b   *Buffer
+		b   *gpu.Buffer
 		off int64
 		n   int
 	}{
 		{"detect plane: read", src, srcOff, n * p.ElemBytes},
-		{"detect plane: work in", work, 0, int(DetectWorkLayout(p).Size)},
+		{"detect plane: work in", work, 0, int(WorkLayout(p).Size)},
 		{"detect plane: mask to", mask, maskOff, n},
 		{"detect plane: tiles to", tiles, tilesOff, ty * tx},
 	} {
-		if err := checkRange(r.op, r.b, r.off, r.n); err != nil {
+		if err := check(r.op, r.b, r.off, r.n); err != nil {
 			return err
 		}
 	}
@@ -302,23 +328,23 @@ func checkDetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int
 	return nil
 }
 
-// checkDetectBall validates DetectBall's parameters and buffer sizes.
-func checkDetectBall(dst, masks, tiles, weights *Buffer, p *DetectBallParams) error {
+// checkBall validates Ops.Ball's parameters and buffer sizes.
+func checkBall(check rangeCheck, dst, masks, tiles, weights *gpu.Buffer, p *BallParams) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
 	plane := p.H * p.W
-	if err := checkRange("ball filter: centres to", dst, 0, p.Count*plane); err != nil {
+	if err := check("ball filter: centres to", dst, 0, p.Count*plane); err != nil {
 		return err
 	}
-	if err := checkRange("ball filter: masks in", masks, 0, p.Ring*plane); err != nil {
+	if err := check("ball filter: masks in", masks, 0, p.Ring*plane); err != nil {
 		return err
 	}
-	if err := checkRange("ball filter: weights in", weights, 0, 4*p.KZ*p.KY*p.KX); err != nil {
+	if err := check("ball filter: weights in", weights, 0, 4*p.KZ*p.KY*p.KX); err != nil {
 		return err
 	}
 	if p.UseTiles {
-		return checkRange("ball filter: tiles in", tiles, 0, p.Ring*p.TilesY*p.TilesX)
+		return check("ball filter: tiles in", tiles, 0, p.Ring*p.TilesY*p.TilesX)
 	}
 	return nil
 }

@@ -1,12 +1,14 @@
-package gpu
+package detect
 
 import (
 	"encoding/binary"
-	"fmt"
+	"errors"
 	"math"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
 // The CPU kernels of cell detection: the reference the CUDA kernels are
@@ -35,7 +37,7 @@ func i32view(b []byte) []int32 {
 	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
 
-// planeViews are the regions of a DetectPlane work buffer.
+// planeViews are the regions of an Ops.Plane work buffer.
 type planeViews struct {
 	a, t, e []float32
 	rows    []byte
@@ -45,58 +47,64 @@ type planeViews struct {
 	lthr    []float64
 }
 
-func viewsOf(w []byte, l DetectLayout, p *DetectPlaneParams) planeViews {
+func viewsOf(w []byte, l Layout, p *PlaneParams) planeViews {
 	n := int64(p.H) * int64(p.W) * 4
-	lt := p.LocalTiles()
+	lt := p.localTiles()
 	return planeViews{
 		a:     f32view(w[l.A : l.A+n]),
 		t:     f32view(w[l.T : l.T+n]),
 		e:     f32view(w[l.E : l.E+n]),
-		rows:  w[l.Rows : l.Rows+int64(p.H)*DetectRowBytes],
-		stats: f64view(w[l.Stats : l.Stats+detectStats*8]),
+		rows:  w[l.Rows : l.Rows+int64(p.H)*rowBytes],
+		stats: f64view(w[l.Stats : l.Stats+nStats*8]),
 		gauss: f32view(w[l.Gauss : l.Gauss+int64(p.Radius+1)*4]),
 		seg:   f64view(w[l.Seg : l.Seg+int64(lt.SegsY*lt.SegsX)*16]),
 		lthr:  f64view(w[l.LocalThr : l.LocalThr+int64(lt.TilesY*lt.TilesX)*8]),
 	}
 }
 
-func rowEntry(rows []byte, y int) []byte { return rows[y*DetectRowBytes : (y+1)*DetectRowBytes] }
+func rowEntry(rows []byte, y int) []byte { return rows[y*rowBytes : (y+1)*rowBytes] }
 
-// DetectPlane runs the 2D stage on the host's cores; see DetectOps.
-func (c *CPUBackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int64, tiles *Buffer, tilesOff int64, p *DetectPlaneParams) error {
-	if err := checkDetectPlane(src, srcOff, work, mask, maskOff, tiles, tilesOff, p); err != nil {
-		return err
-	}
-	// A plane is short: a cancelled job stops before the next one.
-	if wk := c.Begin(1); wk.Stop() {
+// errUnprepared is filterPlane's error for a work buffer without the
+// Gaussian's weights.
+var errUnprepared = errors.New("holds no Gaussian weights")
+
+// filterPlane runs the 2D stage of one plane on workers goroutines (see
+// Ops.Plane): src is the plane (H·W elements), work the work buffer
+// (WorkLayout(p).Size bytes, prepared with the weights), mask its H·W
+// bytes and tiles the plane's BrainTiles flags. A plane is short: a
+// cancelled job (wk) stops before the next one, not inside it.
+func filterPlane(mask, tiles, work, src []byte, p *PlaneParams, workers int, wk *gpu.Work) error {
+	if wk.Stop() {
 		return wk.Err()
 	}
 	n := p.H * p.W
-	lay := DetectWorkLayout(p)
+	lay := WorkLayout(p)
 	ty, tx := p.BrainTiles()
-	in := src.host[srcOff : srcOff+int64(n*p.ElemBytes)]
-	v := viewsOf(work.host, lay, p)
-	for i, w := range DetectGaussWeights(p.Sigma, p.Radius) {
+	in := src[:n*p.ElemBytes]
+	v := viewsOf(work, lay, p)
+	for i, w := range gaussWeights(p.Sigma, p.Radius) {
 		if v.gauss[i] != w {
-			return fmt.Errorf("detect plane: the work buffer %q holds no Gaussian weights for σ %g, radius %d: prepare it with gpu.DetectPrepareWork", work.label, p.Sigma, p.Radius)
+			return errUnprepared
 		}
 	}
 
-	scr, workers := c.planeScratch(p, v.t)
-	chunks := rowChunks(workers, p.H)
-	chunkedFor(workers, p.H, chunks, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })
+	// The two heavy passes run on as many workers as the T plane has
+	// scratch for; the light ones on all.
+	scr, pw := planeScratch(p, v.t, workers)
+	chunks := rowChunks(pw, p.H)
+	chunkedFor(pw, p.H, chunks, func(w, lo, hi int) { medianRows(in, p, v, scr[w], lo, hi) })
 	mn, mx := minMaxOfRows(v.rows, p.H)
-	v.stats[DetectStatMin], v.stats[DetectStatMax] = float64(mn), float64(mx)
-	chunkedFor(workers, p.H, chunks, func(w, lo, hi int) { laplaceRows(p, v, mn, mx, scr[w], lo, hi) })
+	v.stats[statMin], v.stats[statMax] = float64(mn), float64(mx)
+	chunkedFor(pw, p.H, chunks, func(w, lo, hi int) { laplaceRows(p, v, mn, mx, scr[w], lo, hi) })
 	planeThreshold(v.rows, v.stats, p)
-	lt := p.LocalTiles()
+	lt := p.localTiles()
 	if lt.On {
-		ParallelFor(c.workers, lt.SegsY, func(lo, hi int) { segmentSums(v.e, p, &lt, v.seg, lo, hi) })
+		gpu.ParallelFor(workers, lt.SegsY, func(lo, hi int) { segmentSums(v.e, p, &lt, v.seg, lo, hi) })
 		localThresholds(v.seg, v.lthr, p, &lt)
 	}
-	m := mask.host[maskOff : maskOff+int64(n)]
-	ParallelFor(c.workers, p.H, func(lo, hi int) { thresholdRows(m, v, p, &lt, lo, hi) })
-	brainTiles(in, p, tiles.host[tilesOff:tilesOff+int64(ty*tx)], v.stats, c.workers)
+	m := mask[:n]
+	gpu.ParallelFor(workers, p.H, func(lo, hi int) { thresholdRows(m, v, p, &lt, lo, hi) })
+	brainTiles(in, p, tiles[:ty*tx], v.stats, workers)
 	return nil
 }
 
@@ -142,9 +150,9 @@ func chunkedFor(workers, n, chunks int, fn func(w, lo, hi int)) {
 // planeScratch splits the T plane into per-worker row scratch: pass 1
 // needs 3 clipped rows and the sorted columns, pass 2 a ring of 2R+1
 // normalised rows, a padded row and 3 Gaussian rows.
-func (c *CPUBackend) planeScratch(p *DetectPlaneParams, t []float32) ([][]float32, int) {
+func planeScratch(p *PlaneParams, t []float32, workers int) ([][]float32, int) {
 	per := (2*p.Radius+6)*p.W + 2*p.Radius + 16
-	workers := min(c.workers, p.H, len(t)/per)
+	workers = min(workers, p.H, len(t)/per)
 	if workers < 1 {
 		return [][]float32{make([]float32, per)}, 1
 	}
@@ -163,7 +171,7 @@ func u16view(f []float32) []uint16 { return unsafe.Slice((*uint16)(unsafe.Pointe
 // of (max of the column minima, median of the column medians, min of the
 // column maxima) once each column of 3 is sorted (Paeth, Graphics Gems
 // "Median finding on a 3x3 grid"); the work is integer and branch free.
-func medianRows(in []byte, p *DetectPlaneParams, v planeViews, scr []float32, y0, y1 int) {
+func medianRows(in []byte, p *PlaneParams, v planeViews, scr []float32, y0, y1 int) {
 	W := p.W
 	u := u16view(scr)
 	rowBuf := [3][]uint16{u[0:W], u[W : 2*W], u[2*W : 3*W]}
@@ -241,7 +249,7 @@ func minMaxOfRows(rows []byte, h int) (mn, mx int32) {
 // horizontal pass into a ring of 3 Gaussian rows, then the 5-point
 // Laplacian with reflected edges, and each row's float64 sum and sum of
 // squares. Arithmetic order matches the CUDA kernels exactly.
-func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float32, y0, y1 int) {
+func laplaceRows(p *PlaneParams, v planeViews, mnI, mxI int32, scr []float32, y0, y1 int) {
 	H, W, R := p.H, p.W, p.Radius
 	K := 2*R + 1
 	mn := float32(mnI)
@@ -277,7 +285,7 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 			mid[x] = w0 * c[x]
 		}
 		for i := 1; i <= R; i++ {
-			a, b := norm(Reflect(r-i, H)), norm(Reflect(r+i, H))
+			a, b := norm(reflectIndex(r-i, H)), norm(reflectIndex(r+i, H))
 			wi := w[i]
 			a, b = a[:W], b[:W]
 			for x := range mid {
@@ -285,8 +293,8 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 			}
 		}
 		for j := 0; j < R; j++ {
-			vp[R-1-j] = mid[Reflect(-1-j, W)]
-			vp[R+W+j] = mid[Reflect(W+j, W)]
+			vp[R-1-j] = mid[reflectIndex(-1-j, W)]
+			vp[R+W+j] = mid[reflectIndex(W+j, W)]
 		}
 		dst = dst[:W]
 		ctr := vp[R : R+len(dst)]
@@ -302,10 +310,10 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 		}
 	}
 	gm, g0, gp := g[0], g[1], g[2]
-	gaussRow(Reflect(y0-1, H), gm)
+	gaussRow(reflectIndex(y0-1, H), gm)
 	gaussRow(y0, g0)
 	for y := y0; y < y1; y++ {
-		gaussRow(Reflect(y+1, H), gp)
+		gaussRow(reflectIndex(y+1, H), gp)
 		out := v.e[y*W : (y+1)*W]
 		up, c0, dn := gm[:W], g0[:W], gp[:W]
 		lap := func(x int, l, r float32) float32 {
@@ -314,7 +322,7 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 			lx := (l + r) - 2*c
 			return -(ly + lx)
 		}
-		out[0] = lap(0, c0[Reflect(-1, W)], c0[Reflect(1, W)])
+		out[0] = lap(0, c0[reflectIndex(-1, W)], c0[reflectIndex(1, W)])
 		for x := 1; x < W-1; x++ {
 			c := c0[x]
 			ly := (up[x] + dn[x]) - 2*c
@@ -322,7 +330,7 @@ func laplaceRows(p *DetectPlaneParams, v planeViews, mnI, mxI int32, scr []float
 			out[x] = -(ly + lx)
 		}
 		if W > 1 {
-			out[W-1] = lap(W-1, c0[W-2], c0[Reflect(W, W)])
+			out[W-1] = lap(W-1, c0[W-2], c0[reflectIndex(W, W)])
 		}
 		var sum, sq float64
 		for _, e := range out {
@@ -351,7 +359,7 @@ func meanSD(s, q float64, n int) (mean, sd float64) {
 
 // planeThreshold sums the rows in order and stores mean, SD and the
 // threshold mean + NSD·SD of E.
-func planeThreshold(rows []byte, stats []float64, p *DetectPlaneParams) {
+func planeThreshold(rows []byte, stats []float64, p *PlaneParams) {
 	var s, q float64
 	for y := 0; y < p.H; y++ {
 		e := rowEntry(rows, y)
@@ -359,18 +367,18 @@ func planeThreshold(rows []byte, stats []float64, p *DetectPlaneParams) {
 		q += math.Float64frombits(binary.LittleEndian.Uint64(e[16:]))
 	}
 	mean, sd := meanSD(s, q, p.H*p.W)
-	stats[DetectStatMean], stats[DetectStatSD] = mean, sd
-	stats[DetectStatThreshold] = mean + float64(p.NSD*sd)
+	stats[statMean], stats[statSD] = mean, sd
+	stats[statThreshold] = mean + float64(p.NSD*sd)
 }
 
-func (t *LocalTiles) segRange(k int, start, segLen, n int) (int, int) {
+func (t *localTiles) segRange(k int, start, segLen, n int) (int, int) {
 	a := start + k*segLen
 	return a, min(a+segLen, n)
 }
 
 // segmentSums sums E over the local-tile segments of segment rows
 // [sy0, sy1), row by row and left to right.
-func segmentSums(e []float32, p *DetectPlaneParams, t *LocalTiles, seg []float64, sy0, sy1 int) {
+func segmentSums(e []float32, p *PlaneParams, t *localTiles, seg []float64, sy0, sy1 int) {
 	for sy := sy0; sy < sy1; sy++ {
 		ya, yb := t.segRange(sy, t.OffY, t.SegLenY, p.H)
 		for sx := 0; sx < t.SegsX; sx++ {
@@ -390,7 +398,7 @@ func segmentSums(e []float32, p *DetectPlaneParams, t *LocalTiles, seg []float64
 }
 
 // localThresholds turns segment sums into each local tile's threshold.
-func localThresholds(seg, thr []float64, p *DetectPlaneParams, t *LocalTiles) {
+func localThresholds(seg, thr []float64, p *PlaneParams, t *localTiles) {
 	spanY, spanX := 1, 1
 	if t.DoY {
 		spanY = 2
@@ -419,8 +427,8 @@ func localThresholds(seg, thr []float64, p *DetectPlaneParams, t *LocalTiles) {
 }
 
 // thresholdRows writes the mask of rows [y0, y1).
-func thresholdRows(m []byte, v planeViews, p *DetectPlaneParams, t *LocalTiles, y0, y1 int) {
-	thr := v.stats[DetectStatThreshold]
+func thresholdRows(m []byte, v planeViews, p *PlaneParams, t *localTiles, y0, y1 int) {
+	thr := v.stats[statThreshold]
 	W := p.W
 	for y := y0; y < y1; y++ {
 		e, out := v.e[y*W:(y+1)*W], m[y*W:(y+1)*W]
@@ -430,10 +438,10 @@ func thresholdRows(m []byte, v planeViews, p *DetectPlaneParams, t *LocalTiles, 
 			}
 			continue
 		}
-		trow := v.lthr[t.TileOf(y, t.DoY, t.ShiftY, t.TilesY)*t.TilesX:]
+		trow := v.lthr[t.tileOf(y, t.DoY, t.ShiftY, t.TilesY)*t.TilesX:]
 		for x, f := range e {
 			d := float64(f)
-			out[x] = b2u(d > thr && d > trow[t.TileOf(x, t.DoX, t.ShiftX, t.TilesX)])
+			out[x] = b2u(d > thr && d > trow[t.tileOf(x, t.DoX, t.ShiftX, t.TilesX)])
 		}
 	}
 }
@@ -451,19 +459,19 @@ func b2u(b bool) byte {
 // A band of tiles is summed row by row, each row's tiles in turn, so the
 // source is read once, in order; the integer sums are exact whatever the
 // order.
-func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64, workers int) {
+func brainTiles(in []byte, p *PlaneParams, out []byte, stats []float64, workers int) {
 	clear(out)
 	t := p.BrainTile
 	if p.H < t || p.W < t {
-		stats[DetectStatBrainThreshold] = math.Inf(1)
+		stats[statBrainThreshold] = math.Inf(1)
 		return
 	}
 	_, nx := p.BrainTiles()
 	thr := brainThreshold(cornerTile(in, p))(t * t)
-	stats[DetectStatBrainThreshold] = thr
+	stats[statBrainThreshold] = thr
 	n := float64(t * t)
 	full := p.W / t
-	ParallelFor(workers, p.H/t, func(lo, hi int) {
+	gpu.ParallelFor(workers, p.H/t, func(lo, hi int) {
 		sums := make([]int64, full) // per range, not per pixel
 		for ty := lo; ty < hi; ty++ {
 			clear(sums)
@@ -479,7 +487,7 @@ func brainTiles(in []byte, p *DetectPlaneParams, out []byte, stats []float64, wo
 
 // tileRowSums adds the clipped source values of row y to the sum of each
 // whole tile they fall in.
-func tileRowSums(sums []int64, in []byte, p *DetectPlaneParams, y int) {
+func tileRowSums(sums []int64, in []byte, p *PlaneParams, y int) {
 	t := p.BrainTile
 	if p.ElemBytes == 1 {
 		clip := byte(min(p.Clip, math.MaxUint8))
@@ -507,7 +515,7 @@ func tileRowSums(sums []int64, in []byte, p *DetectPlaneParams, y int) {
 
 // cornerTile returns the sum and sum of squares of the clipped source
 // over the first (corner) tile.
-func cornerTile(in []byte, p *DetectPlaneParams) (s, q int64) {
+func cornerTile(in []byte, p *PlaneParams) (s, q int64) {
 	t := p.BrainTile
 	for y := 0; y < t; y++ {
 		for x := 0; x < t; x++ {
@@ -531,100 +539,5 @@ func brainThreshold(s, q int64) func(n int) float64 {
 		mean := float64(s) / float64(n)
 		v := (float64(q) - float64(float64(s)*mean)) / float64(n)
 		return mean + float64(2*math.Sqrt(max(v, 0))) + 1
-	}
-}
-
-// DetectBall runs the ball filter on the host's cores; see DetectOps. It
-// scatters the weights of each thresholded voxel into a row of sums, so
-// its cost follows the number of thresholded voxels (a few per cent of a
-// plane), not the plane area times the kernel volume.
-func (c *CPUBackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBallParams) error {
-	if err := checkDetectBall(dst, masks, tiles, weights, p); err != nil {
-		return err
-	}
-	plane := p.H * p.W
-	out := dst.host[:p.Count*plane]
-	clear(out)
-	yLo, yHi := p.OffY, p.H-(p.KY-1-p.OffY)
-	xLo, xHi := p.OffX, p.W-(p.KX-1-p.OffX)
-	if yHi <= yLo || xHi <= xLo || p.Count == 0 {
-		return nil
-	}
-	w := i32view(weights.host[:4*p.KZ*p.KY*p.KX])
-	rows := yHi - yLo
-	workers := max(1, min(c.workers, p.Count*rows))
-	accs := make([][]int32, workers)
-	for i := range accs {
-		accs[i] = make([]int32, p.W)
-	}
-	// A batch of many planes is one call: it stops between rows.
-	bw := c.Begin(int64(p.Count * rows))
-	ParallelForWorker(workers, p.Count*rows, func(wk, lo, hi int) {
-		acc := accs[wk]
-		for t := lo; t < hi && !bw.Stop(); t++ {
-			bw.Add(1)
-			i, yc := t/rows, yLo+t%rows
-			ballRow(out[i*plane+yc*p.W:i*plane+(yc+1)*p.W], acc, masks.host, tiles, w, p, i, yc, xLo, xHi)
-		}
-	})
-	return bw.Err()
-}
-
-// ballRow computes the centre flags of row yc of middle plane i.
-func ballRow(out []byte, acc []int32, masks []byte, tiles *Buffer, w []int32, p *DetectBallParams, i, yc, xLo, xHi int) {
-	plane := p.H * p.W
-	touchLo, touchHi := p.W, -1
-	for dz := 0; dz < p.KZ; dz++ {
-		slot := (p.First + i + dz) % p.Ring
-		for dy := 0; dy < p.KY; dy++ {
-			r := yc - p.OffY + dy
-			row := masks[slot*plane+r*p.W : slot*plane+(r+1)*p.W]
-			kw := w[(dz*p.KY+dy)*p.KX : (dz*p.KY+dy+1)*p.KX]
-			forSet(row, func(x int) {
-				for dx, wt := range kw {
-					xc := x + p.OffX - dx
-					if xc >= xLo && xc < xHi {
-						acc[xc] += wt
-						touchLo, touchHi = min(touchLo, xc), max(touchHi, xc)
-					}
-				}
-			})
-		}
-	}
-	if touchHi < 0 {
-		return
-	}
-	var trow []byte
-	if p.UseTiles {
-		mid := (p.First + i + p.MidZ) % p.Ring
-		nt := p.TilesY * p.TilesX
-		trow = tiles.host[mid*nt+(yc/p.TileSize)*p.TilesX : mid*nt+(yc/p.TileSize+1)*p.TilesX]
-	}
-	for x := touchLo; x <= touchHi; x++ {
-		if int64(acc[x]) > p.Threshold && (trow == nil || trow[x/p.TileSize] != 0) {
-			out[x] = 1
-		}
-		acc[x] = 0
-	}
-}
-
-// forSet calls fn with the index of every non-zero byte of row, skipping
-// zero words eight bytes at a time.
-func forSet(row []byte, fn func(x int)) {
-	x := 0
-	for ; x+8 <= len(row); x += 8 {
-		if binary.LittleEndian.Uint64(row[x:]) == 0 {
-			continue
-		}
-		for k := x; k < x+8; k++ {
-			if row[k] != 0 {
-				fn(k)
-			}
-		}
-	}
-	for ; x < len(row); x++ {
-		if row[x] != 0 {
-			fn(x)
-		}
 	}
 }

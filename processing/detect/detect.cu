@@ -1,16 +1,17 @@
 // Kernels of the cell detection pipeline (processing/detect), the CUDA
-// twins of gpu/cpu_detect.go. They give the same bits as the CPU kernels:
-// float32 arithmetic in the same order with every operation rounded on its
-// own (the _rn intrinsics keep nvcc from fusing multiply-adds), and every
-// reduction either exact (integers, min/max) or sequential in the CPU's
-// order. Work buffer regions are laid out by gpu.DetectWorkLayout.
+// twins of cpu_plane.go and cpu_ball.go, launched by cuda_ops.go. They
+// give the same bits as the CPU kernels: float32 arithmetic in the same
+// order with every operation rounded on its own (the _rn intrinsics keep
+// nvcc from fusing multiply-adds), and every reduction either exact
+// (integers, min/max) or sequential in the CPU's order. Work buffer
+// regions are laid out by WorkLayout (ops.go).
 
 #include <stdint.h>
 
 #define DETECT_TX 32
 #define DETECT_TY 8
 
-// Stats slots (gpu.DetectStat*); slot 6 holds the median's int min/max.
+// Stats slots (stat* of ops.go); slot 6 holds the median's int min/max.
 #define ST_MIN 0
 #define ST_MAX 1
 #define ST_MEAN 2

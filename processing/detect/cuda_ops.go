@@ -1,20 +1,50 @@
 //go:build cuda
 
-package gpu
+package detect
 
 import (
+	_ "embed"
+	"fmt"
 	"unsafe"
 
-	"gorgonia.org/cu"
+	"github.com/voxlab/voxlab/gpu"
 )
 
-// detectTX and detectTY are DETECT_TX and DETECT_TY of kernels/detect.cu.
+// detectPTX is detect.cu compiled by scripts/build-ptx.sh (go generate).
+//
+//go:embed detect.ptx
+var detectPTX string
+
+func init() {
+	cudaOps = func(be gpu.Backend) (Ops, error, bool) {
+		c, ok := be.(*gpu.CUDABackend)
+		if !ok {
+			return nil, nil, false
+		}
+		if err := c.LoadModule("detect.ptx", detectPTX); err != nil {
+			return nil, fmt.Errorf("detect: load the CUDA kernels: %w", err), true
+		}
+		return cudaKernels{c}, nil, true
+	}
+}
+
+// cudaKernels are the Ops of the CUDA backend: the detect_* kernels of
+// detect.cu.
+type cudaKernels struct{ c *gpu.CUDABackend }
+
+// checkDevice is the rangeCheck of the CUDA buffers of c.
+func (k cudaKernels) checkDevice(op string, b *gpu.Buffer, off int64, n int) error {
+	if off < 0 {
+		return fmt.Errorf("%s: negative offset %d", op, off)
+	}
+	return k.c.CheckBuffer(op, b, off+int64(n))
+}
+
+// detectTX and detectTY are DETECT_TX and DETECT_TY of detect.cu.
 const (
 	detectTX = 32
 	detectTY = 8
 )
-
-func at(b *Buffer, off int64) cu.DevicePtr { return ptr(b) + cu.DevicePtr(off) }
 
 func grid2(w, h int) [3]int {
 	return [3]int{(w + detectTX - 1) / detectTX, (h + detectTY - 1) / detectTY, 1}
@@ -29,17 +59,17 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// DetectPlane runs the 2D stage with the detect_* kernels (see DetectOps):
+// Plane runs the 2D stage with the detect_* kernels (see Ops):
 // median, vertical Gaussian, horizontal Gaussian + Laplacian, row sums,
 // statistics, optional local tiles, threshold, in-brain tiles.
-func (c *CUDABackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer, maskOff int64, tiles *Buffer, tilesOff int64, p *DetectPlaneParams) error {
-	if err := checkDetectPlane(src, srcOff, work, mask, maskOff, tiles, tilesOff, p); err != nil {
+func (k cudaKernels) Plane(src *gpu.Buffer, srcOff int64, work, mask *gpu.Buffer, maskOff int64, tiles *gpu.Buffer, tilesOff int64, p *PlaneParams) error {
+	if err := checkPlane(k.checkDevice, src, srcOff, work, mask, maskOff, tiles, tilesOff, p); err != nil {
 		return err
 	}
-	lay := DetectWorkLayout(p)
-	S, A, T, E := at(src, srcOff), at(work, lay.A), at(work, lay.T), at(work, lay.E)
-	rows, stats, gauss, seg, lthr := at(work, lay.Rows), at(work, lay.Stats), at(work, lay.Gauss), at(work, lay.Seg), at(work, lay.LocalThr)
-	M, TL := at(mask, maskOff), at(tiles, tilesOff)
+	lay := WorkLayout(p)
+	S, A, T, E := gpu.DevPtr(src, srcOff), gpu.DevPtr(work, lay.A), gpu.DevPtr(work, lay.T), gpu.DevPtr(work, lay.E)
+	rows, stats, gauss, seg, lthr := gpu.DevPtr(work, lay.Rows), gpu.DevPtr(work, lay.Stats), gpu.DevPtr(work, lay.Gauss), gpu.DevPtr(work, lay.Seg), gpu.DevPtr(work, lay.LocalThr)
+	M, TL := gpu.DevPtr(mask, maskOff), gpu.DevPtr(tiles, tilesOff)
 	eb, h, wd, clip, r := int32(p.ElemBytes), int32(p.H), int32(p.W), int32(p.Clip), int32(p.Radius)
 	nsd := p.NSD
 	one := [3]int{1, 1, 1}
@@ -58,29 +88,29 @@ func (c *CUDABackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer,
 		{"detect_stats", one, one, []unsafe.Pointer{unsafe.Pointer(&rows), unsafe.Pointer(&stats), unsafe.Pointer(&h), unsafe.Pointer(&wd), unsafe.Pointer(&nsd)}},
 	}
 	for _, s := range steps {
-		if err := c.launch(s.name, s.grid, s.block, 0, s.args...); err != nil {
+		if err := k.c.Launch(s.name, s.grid, s.block, 0, s.args...); err != nil {
 			return err
 		}
 	}
-	lt := p.LocalTiles()
+	lt := p.localTiles()
 	on, doY, doX := b2i(lt.On), b2i(lt.DoY), b2i(lt.DoX)
 	segsY, segsX, offY, offX, lenY, lenX := int32(lt.SegsY), int32(lt.SegsX), int32(lt.OffY), int32(lt.OffX), int32(lt.SegLenY), int32(lt.SegLenX)
 	tilesY, tilesX, shiftY, shiftX, stride := int32(lt.TilesY), int32(lt.TilesX), int32(lt.ShiftY), int32(lt.ShiftX), int32(lt.Stride)
 	if lt.On {
 		lnsd := p.LocalNSD
-		if err := c.launch("detect_segsum", grid1(lt.SegsY*lt.SegsX, 128), [3]int{128, 1, 1}, 0,
+		if err := k.c.Launch("detect_segsum", grid1(lt.SegsY*lt.SegsX, 128), [3]int{128, 1, 1}, 0,
 			unsafe.Pointer(&E), unsafe.Pointer(&seg), unsafe.Pointer(&h), unsafe.Pointer(&wd), unsafe.Pointer(&segsY), unsafe.Pointer(&segsX),
 			unsafe.Pointer(&offY), unsafe.Pointer(&offX), unsafe.Pointer(&lenY), unsafe.Pointer(&lenX)); err != nil {
 			return err
 		}
-		if err := c.launch("detect_localthr", grid1(lt.TilesY*lt.TilesX, 128), [3]int{128, 1, 1}, 0,
+		if err := k.c.Launch("detect_localthr", grid1(lt.TilesY*lt.TilesX, 128), [3]int{128, 1, 1}, 0,
 			unsafe.Pointer(&seg), unsafe.Pointer(&lthr), unsafe.Pointer(&h), unsafe.Pointer(&wd), unsafe.Pointer(&tilesY), unsafe.Pointer(&tilesX),
 			unsafe.Pointer(&segsX), unsafe.Pointer(&offY), unsafe.Pointer(&offX), unsafe.Pointer(&lenY), unsafe.Pointer(&lenX),
 			unsafe.Pointer(&doY), unsafe.Pointer(&doX), unsafe.Pointer(&lnsd)); err != nil {
 			return err
 		}
 	}
-	if err := c.launch("detect_threshold", g2, blk, 0,
+	if err := k.c.Launch("detect_threshold", g2, blk, 0,
 		unsafe.Pointer(&E), unsafe.Pointer(&M), unsafe.Pointer(&stats), unsafe.Pointer(&lthr), unsafe.Pointer(&h), unsafe.Pointer(&wd),
 		unsafe.Pointer(&on), unsafe.Pointer(&doY), unsafe.Pointer(&doX), unsafe.Pointer(&shiftY), unsafe.Pointer(&shiftX),
 		unsafe.Pointer(&stride), unsafe.Pointer(&tilesY), unsafe.Pointer(&tilesX)); err != nil {
@@ -89,25 +119,25 @@ func (c *CUDABackend) DetectPlane(src *Buffer, srcOff int64, work, mask *Buffer,
 	bt := int32(p.BrainTile)
 	nty, ntx := p.BrainTiles()
 	bty, btx := int32(nty), int32(ntx)
-	return c.launch("detect_brain", grid1(nty*ntx, 128), [3]int{128, 1, 1}, 0,
+	return k.c.Launch("detect_brain", grid1(nty*ntx, 128), [3]int{128, 1, 1}, 0,
 		unsafe.Pointer(&S), unsafe.Pointer(&eb), unsafe.Pointer(&h), unsafe.Pointer(&wd), unsafe.Pointer(&clip), unsafe.Pointer(&bt),
 		unsafe.Pointer(&TL), unsafe.Pointer(&bty), unsafe.Pointer(&btx), unsafe.Pointer(&stats))
 }
 
-// DetectBall runs detect_ball: one 32x8 block per tile of a middle plane
+// Ball runs detect_ball: one 32x8 block per tile of a middle plane
 // (grid z: the middle planes), the window's planes read through a shared
 // tile with the kernel's halo.
-func (c *CUDABackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBallParams) error {
-	if err := checkDetectBall(dst, masks, tiles, weights, p); err != nil {
+func (k cudaKernels) Ball(dst, masks, tiles, weights *gpu.Buffer, p *BallParams) error {
+	if err := checkBall(k.checkDevice, dst, masks, tiles, weights, p); err != nil {
 		return err
 	}
 	if p.Count == 0 {
 		return nil
 	}
-	O, Mk, W := ptr(dst), ptr(masks), ptr(weights)
-	var TL cu.DevicePtr
+	O, Mk, W := gpu.DevPtr(dst, 0), gpu.DevPtr(masks, 0), gpu.DevPtr(weights, 0)
+	var TL uintptr
 	if p.UseTiles {
-		TL = ptr(tiles)
+		TL = gpu.DevPtr(tiles, 0)
 	}
 	h, w, kz, ky, kx := int32(p.H), int32(p.W), int32(p.KZ), int32(p.KY), int32(p.KX)
 	thr := p.Threshold
@@ -116,7 +146,7 @@ func (c *CUDABackend) DetectBall(dst, masks, tiles, weights *Buffer, p *DetectBa
 	g := grid2(p.W, p.H)
 	g[2] = p.Count
 	shared := (detectTX + p.KX - 1) * (detectTY + p.KY - 1)
-	return c.launch("detect_ball", g, [3]int{detectTX, detectTY, 1}, shared,
+	return k.c.Launch("detect_ball", g, [3]int{detectTX, detectTY, 1}, shared,
 		unsafe.Pointer(&O), unsafe.Pointer(&Mk), unsafe.Pointer(&TL), unsafe.Pointer(&W), unsafe.Pointer(&h), unsafe.Pointer(&w),
 		unsafe.Pointer(&kz), unsafe.Pointer(&ky), unsafe.Pointer(&kx), unsafe.Pointer(&thr), unsafe.Pointer(&ring), unsafe.Pointer(&first),
 		unsafe.Pointer(&midz), unsafe.Pointer(&offy), unsafe.Pointer(&offx), unsafe.Pointer(&use), unsafe.Pointer(&ts),
