@@ -69,7 +69,6 @@ type Backend interface {
 	// Close frees everything the backend holds.
 	Close() error
 
-	DezingOps
 	DetectOps
 	DistanceOps
 }

@@ -3,5 +3,5 @@
 package gpu
 
 // The CUDA backend must implement every operation of Backend, including
-// the pipelines' DezingOps, DetectOps and DistanceOps.
+// the pipelines' DetectOps and DistanceOps.
 var _ Backend = (*CUDABackend)(nil)

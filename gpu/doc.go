@@ -21,8 +21,8 @@
 // constructor (cuda_fallback.go) runs first and hands over to the CPU
 // build of voxlab, so voxlab-cuda starts everywhere.
 //
-// Pipeline-specific operations (the 3D median of dezinging, the plane
-// filters and ball filter of detection, the dot products of distance
+// Pipeline-specific operations (the plane filters and ball filter of
+// detection, the dot products of distance
 // matrices) are methods of the backends declared in ops_*.go; the CPU
 // versions are the reference the CUDA versions are tested against.
 //
