@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/dezing"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
 )
@@ -33,18 +34,22 @@ func BenchmarkDezingKernelOnScan(b *testing.B) {
 	n := min(32, info.Shape[0])
 	z0 := (info.Shape[0] - n) / 2
 	be := gpu.NewCPU()
-	p := gpu.DezingMedianParams{Float32: info.DType == volume.Float32, Planes: n, Rows: info.Shape[1], Cols: info.Shape[2],
+	ops, err := dezing.OpsFor(be)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := dezing.MedianParams{Float32: info.DType == volume.Float32, Planes: n, Rows: info.Shape[1], Cols: info.Shape[2],
 		N: n, Kernel: kernel, Dif: 1000}
 	in, _ := be.Alloc("in", p.SrcBytes())
 	if err := nx.Projections.ReadSlab(z0, z0+n, in.HostBytes()); err != nil {
 		b.Fatal(err)
 	}
 	out, _ := be.Alloc("out", p.DstBytes())
-	scr, _ := be.Alloc("scratch", be.DezingMedianScratch(p))
+	scr, _ := be.Alloc("scratch", ops.MedianScratch(p))
 	b.SetBytes(p.SrcBytes())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := be.DezingMedian(out, in, scr, p); err != nil {
+		if err := ops.Median(out, in, scr, p); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -68,8 +68,6 @@ type Backend interface {
 	SetLimit(n int64)
 	// Close frees everything the backend holds.
 	Close() error
-
-	DezingOps
 }
 
 // Binder is a backend whose kernels can be cancelled, and followed,

@@ -3,5 +3,5 @@
 package gpu
 
 // The CUDA backend must implement every operation of Backend, including
-// the pipelines' DezingOps.
+// the transfers, staging and memory accounting the pipelines build on.
 var _ Backend = (*CUDABackend)(nil)

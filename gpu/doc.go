@@ -21,9 +21,13 @@
 // constructor (cuda_fallback.go) runs first and hands over to the CPU
 // build of voxlab, so voxlab-cuda starts everywhere.
 //
-// Pipeline-specific operations (the 3D median of dezinging) are methods
-// of the backends declared in ops_*.go; the CPU versions are the
-// reference the CUDA versions are tested against.
+// The package knows no pipeline. Each pipeline (processing/dezing,
+// processing/detect, processing/distance) declares the operations it
+// needs as its own interface and implements them for each backend: on the
+// CPU as functions over HostBytes slices, using Begin and the parallel
+// helpers here; on CUDA with its own PTX module, loaded with LoadModule
+// and launched with Launch. So adding or changing a kernel never changes
+// this package.
 //
 // A job binds its context to the CPU backend (Bind): one kernel call on a
 // block of minutes then stops within a row of the cancel, and reports the

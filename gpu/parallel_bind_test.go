@@ -3,51 +3,45 @@ package gpu
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 )
 
-// medianCase is a k13 median call on noisy uint16 data (most voxels need
-// their median, the slow path): about a second of work per 2M voxels on
-// two cores, many more seconds under the race detector.
-type medianCase struct {
-	be           *CPUBackend
-	p            DezingMedianParams
-	in, out, scr *Buffer
-	src          []uint16
-	rowsPerCall  int64
+// The binding of a job to the CPU backend (Bind, Begin, Work, ForDynamic),
+// tested with a stand-in for a pipeline's CPU kernel: the pipelines'
+// own kernels are tested under cancellation in their packages.
+
+// rowsKernel is a kernel as the pipelines write them: len(out) rows
+// handed out by ForDynamic over the backend's workers, each counted with
+// Add and computing spin steps of a linear congruential generator (about
+// a nanosecond each) into its row's value.
+func rowsKernel(be *CPUBackend, out []uint64, spin int) error {
+	wk := be.Begin(int64(len(out)))
+	ForDynamic(be.Workers(), len(out), wk, func(_, i int) {
+		wk.Add(1)
+		x := uint64(i)
+		for range spin {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		out[i] = x
+	})
+	return wk.Err()
 }
 
-func newMedianCase(t testing.TB, workers, planes, rows, cols int) *medianCase {
-	t.Helper()
-	be := NewCPUWorkers(workers)
-	rng := rand.New(rand.NewPCG(5, 6))
-	p := DezingMedianParams{Planes: planes, Rows: rows, Cols: cols, Z0: 6, N: planes - 12, Kernel: 13, Dif: 1}
-	src := randomU16(rng, planes*rows*cols, 4000)
-	in, _ := be.Alloc("in", p.SrcBytes())
-	copy(in.HostBytes(), bytesOf(src))
-	out, _ := be.Alloc("out", p.DstBytes())
-	scr, _ := be.Alloc("scratch", be.DezingMedianScratch(p))
-	return &medianCase{be: be, p: p, in: in, out: out, scr: scr, src: src, rowsPerCall: int64(p.N * rows)}
-}
-
-func (c *medianCase) run() error { return c.be.DezingMedian(c.out, c.in, c.scr, c.p) }
-
-// TestBindCancelsAMedianWithinRows: a call of many seconds (one block of
-// a job) stops within a few rows of the cancel, returning the context's
-// error, after reporting progress from inside the call.
-func TestBindCancelsAMedianWithinRows(t *testing.T) {
-	c := newMedianCase(t, 2, 36, 512, 512) // 24 planes of 512²: ~10 s uncancelled
+// TestBindCancelsWithinUnits: a call of many seconds stops within a few
+// units of the cancel, returning the context's error, after reporting
+// progress from inside the call.
+func TestBindCancelsWithinUnits(t *testing.T) {
+	be := NewCPUWorkers(2)
+	out := make([]uint64, 20000) // rows of about a millisecond: ~10 s uncancelled
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
 	var reports [][2]int64
 	first := make(chan struct{})
-	unbind := c.be.Bind(ctx, func(done, total int64) {
+	unbind := be.Bind(ctx, func(done, total int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports = append(reports, [2]int64{done, total})
@@ -57,12 +51,9 @@ func TestBindCancelsAMedianWithinRows(t *testing.T) {
 	})
 	defer unbind()
 	ended := make(chan error, 1)
-	var cancelled time.Time
-	go func() {
-		err := c.run()
-		ended <- err
-	}()
+	go func() { ended <- rowsKernel(be, out, 1<<20) }()
 	var err error
+	var cancelled time.Time
 	select {
 	case <-first:
 		cancelled = time.Now()
@@ -74,94 +65,80 @@ func TestBindCancelsAMedianWithinRows(t *testing.T) {
 	latency := time.Since(cancelled)
 	t.Logf("cancel latency %v; %d reports before it", latency, len(reports))
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("a cancelled median returned %v, want context.Canceled", err)
+		t.Fatalf("a cancelled call returned %v, want context.Canceled", err)
 	}
 	if latency > time.Second {
-		t.Errorf("the median stopped %v after the cancel, want within a second", latency)
+		t.Errorf("the call stopped %v after the cancel, want within a second", latency)
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	n := int64(len(out))
 	for _, r := range reports {
-		if r[1] != c.rowsPerCall || r[0] < 1 || r[0] > r[1] {
-			t.Errorf("report %d of %d rows, want 1..%d of %d", r[0], r[1], c.rowsPerCall, c.rowsPerCall)
+		if r[1] != n || r[0] < 1 || r[0] > r[1] {
+			t.Errorf("report %d of %d rows, want 1..%d of %d", r[0], r[1], n, n)
 		}
+	}
+	if out[len(out)-1] != 0 {
+		t.Error("the last row was computed although the call was cancelled long before it")
 	}
 }
 
-// TestBoundKernelsComputeTheSame: binding a job changes nothing in what
-// the kernels compute, and reports come from inside a long call.
-func TestBoundKernelsComputeTheSame(t *testing.T) {
-	c := newMedianCase(t, 2, 14, 160, 200)
-	if err := c.run(); err != nil {
+// TestBoundWorkComputesTheSame: binding a job changes nothing in what a
+// kernel computes.
+func TestBoundWorkComputesTheSame(t *testing.T) {
+	be := NewCPUWorkers(2)
+	want := make([]uint64, 3000)
+	if err := rowsKernel(be, want, 1<<14); err != nil {
 		t.Fatal(err)
 	}
-	want := slices.Clone(c.out.HostBytes())
-	clear(c.out.HostBytes())
 	var mu sync.Mutex
-	var last int64
 	reports := 0
-	unbind := c.be.Bind(context.Background(), func(done, total int64) {
+	unbind := be.Bind(context.Background(), func(done, total int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		reports++
-		last = max(last, done)
 	})
-	if err := c.run(); err != nil {
+	defer unbind()
+	got := make([]uint64, len(want))
+	if err := rowsKernel(be, got, 1<<14); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(c.out.HostBytes(), want) {
-		t.Error("the bound median differs from the unbound one")
+	if !slices.Equal(got, want) {
+		t.Error("the bound kernel computed other values than the unbound one")
 	}
-	t.Logf("%d reports, the last at %d of %d rows", reports, last, c.rowsPerCall)
-
-	// The other kernels, bound, against themselves unbound.
-	rp := DezingReduceParams{Frames: 14, Pixels: 160 * 200, Median: true}
-	rin, _ := c.be.Alloc("reduce in", int64(rp.Frames*rp.Pixels)*2)
-	copy(rin.HostBytes(), bytesOf(c.src[:rp.Frames*rp.Pixels]))
-	rout, _ := c.be.Alloc("reduce out", int64(rp.Pixels)*4)
-	rscr, _ := c.be.Alloc("reduce scratch", c.be.DezingReduceScratch(rp))
-	if err := c.be.DezingReduce(rout, rin, rscr, rp); err != nil {
-		t.Fatal(err)
-	}
-	bound := slices.Clone(rout.HostBytes())
-	unbind()
-	if err := c.be.DezingReduce(rout, rin, rscr, rp); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(rout.HostBytes(), bound) {
-		t.Error("the bound reduction differs from the unbound one")
-	}
+	t.Logf("%d reports", reports)
 }
 
-// TestUnbindAndCancelledKernels: a kernel called under a context that is
-// already cancelled does no work and says so; once unbound, the same
-// context stops nothing.
-func TestUnbindAndCancelledKernels(t *testing.T) {
+// TestUnbindAndCancelledWork: a call made under a context that is
+// already cancelled does no unit and says so; once unbound, the same
+// context stops nothing, and an earlier binding is restored.
+func TestUnbindAndCancelledWork(t *testing.T) {
 	be := NewCPUWorkers(2)
+	outer := be.Bind(context.Background(), nil)
+	defer outer()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	unbind := Bind(ctx, be, nil)
-	p := DezingFlatFieldParams{Frames: 3, Pixels: 4, Low: -1, High: 1}
-	in, _ := be.Alloc("in", 3*4*2)
-	out, _ := be.Alloc("out", 3*4*4)
-	d, _ := be.Alloc("dark", 16)
-	f, _ := be.Alloc("flat", 16)
-	if _, err := be.DezingFlatField(out, in, d, f, nil, p); !errors.Is(err, context.Canceled) {
-		t.Errorf("flat-field under a cancelled job: %v, want context.Canceled", err)
+	out := make([]uint64, 100)
+	if err := rowsKernel(be, out, 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("a call under a cancelled job: %v, want context.Canceled", err)
 	}
-	mp := DezingMedianParams{Planes: 3, Rows: 4, Cols: 5, N: 3, Kernel: 3, Dif: 1}
-	mi, _ := be.Alloc("median in", mp.SrcBytes())
-	mout, _ := be.Alloc("median out", mp.DstBytes())
-	mscr, _ := be.Alloc("median scratch", be.DezingMedianScratch(mp))
-	if err := be.DezingMedian(mout, mi, mscr, mp); !errors.Is(err, context.Canceled) {
-		t.Errorf("median under a cancelled job: %v, want context.Canceled", err)
+	if slices.ContainsFunc(out, func(v uint64) bool { return v != 0 }) {
+		t.Error("a call under a cancelled job computed rows")
 	}
 	unbind()
-	if _, err := be.DezingFlatField(out, in, d, f, nil, p); err != nil {
-		t.Errorf("flat-field after unbinding: %v", err)
+	if be.Begin(1) == nil {
+		t.Error("unbinding dropped the earlier binding")
 	}
-	if err := be.DezingMedian(mout, mi, mscr, mp); err != nil {
-		t.Errorf("median after unbinding: %v", err)
+	if err := rowsKernel(be, out, 1); err != nil {
+		t.Errorf("a call after unbinding: %v", err)
+	}
+	if slices.Contains(out[1:], 0) {
+		t.Error("a call after unbinding left rows uncomputed")
+	}
+	outer()
+	if be.Begin(1) != nil {
+		t.Error("Begin returns work with no job bound")
 	}
 	// A backend that cannot be bound binds nothing, and nil work is
 	// inert.
@@ -170,32 +147,5 @@ func TestUnbindAndCancelledKernels(t *testing.T) {
 	w.Add(1)
 	if w.Stop() || w.Err() != nil {
 		t.Error("nil work stops")
-	}
-}
-
-// BenchmarkMedianBound measures what binding a job costs a median call
-// (the rows' stop checks and counting, the reports): kernel 3 on smooth
-// data has the shortest rows, so the most checks per second.
-func BenchmarkMedianBound(b *testing.B) {
-	for _, kernel := range []int{3, 13} {
-		for _, bound := range []bool{false, true} {
-			name := fmt.Sprintf("k%d/unbound", kernel)
-			if bound {
-				name = fmt.Sprintf("k%d/bound", kernel)
-			}
-			b.Run(name, func(b *testing.B) {
-				c := newMedianCase(b, 2, 18, 512, 512) // 6 output planes
-				c.p.Kernel, c.p.Dif = kernel, 30000
-				c.scr, _ = c.be.Alloc("scratch", c.be.DezingMedianScratch(c.p))
-				if bound {
-					defer c.be.Bind(context.Background(), func(int64, int64) {})()
-				}
-				for b.Loop() {
-					if err := c.run(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
 	}
 }

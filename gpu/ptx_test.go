@@ -61,7 +61,7 @@ func TestCommittedPTX(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no kernels/*.ptx: run scripts/build-ptx.sh")
 	}
-	prefixes := []string{"core_", "dezing_"}
+	prefixes := []string{"core_"}
 	seen := map[string]string{}
 	for _, f := range files {
 		src, err := os.ReadFile(f)

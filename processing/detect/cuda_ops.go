@@ -16,15 +16,15 @@ import (
 var detectPTX string
 
 func init() {
-	cudaOps = func(be gpu.Backend) (Ops, error, bool) {
+	cudaOpsFor = func(be gpu.Backend) (Ops, bool, error) {
 		c, ok := be.(*gpu.CUDABackend)
 		if !ok {
-			return nil, nil, false
+			return nil, false, nil
 		}
 		if err := c.LoadModule("detect.ptx", detectPTX); err != nil {
-			return nil, fmt.Errorf("detect: load the CUDA kernels: %w", err), true
+			return nil, true, fmt.Errorf("detect: load the CUDA kernels: %w", err)
 		}
-		return cudaKernels{c}, nil, true
+		return cudaKernels{c}, true, nil
 	}
 }
 

@@ -34,18 +34,18 @@ type Ops interface {
 	Ball(dst, masks, tiles, weights *gpu.Buffer, p *BallParams) error
 }
 
-// cudaOps returns the CUDA operations for a CUDA backend (ok false for
-// any other backend); set by cuda_ops.go in the cuda build, nil in the
-// default build.
-var cudaOps func(be gpu.Backend) (ops Ops, err error, ok bool)
+// cudaOpsFor returns the CUDA operations for a CUDA backend (ok false
+// for any other backend); set by cuda_ops.go in the cuda build, nil in
+// the default build.
+var cudaOpsFor func(be gpu.Backend) (ops Ops, ok bool, err error)
 
 // opsFor returns the operations of detection for be.
 func opsFor(be gpu.Backend) (Ops, error) {
 	if c, ok := be.(*gpu.CPUBackend); ok {
 		return cpuOps{c}, nil
 	}
-	if cudaOps != nil {
-		if ops, err, ok := cudaOps(be); ok {
+	if cudaOpsFor != nil {
+		if ops, ok, err := cudaOpsFor(be); ok {
 			return ops, err
 		}
 	}

@@ -13,6 +13,13 @@
 // flats (httomo issue 245) — plans and runs within its budget. Results do
 // not depend on the block sizes or the backend.
 //
+// The kernels are the package's own (Ops, ops.go): the CPU kernels
+// (cpu_*.go), functions over slices that are the reference, and the CUDA
+// kernels (dezing.cu, compiled to the committed dezing.ptx, launched by
+// cuda_ops.go under the cuda build tag), which give the same bits. A
+// backend computes them through OpsFor; package gpu provides only the
+// device (buffers, transfers, streams, the launch API).
+//
 // The algorithm code takes volume.Sources and an Output, never files, so
 // it runs on a bare machine; app/cmd_dezing.go reads NeXus/HDF5 and writes
 // the result.

@@ -46,18 +46,22 @@ func (s synthetic) ReadSlab(z0, z1 int, dst []byte) error {
 
 func (s synthetic) Close() error { return nil }
 
-// dryBackend is a backend whose dezinging kernels check their arguments
-// and compute nothing; everything else (allocation, transfers) is be's.
+// dryBackend is be for a dry run: allocation and transfers are be's,
+// and OpsFor gives it dryOps over be's ops.
 type dryBackend struct{ gpu.Backend }
 
-func (d dryBackend) DezingMedian(dst, src, scratch *gpu.Buffer, p gpu.DezingMedianParams) error {
+// dryOps are dezinging ops that check their arguments and buffer sizes
+// (the scratch sizes are the real ops') and compute nothing.
+type dryOps struct{ Ops }
+
+func (d dryOps) Median(dst, src, scratch *gpu.Buffer, p MedianParams) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	return checkSizes(sized{p.SrcBytes(), src}, sized{p.DstBytes(), dst}, sized{d.DezingMedianScratch(p), scratch})
+	return checkSizes(sized{p.SrcBytes(), src}, sized{p.DstBytes(), dst}, sized{d.MedianScratch(p), scratch})
 }
 
-func (d dryBackend) DezingReduce(dst, src, scratch *gpu.Buffer, p gpu.DezingReduceParams) error {
+func (d dryOps) Reduce(dst, src, scratch *gpu.Buffer, p ReduceParams) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -65,10 +69,10 @@ func (d dryBackend) DezingReduce(dst, src, scratch *gpu.Buffer, p gpu.DezingRedu
 	if p.Float32 {
 		es = 4
 	}
-	return checkSizes(sized{int64(p.Frames) * int64(p.Pixels) * es, src}, sized{int64(p.Pixels) * 4, dst}, sized{d.DezingReduceScratch(p), scratch})
+	return checkSizes(sized{int64(p.Frames) * int64(p.Pixels) * es, src}, sized{int64(p.Pixels) * 4, dst}, sized{d.ReduceScratch(p), scratch})
 }
 
-func (d dryBackend) DezingFlatField(dst, src, dark, flat, scratch *gpu.Buffer, p gpu.DezingFlatFieldParams) (int64, error) {
+func (d dryOps) FlatField(dst, src, dark, flat, scratch *gpu.Buffer, p FlatFieldParams) (int64, error) {
 	if err := p.Validate(); err != nil {
 		return 0, err
 	}
@@ -77,7 +81,7 @@ func (d dryBackend) DezingFlatField(dst, src, dark, flat, scratch *gpu.Buffer, p
 	if p.Float32 {
 		es = 4
 	}
-	if err := checkSizes(sized{n * es, src}, sized{n * 4, dst}, sized{d.DezingFlatFieldScratch(p), scratch}); err != nil {
+	if err := checkSizes(sized{n * es, src}, sized{n * 4, dst}, sized{d.FlatFieldScratch(p), scratch}); err != nil {
 		return 0, err
 	}
 	return 0, checkSizes(sized{int64(p.Pixels) * 4, dark}, sized{int64(p.Pixels) * 4, flat})

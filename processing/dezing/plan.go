@@ -70,10 +70,15 @@ func Plan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 	if err := s.Check(c); err != nil {
 		return nil, err
 	}
-	return plan.Make("dezing", phases(be, s.kernelTypes(), c), c.Budget)
+	ops, err := OpsFor(be)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Make("dezing", phases(ops, s.kernelTypes(), c), c.Budget)
 }
 
-func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
+// phases are the run's phases, with the scratch that ops ask for.
+func phases(ops Ops, s Shapes, c Config) []plan.Phase {
 	var out []plan.Phase
 	var frames int64 // host bytes of reduced frames already resident
 	stage := plan.Host
@@ -99,7 +104,7 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 			Arrays: append([]plan.Array{
 				{Name: set.name + " input", Where: plan.Device, PerUnit: fb, Halo: true},
 				{Name: set.name + " output", Where: plan.Device, PerUnit: fb},
-				{Name: "median scratch", Where: plan.Device, Fixed: be.DezingMedianScratch(mp)},
+				{Name: "median scratch", Where: plan.Device, Fixed: ops.MedianScratch(mp)},
 				{Name: "staging", Where: stage, PerUnit: stagingBuffers * fb, Halo: true},
 				dezinged, resident,
 			}, libraries(s, c)...),
@@ -110,7 +115,7 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 			Arrays: []plan.Array{
 				{Name: set.name + " rows", Where: plan.Device, PerUnit: int64(n) * int64(set.in.Shape[2]) * int64(set.in.DType.Size())},
 				{Name: "reduced rows", Where: plan.Device, PerUnit: int64(set.in.Shape[2]) * 4},
-				{Name: "reduce scratch", Where: plan.Device, Fixed: be.DezingReduceScratch(rp)},
+				{Name: "reduce scratch", Where: plan.Device, Fixed: ops.ReduceScratch(rp)},
 				dezinged, resident,
 				{Name: "reduced frame", Where: plan.Host, Fixed: frameLen * 4},
 			},
@@ -127,7 +132,7 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 	arrays := []plan.Array{
 		{Name: "projections input", Where: plan.Device, PerUnit: fb, Halo: true},
 		{Name: "projections output", Where: plan.Device, PerUnit: fb},
-		{Name: "median scratch", Where: plan.Device, Fixed: be.DezingMedianScratch(medianParams(p, c.Kernel, c.Dif))},
+		{Name: "median scratch", Where: plan.Device, Fixed: ops.MedianScratch(medianParams(p, c.Kernel, c.Dif))},
 		{Name: "staging", Where: stage, PerUnit: stagingBuffers * fb, Halo: true},
 		{Name: "downloads", Where: plan.Host, PerUnit: downloadBuffers * outB},
 		{Name: "reduced frames", Where: plan.Host, Fixed: frames},
@@ -137,7 +142,7 @@ func phases(be gpu.Backend, s Shapes, c Config) []plan.Phase {
 		arrays = append(arrays,
 			plan.Array{Name: "dark frame", Where: plan.Device, Fixed: frameLen * 4},
 			plan.Array{Name: "flat frame", Where: plan.Device, Fixed: frameLen * 4},
-			plan.Array{Name: "flat-field scratch", Where: plan.Device, Fixed: be.DezingFlatFieldScratch(flatParams(p, c, 1))})
+			plan.Array{Name: "flat-field scratch", Where: plan.Device, Fixed: ops.FlatFieldScratch(flatParams(p, c, 1))})
 		if p.DType != volume.Float32 {
 			arrays = append(arrays, plan.Array{Name: "flat-field output", Where: plan.Device, PerUnit: frameLen * 4})
 		}
@@ -172,19 +177,19 @@ func libraries(s Shapes, c Config) []plan.Array {
 
 // medianParams are the kernel parameters for frames of in (the shape
 // fields the scratch depends on: the row length and the kernel).
-func medianParams(in volume.Info, kernel int, dif float64) gpu.DezingMedianParams {
-	return gpu.DezingMedianParams{
+func medianParams(in volume.Info, kernel int, dif float64) MedianParams {
+	return MedianParams{
 		Float32: in.DType == volume.Float32, Planes: 1, Rows: in.Shape[1], Cols: in.Shape[2],
 		N: 1, Kernel: kernel, Dif: dif,
 	}
 }
 
-func reduceParams(in volume.Info, r Reduction, rows int) gpu.DezingReduceParams {
-	return gpu.DezingReduceParams{Float32: in.DType == volume.Float32, Frames: in.Shape[0], Pixels: rows * in.Shape[2], Median: r == Median}
+func reduceParams(in volume.Info, r Reduction, rows int) ReduceParams {
+	return ReduceParams{Float32: in.DType == volume.Float32, Frames: in.Shape[0], Pixels: rows * in.Shape[2], Median: r == Median}
 }
 
-func flatParams(in volume.Info, c Config, frames int) gpu.DezingFlatFieldParams {
-	return gpu.DezingFlatFieldParams{
+func flatParams(in volume.Info, c Config, frames int) FlatFieldParams {
+	return FlatFieldParams{
 		Float32: in.DType == volume.Float32, Frames: frames, Pixels: in.PlaneLen(),
 		Low: c.ClipLow, High: c.ClipHigh, MinusLog: c.MinusLog,
 	}

@@ -94,16 +94,25 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in In
 	if err != nil {
 		return nil, err
 	}
-	return newRun(ctx, p, be, cfg, pl).execute(in, out, func(r *run) error { return r.projections(in.Projections, out) })
+	r, err := newRun(ctx, p, be, cfg, pl)
+	if err != nil {
+		return nil, err
+	}
+	return r.execute(in, out, func(r *run) error { return r.projections(in.Projections, out) })
 }
 
-// newRun starts a run of plan pl: its warnings are the result's first.
-func newRun(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, pl *plan.Plan) *run {
-	r := &run{ctx: ctx, p: p, be: be, cfg: cfg, pl: pl, res: &Result{Plan: pl}}
+// newRun starts a run of plan pl on be's dezinging ops: its warnings are
+// the result's first.
+func newRun(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, pl *plan.Plan) (*run, error) {
+	ops, err := OpsFor(be)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{ctx: ctx, p: p, be: be, ops: ops, cfg: cfg, pl: pl, res: &Result{Plan: pl}}
 	for _, w := range pl.Warnings {
 		r.warn(w)
 	}
-	return r
+	return r, nil
 }
 
 // execute dezings and reduces the darks and flats of in, hands the frames
@@ -146,6 +155,7 @@ type run struct {
 	ctx context.Context
 	p   *job.Progress
 	be  gpu.Backend
+	ops Ops
 	cfg Config
 	pl  *plan.Plan
 	res *Result
@@ -235,7 +245,7 @@ func (r *run) reduce(dezinged []byte, info volume.Info, stage string) ([]float32
 	if err != nil {
 		return nil, err
 	}
-	scr, err := bufs.alloc("reduce scratch", r.be.DezingReduceScratch(reduceParams(info, r.cfg.Reduce, band)))
+	scr, err := bufs.alloc("reduce scratch", r.ops.ReduceScratch(reduceParams(info, r.cfg.Reduce, band)))
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +269,7 @@ func (r *run) reduce(dezinged []byte, info volume.Info, stage string) ([]float32
 		}
 		rp := reduceParams(info, r.cfg.Reduce, y1-y0)
 		r.call = float64(y1 - y0)
-		err := r.be.DezingReduce(out, in, scr, rp)
+		err := r.ops.Reduce(out, in, scr, rp)
 		r.call = 0
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", stage, err)
@@ -341,7 +351,7 @@ func (r *run) flatField(bufs *buffers, info volume.Info, block int) (func(*gpu.B
 		return nil, err
 	}
 	r.transfer(2*frameBytes, 0)
-	scr, err := bufs.alloc("flat-field scratch", r.be.DezingFlatFieldScratch(flatParams(info, r.cfg, 1)))
+	scr, err := bufs.alloc("flat-field scratch", r.ops.FlatFieldScratch(flatParams(info, r.cfg, 1)))
 	if err != nil {
 		return nil, err
 	}
@@ -356,7 +366,7 @@ func (r *run) flatField(bufs *buffers, info volume.Info, block int) (func(*gpu.B
 		if to == nil {
 			to = med // float32: corrected in place
 		}
-		n, err := r.be.DezingFlatField(to, med, dark, flat, scr, flatParams(info, r.cfg, frames))
+		n, err := r.ops.FlatField(to, med, dark, flat, scr, flatParams(info, r.cfg, frames))
 		if err != nil {
 			return nil, fmt.Errorf("flat-field: %w", err)
 		}
@@ -410,7 +420,7 @@ func (r *run) stack(st stack) (err error) {
 		return err
 	}
 	mp := medianParams(info, k, r.cfg.Dif)
-	scr, err := bufs.alloc("median scratch", r.be.DezingMedianScratch(mp))
+	scr, err := bufs.alloc("median scratch", r.ops.MedianScratch(mp))
 	if err != nil {
 		return err
 	}
@@ -488,7 +498,7 @@ func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), 
 	mp := medianParams(info, r.cfg.Kernel, r.cfg.Dif)
 	mp.Planes, mp.Z0, mp.N = h1-h0, b0-h0, b1-b0
 	r.call = float64(b1 - b0)
-	err = r.be.DezingMedian(med, in, scr, mp)
+	err = r.ops.Median(med, in, scr, mp)
 	r.call = 0
 	res := med
 	if err == nil && st.post != nil {

@@ -100,7 +100,11 @@ func MergePlan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 		return nil, err
 	}
 	s = s.kernelTypes()
-	all := phases(be, s, c)
+	ops, err := OpsFor(be)
+	if err != nil {
+		return nil, err
+	}
+	all := phases(ops, s, c)
 	frames := int64(0)
 	frameLen := int64(s.Projections.PlaneLen())
 	for _, set := range []bool{s.HasDarks(), s.HasFlats()} {
@@ -120,7 +124,7 @@ func MergePlan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 			plan.Array{Name: "dezinged block", Where: plan.Device, PerUnit: fb},
 			plan.Array{Name: "dark frame", Where: plan.Device, Fixed: frameLen * 4},
 			plan.Array{Name: "flat frame", Where: plan.Device, Fixed: frameLen * 4},
-			plan.Array{Name: "flat-field scratch", Where: plan.Device, Fixed: be.DezingFlatFieldScratch(flatParams(p, c, 1))},
+			plan.Array{Name: "flat-field scratch", Where: plan.Device, Fixed: ops.FlatFieldScratch(flatParams(p, c, 1))},
 			plan.Array{Name: "download", Where: plan.Host, PerUnit: frameLen * 4})
 		if p.DType != volume.Float32 {
 			arrays = append(arrays, plan.Array{Name: "flat-field output", Where: plan.Device, PerUnit: frameLen * 4})
@@ -152,7 +156,11 @@ func Merge(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in 
 	if got := parts.Info(); got.Shape != want.Shape || got.DType != want.DType {
 		return nil, fmt.Errorf("the tasks' projections are %v %s, the run's %v %s", got.Shape, got.DType, want.Shape, want.DType)
 	}
-	return newRun(ctx, p, be, cfg, pl).execute(in, out, func(r *run) error { return r.mergeProjections(parts, out) })
+	r, err := newRun(ctx, p, be, cfg, pl)
+	if err != nil {
+		return nil, err
+	}
+	return r.execute(in, out, func(r *run) error { return r.mergeProjections(parts, out) })
 }
 
 // mergeProjections copies the tasks' projections to out block by block,

@@ -21,7 +21,7 @@ func init() {
 		if !ok {
 			return nil, false, nil
 		}
-		if err := c.LoadModule("distance", distancePTX); err != nil {
+		if err := c.LoadModule("distance.ptx", distancePTX); err != nil {
 			return nil, true, fmt.Errorf("distance: load the CUDA kernels: %w", err)
 		}
 		return cudaOps{c}, true, nil

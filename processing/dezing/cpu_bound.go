@@ -1,4 +1,4 @@
-package gpu
+package dezing
 
 import (
 	"math"
@@ -20,7 +20,7 @@ import (
 // [lo, hi], so it is found among the window's values in that range, by
 // selection. When many voxels of a band are undecided (noisy data, a
 // small dif), the rest of the band goes to the sorted-slab method
-// (cpu_dezing_slab.go), which shares work between neighbours. The output
+// (cpu_slab.go), which shares work between neighbours. The output
 // is exactly that of computing every median.
 
 // dzSlabOnly makes kernels of 5 or more use the slab method throughout,
@@ -36,7 +36,7 @@ func dzBoundScratch(kernel, cols int) int {
 
 // dzBoundBand filters rows [y0, y1) of one output plane for kernels of 5
 // or more.
-func dzBoundBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []T) {
+func dzBoundBand[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 	if dzSlabOnly {
 		dzSlabBand(pl, p, y0, y1, ws)
 		return
@@ -111,7 +111,7 @@ type dzColMedians[T dzKey] struct {
 // get returns the medians of the z-columns of row y (clamped), as keys,
 // computing them into the slot of the lowest cached row if needed (rows
 // are asked for in increasing order, as in dzK3Rows).
-func (c *dzColMedians[T]) get(pl *dzPlane[T], y int, p DezingMedianParams, col []T) []T {
+func (c *dzColMedians[T]) get(pl *dzPlane[T], y int, p MedianParams, col []T) []T {
 	k, cols := p.Kernel, p.Cols
 	victim := 0
 	for i := 0; i < k; i++ {
@@ -129,7 +129,7 @@ func (c *dzColMedians[T]) get(pl *dzPlane[T], y int, p DezingMedianParams, col [
 		for d := 0; d < k; d++ {
 			v := pl.in[d][off+x]
 			if p.Float32 {
-				v = T(DezingKey(uint32(v)))
+				v = T(floatKey(uint32(v)))
 			}
 			col[d] = v
 		}
@@ -157,7 +157,7 @@ func dzSlideMinMax[T dzKey](lo, hi, vlo, vhi []T, r int) {
 // dzWindowMedian returns the median (as a key) of the neighbourhood of
 // (y, x), knowing it lies in [lo, hi]: it counts the values below lo and
 // selects among those in range.
-func dzWindowMedian[T dzKey](pl *dzPlane[T], p DezingMedianParams, y, x int, lo, hi T, nb []T) T {
+func dzWindowMedian[T dzKey](pl *dzPlane[T], p MedianParams, y, x int, lo, hi T, nb []T) T {
 	k, cols := p.Kernel, p.Cols
 	r := k / 2
 	below, n := 0, 0
@@ -168,7 +168,7 @@ func dzWindowMedian[T dzKey](pl *dzPlane[T], p DezingMedianParams, y, x int, lo,
 			for dx := -r; dx <= r; dx++ {
 				v := in[min(max(x+dx, 0), cols-1)]
 				if p.Float32 {
-					v = T(DezingKey(uint32(v)))
+					v = T(floatKey(uint32(v)))
 				}
 				switch {
 				case v < lo:

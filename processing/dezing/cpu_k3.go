@@ -1,4 +1,4 @@
-package gpu
+package dezing
 
 import "math"
 
@@ -9,7 +9,7 @@ import "math"
 // their two common rows), and select the median of 27 from three sorted
 // 9-lists (two output columns share the merge of their two common lists,
 // pruned to the ranks the selection needs). All of it is branch-free
-// min/max on registers (cpu_dezing_net.go, generated). Columns outside
+// min/max on registers (cpu_net.go, generated). Columns outside
 // the row replicate the edge (padded column 0 and w-1), rows and planes
 // are clamped: scipy.ndimage's mode='nearest'.
 
@@ -51,9 +51,9 @@ func dzZSortRow[T dzKey](dst, a, b, c []T, float bool) {
 	t := dst[3 : 3*n+3]
 	if float {
 		for x := range a {
-			u := T(DezingKey(uint32(a[x])))
-			v := T(DezingKey(uint32(b[x])))
-			w := T(DezingKey(uint32(c[x])))
+			u := T(floatKey(uint32(a[x])))
+			v := T(floatKey(uint32(b[x])))
+			w := T(floatKey(uint32(c[x])))
 			u, v = min(u, v), max(u, v)
 			v, w = min(v, w), max(v, w)
 			u, v = min(u, v), max(u, v)
@@ -85,7 +85,7 @@ func dzZSortRow[T dzKey](dst, a, b, c []T, float bool) {
 // min/max per voxel; only the rows where many voxels are left undecided
 // take the shared full path, and single undecided voxels take dzVoxel27.
 // The output is exactly that of computing every median.
-func dzK3Band[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []T) {
+func dzK3Band[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 	cols, w := p.Cols, p.Cols+2
 	var zr dzK3Rows[T]
 	off := 0
@@ -174,8 +174,8 @@ func (b dzBound) undecided(v, lo, hi uint32) bool {
 		return int32(v)-int32(lo) >= b.thr || int32(hi)-int32(v) >= b.thr
 	}
 	fv := math.Float32frombits(v)
-	l := math.Float32frombits(DezingUnkey(lo))
-	h := math.Float32frombits(DezingUnkey(hi))
+	l := math.Float32frombits(floatUnkey(lo))
+	h := math.Float32frombits(floatUnkey(hi))
 	return !(fv-h > -b.dif && fv-l < b.dif)
 }
 
@@ -193,7 +193,7 @@ func dzUndecided[T dzKey](center, lo, hi []T, b dzBound) int {
 
 // dzSparseRow copies the row and computes the median of its few
 // undecided voxels one by one.
-func dzSparseRow[T dzKey](out, center, lo, hi, zm, z0, z1 []T, b dzBound, p DezingMedianParams) {
+func dzSparseRow[T dzKey](out, center, lo, hi, zm, z0, z1 []T, b dzBound, p MedianParams) {
 	copy(out, center)
 	lo, hi = lo[:len(center)], hi[:len(center)]
 	var m [1]T

@@ -1,10 +1,12 @@
-package gpu
+package dezing
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
 // benchPhantom is the benchmark's data, like processing/dezing/testdata/
@@ -58,16 +60,17 @@ func BenchmarkDezingMedian(b *testing.B) {
 					typ = "float32"
 				}
 				b.Run(fmt.Sprintf("k%d/%s/workers%d", kernel, typ, workers), func(b *testing.B) {
-					be := NewCPUWorkers(workers)
-					p := DezingMedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: kernel, Dif: 1000}
+					be := gpu.NewCPUWorkers(workers)
+					ops := cpuOps{be}
+					p := MedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: kernel, Dif: 1000}
 					in, _ := be.Alloc("in", p.SrcBytes())
 					copy(in.HostBytes(), benchPhantom(z, y, x, float))
 					out, _ := be.Alloc("out", p.DstBytes())
-					scr, _ := be.Alloc("scratch", be.DezingMedianScratch(p))
+					scr, _ := be.Alloc("scratch", ops.MedianScratch(p))
 					b.SetBytes(p.SrcBytes())
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
-						if err := be.DezingMedian(out, in, scr, p); err != nil {
+						if err := ops.Median(out, in, scr, p); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -86,15 +89,16 @@ func BenchmarkDezingMedianDense(b *testing.B) {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("float32=%v/workers%d", float, workers), func(b *testing.B) {
 				z, y, x := 64, 512, 512
-				be := NewCPUWorkers(workers)
-				p := DezingMedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: 3, Dif: 1}
+				be := gpu.NewCPUWorkers(workers)
+				ops := cpuOps{be}
+				p := MedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: 3, Dif: 1}
 				in, _ := be.Alloc("in", p.SrcBytes())
 				copy(in.HostBytes(), benchPhantom(z, y, x, float))
 				out, _ := be.Alloc("out", p.DstBytes())
-				scr, _ := be.Alloc("scratch", be.DezingMedianScratch(p))
+				scr, _ := be.Alloc("scratch", ops.MedianScratch(p))
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if err := be.DezingMedian(out, in, scr, p); err != nil {
+					if err := ops.Median(out, in, scr, p); err != nil {
 						b.Fatal(err)
 					}
 				}

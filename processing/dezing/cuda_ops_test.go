@@ -1,6 +1,6 @@
 //go:build cuda
 
-package gpu
+package dezing
 
 import (
 	"fmt"
@@ -9,11 +9,23 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
-// The CUDA dezinging kernels must give the CPU backend's bits exactly.
+// The CUDA dezinging kernels must give the CPU kernels' bits exactly.
 
-func dzRoundTrip(t testing.TB, be Backend, label string, data []byte) *Buffer {
+// opsOf returns be's dezinging ops, failing the test when it has none.
+func opsOf(t testing.TB, be gpu.Backend) Ops {
+	t.Helper()
+	ops, err := OpsFor(be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
+}
+
+func dzRoundTrip(t testing.TB, be gpu.Backend, label string, data []byte) *gpu.Buffer {
 	t.Helper()
 	b, err := be.Alloc(label, int64(len(data)))
 	if err != nil {
@@ -27,7 +39,7 @@ func dzRoundTrip(t testing.TB, be Backend, label string, data []byte) *Buffer {
 	return b
 }
 
-func dzDownload(t testing.TB, be Backend, b *Buffer) []byte {
+func dzDownload(t testing.TB, be gpu.Backend, b *gpu.Buffer) []byte {
 	t.Helper()
 	out := make([]byte, b.Len())
 	if err := be.Download(out, b, 0); err != nil {
@@ -36,28 +48,28 @@ func dzDownload(t testing.TB, be Backend, b *Buffer) []byte {
 	return out
 }
 
-func dzMedianOn(t testing.TB, be Backend, src []byte, p DezingMedianParams) []byte {
+func dzMedianOn(t testing.TB, be gpu.Backend, src []byte, p MedianParams) []byte {
 	t.Helper()
 	in := dzRoundTrip(t, be, "in", src)
 	defer be.Free(in)
 	out := dzRoundTrip(t, be, "out", make([]byte, p.DstBytes()))
 	defer be.Free(out)
-	scr := dzRoundTrip(t, be, "scratch", make([]byte, be.DezingMedianScratch(p)))
+	scr := dzRoundTrip(t, be, "scratch", make([]byte, opsOf(t, be).MedianScratch(p)))
 	defer be.Free(scr)
-	if err := be.DezingMedian(out, in, scr, p); err != nil {
+	if err := opsOf(t, be).Median(out, in, scr, p); err != nil {
 		t.Fatal(err)
 	}
 	return dzDownload(t, be, out)
 }
 
 func TestCUDADezingMedianParity(t *testing.T) {
-	c := openTestCUDA(t)
-	cpu := NewCPU()
+	c := openCUDA(t)
+	cpu := gpu.NewCPU()
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, kernel := range []int{3, 5, 7, 13} {
 		for _, sh := range [][3]int{{1, 1, 1}, {3, 9, 40}, {7, 33, 65}, {16, 70, 100}} {
 			for _, float := range []bool{false, true} {
-				p := DezingMedianParams{Float32: float, Planes: sh[0], Rows: sh[1], Cols: sh[2], N: sh[0], Kernel: kernel, Dif: 500}
+				p := MedianParams{Float32: float, Planes: sh[0], Rows: sh[1], Cols: sh[2], N: sh[0], Kernel: kernel, Dif: 500}
 				if sh[0] > 2 {
 					p.Z0, p.N = 1, sh[0]-2
 				}
@@ -83,27 +95,27 @@ func TestCUDADezingMedianParity(t *testing.T) {
 }
 
 func TestCUDADezingReduceParity(t *testing.T) {
-	c := openTestCUDA(t)
-	cpu := NewCPU()
+	c := openCUDA(t)
+	cpu := gpu.NewCPU()
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, frames := range []int{1, 4, 7, 50} {
 		for _, float := range []bool{false, true} {
 			for _, median := range []bool{false, true} {
-				p := DezingReduceParams{Float32: float, Frames: frames, Pixels: 5000, Median: median}
+				p := ReduceParams{Float32: float, Frames: frames, Pixels: 5000, Median: median}
 				var src []byte
 				if float {
 					src = bytesOf(randomF32(rng, frames*p.Pixels, 1000))
 				} else {
 					src = bytesOf(randomU16(rng, frames*p.Pixels, 1000))
 				}
-				run := func(be Backend) []byte {
+				run := func(be gpu.Backend) []byte {
 					in := dzRoundTrip(t, be, "in", src)
 					defer be.Free(in)
 					out := dzRoundTrip(t, be, "out", make([]byte, p.Pixels*4))
 					defer be.Free(out)
-					scr := dzRoundTrip(t, be, "scratch", make([]byte, be.DezingReduceScratch(p)))
+					scr := dzRoundTrip(t, be, "scratch", make([]byte, opsOf(t, be).ReduceScratch(p)))
 					defer be.Free(scr)
-					if err := be.DezingReduce(out, in, scr, p); err != nil {
+					if err := opsOf(t, be).Reduce(out, in, scr, p); err != nil {
 						t.Fatal(err)
 					}
 					return dzDownload(t, be, out)
@@ -117,8 +129,8 @@ func TestCUDADezingReduceParity(t *testing.T) {
 }
 
 func TestCUDADezingFlatFieldParity(t *testing.T) {
-	c := openTestCUDA(t)
-	cpu := NewCPU()
+	c := openCUDA(t)
+	cpu := gpu.NewCPU()
 	rng := rand.New(rand.NewPCG(15, 16))
 	pixels, frames := 7000, 5
 	dark, flat := make([]float32, pixels), make([]float32, pixels)
@@ -131,7 +143,7 @@ func TestCUDADezingFlatFieldParity(t *testing.T) {
 	}
 	f32b := func(s []float32) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*4) }
 	for _, float := range []bool{false, true} {
-		for _, p := range []DezingFlatFieldParams{
+		for _, p := range []FlatFieldParams{
 			{Low: -1e12, High: 1e12},
 			{Low: 0.01, High: 2, MinusLog: true},
 			{Low: -1e12, High: 1e12, MinusLog: true},
@@ -147,7 +159,7 @@ func TestCUDADezingFlatFieldParity(t *testing.T) {
 			} else {
 				src = bytesOf(randomU16(rng, frames*pixels, 3000))
 			}
-			run := func(be Backend) ([]byte, int64) {
+			run := func(be gpu.Backend) ([]byte, int64) {
 				in := dzRoundTrip(t, be, "in", src)
 				defer be.Free(in)
 				d, f := dzRoundTrip(t, be, "dark", f32b(dark)), dzRoundTrip(t, be, "flat", f32b(flat))
@@ -155,9 +167,9 @@ func TestCUDADezingFlatFieldParity(t *testing.T) {
 				defer be.Free(f)
 				out := dzRoundTrip(t, be, "out", make([]byte, frames*pixels*4))
 				defer be.Free(out)
-				scr := dzRoundTrip(t, be, "scratch", make([]byte, be.DezingFlatFieldScratch(p)))
+				scr := dzRoundTrip(t, be, "scratch", make([]byte, opsOf(t, be).FlatFieldScratch(p)))
 				defer be.Free(scr)
-				n, err := be.DezingFlatField(out, in, d, f, scr, p)
+				n, err := opsOf(t, be).FlatField(out, in, d, f, scr, p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -176,24 +188,25 @@ func TestCUDADezingFlatFieldParity(t *testing.T) {
 // on the device (the pipeline benchmark in processing/dezing adds the
 // transfers).
 func BenchmarkCUDADezingMedian(b *testing.B) {
-	c := openTestCUDA(b)
+	c := openCUDA(b)
 	for _, kernel := range []int{3, 5, 7, 13} {
 		for _, float := range []bool{false, true} {
 			b.Run(fmt.Sprintf("k%d/float32=%v", kernel, float), func(b *testing.B) {
 				z, y, x := 64, 512, 512
-				p := DezingMedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: kernel, Dif: 1000}
+				p := MedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: kernel, Dif: 1000}
 				in := dzRoundTrip(b, c, "in", benchPhantom(z, y, x, float))
 				defer c.Free(in)
 				out := dzRoundTrip(b, c, "out", make([]byte, p.DstBytes()))
 				defer c.Free(out)
-				if err := c.DezingMedian(out, in, nil, p); err != nil {
+				ops := opsOf(b, c)
+				if err := ops.Median(out, in, nil, p); err != nil {
 					b.Fatal(err)
 				}
 				c.Sync()
 				b.ResetTimer()
 				start := time.Now()
 				for i := 0; i < b.N; i++ {
-					if err := c.DezingMedian(out, in, nil, p); err != nil {
+					if err := ops.Median(out, in, nil, p); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,4 +1,4 @@
-package gpu
+package dezing
 
 import (
 	"fmt"
@@ -7,12 +7,14 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
 // naiveMedian is the reference remove_outlier: gather each neighbourhood
 // with clamped indices, sort it fully, take the middle (float32 by
 // totalOrder keys), and apply the two-sided test.
-func naiveMedian[T uint16 | uint32](src []T, p DezingMedianParams) []T {
+func naiveMedian[T uint16 | uint32](src []T, p MedianParams) []T {
 	r := p.Kernel / 2
 	out := make([]T, p.N*p.Rows*p.Cols)
 	nb := make([]uint32, 0, p.Kernel*p.Kernel*p.Kernel)
@@ -28,7 +30,7 @@ func naiveMedian[T uint16 | uint32](src []T, p DezingMedianParams) []T {
 						for dx := -r; dx <= r; dx++ {
 							v := uint32(at(cl(zc+dz, p.Planes), cl(y+dy, p.Rows), cl(x+dx, p.Cols)))
 							if p.Float32 {
-								v = DezingKey(v)
+								v = floatKey(v)
 							}
 							nb = append(nb, v)
 						}
@@ -39,7 +41,7 @@ func naiveMedian[T uint16 | uint32](src []T, p DezingMedianParams) []T {
 				v := at(zc, y, x)
 				o := v
 				if p.Float32 {
-					m := math.Float32frombits(DezingUnkey(mk))
+					m := math.Float32frombits(floatUnkey(mk))
 					if float32(math.Abs(float64(math.Float32frombits(uint32(v))-m))) >= float32(p.Dif) {
 						o = T(math.Float32bits(m))
 					}
@@ -102,7 +104,7 @@ func bytesOf[T uint16 | uint32](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
-func runMedian(t testing.TB, be *CPUBackend, src []byte, p DezingMedianParams) []byte {
+func runMedian(t testing.TB, be *gpu.CPUBackend, src []byte, p MedianParams) []byte {
 	t.Helper()
 	in, err := be.Alloc("in", int64(len(src)))
 	if err != nil {
@@ -112,9 +114,9 @@ func runMedian(t testing.TB, be *CPUBackend, src []byte, p DezingMedianParams) [
 	copy(in.HostBytes(), src)
 	out, _ := be.Alloc("out", p.DstBytes())
 	defer be.Free(out)
-	scr, _ := be.Alloc("scratch", be.DezingMedianScratch(p))
+	scr, _ := be.Alloc("scratch", (cpuOps{be}).MedianScratch(p))
 	defer be.Free(scr)
-	if err := be.DezingMedian(out, in, scr, p); err != nil {
+	if err := (cpuOps{be}).Median(out, in, scr, p); err != nil {
 		t.Fatal(err)
 	}
 	return slices.Clone(out.HostBytes())
@@ -142,12 +144,12 @@ func testMatchesNaive(t *testing.T) {
 			for _, float := range []bool{false, true} {
 				for _, workers := range []int{1, 3} {
 					levels := 1 + rng.IntN(30)
-					p := DezingMedianParams{Float32: float, Planes: sh[0], Rows: sh[1], Cols: sh[2], Z0: 0, N: sh[0], Kernel: kernel, Dif: 1000}
+					p := MedianParams{Float32: float, Planes: sh[0], Rows: sh[1], Cols: sh[2], Z0: 0, N: sh[0], Kernel: kernel, Dif: 1000}
 					if sh[0] > 2 {
 						p.Z0, p.N = 1, sh[0]-2
 					}
 					name := fmt.Sprintf("k%d/%v/f%v/w%d", kernel, sh, float, workers)
-					be := NewCPUWorkers(workers)
+					be := gpu.NewCPUWorkers(workers)
 					var got, want []byte
 					if float {
 						src := randomF32(rng, sh[0]*sh[1]*sh[2], levels)
@@ -175,8 +177,8 @@ func testLargeRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range []struct{ kernel, z, y, x int }{{3, 6, 33, 64}, {3, 5, 32, 65}, {5, 5, 21, 40}, {7, 9, 12, 19}} {
 		for _, float := range []bool{false, true} {
-			p := DezingMedianParams{Float32: float, Planes: tc.z, Rows: tc.y, Cols: tc.x, N: tc.z, Kernel: tc.kernel, Dif: 300}
-			be := NewCPUWorkers(2)
+			p := MedianParams{Float32: float, Planes: tc.z, Rows: tc.y, Cols: tc.x, N: tc.z, Kernel: tc.kernel, Dif: 300}
+			be := gpu.NewCPUWorkers(2)
 			var got, want []byte
 			if float {
 				src := randomF32(rng, tc.z*tc.y*tc.x, 1000)
@@ -193,31 +195,31 @@ func testLargeRandom(t *testing.T) {
 }
 
 func TestDezingMedianErrors(t *testing.T) {
-	be := NewCPU()
-	ok := DezingMedianParams{Planes: 3, Rows: 4, Cols: 5, N: 3, Kernel: 3, Dif: 1}
+	be := gpu.NewCPU()
+	ok := MedianParams{Planes: 3, Rows: 4, Cols: 5, N: 3, Kernel: 3, Dif: 1}
 	in, _ := be.Alloc("in", ok.SrcBytes())
 	out, _ := be.Alloc("out", ok.DstBytes())
-	scr, _ := be.Alloc("scratch", be.DezingMedianScratch(ok))
+	scr, _ := be.Alloc("scratch", (cpuOps{be}).MedianScratch(ok))
 	for _, tc := range []struct {
 		name string
-		edit func(*DezingMedianParams)
+		edit func(*MedianParams)
 		want string
 	}{
-		{"even kernel", func(p *DezingMedianParams) { p.Kernel = 4 }, "must be odd"},
-		{"kernel 15", func(p *DezingMedianParams) { p.Kernel = 15 }, "from 3 to 13"},
-		{"dif 0", func(p *DezingMedianParams) { p.Dif = 0 }, "must be positive"},
-		{"dif NaN", func(p *DezingMedianParams) { p.Dif = math.NaN() }, "must be positive"},
-		{"planes", func(p *DezingMedianParams) { p.N = 4 }, "outside"},
-		{"small input", func(p *DezingMedianParams) { p.Planes = 4; p.N = 4 }, "needs"},
+		{"even kernel", func(p *MedianParams) { p.Kernel = 4 }, "must be odd"},
+		{"kernel 15", func(p *MedianParams) { p.Kernel = 15 }, "from 3 to 13"},
+		{"dif 0", func(p *MedianParams) { p.Dif = 0 }, "must be positive"},
+		{"dif NaN", func(p *MedianParams) { p.Dif = math.NaN() }, "must be positive"},
+		{"planes", func(p *MedianParams) { p.N = 4 }, "outside"},
+		{"small input", func(p *MedianParams) { p.Planes = 4; p.N = 4 }, "needs"},
 	} {
 		p := ok
 		tc.edit(&p)
-		err := be.DezingMedian(out, in, scr, p)
+		err := (cpuOps{be}).Median(out, in, scr, p)
 		if err == nil || !contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	if err := be.DezingMedian(out, in, scr, ok); err != nil {
+	if err := (cpuOps{be}).Median(out, in, scr, ok); err != nil {
 		t.Errorf("valid call: %v", err)
 	}
 }
@@ -238,23 +240,23 @@ func stringIndex(s, sub string) int {
 func TestDezingKeyOrder(t *testing.T) {
 	vals := []float32{float32(math.Inf(-1)), -3e38, -1, -1e-45, float32(math.Copysign(0, -1)), 0, 1e-45, 1, 3e38, float32(math.Inf(1))}
 	for i := 1; i < len(vals); i++ {
-		a, b := DezingKey(math.Float32bits(vals[i-1])), DezingKey(math.Float32bits(vals[i]))
+		a, b := floatKey(math.Float32bits(vals[i-1])), floatKey(math.Float32bits(vals[i]))
 		if a >= b {
 			t.Errorf("key(%v) = %#x is not below key(%v) = %#x", vals[i-1], a, vals[i], b)
 		}
 	}
 	nan := math.Float32bits(float32(math.NaN()))
-	if DezingKey(nan) <= DezingKey(math.Float32bits(float32(math.Inf(1)))) {
+	if floatKey(nan) <= floatKey(math.Float32bits(float32(math.Inf(1)))) {
 		t.Error("+NaN must sort above +Inf")
 	}
-	if DezingKey(nan|0x80000000) >= DezingKey(math.Float32bits(float32(math.Inf(-1)))) {
+	if floatKey(nan|0x80000000) >= floatKey(math.Float32bits(float32(math.Inf(-1)))) {
 		t.Error("−NaN must sort below −Inf")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := 0; i < 100000; i++ {
 		b := rng.Uint32()
-		if DezingUnkey(DezingKey(b)) != b {
-			t.Fatalf("unkey(key(%#x)) = %#x", b, DezingUnkey(DezingKey(b)))
+		if floatUnkey(floatKey(b)) != b {
+			t.Fatalf("unkey(key(%#x)) = %#x", b, floatUnkey(floatKey(b)))
 		}
 	}
 }
@@ -268,18 +270,18 @@ func TestDezingLog(t *testing.T) {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
 			continue
 		}
-		got, want := DezingLog(x), math.Log(x)
+		got, want := portableLog(x), math.Log(x)
 		if got != want && math.Abs(got-want) > 1e-15*math.Abs(want) {
-			t.Fatalf("DezingLog(%g) = %v, math.Log = %v", x, got, want)
+			t.Fatalf("portableLog(%g) = %v, math.Log = %v", x, got, want)
 		}
 	}
 	for _, tc := range []struct{ x, want float64 }{{1, 0}, {0, math.Inf(-1)}, {math.Inf(1), math.Inf(1)}} {
-		if got := DezingLog(tc.x); got != tc.want {
-			t.Errorf("DezingLog(%v) = %v, want %v", tc.x, got, tc.want)
+		if got := portableLog(tc.x); got != tc.want {
+			t.Errorf("portableLog(%v) = %v, want %v", tc.x, got, tc.want)
 		}
 	}
-	if !math.IsNaN(DezingLog(-1)) || !math.IsNaN(DezingLog(math.NaN())) {
-		t.Error("DezingLog of a negative number or NaN must be NaN")
+	if !math.IsNaN(portableLog(-1)) || !math.IsNaN(portableLog(math.NaN())) {
+		t.Error("portableLog of a negative number or NaN must be NaN")
 	}
 }
 
@@ -289,7 +291,7 @@ func TestDezingReduce(t *testing.T) {
 		for _, float := range []bool{false, true} {
 			for _, median := range []bool{false, true} {
 				pixels := 3000 // more than one chunk
-				p := DezingReduceParams{Float32: float, Frames: frames, Pixels: pixels, Median: median}
+				p := ReduceParams{Float32: float, Frames: frames, Pixels: pixels, Median: median}
 				var src []byte
 				vals := make([][]float64, pixels)
 				if float {
@@ -306,15 +308,15 @@ func TestDezingReduce(t *testing.T) {
 					}
 					src = bytesOf(s)
 				}
-				be := NewCPUWorkers(2)
+				be := gpu.NewCPUWorkers(2)
 				in, _ := be.Alloc("in", int64(len(src)))
 				copy(in.HostBytes(), src)
 				out, _ := be.Alloc("out", int64(pixels)*4)
-				scr, _ := be.Alloc("scratch", be.DezingReduceScratch(p))
-				if err := be.DezingReduce(out, in, scr, p); err != nil {
+				scr, _ := be.Alloc("scratch", (cpuOps{be}).ReduceScratch(p))
+				if err := (cpuOps{be}).Reduce(out, in, scr, p); err != nil {
 					t.Fatal(err)
 				}
-				got := dzF32(out)
+				got := dzF32b(out.HostBytes())
 				for i, v := range vals {
 					var want float32
 					if median {
@@ -342,12 +344,12 @@ func TestDezingReduce(t *testing.T) {
 }
 
 func TestDezingFlatField(t *testing.T) {
-	be := NewCPUWorkers(2)
+	be := gpu.NewCPUWorkers(2)
 	pixels, frames := 4, 3
 	dark := []float32{100, 100, 100, float32(math.NaN())}
 	flat := []float32{1100, 100, 50, 1000}
 	proj := []uint16{600, 300, 100, 600, 1100, 100, 0, 5, 100, 250, 65535, 7}
-	mk := func(b []byte) *Buffer {
+	mk := func(b []byte) *gpu.Buffer {
 		buf, _ := be.Alloc("b", int64(len(b)))
 		copy(buf.HostBytes(), b)
 		return buf
@@ -356,16 +358,16 @@ func TestDezingFlatField(t *testing.T) {
 	f := mk(unsafe.Slice((*byte)(unsafe.Pointer(&flat[0])), 16))
 	in := mk(bytesOf(proj))
 	out, _ := be.Alloc("out", int64(pixels*frames*4))
-	for _, p := range []DezingFlatFieldParams{
+	for _, p := range []FlatFieldParams{
 		{Frames: frames, Pixels: pixels, Low: -1e12, High: 1e12},
 		{Frames: frames, Pixels: pixels, Low: -1e9, High: 1e9},
 		{Frames: frames, Pixels: pixels, Low: 1e-3, High: 1e9, MinusLog: true},
 	} {
-		clipped, err := be.DezingFlatField(out, in, d, f, nil, p)
+		clipped, err := (cpuOps{be}).FlatField(out, in, d, f, nil, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := dzF32(out)
+		got := dzF32b(out.HostBytes())
 		wantClipped := int64(0)
 		for i, v := range proj {
 			px := i % pixels
@@ -407,14 +409,14 @@ func testPhantom(t *testing.T) {
 		for _, float := range []bool{false, true} {
 			z, y, x := 5, 37, 70
 			src := benchPhantom(z, y, x, float)
-			p := DezingMedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: tc.kernel, Dif: tc.dif}
+			p := MedianParams{Float32: float, Planes: z, Rows: y, Cols: x, N: z, Kernel: tc.kernel, Dif: tc.dif}
 			var want []byte
 			if float {
 				want = bytesOf(naiveMedian(unsafe.Slice((*uint32)(unsafe.Pointer(&src[0])), len(src)/4), p))
 			} else {
 				want = bytesOf(naiveMedian(unsafe.Slice((*uint16)(unsafe.Pointer(&src[0])), len(src)/2), p))
 			}
-			got := runMedian(t, NewCPUWorkers(2), src, p)
+			got := runMedian(t, gpu.NewCPUWorkers(2), src, p)
 			if !slices.Equal(got, want) {
 				t.Errorf("kernel %d dif %v float %v: differs from the naive reference", tc.kernel, tc.dif, float)
 			}
@@ -456,9 +458,9 @@ func testFloatBoundary(t *testing.T) {
 				}
 				s[rng.IntN(len(s))] = math.Float32bits(v)
 			}
-			p := DezingMedianParams{Float32: true, Planes: z, Rows: y, Cols: x, N: z, Kernel: kernel, Dif: float64(tc.dif)}
+			p := MedianParams{Float32: true, Planes: z, Rows: y, Cols: x, N: z, Kernel: kernel, Dif: float64(tc.dif)}
 			want := bytesOf(naiveMedian(s, p))
-			got := runMedian(t, NewCPUWorkers(2), bytesOf(s), p)
+			got := runMedian(t, gpu.NewCPUWorkers(2), bytesOf(s), p)
 			if !slices.Equal(got, want) {
 				t.Errorf("kernel %d base %g dif %g: differs from the naive reference", kernel, tc.base, tc.dif)
 			}
@@ -470,32 +472,32 @@ func testFloatBoundary(t *testing.T) {
 // are 0x7fc00000 whatever the input NaN's payload, so the CPU and CUDA
 // backends (whose NaN payloads differ) write the same bits.
 func TestDezingCanonicalNaN(t *testing.T) {
-	cpu := NewCPU()
+	cpu := gpu.NewCPU()
 	odd := math.Float32frombits(0xffc00123) // a negative NaN with a payload
 	src := []float32{odd, 1, 2, odd}
 	in, _ := cpu.Alloc("in", 16)
 	copy(in.HostBytes(), unsafe.Slice((*byte)(unsafe.Pointer(&src[0])), 16))
 	out, _ := cpu.Alloc("out", 8)
-	if err := cpu.DezingReduce(out, in, nil, DezingReduceParams{Float32: true, Frames: 2, Pixels: 2}); err != nil {
+	if err := (cpuOps{cpu}).Reduce(out, in, nil, ReduceParams{Float32: true, Frames: 2, Pixels: 2}); err != nil {
 		t.Fatal(err)
 	}
 	for i, v := range unsafe.Slice((*uint32)(unsafe.Pointer(&out.HostBytes()[0])), 2) {
-		if v != DezingCanonicalNaN {
-			t.Errorf("mean %d: bits %#x, want %#x", i, v, DezingCanonicalNaN)
+		if v != canonicalNaN {
+			t.Errorf("mean %d: bits %#x, want %#x", i, v, canonicalNaN)
 		}
 	}
 	dark, _ := cpu.Alloc("dark", 8)
 	flat, _ := cpu.Alloc("flat", 8)
 	copy(flat.HostBytes(), unsafe.Slice((*byte)(unsafe.Pointer(&[]float32{10, 10}[0])), 8))
 	ff, _ := cpu.Alloc("ff", 16)
-	p := DezingFlatFieldParams{Float32: true, Frames: 2, Pixels: 2, Low: -1e12, High: 1e12, MinusLog: true}
-	if _, err := cpu.DezingFlatField(ff, in, dark, flat, nil, p); err != nil {
+	p := FlatFieldParams{Float32: true, Frames: 2, Pixels: 2, Low: -1e12, High: 1e12, MinusLog: true}
+	if _, err := (cpuOps{cpu}).FlatField(ff, in, dark, flat, nil, p); err != nil {
 		t.Fatal(err)
 	}
 	got := unsafe.Slice((*uint32)(unsafe.Pointer(&ff.HostBytes()[0])), 4)
 	for _, i := range []int{0, 3} {
-		if got[i] != DezingCanonicalNaN {
-			t.Errorf("flat-field %d: bits %#x, want %#x", i, got[i], DezingCanonicalNaN)
+		if got[i] != canonicalNaN {
+			t.Errorf("flat-field %d: bits %#x, want %#x", i, got[i], canonicalNaN)
 		}
 	}
 }

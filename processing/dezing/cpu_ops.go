@@ -1,21 +1,28 @@
-package gpu
+package dezing
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
-//go:generate go run cpu_dezing_gen.go
-
 // The CPU kernels of the dezinging pipeline: the reference the CUDA
-// kernels are tested against, and fast in their own right. Work is split
-// over Workers() goroutines; each worker computes in its own part of the
-// scratch buffer, so nothing is allocated per voxel, row or plane.
+// kernels are tested against, and fast in their own right. They are
+// functions over slices (dst first); cpuOps adapts the backend's buffers
+// to them. Work is split over the backend's Workers() goroutines; each
+// worker computes in its own part of the scratch buffer, so nothing is
+// allocated per voxel, row or plane.
+
+// cpuOps are the dezinging operations on a CPU backend: its buffers are
+// host memory, its Workers() the goroutines, its Begin the cancellation
+// and progress of the job bound to it.
+type cpuOps struct{ be *gpu.CPUBackend }
 
 // dzKey is the element type the median works on: uint16 data as they are,
-// float32 data as their totalOrder keys (DezingKey).
+// float32 data as their totalOrder keys (floatKey).
 type dzKey interface{ ~uint16 | ~uint32 }
 
 // dzWorkerScratch returns the scratch elements one worker of the median
@@ -27,39 +34,43 @@ func dzWorkerScratch(kernel, cols int) int {
 	return max(dzSlabScratch(kernel, cols), dzBoundScratch(kernel, cols))
 }
 
-// DezingMedianScratch returns the per-worker working rows of the median
+// MedianScratch returns the per-worker working rows of the median
 // filter: for kernel 3, the z-sorted triples of four rows and the sorted
-// 9-lists of two (cpu_dezing_k3.go); for larger kernels the rows of column
-// medians of the bound path (cpu_dezing_bound.go) or, sharing the same
-// memory, one sorted list of kernel² values per column (cpu_dezing_slab.go).
-func (c *CPUBackend) DezingMedianScratch(p DezingMedianParams) int64 {
-	return int64(c.workers) * int64(dzWorkerScratch(p.Kernel, p.Cols)) * p.elemSize()
+// 9-lists of two (cpu_k3.go); for larger kernels the rows of column
+// medians of the bound path (cpu_bound.go) or, sharing the same
+// memory, one sorted list of kernel² values per column (cpu_slab.go).
+func (c cpuOps) MedianScratch(p MedianParams) int64 {
+	return int64(c.be.Workers()) * int64(dzWorkerScratch(p.Kernel, p.Cols)) * p.elemSize()
 }
 
-// DezingMedian runs remove_outlier on the host's cores.
-func (c *CPUBackend) DezingMedian(dst, src, scratch *Buffer, p DezingMedianParams) error {
+// Median runs remove_outlier on the host's cores.
+func (c cpuOps) Median(dst, src, scratch *gpu.Buffer, p MedianParams) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("cpu: %w", err)
 	}
-	if err := dzNeed("median input", src, p.SrcBytes()); err != nil {
+	s, err := dzNeed("median input", src, p.SrcBytes())
+	if err != nil {
 		return err
 	}
-	if err := dzNeed("median output", dst, p.DstBytes()); err != nil {
+	d, err := dzNeed("median output", dst, p.DstBytes())
+	if err != nil {
 		return err
 	}
+	workers := c.be.Workers()
 	per := dzWorkerScratch(p.Kernel, p.Cols)
-	if err := dzNeed("median scratch", scratch, int64(c.workers)*int64(per)*p.elemSize()); err != nil {
+	scr, err := dzNeed("median scratch", scratch, int64(workers)*int64(per)*p.elemSize())
+	if err != nil {
 		return err
 	}
 	if p.N == 0 {
 		return nil
 	}
 	// Progress counts rows: a block of a few huge planes still reports.
-	wk := c.Begin(int64(p.N) * int64(p.Rows))
+	wk := c.be.Begin(int64(p.N) * int64(p.Rows))
 	if p.Float32 {
-		dzMedian(c.workers, p, dzU32(dst), dzU32(src), dzU32(scratch), per, wk)
+		dzMedian(dzU32b(d), dzU32b(s), dzU32b(scr), p, per, workers, wk)
 	} else {
-		dzMedian(c.workers, p, dzU16(dst), dzU16(src), dzU16(scratch), per, wk)
+		dzMedian(dzU16b(d), dzU16b(s), dzU16b(scr), p, per, workers, wk)
 	}
 	return wk.Err()
 }
@@ -72,7 +83,7 @@ type dzPlane[T dzKey] struct {
 	// out is the output plane.
 	out []T
 	// wk is the call's cancellation and progress (nil: unbound).
-	wk *Work
+	wk *gpu.Work
 }
 
 // row counts one more row of the plane as begun and reports whether the
@@ -88,12 +99,15 @@ func (pl *dzPlane[T]) row() bool {
 // band of rows of one plane, with bands enough for about eight units per
 // worker, taken as workers finish the last (ParallelForDynamic) so that a
 // core the run's loader or writer delays does not hold up the block.
-func dzMedian[T dzKey](workers int, p DezingMedianParams, dst, src, scratch []T, per int, wk *Work) {
+//
+// scratch holds per elements for each worker; wk (nil: unbound) is the
+// call's cancellation and progress.
+func dzMedian[T dzKey](dst, src, scratch []T, p MedianParams, per, workers int, wk *gpu.Work) {
 	plane := p.Rows * p.Cols
 	bands := max(1, min(p.Rows, (8*workers+p.N-1)/p.N))
 	units := p.N * bands
 	r := p.Kernel / 2
-	ForDynamic(workers, units, wk, func(w, u int) {
+	gpu.ForDynamic(workers, units, wk, func(w, u int) {
 		ws := scratch[w*per : (w+1)*per]
 		pl := dzPlane[T]{wk: wk}
 		z, band := u/bands, u%bands
@@ -136,7 +150,7 @@ func dzReplace[T dzKey](out, center, med []T, float bool, dif float64) {
 	fd := float32(dif)
 	for x, mk := range med[:len(out)] {
 		v := center[x]
-		m := math.Float32frombits(DezingUnkey(uint32(mk)))
+		m := math.Float32frombits(floatUnkey(uint32(mk)))
 		d := math.Float32frombits(uint32(v)) - m
 		if d < 0 {
 			d = -d
@@ -148,24 +162,24 @@ func dzReplace[T dzKey](out, center, med []T, float bool, dif float64) {
 	}
 }
 
-// DezingReduceScratch: one pixel's keys per worker for the median; none
-// for the mean.
-func (c *CPUBackend) DezingReduceScratch(p DezingReduceParams) int64 {
-	return int64(c.workers) * dzReducePer(p)
+// ReduceScratch: one pixel's keys per worker for the median; none for
+// the mean.
+func (c cpuOps) ReduceScratch(p ReduceParams) int64 {
+	return int64(c.be.Workers()) * dzReducePer(p)
 }
 
 // dzChunk is the pixels a worker reduces at a time.
 const dzChunk = 2048
 
-func dzReducePer(p DezingReduceParams) int64 {
+func dzReducePer(p ReduceParams) int64 {
 	if p.Median {
 		return int64(p.Frames) * 4
 	}
 	return 0
 }
 
-// DezingReduce reduces frames to their per-pixel mean or median.
-func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParams) error {
+// Reduce reduces frames to their per-pixel mean or median.
+func (c cpuOps) Reduce(dst, src, scratch *gpu.Buffer, p ReduceParams) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("cpu: %w", err)
 	}
@@ -173,20 +187,31 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 	if p.Float32 {
 		es = 4
 	}
-	if err := dzNeed("reduce input", src, int64(p.Frames)*int64(p.Pixels)*es); err != nil {
+	s, err := dzNeed("reduce input", src, int64(p.Frames)*int64(p.Pixels)*es)
+	if err != nil {
 		return err
 	}
-	if err := dzNeed("reduce output", dst, int64(p.Pixels)*4); err != nil {
+	d, err := dzNeed("reduce output", dst, int64(p.Pixels)*4)
+	if err != nil {
 		return err
 	}
+	workers := c.be.Workers()
+	scr, err := dzNeed("reduce scratch", scratch, int64(workers)*dzReducePer(p))
+	if err != nil {
+		return err
+	}
+	wk := c.be.Begin(int64((p.Pixels + dzChunk - 1) / dzChunk))
+	dzReduce(dzF32b(d), s, scr, p, workers, wk)
+	return wk.Err()
+}
+
+// dzReduce writes the reduction of the frames in src (uint16 or float32
+// bytes) to dst in chunks of pixels over workers; scratch holds
+// dzReducePer bytes for each worker.
+func dzReduce(dst []float32, src, scratch []byte, p ReduceParams, workers int, wk *gpu.Work) {
 	per := dzReducePer(p)
-	if err := dzNeed("reduce scratch", scratch, int64(c.workers)*per); err != nil {
-		return err
-	}
-	out := dzF32(dst)
 	chunks := (p.Pixels + dzChunk - 1) / dzChunk
-	wk := c.Begin(int64(chunks))
-	ParallelForWorker(c.workers, chunks, func(w, lo, hi int) {
+	gpu.ParallelForWorker(workers, chunks, func(w, lo, hi int) {
 		for ch := lo; ch < hi; ch++ {
 			if wk.Stop() {
 				return
@@ -195,22 +220,21 @@ func (c *CPUBackend) DezingReduce(dst, src, scratch *Buffer, p DezingReduceParam
 			x0, x1 := ch*dzChunk, min((ch+1)*dzChunk, p.Pixels)
 			switch {
 			case p.Median:
-				ws := scratch.host[int64(w)*per : int64(w+1)*per]
-				dzReduceMedian(out, src.host, dzU32b(ws), p, x0, x1)
+				ws := scratch[int64(w)*per : int64(w+1)*per]
+				dzReduceMedian(dst, src, dzU32b(ws), p, x0, x1)
 			case p.Float32:
-				dzReduceMean(out, dzF32(src), p, x0, x1)
+				dzReduceMean(dst, dzF32b(src), p, x0, x1)
 			default:
-				dzReduceMean(out, dzU16(src), p, x0, x1)
+				dzReduceMean(dst, dzU16b(src), p, x0, x1)
 			}
 		}
 	})
-	return wk.Err()
 }
 
 // dzReduceMean sums each pixel over the frames in frame order in float64
 // (the CUDA kernel's order, so the same bits). Reading a pixel down the
 // frames touches one cache line per frame, and the next pixels reuse them.
-func dzReduceMean[T uint16 | float32](out []float32, src []T, p DezingReduceParams, x0, x1 int) {
+func dzReduceMean[T uint16 | float32](out []float32, src []T, p ReduceParams, x0, x1 int) {
 	n := float64(p.Frames)
 	for x := x0; x < x1; x++ {
 		s := 0.0
@@ -227,14 +251,14 @@ func dzReduceMean[T uint16 | float32](out []float32, src []T, p DezingReducePara
 // that can be NaN are canonicalised on both backends to stay bit-identical.
 func dzCanonNaN(v float32) float32 {
 	if v != v {
-		return math.Float32frombits(DezingCanonicalNaN)
+		return math.Float32frombits(canonicalNaN)
 	}
 	return v
 }
 
 // dzReduceMedian sorts each pixel's keys (uint16 values, or float32
 // totalOrder keys) and takes the middle one, or the mean of the middle two.
-func dzReduceMedian(out []float32, src []byte, keys []uint32, p DezingReduceParams, x0, x1 int) {
+func dzReduceMedian(out []float32, src []byte, keys []uint32, p ReduceParams, x0, x1 int) {
 	keys = keys[:p.Frames]
 	var s16 []uint16
 	var s32 []uint32
@@ -245,7 +269,7 @@ func dzReduceMedian(out []float32, src []byte, keys []uint32, p DezingReducePara
 	}
 	val := func(k uint32) float64 {
 		if p.Float32 {
-			return float64(math.Float32frombits(DezingUnkey(k)))
+			return float64(math.Float32frombits(floatUnkey(k)))
 		}
 		return float64(k)
 	}
@@ -253,7 +277,7 @@ func dzReduceMedian(out []float32, src []byte, keys []uint32, p DezingReducePara
 	for x := x0; x < x1; x++ {
 		for f := range keys {
 			if p.Float32 {
-				keys[f] = DezingKey(s32[f*p.Pixels+x])
+				keys[f] = floatKey(s32[f*p.Pixels+x])
 			} else {
 				keys[f] = uint32(s16[f*p.Pixels+x])
 			}
@@ -267,12 +291,12 @@ func dzReduceMedian(out []float32, src []byte, keys []uint32, p DezingReducePara
 	}
 }
 
-// DezingFlatFieldScratch: none on the CPU (each worker counts its clipped
+// FlatFieldScratch: none on the CPU (each worker counts its clipped
 // values in a variable).
-func (c *CPUBackend) DezingFlatFieldScratch(p DezingFlatFieldParams) int64 { return 0 }
+func (c cpuOps) FlatFieldScratch(p FlatFieldParams) int64 { return 0 }
 
-// DezingFlatField applies the flat-field correction.
-func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p DezingFlatFieldParams) (int64, error) {
+// FlatField applies the flat-field correction.
+func (c cpuOps) FlatField(dst, src, dark, flat, scratch *gpu.Buffer, p FlatFieldParams) (int64, error) {
 	if err := p.Validate(); err != nil {
 		return 0, fmt.Errorf("cpu: %w", err)
 	}
@@ -281,29 +305,38 @@ func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p De
 		es = 4
 	}
 	n := int64(p.Frames) * int64(p.Pixels)
-	for _, b := range []struct {
+	var mem [4][]byte
+	for i, b := range []struct {
 		what string
-		buf  *Buffer
+		buf  *gpu.Buffer
 		n    int64
 	}{{"flat-field input", src, n * es}, {"flat-field output", dst, n * 4}, {"dark frame", dark, int64(p.Pixels) * 4}, {"flat frame", flat, int64(p.Pixels) * 4}} {
-		if err := dzNeed(b.what, b.buf, b.n); err != nil {
+		var err error
+		if mem[i], err = dzNeed(b.what, b.buf, b.n); err != nil {
 			return 0, err
 		}
 	}
-	out, d, f := dzF32(dst), dzF32(dark), dzF32(flat)
+	wk := c.be.Begin(int64(p.Frames))
+	clipped := dzFlatField(dzF32b(mem[1]), mem[0], dzF32b(mem[2]), dzF32b(mem[3]), p, c.be.Workers(), wk)
+	return clipped, wk.Err()
+}
+
+// dzFlatField corrects the frames of src (uint16 or float32 bytes) into
+// dst, frames split over workers, and returns how many values it clipped.
+// dst may be the same memory as src (float32).
+func dzFlatField(dst []float32, src []byte, dark, flat []float32, p FlatFieldParams, workers int, wk *gpu.Work) int64 {
 	var clipped [64]int64
-	workers := min(c.workers, len(clipped))
+	workers = min(workers, len(clipped))
 	rows := p.Frames
-	wk := c.Begin(int64(rows))
-	ParallelForWorker(workers, rows, func(w, lo, hi int) {
+	gpu.ParallelForWorker(workers, rows, func(w, lo, hi int) {
 		var cnt int64
 		for fr := lo; fr < hi && !wk.Stop(); fr++ {
 			wk.Add(1)
-			o := out[fr*p.Pixels : (fr+1)*p.Pixels]
+			o := dst[fr*p.Pixels : (fr+1)*p.Pixels]
 			if p.Float32 {
-				cnt += dzFlatRow(o, dzF32(src)[fr*p.Pixels:(fr+1)*p.Pixels], d, f, p)
+				cnt += dzFlatRow(o, dzF32b(src)[fr*p.Pixels:(fr+1)*p.Pixels], dark, flat, p)
 			} else {
-				cnt += dzFlatRow(o, dzU16(src)[fr*p.Pixels:(fr+1)*p.Pixels], d, f, p)
+				cnt += dzFlatRow(o, dzU16b(src)[fr*p.Pixels:(fr+1)*p.Pixels], dark, flat, p)
 			}
 		}
 		clipped[w] = cnt
@@ -312,19 +345,19 @@ func (c *CPUBackend) DezingFlatField(dst, src, dark, flat, scratch *Buffer, p De
 	for _, v := range clipped {
 		total += v
 	}
-	return total, wk.Err()
+	return total
 }
 
 // dzFlatRow corrects one frame. out may be the same memory as in (float32).
-func dzFlatRow[T uint16 | float32](out []float32, in []T, dark, flat []float32, p DezingFlatFieldParams) int64 {
+func dzFlatRow[T uint16 | float32](out []float32, in []T, dark, flat []float32, p FlatFieldParams) int64 {
 	var clipped int64
 	dark, flat = dark[:len(out)], flat[:len(out)]
 	for i := range out {
 		// max(F − D, 1e-7), written so that a NaN stays NaN (as
 		// NumPy's maximum does and CUDA's fmaxf would not).
 		den := flat[i] - dark[i]
-		if den < DezingFlatFieldEps {
-			den = DezingFlatFieldEps
+		if den < flatFieldEps {
+			den = flatFieldEps
 		}
 		v := (float32(in[i]) - dark[i]) / den
 		switch {
@@ -334,34 +367,39 @@ func dzFlatRow[T uint16 | float32](out []float32, in []T, dark, flat []float32, 
 			v, clipped = p.High, clipped+1
 		}
 		if p.MinusLog {
-			v = float32(-DezingLog(float64(v)))
+			v = float32(-portableLog(float64(v)))
 		}
 		out[i] = dzCanonNaN(v)
 	}
 	return clipped
 }
 
-func dzNeed(what string, b *Buffer, n int64) error {
+// dzNeed returns the host memory of a buffer that a kernel touches n
+// bytes of, or an error naming it (what) when it is missing, too small or
+// not a CPU buffer. A nil buffer is fine where n is 0.
+func dzNeed(what string, b *gpu.Buffer, n int64) (mem []byte, err error) {
 	if n == 0 && b == nil {
-		return nil
+		return nil, nil
 	}
-	if b == nil || b.freed {
-		return fmt.Errorf("cpu: %s: no buffer", what)
+	if b == nil {
+		return nil, fmt.Errorf("cpu: %s: no buffer", what)
 	}
-	if b.size < n {
-		return fmt.Errorf("cpu: %s %q holds %d bytes, needs %d", what, b.label, b.size, n)
+	if b.Len() < n {
+		return nil, fmt.Errorf("cpu: %s %q holds %d bytes, needs %d", what, b.Label(), b.Len(), n)
 	}
-	if n > 0 && b.host == nil {
-		return fmt.Errorf("cpu: %s %q is not host memory", what, b.label)
-	}
-	return nil
+	// gpu.Buffer tells a CPU buffer from a freed or a CUDA one only by
+	// HostBytes panicking; an error naming the buffer serves the caller
+	// better than that panic.
+	defer func() {
+		if recover() != nil {
+			mem, err = nil, fmt.Errorf("cpu: %s %q is not host memory (freed, or another backend's)", what, b.Label())
+		}
+	}()
+	return b.HostBytes(), nil
 }
 
-// Views of CPU buffers (little-endian host memory, 4-byte aligned since
-// Go allocates byte slices of that size aligned).
-
-func dzU16(b *Buffer) []uint16 { return dzU16b(b.host) }
-func dzU32(b *Buffer) []uint32 { return dzU32b(b.host) }
+// Views of CPU buffers' memory (little-endian host memory, 4-byte aligned
+// since Go allocates byte slices of that size aligned).
 
 func dzU16b(b []byte) []uint16 {
 	if len(b) < 2 {
@@ -377,9 +415,9 @@ func dzU32b(b []byte) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4)
 }
 
-func dzF32(b *Buffer) []float32 {
-	if b == nil || len(b.host) < 4 {
+func dzF32b(b []byte) []float32 {
+	if len(b) < 4 {
 		return nil
 	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(&b.host[0])), len(b.host)/4)
+	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
 }

@@ -1,12 +1,12 @@
-// Kernels of the dezinging pipeline (gpu/cuda_dezing.go launches them).
+// Kernels of the dezinging pipeline (cuda_ops.go launches them).
 // Every result must be bit-identical to the CPU backend's
-// (gpu/cpu_dezing*.go): medians are exact order statistics of the same
+// (cpu_*.go): medians are exact order statistics of the same
 // multiset under the same order, and all floating-point arithmetic is
 // written with round-to-nearest intrinsics (__fsub_rn, __ddiv_rn, ...)
 // which nvcc never contracts into fused multiply-adds.
 
 // dezing_key maps float32 bits to a key whose unsigned order is IEEE 754
-// totalOrder (gpu.DezingKey).
+// totalOrder (floatKey in ops.go).
 __device__ __forceinline__ unsigned int dezing_key(unsigned int b)
 {
     return b ^ ((unsigned int)((int)b >> 31) | 0x80000000u);
@@ -190,7 +190,7 @@ extern "C" __global__ void dezing_fmedian_f32(float *dst, const float *src, int 
     dezing_fmedian<true>(dst, src, frames, pixels);
 }
 
-// dezing_log is gpu.DezingLog operation for operation (fdlibm's e_log.c),
+// dezing_log is portableLog (ops.go) operation for operation (fdlibm's e_log.c),
 // each rounded to float64 without contraction.
 __device__ double dezing_log(double x)
 {

@@ -1,41 +1,70 @@
-package gpu
+package dezing
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/voxlab/voxlab/gpu"
 )
 
-// DezingOps are the kernels of the dezinging pipeline: the 3D median
-// outlier filter (remove_outlier), the reduction of a stack of darks or
-// flats to one frame, and flat-field correction. Each takes a scratch
-// buffer of the size its *Scratch method returns for the same parameters
-// (possibly 0 bytes, then nil is fine), so that every byte a kernel uses
-// is allocated through Alloc and counted by the planner.
-type DezingOps interface {
-	// DezingMedianScratch returns the scratch bytes DezingMedian needs.
-	DezingMedianScratch(p DezingMedianParams) int64
-	// DezingMedian writes remove_outlier of planes [Z0, Z0+N) of src into
-	// dst (N planes, same element type). dst must not overlap src.
-	DezingMedian(dst, src, scratch *Buffer, p DezingMedianParams) error
+// Ops are the device operations of the dezinging pipeline: the 3D
+// median outlier filter (remove_outlier), the reduction of a stack of
+// darks or flats to one frame, and flat-field correction, provided for
+// each backend (cpu_ops.go, and cuda_ops.go in the cuda build). Each
+// takes a scratch buffer of the size its *Scratch method returns for the
+// same parameters (possibly 0 bytes, then nil is fine), so that every
+// byte a kernel uses is allocated through gpu.Backend.Alloc and counted
+// by the planner.
+type Ops interface {
+	// MedianScratch returns the scratch bytes Median needs.
+	MedianScratch(p MedianParams) int64
+	// Median writes remove_outlier of planes [Z0, Z0+N) of src into dst
+	// (N planes, same element type). dst must not overlap src.
+	Median(dst, src, scratch *gpu.Buffer, p MedianParams) error
 
-	// DezingReduceScratch returns the scratch bytes DezingReduce needs.
-	DezingReduceScratch(p DezingReduceParams) int64
-	// DezingReduce reduces Frames frames of Pixels elements (frame-major
-	// in src) to one float32 frame of Pixels values in dst: the mean, or
-	// the median, over the frames at each pixel.
-	DezingReduce(dst, src, scratch *Buffer, p DezingReduceParams) error
+	// ReduceScratch returns the scratch bytes Reduce needs.
+	ReduceScratch(p ReduceParams) int64
+	// Reduce reduces Frames frames of Pixels elements (frame-major in
+	// src) to one float32 frame of Pixels values in dst: the mean, or the
+	// median, over the frames at each pixel.
+	Reduce(dst, src, scratch *gpu.Buffer, p ReduceParams) error
 
-	// DezingFlatFieldScratch returns the scratch bytes DezingFlatField
-	// needs.
-	DezingFlatFieldScratch(p DezingFlatFieldParams) int64
-	// DezingFlatField writes the flat-field correction of Frames frames of
-	// src to dst as float32, using float32 dark and flat frames of Pixels
+	// FlatFieldScratch returns the scratch bytes FlatField needs.
+	FlatFieldScratch(p FlatFieldParams) int64
+	// FlatField writes the flat-field correction of Frames frames of src
+	// to dst as float32, using float32 dark and flat frames of Pixels
 	// values, and returns how many values it clipped. dst may be src when
 	// src is float32.
-	DezingFlatField(dst, src, dark, flat, scratch *Buffer, p DezingFlatFieldParams) (clipped int64, err error)
+	FlatField(dst, src, dark, flat, scratch *gpu.Buffer, p FlatFieldParams) (clipped int64, err error)
 }
 
-// DezingMedianParams describe one remove_outlier call on a block of planes.
+// cudaOpsFor is set by the cuda build (cuda_ops.go): it returns the CUDA
+// ops of a *gpu.CUDABackend (ok false for any other backend).
+var cudaOpsFor func(be gpu.Backend) (ops Ops, ok bool, err error)
+
+// OpsFor returns the dezinging operations of be: the CPU kernels for a
+// *gpu.CPUBackend, the CUDA kernels for a *gpu.CUDABackend (cuda build),
+// and for the dry run's backend its checking ops (dry.go).
+func OpsFor(be gpu.Backend) (Ops, error) {
+	switch b := be.(type) {
+	case *gpu.CPUBackend:
+		return cpuOps{b}, nil
+	case dryBackend:
+		ops, err := OpsFor(b.Backend)
+		if err != nil {
+			return nil, err
+		}
+		return dryOps{ops}, nil
+	}
+	if cudaOpsFor != nil {
+		if ops, ok, err := cudaOpsFor(be); ok {
+			return ops, err
+		}
+	}
+	return nil, fmt.Errorf("dezing: the %s backend (%T) has no dezinging kernels", be.Name(), be)
+}
+
+// MedianParams describe one remove_outlier call on a block of planes.
 //
 // For every output voxel, m is the median of its Kernel³ neighbourhood,
 // where a neighbour outside [0, Planes) x [0, Rows) x [0, Cols) takes the
@@ -49,7 +78,7 @@ type DezingOps interface {
 // −0 < +0 < … < +Inf < +NaN), so the median is defined whatever the data
 // hold; a NaN voxel stays NaN (|NaN − m| ≥ Dif is false), and a voxel is
 // never replaced by a NaN median for the same reason.
-type DezingMedianParams struct {
+type MedianParams struct {
 	// Float32 selects float32 elements; otherwise uint16.
 	Float32 bool
 	// Planes, Rows, Cols is the shape of src.
@@ -63,7 +92,7 @@ type DezingMedianParams struct {
 }
 
 // Validate checks the parameters.
-func (p DezingMedianParams) Validate() error {
+func (p MedianParams) Validate() error {
 	switch {
 	case p.Kernel < 3 || p.Kernel > 13 || p.Kernel%2 == 0:
 		return fmt.Errorf("median kernel %d: must be odd, from 3 to 13", p.Kernel)
@@ -77,7 +106,7 @@ func (p DezingMedianParams) Validate() error {
 	return nil
 }
 
-func (p DezingMedianParams) elemSize() int64 {
+func (p MedianParams) elemSize() int64 {
 	if p.Float32 {
 		return 4
 	}
@@ -85,38 +114,38 @@ func (p DezingMedianParams) elemSize() int64 {
 }
 
 // SrcBytes and DstBytes are the sizes src and dst must have.
-func (p DezingMedianParams) SrcBytes() int64 {
+func (p MedianParams) SrcBytes() int64 {
 	return int64(p.Planes) * int64(p.Rows) * int64(p.Cols) * p.elemSize()
 }
 
 // DstBytes is the size of the output: N planes.
-func (p DezingMedianParams) DstBytes() int64 {
+func (p MedianParams) DstBytes() int64 {
 	return int64(p.N) * int64(p.Rows) * int64(p.Cols) * p.elemSize()
 }
 
-// DezingReduceParams describe the reduction of a stack of frames (or of a
+// ReduceParams describe the reduction of a stack of frames (or of a
 // band of rows of every frame) to one float32 frame.
 //
 // Mean: the sum over frames in float64, in frame order, divided by Frames,
 // rounded once to float32 (exact for uint16 data, whatever the order).
 // Median: the middle value at each pixel, or for an even count the mean of
 // the two middle values computed in float64 and rounded once (NumPy's
-// median), with float32 ordered by totalOrder as in DezingMedian.
-type DezingReduceParams struct {
+// median), with float32 ordered by totalOrder as in Median.
+type ReduceParams struct {
 	Float32        bool
 	Frames, Pixels int
 	Median         bool
 }
 
 // Validate checks the parameters.
-func (p DezingReduceParams) Validate() error {
+func (p ReduceParams) Validate() error {
 	if p.Frames < 1 || p.Pixels < 1 {
 		return fmt.Errorf("reduce %d frames of %d pixels: both must be positive", p.Frames, p.Pixels)
 	}
 	return nil
 }
 
-// DezingFlatFieldParams describe flat-field correction of Frames frames of
+// FlatFieldParams describe flat-field correction of Frames frames of
 // Pixels values:
 //
 //	out = clamp((I − D) / max(F − D, 1e-7), Low, High)   (float32)
@@ -124,10 +153,10 @@ func (p DezingReduceParams) Validate() error {
 //
 // as httomolibgpu's normalisation and tomopy's minus_log define them. The
 // arithmetic is float32 with each operation rounded (no fused
-// multiply-add), and −log is computed in float64 by DezingLog and rounded
+// multiply-add), and −log is computed in float64 by portableLog and rounded
 // to float32, so the CPU and CUDA results are bit-identical. A value is
 // clipped when it lies outside [Low, High]; NaN is not clipped.
-type DezingFlatFieldParams struct {
+type FlatFieldParams struct {
 	Float32        bool
 	Frames, Pixels int
 	Low, High      float32
@@ -135,7 +164,7 @@ type DezingFlatFieldParams struct {
 }
 
 // Validate checks the parameters.
-func (p DezingFlatFieldParams) Validate() error {
+func (p FlatFieldParams) Validate() error {
 	switch {
 	case p.Frames < 1 || p.Pixels < 1:
 		return fmt.Errorf("flat-field %d frames of %d pixels: both must be positive", p.Frames, p.Pixels)
@@ -145,34 +174,34 @@ func (p DezingFlatFieldParams) Validate() error {
 	return nil
 }
 
-// DezingFlatFieldEps is the smallest denominator of the flat-field
+// flatFieldEps is the smallest denominator of the flat-field
 // correction.
-const DezingFlatFieldEps = float32(1e-7)
+const flatFieldEps = float32(1e-7)
 
-// DezingKey maps a float32's bits to a key whose unsigned order is IEEE
+// floatKey maps a float32's bits to a key whose unsigned order is IEEE
 // 754's totalOrder of the floats: flip every bit of a negative value,
 // only the sign bit of a positive one. It is a bijection.
-func DezingKey(bits uint32) uint32 {
+func floatKey(bits uint32) uint32 {
 	return bits ^ (uint32(int32(bits)>>31) | 0x80000000)
 }
 
-// DezingUnkey is the inverse of DezingKey.
-func DezingUnkey(key uint32) uint32 {
+// floatUnkey is the inverse of floatKey.
+func floatUnkey(key uint32) uint32 {
 	return key ^ (uint32(int32(^key)>>31) | 0x80000000)
 }
 
-// DezingCanonicalNaN is the bit pattern of every NaN the reduction and
+// canonicalNaN is the bit pattern of every NaN the reduction and
 // flat-field kernels write (NumPy's nan), whatever the input NaN's payload.
-const DezingCanonicalNaN = 0x7fc00000
+const canonicalNaN = 0x7fc00000
 
-// DezingLog is the natural logarithm of a float64, computed with exactly
-// the operations of gpu/kernels/dezing.cu's dezing_log, each rounded to
+// portableLog is the natural logarithm of a float64, computed with exactly
+// the operations of dezing.cu's dezing_log, each rounded to
 // float64 (no fused multiply-add), so that the CPU and CUDA backends give
 // the same bits. It is the FreeBSD/fdlibm algorithm of e_log.c (the one
 // Go's math.Log uses in pure Go): reduce x = 2^k·(1+f) with √2/2 ≤ 1+f <
 // √2, then log(1+f) = f − s·(f − R) with s = f/(2+f) and R a minimax
 // polynomial in s².
-func DezingLog(x float64) float64 {
+func portableLog(x float64) float64 {
 	const (
 		ln2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
 		ln2Lo = 1.90821492927058770002e-10 // 3dea39ef 35793c76

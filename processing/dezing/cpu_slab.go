@@ -1,4 +1,4 @@
-package gpu
+package dezing
 
 import (
 	"math"
@@ -36,7 +36,7 @@ type dzCut[T dzKey] struct {
 	lo, hi int // values < m, values ≤ m
 }
 
-func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []T) {
+func dzSlabBand[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 	k, cols := p.Kernel, p.Cols
 	r, k2 := k/2, k*k
 	slabs := ws[:cols*k2]
@@ -47,7 +47,7 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 	clampY := func(y int) int { return min(max(y, 0), p.Rows-1) }
 	key := func(v T) T {
 		if p.Float32 {
-			return T(DezingKey(uint32(v)))
+			return T(floatKey(uint32(v)))
 		}
 		return v
 	}
@@ -104,7 +104,7 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p DezingMedianParams, y0, y1 int, ws []
 // (or a NaN or infinite one) gets its exact median and the exact test.
 // Medians are found by bisecting the key range with the same counts. It
 // returns how many voxels changed.
-func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, p DezingMedianParams) int {
+func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, p MedianParams) int {
 	slab := func(x int) []T {
 		x = min(max(x, 0), cols-1)
 		return slabs[x*k2 : (x+1)*k2]
@@ -142,7 +142,7 @@ func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, p Dezi
 			sure = false
 		} else {
 			lo, hi := dzFloatRange(xv, inner)
-			a, b, checkA, checkB = DezingKey(math.Float32bits(lo)), DezingKey(math.Float32bits(hi)), true, true
+			a, b, checkA, checkB = floatKey(math.Float32bits(lo)), floatKey(math.Float32bits(hi)), true, true
 		}
 		keep := !checkA || below(x, a, false) <= t
 		keep = keep && (!checkB || below(x, b, true) > t)
