@@ -10,8 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
-
-	"github.com/voxlab/voxlab/viewer/internal/offscreen"
 )
 
 // uiQueue stands in for fyne.Do where no event loop runs (offscreen
@@ -128,35 +126,12 @@ func (t appTheme) Size(n fyne.ThemeSizeName) float32 {
 // It replaces the current Fyne app with an offscreen one: call it in a
 // process that runs no other Fyne app.
 func RenderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error) (image.Image, error) {
-	// The whole rendering runs on a goroutine of its own, off the main
-	// one (see NewOffscreen).
-	type result struct {
-		img image.Image
-		err error
-	}
-	ch := make(chan result)
-	go func() {
-		img, err := renderOffscreen(w, h, stall, setup)
-		ch <- result{img, err}
-	}()
-	r := <-ch
-	return r.img, r.err
-}
-
-func renderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error) (image.Image, error) {
-	win := offscreen.NewApp(Theme()).NewWindow("voxlab")
-	q := &uiQueue{}
-	v := newViewer(win, q.post)
-	defer v.Close()
-	win.SetContent(v.root)
-	win.Resize(fyne.NewSize(float32(w), float32(h)))
-	if err := setup(v); err != nil {
-		return nil, err
-	}
-	if err := v.settle(q, stall); err != nil {
-		return nil, err
-	}
-	return win.Canvas().Capture(), nil
+	var img image.Image
+	err := RenderOffscreenFrames(w, h, stall, setup, 1, func(*Viewer, int) {}, func(_ int, im image.Image) error {
+		img = im
+		return nil
+	})
+	return img, err
 }
 
 // settle runs queued callbacks until every loader is idle and the slices

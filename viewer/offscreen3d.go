@@ -5,21 +5,21 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
+
+	"github.com/voxlab/voxlab/viewer/internal/offscreen"
 )
 
 // RenderOffscreenFrames is RenderOffscreen for a sequence: after setup
 // it calls before(v, i) for each frame i < n (turn the 3D camera),
 // waits until the viewer settles, and hands the window's image to
 // emit. The volume is read once for all frames (the 3D grids are kept).
-// Like RenderOffscreen it replaces the current Fyne app.
+// It replaces the current Fyne app. The whole rendering runs on a
+// goroutine of its own, off the main one (see NewOffscreen).
 func RenderOffscreenFrames(w, h int, stall time.Duration, setup func(v *Viewer) error, n int,
 	before func(v *Viewer, i int), emit func(i int, img image.Image) error) error {
 	ch := make(chan error)
 	go func() {
-		a := test.NewApp()
-		a.Settings().SetTheme(Theme())
-		win := a.NewWindow("voxlab")
+		win := offscreen.NewApp(Theme()).NewWindow("voxlab")
 		q := &uiQueue{}
 		v := newViewer(win, q.post)
 		defer v.Close()
