@@ -3,7 +3,6 @@ package h5
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -21,14 +20,7 @@ func init() {
 		Extensions: []string{".h5", ".hdf5", ".hdf", ".nxs", ".nx5"},
 		Open:       Open,
 		Inspect:    Inspect,
-		Describe: func(p string, w io.Writer) error {
-			d, err := Inspect(p, "")
-			if err != nil {
-				return err
-			}
-			return d.WriteText(w)
-		},
-		Create: createVolume,
+		Create:     createVolume,
 	})
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,15 +22,8 @@ func init() {
 		Extensions: []string{".zarr"},
 		Open:       Open,
 		Inspect:    Inspect,
-		Describe: func(p string, w io.Writer) error {
-			d, err := Inspect(p, "")
-			if err != nil {
-				return err
-			}
-			return d.WriteText(w)
-		},
-		Create:  createVolume,
-		Folders: true,
+		Create:     createVolume,
+		Folders:    true,
 	})
 }
 
