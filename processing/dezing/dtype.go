@@ -8,10 +8,12 @@ import (
 
 // The kernels take uint16 (kept as uint16, as httomo's remove_outlier
 // does) and float32. Other integer types are dezinged as float32: every
-// 8- and 16-bit value is exact in float32, 32-bit ones up to 2^24. The
-// conversion widens each block in place in the block's own host buffer
-// (volume.AsFloat32), so it adds no array to the plan: the plan counts
-// the block at float32's size. float64 is refused rather than rounded.
+// 8- and 16-bit value is exact in float32, 32-bit ones up to ±2^24 (a
+// block holding one beyond that fails, naming the value, rather than be
+// rounded). The conversion widens each block in place in the block's own
+// host buffer (volume.AsFloat32), so it adds no array to the plan: the
+// plan counts the block at float32's size. float64 is refused rather
+// than rounded.
 
 // kernelType is the type a set of type dt is dezinged (and written) as.
 func kernelType(dt volume.DType) volume.DType {

@@ -44,7 +44,9 @@ func (v *float32View) ReadSlab(z0, z1 int, dst []byte) error {
 	if err := v.src.ReadSlab(z0, z1, stored); err != nil {
 		return err
 	}
-	widenFloat32(dst, stored, v.in.DType)
+	if err := widenFloat32(dst, stored, v.in.DType); err != nil {
+		return fmt.Errorf("planes [%d, %d): %w", z0, z1, err)
+	}
 	return nil
 }
 
@@ -63,8 +65,7 @@ func (v *float32View) ReadBox(b Box, dst []byte) error {
 	if err := br.ReadBox(b, stored); err != nil {
 		return err
 	}
-	widenFloat32(dst, stored, v.in.DType)
-	return nil
+	return widenFloat32(dst, stored, v.in.DType)
 }
 
 // CacheBytes is the underlying source's cache.
@@ -76,8 +77,10 @@ func (v *float32View) Close() error { return v.src.Close() }
 // into float32 values filling dst. stored's element i lies at or after
 // dst's element i, so writing element i (front to back) never overwrites a
 // stored value not yet read; stored is aligned for its type, since its
-// start is a multiple of its element size away from dst's.
-func widenFloat32(dst, stored []byte, dt DType) {
+// start is a multiple of its element size away from dst's. A 32-bit
+// integer beyond ±2^24 has no exact float32: widenFloat32 then fails
+// rather than round it (as AsFloat32 refuses float64), naming the value.
+func widenFloat32(dst, stored []byte, dt DType) error {
 	out := Float32s(dst)
 	switch dt {
 	case Uint8:
@@ -101,12 +104,29 @@ func widenFloat32(dst, stored []byte, dt DType) {
 	case Uint32:
 		s := Uint32s(stored)
 		for i := range out {
-			out[i] = float32(s[i])
+			x := s[i]
+			if x > maxExact32 {
+				return inexact(int64(x), dt)
+			}
+			out[i] = float32(x)
 		}
 	case Int32:
 		s := Int32s(stored)
 		for i := range out {
-			out[i] = float32(s[i])
+			x := s[i]
+			if x > maxExact32 || x < -maxExact32 {
+				return inexact(int64(x), dt)
+			}
+			out[i] = float32(x)
 		}
 	}
+	return nil
+}
+
+// maxExact32 is 2^24: every integer of at most this magnitude is exact in
+// float32, and 2^24 + 1 is the first that is not.
+const maxExact32 = 1 << 24
+
+func inexact(x int64, dt DType) error {
+	return fmt.Errorf("%s value %d has no exact float32 (beyond ±2^24 = 16777216), which this computation needs: convert the data to float32 first if rounding is intended", dt, x)
 }
