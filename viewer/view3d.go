@@ -319,21 +319,80 @@ func (v *Viewer) close3D() {
 	<-w.done
 }
 
-// frame3D returns the reference frame of the 3D view: the extent of the
-// visible layers (z, y, x) and the voxel size of the lowest visible
-// image layer that has one.
-func (v *Viewer) frame3D() (e [3]int, vs [3]float64) {
-	e = v.dimsExtent()
-	vs = [3]float64{1, 1, 1}
+// frame3D returns the reference frame of the 3D view: the physical
+// extent (x, y, z) of the box holding every visible layer, each at its
+// own voxel size with its voxel (0, 0, 0) at the box's corner, so layers
+// of different voxel sizes are coregistered as napari's world
+// coordinates have them.
+func (v *Viewer) frame3D() render3d.Vec {
+	var ext render3d.Vec
+	grow := func(sh [3]int, sp [3]float64) {
+		for k := range 3 {
+			ext[2-k] = math.Max(ext[2-k], float64(sh[k])*sp[k])
+		}
+	}
+	for _, l := range v.layers {
+		if !l.Visible() {
+			continue
+		}
+		switch l := l.(type) {
+		case *ImageLayer:
+			grow(l.extent(), layerSpacing(l))
+		case *PointsLayer:
+			l.store.mu.RLock()
+			sh := l.store.extent
+			l.store.mu.RUnlock()
+			grow(sh, v.pointsSpacing(l))
+		}
+	}
+	if ext == (render3d.Vec{}) {
+		grow(v.dimsExtent(), [3]float64{1, 1, 1})
+	}
+	return ext
+}
+
+// layerSpacing is an image layer's voxel size (z, y, x), 1 where unknown.
+func layerSpacing(il *ImageLayer) [3]float64 {
+	sp := [3]float64{1, 1, 1}
+	if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
+		sp = s
+	}
+	return sp
+}
+
+// pointsSpacing is the voxel size a points layer's coordinates are in:
+// that of the nearest visible image layer below it (the image it was
+// opened over, as `voxlab view IMG cells.csv` stacks them), else of the
+// lowest visible image layer, else 1.
+func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
+	var below, lowest *ImageLayer
+	for _, l := range v.layers {
+		if l == Layer(pl) {
+			break
+		}
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			below = il
+		}
+	}
 	for _, l := range v.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
-			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
-				vs = s
-			}
+			lowest = il
 			break
 		}
 	}
-	return e, vs
+	switch {
+	case below != nil:
+		return layerSpacing(below)
+	case lowest != nil:
+		return layerSpacing(lowest)
+	}
+	return [3]float64{1, 1, 1}
+}
+
+// worldOf is the world position of voxel (z, y, x) of a layer of voxel
+// size sp in a frame of extent ext (its voxel (0, 0, 0) at the corner).
+func worldOf(z, y, x float64, sp [3]float64, ext render3d.Vec) render3d.Vec {
+	return render3d.Vec{(x+0.5)*sp[2] - ext[0]/2, (y+0.5)*sp[1] - ext[1]/2, (z+0.5)*sp[0] - ext[2]/2}
 }
 
 // request3D asks for a frame of the current state, unless it is the
@@ -359,8 +418,7 @@ func (v *Viewer) request3D() {
 			delete(w.grids, il)
 		}
 	}
-	e, vs := v.frame3D()
-	ext := render3d.Vec{float64(e[2]) * vs[2], float64(e[1]) * vs[1], float64(e[0]) * vs[0]}
+	ext := v.frame3D()
 	req := &renderReq{w: pw, h: ph, view: render3d.NewView(pw, ph, w.cam, ext), final: true}
 	var sig strings.Builder
 	fmt.Fprintf(&sig, "%d %d %v %v %v %v %v|", pw, ph, w.cam, w.mode, w.threshold(), w.atten, ext)
@@ -392,10 +450,11 @@ func (v *Viewer) request3D() {
 		s := layerSnap{coarse: lg.coarse, fine: lg.fine, tab: slices.Clone(lt.tab), lutLo: lt.lo, scale: lt.scale,
 			direct: lutDirect(il.vol.DType), opacity: il.opacity, blend: il.blend}
 		s.p = render3d.Params{Mode: w.mode, Lo: il.lo, Hi: il.hi, Attenuation: w.atten, Threshold: w.threshold()}
-		// Centre each layer where its voxel (0, 0, 0) meets the others'.
-		sh := il.extent()
+		// Centre each layer so that its voxel (0, 0, 0) meets the others'
+		// at the frame's corner, each at its own voxel size.
+		sh, sp := il.extent(), layerSpacing(il)
 		for k := range 3 {
-			s.p.Offset[2-k] = float64(sh[k]-e[k]) / 2 * vs[k]
+			s.p.Offset[2-k] = float64(sh[k])*sp[k]/2 - ext[2-k]/2
 		}
 		if s.coarse != s.fine {
 			req.final = false
@@ -409,17 +468,18 @@ func (v *Viewer) request3D() {
 			continue
 		}
 		pl.store.mu.RLock()
-		ps := pointsSnap{diam: pl.size * math.Min(vs[1], vs[2]), opacity: pl.opacity, style: pl.style}
+		sp := v.pointsSpacing(pl)
+		ps := pointsSnap{diam: pl.size * math.Min(sp[1], sp[2]), opacity: pl.opacity, style: pl.style}
 		ps.pts = make([]render3d.Vec, 0, pl.store.live)
 		ps.cls = make([]points.Class, 0, pl.store.live)
 		for i, p := range pl.store.pts {
 			if pl.store.dead[i] {
 				continue
 			}
-			ps.pts = append(ps.pts, render3d.WorldOf(p.Z, p.Y, p.X, e, vs))
+			ps.pts = append(ps.pts, worldOf(p.Z, p.Y, p.X, sp, ext))
 			ps.cls = append(ps.cls, pl.store.cls[i])
 		}
-		fmt.Fprintf(&sig, "pts %d %v %v %v|", pl.store.version, pl.size, pl.opacity, pl.style)
+		fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.store.version, pl.size, pl.opacity, pl.style, sp)
 		pl.store.mu.RUnlock()
 		req.points = append(req.points, ps)
 	}

@@ -74,9 +74,9 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	if ctr.R < 200 || ctr.R != ctr.G || ctr.G != ctr.B {
 		t.Fatalf("centre pixel %v, want a lit grey surface", ctr)
 	}
-	e, vs := h.v.frame3D()
+	ext := h.v.frame3D()
 	at := func(p Point) (float64, float64) {
-		x, y, _ := v.Project(render3d.WorldOf(p.Z, p.Y, p.X, e, vs))
+		x, y, _ := v.Project(worldOf(p.Z, p.Y, p.X, [3]float64{1, 1, 1}, ext))
 		return x, y
 	}
 	if x, y := at(inside); green3D(h, x, y, 40) != 0 {
@@ -194,5 +194,73 @@ func TestView3DReadError(t *testing.T) {
 	err := h.v.settle(h.q, 10*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "3D view of bad") {
 		t.Fatalf("settle: %v, want the read error naming the layer", err)
+	}
+}
+
+// TestView3DCoregistersVoxelSizes puts two image layers of different
+// voxel sizes and a points layer over the second into one 3D view: each
+// layer keeps its own voxel size with voxel (0, 0, 0) at the frame's
+// corner, and the points are placed at the voxel size of the image below
+// them, so a point at a bright voxel of that image projects onto it
+// (looking down z, MIP) and not where the first image's voxel size would
+// put it.
+func TestView3DCoregistersVoxelSizes(t *testing.T) {
+	h := newHarness(t)
+	big := memVolume(t, volume.Float32, [3]int{10, 40, 40}, func(z, y, x int) float64 { return 0 })
+	big.VoxelSize = [3]float64{1, 1, 1}
+	bright := Point{Z: 5, Y: 3, X: 14}
+	small := memVolume(t, volume.Float32, [3]int{10, 16, 16}, func(z, y, x int) float64 {
+		if z == int(bright.Z) && y == int(bright.Y) && x == int(bright.X) {
+			return 1
+		}
+		return 0
+	})
+	small.VoxelSize = [3]float64{1, 2, 2}
+	if _, err := h.v.AddImage("big", big, ImageOptions{Contrast: [2]float64{0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.v.AddImage("small", small, ImageOptions{Contrast: [2]float64{0, 1}, Blending: Additive}); err != nil {
+		t.Fatal(err)
+	}
+	h.v.Set3DMode(render3d.MIP)
+	h.v.SetCameraAngles(0, 0)
+	h.v.Set3D(true)
+	h.settle()
+	img, v := h.v.v3.shown, h.v.v3.view
+	var sx, sy, n float64
+	for j := range v.H {
+		for i := range v.W {
+			if c := img.RGBAAt(i, j); c.R > 128 && c.G > 128 && c.B > 128 {
+				sx, sy, n = sx+float64(i), sy+float64(j), n+1
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the bright voxel does not show")
+	}
+	sx, sy = sx/n, sy/n
+
+	pts := h.v.AddPoints("cells", []Point{bright})
+	if sp := h.v.pointsSpacing(pts); sp != small.VoxelSize {
+		t.Fatalf("points at voxel size %v, want the image below's %v", sp, small.VoxelSize)
+	}
+	ext := h.v.frame3D()
+	if want := (render3d.Vec{40, 40, 10}); ext != want {
+		t.Fatalf("frame %v, want %v", ext, want)
+	}
+	x, y, _ := v.Project(worldOf(bright.Z, bright.Y, bright.X, small.VoxelSize, ext))
+	px := v.Pixel
+	if math.Hypot(x-sx, y-sy) > 1/px+1 {
+		t.Errorf("the point projects to (%.1f, %.1f), the bright voxel shows at (%.1f, %.1f)", x, y, sx, sy)
+	}
+	xw, yw, _ := v.Project(worldOf(bright.Z, bright.Y, bright.X, big.VoxelSize, ext))
+	if math.Hypot(xw-sx, yw-sy) < 3/px {
+		t.Fatalf("the test cannot tell the voxel sizes apart: (%.1f, %.1f) vs (%.1f, %.1f)", xw, yw, sx, sy)
+	}
+	h.settle()
+	// The marker is an outline of the points' size at the image's voxel
+	// size (2 in y and x): look within its radius.
+	if got := green3D(h, x, y, pts.size*2/px/2+3); got == 0 {
+		t.Errorf("no marker drawn at the point's projection (%.0f, %.0f)", x, y)
 	}
 }
