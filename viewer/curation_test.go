@@ -421,3 +421,45 @@ func unsavedButton(o fyne.CanvasObject, label string) *widget.Button {
 	}
 	return nil
 }
+
+// TestClickActsOnMouseUp: in add mode a click adds its point on the
+// release, without waiting for the desktop driver's delayed Tapped (held
+// back for the double-tap delay), and the Tapped or DoubleTapped that
+// follows adds nothing more; a press and release far apart (a drag)
+// adds nothing.
+func TestClickActsOnMouseUp(t *testing.T) {
+	h := newEditHarness(t, nil)
+	h.key(fyne.Key2)
+	p := h.panel()
+	press := func(row, col float64) *fyne.PointEvent {
+		ev := &desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: h.screen(row, col)}, Button: desktop.MouseButtonPrimary}
+		p.MouseDown(ev)
+		p.MouseUp(ev)
+		return &ev.PointEvent
+	}
+	ev := press(10, 10)
+	if got := h.pl.Points(); !slices.Equal(got, []Point{pt(5, 10, 10, "cell")}) {
+		t.Fatalf("after the release: points %v, want the one clicked", got)
+	}
+	p.Tapped(ev)
+	if n := h.pl.Len(); n != 1 {
+		t.Fatalf("the delayed Tapped added a point again: %d points", n)
+	}
+	press(20, 20)
+	ev = press(30, 30)
+	p.DoubleTapped(ev) // two quick clicks arrive as one double tap
+	if got := h.pl.Points(); !slices.Equal(got, []Point{pt(5, 10, 10, "cell"), pt(5, 20, 20, "cell"), pt(5, 30, 30, "cell")}) {
+		t.Fatalf("after a double click: points %v", got)
+	}
+	p.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: h.screen(40, 10)}, Button: desktop.MouseButtonPrimary})
+	p.MouseUp(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: h.screen(40, 60)}, Button: desktop.MouseButtonPrimary})
+	if n := h.pl.Len(); n != 3 {
+		t.Errorf("a press and release far apart added a point: %d points", n)
+	}
+	// A tap the release did not act on (the test driver's, or one in
+	// pan/zoom mode) still adds as before.
+	test.TapAt(p, h.screen(50, 50))
+	if n := h.pl.Len(); n != 4 {
+		t.Errorf("a tap after the releases: %d points, want 4", n)
+	}
+}

@@ -48,6 +48,10 @@ type editState struct {
 	// from is where the drag started, to where it is now (panel
 	// positions).
 	from, to fyne.Position
+	// press is where the last primary press was; clicks counts the
+	// clicks MouseUp acted on whose Tapped has not come yet.
+	press  fyne.Position
+	clicks int
 	// moveIdx and moveFrom: the points being moved and their states when
 	// the drag started.
 	moveIdx  []int32
@@ -111,14 +115,44 @@ func (s *sliceView) pickRadius(pl *PointsLayer) float64 {
 	return math.Max(pl.size/2, 6/scr)
 }
 
-// MouseDown records the modifiers of a press: shift-click adds to the
-// selection. It makes the panel desktop.Mouseable.
+// MouseDown records the modifiers of a press (shift-click adds to the
+// selection) and where it was. It makes the panel desktop.Mouseable.
 func (s *sliceView) MouseDown(e *desktop.MouseEvent) {
 	s.v.edit.shift = e.Modifier&fyne.KeyModifierShift != 0
+	if e.Button == desktop.MouseButtonPrimary {
+		s.v.edit.press = e.Position
+	}
 }
 
-// MouseUp is part of desktop.Mouseable.
-func (s *sliceView) MouseUp(*desktop.MouseEvent) {}
+// clickSlop is how far, in panel units, the pointer may move between
+// press and release for the two to be a click rather than a drag.
+const clickSlop = 3
+
+// MouseUp acts on a click in the add and select modes at once. The
+// panel also takes double taps (reset view), so the desktop driver
+// holds its Tapped back for the double-tap delay (300 ms) to see
+// whether a second click follows: adding a hundred cells would lag at
+// every click. The Tapped or DoubleTapped that follows is then skipped
+// (edit.clicks counts the clicks acted on).
+func (s *sliceView) MouseUp(e *desktop.MouseEvent) {
+	d := e.Position.Subtract(s.v.edit.press)
+	if e.Button != desktop.MouseButtonPrimary || s.ortho != nil || math.Hypot(float64(d.X), float64(d.Y)) > clickSlop {
+		return
+	}
+	if s.v.editTapped(s, &e.PointEvent) {
+		s.v.edit.clicks++
+	}
+}
+
+// clickDone reports whether a Tapped (n = 1) or DoubleTapped (n = 2)
+// is of clicks MouseUp already acted on, and counts them off.
+func (v *Viewer) clickDone(n int) bool {
+	if v.edit.clicks == 0 {
+		return false
+	}
+	v.edit.clicks = max(0, v.edit.clicks-n)
+	return true
+}
 
 // TypedShortcut passes the panel's shortcuts (undo, redo) to the viewer.
 func (s *sliceView) TypedShortcut(sc fyne.Shortcut) { s.v.editShortcut(sc) }

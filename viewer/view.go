@@ -135,7 +135,7 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 		s.v.orthoPick(s, e.Position)
 		return
 	}
-	if s.v.editTapped(s, e) {
+	if s.v.clickDone(1) || s.v.editTapped(s, e) {
 		return
 	}
 	s.v.tapped(s, e.Position)
@@ -144,7 +144,7 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 // DoubleTapped resets the view; in the points edit modes it is a click
 // (Fyne reports two quick clicks as one double tap).
 func (s *sliceView) DoubleTapped(e *fyne.PointEvent) {
-	if s.v.editTapped(s, e) {
+	if s.v.clickDone(2) || s.v.editTapped(s, e) {
 		return
 	}
 	s.v.ResetView()
