@@ -41,15 +41,7 @@ var cudaOpsFor func(be gpu.Backend) (ops Ops, ok bool, err error)
 
 // opsFor returns the operations of detection for be.
 func opsFor(be gpu.Backend) (Ops, error) {
-	if c, ok := be.(*gpu.CPUBackend); ok {
-		return cpuOps{c}, nil
-	}
-	if cudaOpsFor != nil {
-		if ops, ok, err := cudaOpsFor(be); ok {
-			return ops, err
-		}
-	}
-	return nil, fmt.Errorf("detect: no kernels for the %s backend (%T)", be.Name(), be)
+	return gpu.PickOps("detect", be, func(c *gpu.CPUBackend) Ops { return cpuOps{c} }, cudaOpsFor)
 }
 
 // PlaneParams describes the 2D stage of one plane.

@@ -46,22 +46,14 @@ var cudaOpsFor func(be gpu.Backend) (ops Ops, ok bool, err error)
 // *gpu.CPUBackend, the CUDA kernels for a *gpu.CUDABackend (cuda build),
 // and for the dry run's backend its checking ops (dry.go).
 func OpsFor(be gpu.Backend) (Ops, error) {
-	switch b := be.(type) {
-	case *gpu.CPUBackend:
-		return cpuOps{b}, nil
-	case dryBackend:
+	if b, ok := be.(dryBackend); ok {
 		ops, err := OpsFor(b.Backend)
 		if err != nil {
 			return nil, err
 		}
 		return dryOps{ops}, nil
 	}
-	if cudaOpsFor != nil {
-		if ops, ok, err := cudaOpsFor(be); ok {
-			return ops, err
-		}
-	}
-	return nil, fmt.Errorf("dezing: the %s backend (%T) has no dezinging kernels", be.Name(), be)
+	return gpu.PickOps("dezing", be, func(c *gpu.CPUBackend) Ops { return cpuOps{c} }, cudaOpsFor)
 }
 
 // MedianParams describe one remove_outlier call on a block of planes.

@@ -37,15 +37,7 @@ var cudaOpsFor func(be gpu.Backend) (ops Ops, ok bool, err error)
 
 // opsFor returns the operations for backend be.
 func opsFor(be gpu.Backend) (Ops, error) {
-	if c, ok := be.(*gpu.CPUBackend); ok {
-		return cpuOps{c}, nil
-	}
-	if cudaOpsFor != nil {
-		if ops, ok, err := cudaOpsFor(be); ok {
-			return ops, err
-		}
-	}
-	return nil, fmt.Errorf("distance: no kernels for the %s backend (%T) in this build", be.Name(), be)
+	return gpu.PickOps("distance", be, func(c *gpu.CPUBackend) Ops { return cpuOps{c} }, cudaOpsFor)
 }
 
 // Kind selects what Metric computes (a Metric of the pipeline names the
