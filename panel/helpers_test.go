@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/voxlab/voxlab/internal/uitest"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -42,23 +43,5 @@ func viewTabs(t *testing.T, v *viewer.Viewer) []*container.TabItem {
 // containers.
 func findButton(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
 	t.Helper()
-	var found *widget.Button
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch x := o.(type) {
-		case *widget.Button:
-			if x.Text == text {
-				found = x
-			}
-		case *fyne.Container:
-			for _, c := range x.Objects {
-				walk(c)
-			}
-		}
-	}
-	walk(o)
-	if found == nil {
-		t.Fatalf("no button %q", text)
-	}
-	return found
+	return uitest.FindButton(t, o, text)
 }

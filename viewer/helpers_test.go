@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/voxlab/voxlab/internal/uitest"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -118,23 +119,5 @@ func (h *harness) greenAround(p *sliceView, row, col, r float64) (maxG uint8, n 
 // containers.
 func findButton(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
 	t.Helper()
-	var found *widget.Button
-	var walk func(o fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
-		switch x := o.(type) {
-		case *widget.Button:
-			if x.Text == text {
-				found = x
-			}
-		case *fyne.Container:
-			for _, c := range x.Objects {
-				walk(c)
-			}
-		}
-	}
-	walk(o)
-	if found == nil {
-		t.Fatalf("no button %q", text)
-	}
-	return found
+	return uitest.FindButton(t, o, text)
 }

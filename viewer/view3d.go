@@ -621,23 +621,47 @@ func (w *view3D) run() {
 			cancel()
 			continue
 		}
-		t := time.NewTimer(stillDelay)
-		select {
-		case <-w.quit:
-			t.Stop()
-			cancel()
-			return
-		case <-w.wake:
-			t.Stop()
-			cancel()
-			w.wake <- struct{}{} // handled next round
+		if !w.still(cancel) {
 			continue
-		case <-t.C:
 		}
 		if img := w.draw(ctx, req, true, &f, &small); img != nil && ctx.Err() == nil {
 			w.post(req.gen, img, true)
 		}
 		cancel()
+	}
+}
+
+// still waits stillDelay for the view to stay still and reports whether
+// it did; a newer request (or quit) ends the wait, cancelling the
+// current one, and the newer request is handled next round. A wake
+// whose request was already taken (request3D can fill the one-slot
+// channel again between the receive and the take) does not count: it
+// would leave the fine frame of the request in hand undrawn.
+func (w *view3D) still(cancel context.CancelFunc) bool {
+	t := time.NewTimer(stillDelay)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.quit:
+			cancel()
+			return false
+		case <-w.wake:
+			w.mu.Lock()
+			newer := w.req != nil
+			w.mu.Unlock()
+			if !newer {
+				continue
+			}
+			cancel()
+			// Not a blocking send: this goroutine is the only reader.
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
+			return false
+		case <-t.C:
+			return true
+		}
 	}
 }
 
