@@ -239,6 +239,24 @@ func cpuModel() string {
 	return runtime.GOARCH + " CPU"
 }
 
+// CheckedHost returns the memory of a CPU-backend buffer of at least n
+// bytes, or an error naming the buffer when it is nil, freed, not in host
+// memory (a CUDA buffer) or smaller: a pipeline's CPU kernels check their
+// buffers with it instead of meeting HostBytes' panic inside a kernel.
+func CheckedHost(b *Buffer, n int64) ([]byte, error) {
+	switch {
+	case b == nil:
+		return nil, fmt.Errorf("no buffer")
+	case b.freed:
+		return nil, fmt.Errorf("buffer %q was freed", b.label)
+	case b.host == nil && b.size > 0:
+		return nil, fmt.Errorf("buffer %q is not in host memory (another backend's)", b.label)
+	case b.size < n:
+		return nil, fmt.Errorf("buffer %q holds %d bytes, needs %d", b.label, b.size, n)
+	}
+	return b.host, nil
+}
+
 // HostBytes returns the memory of a CPU-backend buffer, for the
 // pipelines' CPU kernels and for tests; it panics on a CUDA buffer.
 func (b *Buffer) HostBytes() []byte {

@@ -48,14 +48,8 @@ func checkHost(op string, b *gpu.Buffer, off int64, n int) (err error) {
 	if off < 0 || off+int64(n) > b.Len() {
 		return fmt.Errorf("%s %q: bytes [%d,%d) outside its %d bytes", op, b.Label(), off, off+int64(n), b.Len())
 	}
-	// gpu has no test for a freed buffer but HostBytes, which panics on
-	// one (its memory is gone) as on a CUDA buffer: an error here, as the
-	// backend's own checks give, rather than a crash inside a kernel.
-	defer func() {
-		if recover() != nil {
-			err = fmt.Errorf("%s %q: a freed buffer, or not in host memory", op, b.Label())
-		}
-	}()
-	b.HostBytes()
+	if _, err := gpu.CheckedHost(b, 0); err != nil {
+		return fmt.Errorf("%s %w", op, err)
+	}
 	return nil
 }

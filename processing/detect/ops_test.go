@@ -95,14 +95,14 @@ func TestCPUOpsBadBuffers(t *testing.T) {
 	}{
 		{"small mask", func() error { return ops.Plane(src, 0, wk, small, 0, tl, 0, &p) }, `"small mask": bytes [0,`},
 		{"negative offset", func() error { return ops.Plane(src, 0, wk, mk, -2, tl, 0, &p) }, `"mask": bytes [-2,`},
-		{"freed source", func() error { return ops.Plane(gone, 0, wk, mk, 0, tl, 0, &p) }, `"gone": a freed buffer`},
+		{"freed source", func() error { return ops.Plane(gone, 0, wk, mk, 0, tl, 0, &p) }, `buffer "gone" was freed`},
 		{"freed centres", func() error {
 			k := BallKernel(3, 3)
 			bp := ballParams(Ball{XY: 3, Z: 3, Overlap: 0.6}, k, g.H, g.W, 3)
 			bp.Count = 1
 			w := alloc("weights", int64(4*len(k.W)))
 			return ops.Ball(gone, alloc("masks", int64(3*g.H*g.W)), nil, w, &bp)
-		}, `ball filter: centres to "gone": a freed buffer`},
+		}, `ball filter: centres to buffer "gone" was freed`},
 	} {
 		if err := tc.run(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error with %q", tc.name, err, tc.want)

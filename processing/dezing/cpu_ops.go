@@ -381,21 +381,11 @@ func dzNeed(what string, b *gpu.Buffer, n int64) (mem []byte, err error) {
 	if n == 0 && b == nil {
 		return nil, nil
 	}
-	if b == nil {
-		return nil, fmt.Errorf("cpu: %s: no buffer", what)
+	mem, err = gpu.CheckedHost(b, n)
+	if err != nil {
+		return nil, fmt.Errorf("cpu: %s: %w", what, err)
 	}
-	if b.Len() < n {
-		return nil, fmt.Errorf("cpu: %s %q holds %d bytes, needs %d", what, b.Label(), b.Len(), n)
-	}
-	// gpu.Buffer tells a CPU buffer from a freed or a CUDA one only by
-	// HostBytes panicking; an error naming the buffer serves the caller
-	// better than that panic.
-	defer func() {
-		if recover() != nil {
-			mem, err = nil, fmt.Errorf("cpu: %s %q is not host memory (freed, or another backend's)", what, b.Label())
-		}
-	}()
-	return b.HostBytes(), nil
+	return mem, nil
 }
 
 // Views of CPU buffers' memory (little-endian host memory, 4-byte aligned

@@ -31,10 +31,9 @@ func (c cpuOps) Metric(dst, gram, a, b *gpu.Buffer, m MetricShape) error {
 	return metricPairs(f64s(dst), f64s(gram), f64s(a), f64s(b), m, c.be.Workers(), c.be.Begin(int64(m.M)))
 }
 
-// alive reports a freed buffer: the one a zero-byte download refuses (the
-// backend keeps a buffer's state to itself).
+// alive reports a freed (or missing, or not host) buffer.
 func (c cpuOps) alive(b *gpu.Buffer) error {
-	if c.be.Download(nil, b, 0) != nil {
+	if _, err := gpu.CheckedHost(b, 0); err != nil {
 		return errFreed
 	}
 	return nil
