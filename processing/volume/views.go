@@ -53,29 +53,25 @@ func Bytes[T Number](s []T) []byte {
 // float32, rounded to nearest for 32-bit integers beyond 2^24 and for
 // float64.
 func ToFloat32(dst []float32, src []byte, dt DType) {
-	switch dt {
-	case Uint8:
-		convert(dst, src)
-	case Int8:
-		convert(dst, Int8s(src))
-	case Uint16:
-		convert(dst, Uint16s(src))
-	case Int16:
-		convert(dst, Int16s(src))
-	case Uint32:
-		convert(dst, Uint32s(src))
-	case Int32:
-		convert(dst, Int32s(src))
-	case Float32:
+	if dt == Float32 {
 		copy(dst, Float32s(src))
-	case Float64:
-		convert(dst, Float64s(src))
+		return
 	}
+	toFloat(dst, src, dt)
 }
 
 // ToFloat64 converts src, values of type dt in native byte order, into
 // dst, exactly for every type.
 func ToFloat64(dst []float64, src []byte, dt DType) {
+	if dt == Float64 {
+		copy(dst, Float64s(src))
+		return
+	}
+	toFloat(dst, src, dt)
+}
+
+// toFloat converts src, values of type dt, into dst.
+func toFloat[F float32 | float64](dst []F, src []byte, dt DType) {
 	switch dt {
 	case Uint8:
 		convert(dst, src)
@@ -92,7 +88,7 @@ func ToFloat64(dst []float64, src []byte, dt DType) {
 	case Float32:
 		convert(dst, Float32s(src))
 	case Float64:
-		copy(dst, Float64s(src))
+		convert(dst, Float64s(src))
 	}
 }
 

@@ -103,13 +103,7 @@ func (c bytesCodec) decode(src []byte, limit int) ([]byte, error) {
 		}
 		return out, nil
 	case "gzip", "zlib":
-		var r io.ReadCloser
-		var err error
-		if c.name == "gzip" {
-			r, err = gzip.NewReader(bytes.NewReader(src))
-		} else {
-			r, err = zlib.NewReader(bytes.NewReader(src))
-		}
+		r, err := inflater(c.name, src)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", c.name, err)
 		}
@@ -190,13 +184,7 @@ func (c bytesCodec) decodeTo(dst, src []byte) error {
 	case "blosc":
 		return bloscDecodeInto(dst, src)
 	case "gzip", "zlib":
-		var r io.ReadCloser
-		var err error
-		if c.name == "gzip" {
-			r, err = gzip.NewReader(bytes.NewReader(src))
-		} else {
-			r, err = zlib.NewReader(bytes.NewReader(src))
-		}
+		r, err := inflater(c.name, src)
 		if err != nil {
 			return fmt.Errorf("%s: %v", c.name, err)
 		}
@@ -219,4 +207,12 @@ func (c bytesCodec) decodeTo(dst, src []byte) error {
 	}
 	copy(dst, out)
 	return nil
+}
+
+// inflater reads the deflate stream of a gzip or zlib chunk.
+func inflater(name string, src []byte) (io.ReadCloser, error) {
+	if name == "gzip" {
+		return gzip.NewReader(bytes.NewReader(src))
+	}
+	return zlib.NewReader(bytes.NewReader(src))
 }
