@@ -419,10 +419,18 @@ func (v *Viewer) request3D() {
 		}
 	}
 	ext := v.frame3D()
-	req := &renderReq{w: pw, h: ph, view: render3d.NewView(pw, ph, w.cam, ext), final: true}
+	// The signature of what the frame shows comes first, from cheap
+	// fields: redraw calls this on every repaint, and the snapshots
+	// (each layer's colour table, every point in world coordinates) are
+	// made only when it changed.
 	var sig strings.Builder
 	fmt.Fprintf(&sig, "%d %d %v %v %v %v %v|", pw, ph, w.cam, w.mode, w.threshold(), w.atten, ext)
 	var building []string
+	type shown struct {
+		il *ImageLayer
+		lg *layerGrids
+	}
+	var images []shown
 	for _, l := range v.layers {
 		il, ok := l.(*ImageLayer)
 		if !ok || !l.Visible() || il.fixed != nil {
@@ -446,6 +454,29 @@ func (v *Viewer) request3D() {
 			building = append(building, fmt.Sprintf("building the 3D copy of %s: %d%%", il.name, lg.done*100/max(lg.total, 1)))
 			continue
 		}
+		images = append(images, shown{il, lg})
+		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, il.lo, il.hi, il.gamma, il.opacity, il.cmapName, il.blend)
+	}
+	var pointLayers []*PointsLayer
+	for _, l := range v.layers {
+		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
+			pointLayers = append(pointLayers, pl)
+			pl.store.mu.RLock()
+			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.store.version, pl.size, pl.opacity, pl.style, v.pointsSpacing(pl))
+			pl.store.mu.RUnlock()
+		}
+	}
+	w.setStatus(strings.Join(building, "   "))
+	if w.mode == render3d.Iso {
+		w.syncThreshold()
+	}
+	if sig.String() == w.lastSig {
+		return
+	}
+
+	req := &renderReq{w: pw, h: ph, view: render3d.NewView(pw, ph, w.cam, ext), final: true}
+	for _, im := range images {
+		il, lg := im.il, im.lg
 		lt := il.lookup(il.vol.DType)
 		s := layerSnap{coarse: lg.coarse, fine: lg.fine, tab: slices.Clone(lt.tab), lutLo: lt.lo, scale: lt.scale,
 			direct: lutDirect(il.vol.DType), opacity: il.opacity, blend: il.blend}
@@ -460,15 +491,10 @@ func (v *Viewer) request3D() {
 			req.final = false
 		}
 		req.layers = append(req.layers, s)
-		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, il.lo, il.hi, il.gamma, il.opacity, il.cmapName, il.blend)
 	}
-	for _, l := range v.layers {
-		pl, ok := l.(*PointsLayer)
-		if !ok || !l.Visible() {
-			continue
-		}
-		pl.store.mu.RLock()
+	for _, pl := range pointLayers {
 		sp := v.pointsSpacing(pl)
+		pl.store.mu.RLock()
 		ps := pointsSnap{diam: pl.size * math.Min(sp[1], sp[2]), opacity: pl.opacity, style: pl.style}
 		ps.pts = make([]render3d.Vec, 0, pl.store.live)
 		ps.cls = make([]points.Class, 0, pl.store.live)
@@ -479,16 +505,8 @@ func (v *Viewer) request3D() {
 			ps.pts = append(ps.pts, worldOf(p.Z, p.Y, p.X, sp, ext))
 			ps.cls = append(ps.cls, pl.store.cls[i])
 		}
-		fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.store.version, pl.size, pl.opacity, pl.style, sp)
 		pl.store.mu.RUnlock()
 		req.points = append(req.points, ps)
-	}
-	w.setStatus(strings.Join(building, "   "))
-	if w.mode == render3d.Iso {
-		w.syncThreshold()
-	}
-	if sig.String() == w.lastSig {
-		return
 	}
 	w.lastSig = sig.String()
 	w.view = req.view
