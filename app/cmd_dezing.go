@@ -84,6 +84,9 @@ func (s volSource) Info() volume.Info                     { return s.v.Info }
 func (s volSource) ReadSlab(z0, z1 int, dst []byte) error { return s.v.ReadSlab(z0, z1, dst) }
 func (s volSource) Close() error                          { return s.v.Close() }
 
+// Source is the volume read, whose reader the plan sizes.
+func (s volSource) Source() volume.Source { return s.v.Source() }
+
 // prepare checks the flags and opens the inputs (headers only).
 func (f *dezingFlags) prepare(args []string, needOut bool) (*scan, error) {
 	if len(args) != 2 && (needOut || len(args) != 1) {
@@ -187,6 +190,7 @@ func (f *dezingFlags) open(args []string, needOut bool) (*dezingSetup, error) {
 	r := &dezingSetup{s: s, shapes: s.in.Shapes()}
 	if needOut {
 		r.out = args[1]
+		f.cfg.Output = r.out
 		if err := checkOutput(r.out, args[0]); err != nil {
 			s.Close()
 			return nil, err
