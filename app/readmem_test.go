@@ -197,7 +197,7 @@ func TestDezingRefusesOutputBeyondDisk(t *testing.T) {
 	writeH5(t, tiny, []uint{1e12, 4, 4}, []uint{1, 4, 4}, false, true)
 	for _, out := range []string{"out.h5", "out.zarr"} {
 		code, _, errs := runCmd("dezing", tiny, filepath.Join(dir, out), "--backend", "cpu", "--quiet")
-		if code == 0 || !strings.Contains(errs, "may take up to") || !strings.Contains(errs, "free") {
+		if code == 0 || !strings.Contains(errs, "no space left for the output") || !strings.Contains(errs, "may take up to") || !strings.Contains(errs, "free") {
 			t.Errorf("%s: exit %d: %s", out, code, errs)
 		}
 	}

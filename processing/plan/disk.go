@@ -14,7 +14,7 @@ type DiskFullError struct {
 }
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("%s: the output %s may take up to %s on disk, and its file system has %s free: free some space or write it elsewhere",
+	return fmt.Sprintf("%s: no space left for the output %s: it may take up to %s on disk, and its file system has %s free: free some space or write it elsewhere",
 		e.Pipeline, e.Path, FormatBytes(e.Need), FormatBytes(e.Free))
 }
 

@@ -33,7 +33,7 @@ func TestCheckDisk(t *testing.T) {
 	if d := full.Free - free; d > 1<<30 || d < -(1<<30) {
 		t.Errorf("free %d bytes, statfs says %d", full.Free, free)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "up to 1024 PiB on disk") || !strings.Contains(msg, out) || !strings.Contains(msg, "free") {
+	if msg := err.Error(); !strings.Contains(msg, "no space left for the output "+out+": it may take up to 1024 PiB on disk") || !strings.Contains(msg, "free") {
 		t.Errorf("message %q", msg)
 	}
 
