@@ -50,7 +50,7 @@ func BenchmarkBitshuffleFrame(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := decodeBitshuffle(dst, chunk, 2, 0, true); err != nil {
+		if err := decodeBitshuffle(dst, chunk, 2, 0, 2); err != nil {
 			b.Fatal(err)
 		}
 	}
