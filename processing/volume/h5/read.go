@@ -323,8 +323,9 @@ func (d *dataset) closeLocked() error {
 }
 
 // Open opens a dataset of an HDF5 file as a volume. Without a dataset
-// path it opens the file's only 3D dataset (or only 2D one when it has no
-// 3D dataset), else a tomography scan's frames (see findTomo); otherwise the error lists the candidates.
+// path it picks one (defaultDataset: the only 3D dataset, links
+// followed, or a tomography scan's frames, or the only NXdata signal);
+// otherwise the error lists the candidates.
 func Open(p, name string) (*volume.Volume, error) {
 	var v *volume.Volume
 	err := withFile(p, func(f *file) (err error) {
@@ -342,38 +343,6 @@ func Open(p, name string) (*volume.Volume, error) {
 		return nil
 	})
 	return v, err
-}
-
-// defaultDataset picks the dataset Open uses when none is named. Call with
-// lib held.
-func defaultDataset(f *file) (string, error) {
-	nodes, err := walk(f)
-	if err != nil {
-		return "", err
-	}
-	var by [4][]string
-	var all []string
-	for _, n := range nodes {
-		if n.Kind == "dataset" {
-			all = append(all, fmt.Sprintf("%s %v %s", n.Path, n.Shape, n.DType))
-			if r := len(n.Shape); r == 2 || r == 3 {
-				by[r] = append(by[r], n.Path)
-			}
-		}
-	}
-	switch {
-	case len(by[3]) == 1:
-		return by[3][0], nil
-	case len(by[3]) > 1:
-		if at, ok := findTomo(f); ok {
-			return at.data, nil
-		}
-	case len(by[3]) == 0 && len(by[2]) == 1:
-		return by[2][0], nil
-	case len(all) == 0:
-		return "", fmt.Errorf("%s: the HDF5 file holds no datasets", f.path)
-	}
-	return "", fmt.Errorf("%s: name the dataset to open as FILE:/path; the file holds %s", f.path, strings.Join(all, ", "))
 }
 
 // exists reports whether every link on the path exists (H5Lexists fails
