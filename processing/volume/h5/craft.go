@@ -233,3 +233,47 @@ func zstdOf(data []byte) []byte {
 	}
 	return dst[:got]
 }
+
+// rawChunkAt returns the stored bytes and filter mask of the chunk at
+// element offset off of dataset name in file p (H5Dread_chunk).
+func rawChunkAt(p, name string, off []int) ([]byte, uint32, error) {
+	var out []byte
+	var mask uint32
+	err := withFile(p, func(f *file) error {
+		ds, err := f.f.OpenDataset(name)
+		if err != nil {
+			return err
+		}
+		defer ds.Close()
+		o := make([]C.hsize_t, len(off))
+		for i := range o {
+			o[i] = C.hsize_t(off[i])
+		}
+		var m C.unsigned
+		var addr C.haddr_t
+		var size C.hsize_t
+		if C.H5Dget_chunk_info_by_coord(C.hid_t(ds.ID()), &o[0], &m, &addr, &size) < 0 || addr == C.HADDR_UNDEF {
+			return fmt.Errorf("%s:%s: no chunk at %v", p, name, off)
+		}
+		out = make([]byte, size)
+		var fm C.uint32_t
+		if size > 0 && C.H5Dread_chunk(C.hid_t(ds.ID()), C.H5P_DEFAULT, &o[0], &fm, unsafe.Pointer(&out[0])) < 0 {
+			return fmt.Errorf("%s:%s: cannot read the chunk at %v", p, name, off)
+		}
+		mask = uint32(fm)
+		return nil
+	})
+	return out, mask, err
+}
+
+// templateOf describes dataset name of file p as a rawSet (no chunks):
+// its type, shape, chunk shape and filters.
+func templateOf(p, name string) (rawSet, error) {
+	v, err := Open(p, name)
+	if err != nil {
+		return rawSet{}, err
+	}
+	defer v.Close()
+	d := v.Source().(*dataset)
+	return rawSet{name: name, dtype: d.info.DType, shape: d.dims(), chunk: d.chunk, filters: d.filters}, nil
+}
