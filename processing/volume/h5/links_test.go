@@ -113,4 +113,3 @@ func TestSeveral3D(t *testing.T) {
 	}
 	v.Close()
 }
-
