@@ -212,3 +212,13 @@ func (s *storage) chunkText(at []int) string {
 func peakDecode() int64 { return int64(C.vox_peak()) }
 
 func resetPeak() { C.vox_peak_reset() }
+
+// zfpBytes returns the decoded size of the field ZFP's client values
+// declare (tests).
+func zfpBytes(cd []uint) uint64 {
+	c := make([]C.uint, len(cd)+1)
+	for i, v := range cd {
+		c[i] = C.uint(v)
+	}
+	return uint64(C.vox_zfp_bytes(&c[0], C.size_t(len(cd))))
+}

@@ -95,6 +95,38 @@ static size_t fail(const char *format, ...) {
 	return 0;
 }
 
+// zfp_bytes returns the decoded size of the field H5Z-ZFP's client
+// values declare, 0 when they are not as expected. From the second value
+// on they hold zfp's stream header (zfp_write_header: bits packed from
+// the least significant, 64-bit little-endian words): "zfp" and the
+// codec version (32 bits), then 52 bits of metadata, from the least
+// significant: scalar type - 1 (2 bits: int32, int64, float, double),
+// dimensions - 1 (2 bits), and each size - 1 from x up (48 bits shared:
+// 48, 24, 16 or 12 each); zfp_field_metadata in zfp's zfp.c.
+static unsigned long long zfp_bytes(const unsigned cd[], size_t ncd) {
+	unsigned char b[16] = {0};
+	if (ncd < 4) return 0;
+	for (size_t i = 0; i < 3; i++)
+		for (int j = 0; j < 4; j++) b[4 * i + j] = (unsigned char)(cd[1 + i] >> (8 * j));
+	if (b[0] != 'z' || b[1] != 'f' || b[2] != 'p') return 0;
+	unsigned long long meta = 0;
+	for (int i = 0; i < 8; i++) meta |= (unsigned long long)b[4 + i] << (8 * i);
+	meta &= (1ULL << 52) - 1;
+	static const unsigned long long size[4] = {4, 8, 4, 8};
+	unsigned long long bytes = size[meta & 3];
+	int dims = (int)((meta >> 2) & 3) + 1, bits = 48 / dims;
+	unsigned long long sizes = meta >> 4;
+	for (int d = 0; d < dims; d++) {
+		unsigned long long n = (sizes & ((1ULL << bits) - 1)) + 1;
+		sizes >>= bits;
+		if (n > (1ULL << 40) / bytes) return ~0ULL; // far past any chunk
+		bytes *= n;
+	}
+	return bytes;
+}
+
+unsigned long long vox_zfp_bytes(const unsigned *cd, size_t ncd) { return zfp_bytes(cd, ncd); }
+
 // precheck refuses, before the real filter allocates, a chunk whose
 // filter values or header declare more than cap bytes.
 static int precheck(const struct slot *s, const unsigned cd[], size_t ncd, const unsigned char *in,
@@ -110,6 +142,9 @@ static int precheck(const struct slot *s, const unsigned cd[], size_t ncd, const
 	case H5Z_FILTER_SCALEOFFSET: // client value 2: elements of the chunk
 		if (ncd < 3) return 1;
 		need = (unsigned long long)cd[2] * ctx.elem;
+		break;
+	case 32013: // ZFP: the field the plugin allocates for is in its values
+		need = zfp_bytes(cd, ncd);
 		break;
 	default:
 		return 1;

@@ -56,6 +56,10 @@ int vox_read(hid_t ds, hid_t ms, hid_t fs, void *buf, char *msg, size_t len);
 int vox_read_box(hid_t ds, int rank, const hsize_t *off, const hsize_t *count, const hsize_t *mdims,
                  const hsize_t *moff, void *buf, char *msg, size_t len);
 
+// vox_zfp_bytes returns the decoded size of the field H5Z-ZFP's client
+// values declare (0: not as expected).
+unsigned long long vox_zfp_bytes(const unsigned *cd, size_t ncd);
+
 // vox_stack writes the current error stack, most specific first, to msg.
 void vox_stack(char *msg, size_t len);
 

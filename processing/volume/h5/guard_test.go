@@ -384,3 +384,19 @@ func TestDecodeBytes(t *testing.T) {
 		v.Close()
 	}
 }
+
+// TestZFPDeclaredSize checks the size the guard reads from ZFP's filter
+// values (the plugin allocates it before decoding; more than the chunk
+// is refused): the fields of codecs.h5's ZFP datasets, whose chunks are
+// 1x16x16.
+func TestZFPDeclaredSize(t *testing.T) {
+	for name, want := range map[string]uint64{"zfp_int32": 1024, "zfp_float32": 1024, "zfp_float64": 2048} {
+		s, err := templateOf("testdata/codecs.h5", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := zfpBytes(s.filters[0].Params); got != want {
+			t.Errorf("%s: values %v declare %d bytes, want %d", name, s.filters[0].Params, got, want)
+		}
+	}
+}
