@@ -132,6 +132,13 @@ func TestInfoCandidates(t *testing.T) {
 	if code != 0 || !strings.Contains(flat, "dataset: /entry/imaging/data") || !strings.Contains(flat, "8 projections, 3 flats, 2 darks") {
 		t.Errorf("k11: exit %d: %s%s", code, out, errOut)
 	}
+	// dezing used to fail on it listing 480 scalar datasets.
+	k11out := filepath.Join(t.TempDir(), "k11.h5")
+	if code, _, errOut := runCmd("dezing", "--backend", "cpu", golden+"../h5/testdata/k11.nxs", k11out); code != 0 {
+		t.Errorf("dezing k11: exit %d: %.500s", code, errOut)
+	} else if _, err := os.Stat(k11out); err != nil {
+		t.Errorf("dezing k11: %v", err)
+	}
 }
 
 func TestDemoCommand(t *testing.T) {
