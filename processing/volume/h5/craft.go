@@ -46,7 +46,10 @@ package h5
 // 		H5Pset_filter(dcpl, ids[i], flags[i], ncd[i], cd);
 // 		cd += ncd[i];
 // 	}
-// 	hid_t ds = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+// 	hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+// 	H5Pset_create_intermediate_group(lcpl, 1);
+// 	hid_t ds = H5Dcreate2(file, name, type, space, lcpl, dcpl, H5P_DEFAULT);
+// 	H5Pclose(lcpl);
 // 	H5Pclose(dcpl);
 // 	H5Sclose(space);
 // 	return ds;

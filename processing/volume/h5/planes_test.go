@@ -88,3 +88,20 @@ func TestWriterHugeFrameCount(t *testing.T) {
 		t.Fatalf("commit: %v", err)
 	}
 }
+
+// TestNeXusHugeFrameCount opens a small NeXus file declaring 10^12
+// frames and image keys (no chunk written): an error saying so, where
+// reading the keys used to allocate terabytes.
+func TestNeXusHugeFrameCount(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "huge.nxs")
+	err := craftFile(p,
+		rawSet{name: TomoData, dtype: volume.Uint16, shape: []int{1e12, 4, 4}, chunk: []int{1, 4, 4}},
+		rawSet{name: TomoImageKey, dtype: volume.Int32, shape: []int{1e12}, chunk: []int{1 << 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = OpenNeXus(p)
+	if err == nil || !strings.Contains(err.Error(), "1000000000000 frames, more than the 268435456") {
+		t.Fatalf("open: %v", err)
+	}
+}
