@@ -136,4 +136,3 @@ func TestFIFOPoints(t *testing.T) {
 		}
 	}
 }
-

@@ -8,11 +8,15 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // piece is one chunk to decode and place: a whole stored object, or an
@@ -22,8 +26,9 @@ type piece struct {
 	path string
 	// off, n: the byte range of an inner chunk; n < 0 reads the whole file.
 	off, n int64
-	// fill: nothing is stored for this chunk.
-	fill   bool
+	// max is the most bytes the stored object (or range) can take with
+	// the chain's codecs: a larger one is refused before it is read.
+	max    int64
 	origin []int
 	shape  []int
 	chain  *chain
@@ -46,9 +51,14 @@ func (a *array) read(dst []byte, lo, hi []int) error {
 	if int64(len(dst)) != want {
 		return fmt.Errorf("%s: buffer of %d bytes for a region of %d", a.name, len(dst), want)
 	}
-	pieces, err := a.pieces(lo, hi)
+	pieces, fill, err := a.pieces(lo, hi)
 	if err != nil {
 		return err
+	}
+	if fill {
+		// Some chunks are not stored: the region starts as the fill
+		// value, and only stored chunks are placed over it.
+		fillWith(dst, a.fill)
 	}
 	dstStr := cStrides(rshape)
 	var next atomic.Int64
@@ -75,24 +85,54 @@ func (a *array) read(dst []byte, lo, hi []int) error {
 	return firstErr
 }
 
-// pieces lists the chunks (or inner chunks) that overlap [lo, hi).
-func (a *array) pieces(lo, hi []int) ([]piece, error) {
-	var out []piece
-	var err error
+// manyChunks is the number of stored objects (chunks, or shards) a
+// read may try one by one; a read touching more lists the array's
+// objects once (kept for later reads) and places only those stored,
+// over the fill value, so that a sparse store costs what is returned,
+// not a file-system call or an allocation per chunk not stored.
+const manyChunks = 1024
+
+// pieces lists the stored chunks (or inner chunks) that overlap [lo,
+// hi), and whether the region must first be filled with the fill value
+// because some of them are not stored (a chunk not yet known to be
+// missing is listed: place fills it when it is not found).
+func (a *array) pieces(lo, hi []int) (out []piece, fill bool, err error) {
+	var stored []int64
+	var gstr []int64
+	if regionChunks(a.chunks, lo, hi) > manyChunks {
+		if stored, err = a.stored.get(a); err != nil {
+			return nil, false, err
+		}
+		gstr = a.gridStrides()
+	}
 	eachChunk(a.chunks, lo, hi, func(idx []int) bool {
+		if gstr != nil {
+			lin := int64(0)
+			for d, i := range idx {
+				lin += int64(i) * gstr[d]
+			}
+			if _, found := slices.BinarySearch(stored, lin); !found {
+				fill = true
+				return true
+			}
+		}
 		origin := make([]int, len(idx))
 		for d, i := range idx {
 			origin[d] = i * a.chunks[d]
 		}
-		path := filepath.Join(a.dir, filepath.FromSlash(a.key(idx)))
+		path := filepath.Join(a.dir, filepath.FromSlash(a.keys.key(idx)))
 		if a.chain.shard == nil {
-			out = append(out, piece{path: path, n: -1, origin: origin, shape: a.chunks, chain: &a.chain})
+			out = append(out, piece{path: path, n: -1, max: a.storedBound(), origin: origin, shape: a.chunks, chain: &a.chain})
 			return true
 		}
 		s := a.chain.shard
 		var index []uint64
 		if index, err = a.shardIndex(path); err != nil {
 			return false
+		}
+		if index == nil {
+			fill = true // the shard is not stored
+			return true
 		}
 		// Inner chunks of this shard that overlap the region.
 		slo, shi := make([]int, len(idx)), make([]int, len(idx))
@@ -109,22 +149,52 @@ func (a *array) pieces(lo, hi []int) ([]piece, error) {
 				k = k*per[d] + i
 				o[d] = origin[d] + i*s.inner[d]
 			}
-			p := piece{path: path, origin: o, shape: s.inner, chain: &s.chain}
-			if index == nil || index[2*k] == math.MaxUint64 && index[2*k+1] == math.MaxUint64 {
-				p.fill = true
-			} else {
-				p.off, p.n = int64(index[2*k]), int64(index[2*k+1])
+			if index[2*k] == math.MaxUint64 && index[2*k+1] == math.MaxUint64 {
+				fill = true // the inner chunk is not stored
+				return true
 			}
-			out = append(out, p)
+			out = append(out, piece{path: path, off: int64(index[2*k]), n: int64(index[2*k+1]),
+				max: s.chain.storedBound(a.chunkBytes()), origin: o, shape: s.inner, chain: &s.chain})
 			return true
 		})
 		return true
 	})
-	return out, err
+	return out, fill, err
+}
+
+// regionChunks counts the chunks of shape chunks overlapping [lo, hi),
+// saturating at MaxInt64.
+func regionChunks(chunks, lo, hi []int) int64 {
+	n := int64(1)
+	for d := range chunks {
+		k := int64((hi[d]-1)/chunks[d] - lo[d]/chunks[d] + 1)
+		if n > math.MaxInt64/k {
+			return math.MaxInt64
+		}
+		n *= k
+	}
+	return n
+}
+
+// fillWith fills dst with copies of the element v, doubling the filled
+// part at each copy.
+func fillWith(dst, v []byte) {
+	if len(dst) == 0 {
+		return
+	}
+	if !slices.ContainsFunc(v, func(b byte) bool { return b != 0 }) {
+		clear(dst)
+		return
+	}
+	n := copy(dst, v)
+	for n < len(dst) {
+		n += copy(dst[n:], dst[:n])
+	}
 }
 
 // eachChunk calls f with the grid index of every chunk (of shape chunks)
-// overlapping [lo, hi), in C order, until f returns false.
+// overlapping [lo, hi), in C order, until f returns false. idx is
+// reused from call to call: f copies what it keeps.
 func eachChunk(chunks, lo, hi []int, f func(idx []int) bool) {
 	n := len(chunks)
 	first, last := make([]int, n), make([]int, n)
@@ -133,7 +203,7 @@ func eachChunk(chunks, lo, hi []int, f func(idx []int) bool) {
 	}
 	idx := append([]int(nil), first...)
 	for {
-		if !f(append([]int(nil), idx...)) {
+		if !f(idx) {
 			return
 		}
 		d := n - 1
@@ -182,7 +252,7 @@ func chunkStrides(shape, perm []int) []int {
 // a chunk that fills a run of dst is decoded straight into it.
 func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 	es := a.dtype.Size()
-	if !p.fill {
+	{
 		raw, err := readPiece(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -190,11 +260,17 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 		case err != nil:
 			return fmt.Errorf("%s: read chunk %s: %w", a.name, rel(a.dir, p.path), err)
 		default:
+			shape := p.shape
+			if a.n5 {
+				if shape, raw, err = a.n5Block(raw, p.origin); err != nil {
+					return fmt.Errorf("%s: block %s: %w", a.name, rel(a.dir, p.path), err)
+				}
+			}
 			want := es
-			for _, n := range p.shape {
+			for _, n := range shape {
 				want *= n
 			}
-			if off, ok := inside(dstStr, lo, hi, p.origin, p.shape); ok && p.chain.perm == nil {
+			if off, ok := inside(dstStr, lo, hi, p.origin, shape); ok && p.chain.perm == nil {
 				run := dst[off*es : off*es+want]
 				if err := p.chain.decodeInto(run, raw); err != nil {
 					return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
@@ -211,7 +287,7 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 			if p.chain.bigEndian {
 				swapBytes(src, es)
 			}
-			copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(p.shape, p.chain.perm), p.origin, p.shape, es)
+			copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(shape, p.chain.perm), p.origin, shape, es)
 			return nil
 		}
 	}
@@ -252,24 +328,28 @@ func rel(dir, path string) string {
 	return path
 }
 
+// readPiece reads a piece's stored bytes: the whole file, or an inner
+// chunk's range of a shard. Only a regular file is read, and no more
+// than its codecs can make of a chunk (p.max).
 func readPiece(p *piece) ([]byte, error) {
-	if p.n < 0 {
-		return os.ReadFile(p.path)
-	}
-	f, err := os.Open(p.path)
+	f, size, err := fileio.Open(p.path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	off, n := p.off, p.n
+	if n < 0 {
+		off, n = 0, size
+		if n > p.max {
+			return nil, fmt.Errorf("the file holds %d bytes, more than a chunk can take with its codecs (%d)", n, p.max)
+		}
+	} else if off < 0 || off > size || n > size-off {
+		return nil, fmt.Errorf("inner chunk at byte %d of %d bytes lies outside the shard's %d bytes", off, n, size)
+	} else if n > p.max {
+		return nil, fmt.Errorf("inner chunk of %d bytes, more than a chunk can take with its codecs (%d)", n, p.max)
 	}
-	if p.off < 0 || p.n < 0 || p.off > st.Size() || p.n > st.Size()-p.off {
-		return nil, fmt.Errorf("inner chunk at byte %d of %d bytes lies outside the shard's %d bytes", p.off, p.n, st.Size())
-	}
-	buf := make([]byte, p.n)
-	if _, err := f.ReadAt(buf, p.off); err != nil && err != io.EOF {
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
 		return nil, err
 	}
 	return buf, nil
@@ -373,7 +453,7 @@ func (a *array) shardIndex(path string) ([]uint64, error) {
 
 func (a *array) readIndex(path string) ([]uint64, error) {
 	s := a.chain.shard
-	f, err := os.Open(path)
+	f, fsize, err := fileio.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -381,10 +461,7 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
+	st := sizeOnly(fsize)
 	count := int64(1)
 	for d, n := range a.chunks {
 		count *= int64(n / s.inner[d])
@@ -424,4 +501,75 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 		}
 	}
 	return idx, nil
+}
+
+// sizeOnly stands in for a FileInfo where only the size is used.
+type sizeOnly int64
+
+func (s sizeOnly) Size() int64 { return int64(s) }
+
+// listing is the sorted places in the chunk grid (linear, C order) of
+// the objects stored in an array's folder, listed once, when a read
+// first touches many chunks. A chunk stored after the listing reads as
+// the fill value until the store is opened again.
+type listing struct {
+	once   sync.Once
+	stored []int64
+	err    error
+}
+
+func (l *listing) get(a *array) ([]int64, error) {
+	l.once.Do(func() { l.stored, l.err = a.list() })
+	return l.stored, l.err
+}
+
+// gridStrides returns the linear strides of the chunk grid (C order).
+func (a *array) gridStrides() []int64 {
+	n := len(a.shape)
+	s := make([]int64, n)
+	acc := int64(1)
+	for d := n - 1; d >= 0; d-- {
+		s[d] = acc
+		acc *= int64((a.shape[d] + a.chunks[d] - 1) / a.chunks[d])
+	}
+	return s
+}
+
+// list walks the array's folder for the keys of stored objects (at most
+// as deep as a key goes) and returns their linear grid places, sorted.
+func (a *array) list() ([]int64, error) {
+	nd := len(a.shape)
+	gstr := a.gridStrides()
+	idx := make([]int, nd)
+	var out []int64
+	err := filepath.WalkDir(a.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(a.dir, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if p != a.dir && strings.Count(rel, "/") >= nd {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !a.keys.parse(rel, idx) {
+			return nil
+		}
+		lin := int64(0)
+		for k, i := range idx {
+			if i >= (a.shape[k]+a.chunks[k]-1)/a.chunks[k] {
+				return nil // outside the grid: not a chunk of this array
+			}
+			lin += int64(i) * gstr[k]
+		}
+		out = append(out, lin)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: listing the stored chunks: %w", a.name, err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
 }
