@@ -258,7 +258,7 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 		case errors.Is(err, fs.ErrNotExist):
 			// Not stored: the fill value.
 		case err != nil:
-			return fmt.Errorf("%s: read chunk %s: %w", a.name, rel(a.dir, p.path), err)
+			return fmt.Errorf("%s: read %s %s: %w", a.name, a.chunkWord(), rel(a.dir, p.path), err)
 		default:
 			shape := p.shape
 			if a.n5 {
@@ -273,7 +273,7 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 			if off, ok := inside(dstStr, lo, hi, p.origin, shape); ok && p.chain.perm == nil {
 				run := dst[off*es : off*es+want]
 				if err := p.chain.decodeInto(run, raw); err != nil {
-					return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
+					return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
 				}
 				if p.chain.bigEndian {
 					swapBytes(run, es)
@@ -282,7 +282,7 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 			}
 			src, err := p.chain.decodeBytes(raw, want)
 			if err != nil {
-				return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
+				return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
 			}
 			if p.chain.bigEndian {
 				swapBytes(src, es)
@@ -293,6 +293,14 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 	}
 	copyOverlap(dst, dstStr, lo, hi, a.fill, make([]int, len(lo)), p.origin, p.shape, es)
 	return nil
+}
+
+// chunkWord is what the array's format calls a chunk, for messages.
+func (a *array) chunkWord() string {
+	if a.n5 {
+		return "block"
+	}
+	return "chunk"
 }
 
 // inside reports whether a chunk at origin of shape cshape lies whole in

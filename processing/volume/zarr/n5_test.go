@@ -1,7 +1,10 @@
 package zarr
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,5 +157,110 @@ func TestPaddedBlosc(t *testing.T) {
 	for _, s := range []string{"testdata/padded_blosc.zarr", "testdata/n5/padded_blosc.n5"} {
 		got, want := openPair(t, s, strings.TrimSuffix(strings.TrimSuffix(s, ".zarr"), ".n5")+".npy")
 		sameVoxels(t, s, got, want)
+	}
+}
+
+// TestBadN5: damaged or unsupported N5 containers give an error naming
+// the container and the problem, at open or at the read of the block.
+func TestBadN5(t *testing.T) {
+	edit := func(file string, f func([]byte) []byte) func(string) {
+		return func(dir string) {
+			p := filepath.Join(dir, filepath.FromSlash(file))
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(p, f(b), 0o644)
+		}
+	}
+	replace := func(file, old, new string) func(string) {
+		return edit(file, func(b []byte) []byte {
+			if !bytes.Contains(b, []byte(old)) {
+				t.Fatalf("%s holds no %q", file, old)
+			}
+			return bytes.Replace(b, []byte(old), []byte(new), 1)
+		})
+	}
+	header := func(file string, at int, v uint16) func(string) {
+		return edit(file, func(b []byte) []byte {
+			binary.BigEndian.PutUint16(b[at:], v)
+			return b
+		})
+	}
+	for _, tc := range []struct {
+		name, store, spec string
+		damage            func(dir string)
+		want              string
+	}{
+		{"lz4", "gzip.n5", "", replace("attributes.json", `"type": "gzip"`, `"type": "lz4"`), "lz4 N5 blocks are not supported"},
+		{"unknown compression", "gzip.n5", "", replace("attributes.json", `"type": "gzip"`, `"type": "lzf"`), `compression "lzf" is not supported`},
+		{"uint64", "gzip.n5", "", replace("attributes.json", `"uint16"`, `"uint64"`), `dataType "uint64"`},
+		{"no dimensions", "gzip.n5", "", replace("attributes.json", `"dimensions"`, `"dims"`), "not a multiscale image"},
+		{"huge blocks", "gzip.n5", "", replace("attributes.json", "\"blockSize\": [\n        3,\n        4,\n        2\n    ]", `"blockSize": [800, 1000, 2000]`), "more than voxlab's limit"},
+		{"object block", "gzip.n5", "", header("0/0/0", 0, 2), "object block (mode 2)"},
+		{"bad mode", "gzip.n5", "", header("0/0/0", 0, 7), "mode 7"},
+		{"dimensions", "gzip.n5", "", header("0/0/0", 2, 2), "N5 block of 2 dimensions in a dataset of 3"},
+		{"block too large", "gzip.n5", "", header("0/0/0", 6, 9), "N5 block of size [2 4 9]"},
+		{"block too small", "gzip.n5", "", header("0/0/0", 6, 1), "N5 block of size [2 4 1]"},
+		{"varlength count", "hand_varlength_gzip.n5", "/data", header("data/0/0/0", 18, 5), "varlength N5 block of 5 elements"},
+		{"truncated block", "gzip.n5", "", edit("1/0/0", func(b []byte) []byte { return b[:len(b)/2] }), "block 1/0/0"},
+		{"short header", "gzip.n5", "", edit("1/0/0", func(b []byte) []byte { return b[:6] }), "shorter than its header"},
+		{"leaving the container", "bdv.n5", "/../x", nil, "leaves the container"},
+		{"channel", "bdv.n5", "/setup0/timepoint0,c=1", nil, "no channel or time axis"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := copyStore(t, filepath.Join("testdata", "n5", tc.store))
+			if tc.damage != nil {
+				tc.damage(dir)
+			}
+			spec := dir
+			if tc.spec != "" {
+				spec += ":" + tc.spec
+			}
+			v, err := volume.Open(spec)
+			if err == nil {
+				_, err = v.ReadAll()
+				v.Close()
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want one naming %s and saying %q", err, dir, tc.want)
+			}
+		})
+	}
+}
+
+// TestXZDictionaryChecked: an xz block is decoded only when its LZMA2
+// dictionary is within the limit (xz's preset 6 asks for 8 MiB), and
+// what is not one single-block xz stream is refused before decoding.
+func TestXZDictionaryChecked(t *testing.T) {
+	b, err := os.ReadFile("testdata/n5/xz.n5/0/0/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := b[4+4*3:]
+	if err := checkXZ(body, maxXZDict); err != nil {
+		t.Fatalf("zarr's xz block refused: %v", err)
+	}
+	if err := checkXZ(body, 4<<20); err == nil || !strings.Contains(err.Error(), "8 MiB dictionary, more than voxlab's limit of 4 MiB") {
+		t.Errorf("an 8 MiB dictionary under a 4 MiB limit: %v", err)
+	}
+	// The dictionary byte of the LZMA2 filter set to 1.5 GiB (code 37):
+	// refused, though the stream is otherwise sound.
+	big := append([]byte(nil), body...)
+	i := bytes.Index(big[12:], []byte{0x21, 0x01}) // LZMA2 filter ID, one byte of properties
+	if i < 0 {
+		t.Fatal("no LZMA2 filter flags in the block header")
+	}
+	big[12+i+2] = 37
+	if err := checkXZ(big, maxXZDict); err == nil || !strings.Contains(err.Error(), "1536 MiB dictionary") {
+		t.Errorf("a 1.5 GiB dictionary: %v", err)
+	}
+	for _, bad := range [][]byte{nil, body[:20], append(append([]byte(nil), body...), body...)} {
+		if err := checkXZ(bad, maxXZDict); err == nil {
+			t.Errorf("%d bytes accepted", len(bad))
+		}
 	}
 }

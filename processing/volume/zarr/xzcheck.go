@@ -35,8 +35,15 @@ func checkXZ(src []byte, limit int64) error {
 	if len(index) < 2 || index[0] != 0 {
 		return errors.New("damaged xz stream: no index")
 	}
-	if n, _, ok := uvarint(index[1:]); !ok || n != 1 {
+	n, k, ok := uvarint(index[1:])
+	if !ok || n != 1 {
 		return fmt.Errorf("an xz stream of %d blocks: voxlab reads xz chunks of one block", n)
+	}
+	// The one block fills the stream between its header and the index
+	// (padded to four bytes): nothing else, another stream, hides there.
+	unpadded, _, ok := uvarint(index[1+k:])
+	if !ok || unpadded > uint64(len(src)) || 12+(int64(unpadded)+3)/4*4 != idx {
+		return errors.New("not one xz stream of one block")
 	}
 	// The block header after the 12-byte stream header.
 	h := src[12:]

@@ -107,3 +107,8 @@ func vmSize() int64 {
 	}
 	return 0
 }
+
+// Bound returns a peak-RSS bound of n bytes for a child run, scaled up
+// under the race detector (whose shadow memory multiplies what the
+// program touches); the address-space limit still stops runaway code.
+func Bound(n int64) int64 { return n * raceFactor }
