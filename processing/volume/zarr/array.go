@@ -8,11 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -85,12 +84,24 @@ func (a *array) read(dst []byte, lo, hi []int) error {
 	return firstErr
 }
 
-// manyChunks is the number of stored objects (chunks, or shards) a
-// read may try one by one; a read touching more lists the array's
-// objects once (kept for later reads) and places only those stored,
-// over the fill value, so that a sparse store costs what is returned,
-// not a file-system call or an allocation per chunk not stored.
-const manyChunks = 1024
+// manyChunks and tinyChunk decide when a read lists the array's stored
+// objects (chunks, or shards) instead of trying each: when it touches
+// more than manyChunks of them, returning less than tinyChunk bytes of
+// each on average (a store of tiny chunks, most of them perhaps not
+// stored, where a file-system call and a piece per chunk would cost far
+// more than the data). The listing is made once and kept; only stored
+// objects are then placed, over the fill value, so such a read costs
+// what it returns. Chunks of a useful size are tried one by one, as
+// listing a large dense store would cost more.
+const (
+	manyChunks = 1024
+	tinyChunk  = 4 << 10
+)
+
+// maxListed bounds a listing: a folder of more entries than this is not
+// listed (its reads try chunk by chunk), so that a listing stays within
+// tens of MiB (a variable for tests).
+var maxListed = 1 << 22
 
 // pieces lists the stored chunks (or inner chunks) that overlap [lo,
 // hi), and whether the region must first be filled with the fill value
@@ -99,11 +110,18 @@ const manyChunks = 1024
 func (a *array) pieces(lo, hi []int) (out []piece, fill bool, err error) {
 	var stored []int64
 	var gstr []int64
-	if regionChunks(a.chunks, lo, hi) > manyChunks {
-		if stored, err = a.stored.get(a); err != nil {
+	region := int64(a.dtype.Size())
+	for d := range lo {
+		region *= int64(hi[d] - lo[d])
+	}
+	if n := regionChunks(a.chunks, lo, hi); n > manyChunks && region/n < tinyChunk {
+		var listed bool
+		if stored, listed, err = a.stored.get(a); err != nil {
 			return nil, false, err
 		}
-		gstr = a.gridStrides()
+		if listed {
+			gstr = a.gridStrides()
+		}
 	}
 	eachChunk(a.chunks, lo, hi, func(idx []int) bool {
 		if gstr != nil {
@@ -252,46 +270,42 @@ func chunkStrides(shape, perm []int) []int {
 // a chunk that fills a run of dst is decoded straight into it.
 func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 	es := a.dtype.Size()
-	{
-		raw, err := readPiece(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			// Not stored: the fill value.
-		case err != nil:
-			return fmt.Errorf("%s: read %s %s: %w", a.name, a.chunkWord(), rel(a.dir, p.path), err)
-		default:
-			shape := p.shape
-			if a.n5 {
-				if shape, raw, err = a.n5Block(raw, p.origin); err != nil {
-					return fmt.Errorf("%s: block %s: %w", a.name, rel(a.dir, p.path), err)
-				}
-			}
-			want := es
-			for _, n := range shape {
-				want *= n
-			}
-			if off, ok := inside(dstStr, lo, hi, p.origin, shape); ok && p.chain.perm == nil {
-				run := dst[off*es : off*es+want]
-				if err := p.chain.decodeInto(run, raw); err != nil {
-					return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
-				}
-				if p.chain.bigEndian {
-					swapBytes(run, es)
-				}
-				return nil
-			}
-			src, err := p.chain.decodeBytes(raw, want)
-			if err != nil {
-				return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
-			}
-			if p.chain.bigEndian {
-				swapBytes(src, es)
-			}
-			copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(shape, p.chain.perm), p.origin, shape, es)
-			return nil
+	raw, err := readPiece(p)
+	if errors.Is(err, fs.ErrNotExist) { // not stored: the fill value
+		copyOverlap(dst, dstStr, lo, hi, a.fill, make([]int, len(lo)), p.origin, p.shape, es)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: read %s %s: %w", a.name, a.chunkWord(), rel(a.dir, p.path), err)
+	}
+	shape := p.shape
+	if a.n5 {
+		if shape, raw, err = a.n5Block(raw, p.origin); err != nil {
+			return fmt.Errorf("%s: block %s: %w", a.name, rel(a.dir, p.path), err)
 		}
 	}
-	copyOverlap(dst, dstStr, lo, hi, a.fill, make([]int, len(lo)), p.origin, p.shape, es)
+	want := es
+	for _, n := range shape {
+		want *= n
+	}
+	if off, ok := inside(dstStr, lo, hi, p.origin, shape); ok && p.chain.perm == nil {
+		run := dst[off*es : off*es+want]
+		if err := p.chain.decodeInto(run, raw); err != nil {
+			return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
+		}
+		if p.chain.bigEndian {
+			swapBytes(run, es)
+		}
+		return nil
+	}
+	src, err := p.chain.decodeBytes(raw, want)
+	if err != nil {
+		return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
+	}
+	if p.chain.bigEndian {
+		swapBytes(src, es)
+	}
+	copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(shape, p.chain.perm), p.origin, shape, es)
 	return nil
 }
 
@@ -461,7 +475,7 @@ func (a *array) shardIndex(path string) ([]uint64, error) {
 
 func (a *array) readIndex(path string) ([]uint64, error) {
 	s := a.chain.shard
-	f, fsize, err := fileio.Open(path)
+	f, fileSize, err := fileio.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -469,7 +483,6 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st := sizeOnly(fsize)
 	count := int64(1)
 	for d, n := range a.chunks {
 		count *= int64(n / s.inner[d])
@@ -478,12 +491,12 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 	if s.indexCRC {
 		size += 4
 	}
-	if size > st.Size() {
-		return nil, fmt.Errorf("%d bytes cannot hold the index of %d inner chunks (%d bytes)", st.Size(), count, size)
+	if size > fileSize {
+		return nil, fmt.Errorf("%d bytes cannot hold the index of %d inner chunks (%d bytes)", fileSize, count, size)
 	}
 	off := int64(0)
 	if !s.indexAtStart {
-		off = st.Size() - size
+		off = fileSize - size
 	}
 	buf := make([]byte, size)
 	if _, err := f.ReadAt(buf, off); err != nil {
@@ -504,31 +517,28 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 		if o == math.MaxUint64 && n == math.MaxUint64 {
 			continue
 		}
-		if o > uint64(st.Size()) || n > uint64(st.Size())-o {
-			return nil, fmt.Errorf("inner chunk %d at byte %d of %d bytes lies outside the shard's %d bytes", k, o, n, st.Size())
+		if o > uint64(fileSize) || n > uint64(fileSize)-o {
+			return nil, fmt.Errorf("inner chunk %d at byte %d of %d bytes lies outside the shard's %d bytes", k, o, n, fileSize)
 		}
 	}
 	return idx, nil
 }
 
-// sizeOnly stands in for a FileInfo where only the size is used.
-type sizeOnly int64
-
-func (s sizeOnly) Size() int64 { return int64(s) }
-
 // listing is the sorted places in the chunk grid (linear, C order) of
 // the objects stored in an array's folder, listed once, when a read
-// first touches many chunks. A chunk stored after the listing reads as
-// the fill value until the store is opened again.
+// first touches many tiny chunks (listed false: the folder holds too
+// many entries to list). A chunk stored after the listing reads as the
+// fill value until the store is opened again.
 type listing struct {
 	once   sync.Once
 	stored []int64
+	listed bool
 	err    error
 }
 
-func (l *listing) get(a *array) ([]int64, error) {
-	l.once.Do(func() { l.stored, l.err = a.list() })
-	return l.stored, l.err
+func (l *listing) get(a *array) ([]int64, bool, error) {
+	l.once.Do(func() { l.stored, l.listed, l.err = a.list() })
+	return l.stored, l.listed, l.err
 }
 
 // gridStrides returns the linear strides of the chunk grid (C order).
@@ -543,41 +553,70 @@ func (a *array) gridStrides() []int64 {
 	return s
 }
 
+// errTooMany stops a listing of more than maxListed entries.
+var errTooMany = errors.New("too many entries")
+
 // list walks the array's folder for the keys of stored objects (at most
-// as deep as a key goes) and returns their linear grid places, sorted.
-func (a *array) list() ([]int64, error) {
+// as deep as a key goes), reading folders a batch of entries at a time,
+// and returns their linear grid places, sorted; false when there are
+// more than maxListed entries.
+func (a *array) list() ([]int64, bool, error) {
 	nd := len(a.shape)
 	gstr := a.gridStrides()
 	idx := make([]int, nd)
 	var out []int64
-	err := filepath.WalkDir(a.dir, func(p string, d fs.DirEntry, err error) error {
+	seen := 0
+	var walk func(dir, rel string, depth int) error
+	walk = func(dir, rel string, depth int) error {
+		f, err := os.Open(dir)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(a.dir, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if p != a.dir && strings.Count(rel, "/") >= nd {
-				return fs.SkipDir
+		defer f.Close()
+		for {
+			entries, err := f.ReadDir(4096)
+			for _, e := range entries {
+				if seen++; seen > maxListed {
+					return errTooMany
+				}
+				key := rel + e.Name()
+				if e.IsDir() {
+					if depth < nd { // a key has at most nd+1 parts ("c/0/0/0")
+						if err := walk(filepath.Join(dir, e.Name()), key+"/", depth+1); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				if !a.keys.parse(key, idx) {
+					continue
+				}
+				lin, inGrid := int64(0), true
+				for k, i := range idx {
+					if i >= (a.shape[k]+a.chunks[k]-1)/a.chunks[k] {
+						inGrid = false // not a chunk of this array
+						break
+					}
+					lin += int64(i) * gstr[k]
+				}
+				if inGrid {
+					out = append(out, lin)
+				}
 			}
-			return nil
-		}
-		if !a.keys.parse(rel, idx) {
-			return nil
-		}
-		lin := int64(0)
-		for k, i := range idx {
-			if i >= (a.shape[k]+a.chunks[k]-1)/a.chunks[k] {
-				return nil // outside the grid: not a chunk of this array
+			if err == io.EOF || len(entries) == 0 {
+				return nil
 			}
-			lin += int64(i) * gstr[k]
+			if err != nil {
+				return err
+			}
 		}
-		out = append(out, lin)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: listing the stored chunks: %w", a.name, err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out, nil
+	switch err := walk(a.dir, "", 0); {
+	case errors.Is(err, errTooMany):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("%s: listing the stored chunks: %w", a.name, err)
+	}
+	slices.Sort(out)
+	return out, true, nil
 }

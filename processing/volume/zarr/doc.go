@@ -23,9 +23,10 @@
 // Reading is lazy: opening reads only the JSON metadata; a slab or box
 // read decodes only the chunks (and, for sharded v3 arrays, the inner
 // chunks of a shard) that it touches, in parallel across the CPUs. A
-// read touching more than a thousand stored objects lists the array's
-// folder once and places only the stored chunks over the fill value, so
-// a sparse store costs what a read returns. Files are opened only when
+// read touching more than a thousand tiny chunks (under 4 KiB of each
+// returned) lists the array's folder once and places only the stored
+// chunks over the fill value, so a sparse store of tiny chunks costs
+// what a read returns. Files are opened only when
 // regular (volume/fileio), metadata is capped at 16 MiB, a chunk file
 // at what its codecs can make of a chunk, and a decoded chunk at 2 GiB
 // (refused at open). The

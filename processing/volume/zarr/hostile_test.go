@@ -272,3 +272,52 @@ func TestFIFOInStore(t *testing.T) {
 		}
 	}
 }
+
+// TestListingOnlyWhenItPays: a store of tiny chunks is listed once (and
+// read right when its folder holds more entries than a listing takes:
+// chunk by chunk then); a store of chunks of a useful size is never
+// listed, however many a read touches.
+func TestListingOnlyWhenItPays(t *testing.T) {
+	tiny := filepath.Join(t.TempDir(), "tiny.zarr")
+	writeFile(t, tiny, ".zarray", []byte(`{"zarr_format": 2, "shape": [1, 64, 64], "chunks": [1, 1, 1], "dtype": "<u2",
+		"compressor": null, "fill_value": 7, "order": "C", "filters": null}`))
+	for i := range 20 {
+		writeFile(t, tiny, fmt.Sprintf("0.%d.%d", i, 2*i), binary.LittleEndian.AppendUint16(nil, uint16(1000+i)))
+	}
+	big := filepath.Join(t.TempDir(), "big.zarr")
+	// 2048 chunks of 8 KiB: more than manyChunks, none tiny.
+	writeFile(t, big, ".zarray", []byte(`{"zarr_format": 2, "shape": [1, 2048, 4096], "chunks": [1, 1, 4096], "dtype": "<u2",
+		"compressor": null, "fill_value": 7, "order": "C", "filters": null}`))
+	check := func(store string, limit int, wantListed bool) {
+		t.Helper()
+		saved := maxListed
+		maxListed = limit
+		defer func() { maxListed = saved }()
+		v, err := volume.Open(store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		buf := make([]byte, v.PlaneBytes())
+		if err := v.ReadSlab(0, 1, buf); err != nil {
+			t.Fatal(err)
+		}
+		w := v.Shape[2]
+		for i := 0; i < v.Shape[1]*w; i++ {
+			want := uint16(7)
+			if y, x := i/w, i%w; store == tiny && y < 20 && x == 2*y {
+				want = uint16(1000 + y)
+			}
+			if g := binary.LittleEndian.Uint16(buf[2*i:]); g != want {
+				t.Fatalf("%s (limit %d): voxel %d = %d, want %d", store, limit, i, g, want)
+			}
+		}
+		a := v.Source().(*Source).arr
+		if a.stored.listed != wantListed {
+			t.Errorf("%s (limit %d): listed %v, want %v", store, limit, a.stored.listed, wantListed)
+		}
+	}
+	check(tiny, 1<<22, true)
+	check(tiny, 10, false) // 21 entries: more than a listing takes
+	check(big, 1<<22, false)
+}
