@@ -7,10 +7,10 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"unsafe"
 
 	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // conversion says how elements stored in a file become the volume's
@@ -44,7 +44,7 @@ type rawSource struct {
 
 // openRaw opens path read-only and returns a source over it.
 func openRaw(path string, info Info, l layout) (*rawSource, error) {
-	f, err := os.Open(path)
+	f, _, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *rawSource) ReadSlab(z0, z1 int, dst []byte) error {
 	off := s.offset + int64(z0)*int64(s.info.PlaneLen())*int64(s.elem)
 	r := s.r
 	if r == nil {
-		f, err := os.Open(s.path)
+		f, _, err := fileio.Open(s.path)
 		if err != nil {
 			return err
 		}
