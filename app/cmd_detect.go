@@ -13,6 +13,7 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/detect"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -104,7 +105,7 @@ func (f *detectFlags) prepare(args []string) (*volume.Volume, error) {
 	default:
 		f.voxelFrom = "default"
 	}
-	n, err := f.dev.batchSize()
+	n, err := f.dev.batchSize(pipeline.Batch{Flag: "batch-size", Unit: "planes"})
 	if err != nil {
 		return nil, err
 	}

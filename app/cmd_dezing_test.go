@@ -29,7 +29,7 @@ func TestDezingCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var sum dezingSummary
+	var sum dezing.Summary
 	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
 		t.Fatalf("--json: %v\n%s", err, stdout)
 	}

@@ -14,6 +14,7 @@ import (
 	distreport "github.com/voxlab/voxlab/processing/distance/report"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -122,7 +123,7 @@ func (f *distanceFlags) open(args []string) (*distanceInputs, error) {
 	if f.maskRadius < 0 || f.voxelSize < 0 || math.IsNaN(f.maskRadius) || math.IsNaN(f.voxelSize) {
 		return nil, usagef("--mask-radius and --voxel-size must be positive")
 	}
-	chunk, err := f.dev.batchSize()
+	chunk, err := f.dev.batchSize(pipeline.Batch{Flag: "chunk-size", Unit: "ground-truth maps"})
 	if err != nil {
 		return nil, usagef("--chunk-size %q: want a positive number of maps or auto", f.dev.batch)
 	}

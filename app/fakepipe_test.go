@@ -8,6 +8,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
@@ -48,7 +49,7 @@ func fakeSetup(split bool) func(fs *flag.FlagSet, out *outputFlags) (planFunc, r
 			if err != nil {
 				return nil, err
 			}
-			block, err := dev.batchSize()
+			block, err := dev.batchSize(pipeline.Batch{Flag: "batch-size", Unit: "slices"})
 			if err != nil {
 				return nil, err
 			}

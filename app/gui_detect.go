@@ -9,6 +9,7 @@ import (
 	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/detect"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
 )
@@ -45,10 +46,10 @@ func suggestDetect(open []string) ([]string, map[string]string) {
 		}
 	}
 	if in == "" {
-		in = firstSpec(open, ".tif", ".tiff")
+		in = pipeline.FirstSpec(open, ".tif", ".tiff")
 	}
 	if in == "" {
-		in = firstVolume(open)
+		in = pipeline.FirstVolume(open)
 	}
 	if in == "" {
 		return nil, nil

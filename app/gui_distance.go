@@ -12,6 +12,7 @@ import (
 	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/distance"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
 	"github.com/voxlab/voxlab/viewer"
@@ -45,7 +46,7 @@ func init() {
 // demo's layout); the panel names the output folder after the ground
 // truth (gt-distances, free).
 func suggestDistance(open []string) ([]string, map[string]string) {
-	gt := firstSpec(open, ".npy", ".mrc")
+	gt := pipeline.FirstSpec(open, ".npy", ".mrc")
 	if gt == "" {
 		return nil, nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/viewer"
 )
@@ -288,7 +289,7 @@ func (g *sinkGuard) panicked() error {
 func plainError(err error) error {
 	var ue usageError
 	if errors.As(err, &ue) {
-		return errors.New(ue.msg)
+		return errors.New(ue.Msg)
 	}
 	return err
 }
@@ -336,4 +337,31 @@ func relay(p *job.Progress) job.Sink {
 			p.Warn(e.Message)
 		}
 	}
+}
+
+// guiSpecOf describes a pipeline's spec for the panel.
+func guiSpecOf(spec *pipeline.Spec) *guiSpec {
+	kinds := map[pipeline.Kind]panel.FieldKind{pipeline.Input: panel.InputField, pipeline.Output: panel.OutputField}
+	g := &guiSpec{name: spec.Title, command: spec.Name, choices: map[string][]string{}, multi: map[string][]string{},
+		inputs: map[string]bool{}, labels: map[string]string{}, batchLabel: spec.Batch.Label, suggest: spec.Suggest,
+		live: func(v *viewer.Viewer, r panel.Request) panel.Live { return panel.NewLive(v, spec, r.Args) }}
+	for _, a := range spec.Args {
+		g.args = append(g.args, panel.Field{Name: a.Name, Label: a.Title(), Kind: kinds[a.Kind], Default: a.DefaultText(),
+			Help: a.Help, Folder: a.Folder, Optional: a.Optional})
+	}
+	for _, p := range spec.Params {
+		if !p.Advanced {
+			g.basic = append(g.basic, p.Name)
+		}
+		g.labels[p.Name] = p.Title()
+		switch p.Kind {
+		case pipeline.Choice:
+			g.choices[p.Name] = p.Options
+		case pipeline.Multi:
+			g.multi[p.Name] = p.Options
+		case pipeline.Input:
+			g.inputs[p.Name] = true
+		}
+	}
+	return g
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
@@ -23,6 +24,8 @@ type runFunc func(ctx context.Context, e *env, args []string) error
 type pipelineCmd struct {
 	name, summary, usage string
 	examples             []string
+	// spec is the pipeline's spec (nil for pipelines still declared by hand).
+	spec *pipeline.Spec
 	// setup declares the pipeline's flags on fs (including the shared
 	// device and output flags) and returns its planner and runner.
 	setup func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc)

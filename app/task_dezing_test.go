@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/voxlab/voxlab/processing/dezing"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,7 +82,7 @@ func TestDezingTasksMerge(t *testing.T) {
 		mustRun(t, "dezing", scan, out, "--backend", "cpu", "--quiet", "--task", fmt.Sprintf("%d/2", i))
 	}
 	stdout := mustRun(t, "merge", "dezing", scan, out, "--backend", "cpu", "--json", "--tasks", "2")
-	var got dezingSummary
+	var got dezing.Summary
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil || got.Tasks != 2 || got.Projections != 90 || strings.Contains(stdout, "voxels_per_second") {
 		t.Errorf("merge dezing --json (%v):\n%s", err, stdout)
 	}

@@ -255,3 +255,19 @@ func checkPartsDir(dir string) error {
 	}
 	return nil
 }
+
+// openParts opens, in task order, the parts of a merge of tasks tasks
+// of pipeline in dir, each checked against the header its task writes.
+// On an error it closes those it opened.
+func openParts(dir, pipeline string, tasks int, header func(cluster.Task) (cluster.PartHeader, error)) ([]*cluster.Part, error) {
+	var parts []*cluster.Part
+	err := eachPart(dir, pipeline, tasks, header, func(t cluster.Task, p *cluster.Part) error {
+		parts = append(parts, p)
+		return nil
+	})
+	if err != nil {
+		closeParts(parts)
+		return nil, err
+	}
+	return parts, nil
+}
