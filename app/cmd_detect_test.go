@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/voxlab/voxlab/processing/detect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func TestDetectCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var s detectSummary
+	var s detect.Summary
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatalf("--json: %v\n%s", err, stdout)
 	}

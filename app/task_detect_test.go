@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/voxlab/voxlab/processing/detect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestDetectTasksMerge(t *testing.T) {
 	in := filepath.Join(dir, demo.BrainPlanes)
 	flags := []string{"--xml", "--backend", "cpu", "--json"}
 	whole := filepath.Join(dir, "whole cells.csv")
-	var want detectSummary
+	var want detect.Summary
 	if err := json.Unmarshal([]byte(mustRun(t, append([]string{"detect", in, whole}, flags...)...)), &want); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestDetectTasksMerge(t *testing.T) {
 		for i := range n {
 			mustRun(t, append([]string{"detect", in, out, "--task", fmt.Sprintf("%d/%d", i, n)}, flags...)...)
 		}
-		var got detectSummary
+		var got detect.Summary
 		stdout := mustRun(t, append([]string{"merge", "detect", in, out, "--tasks", fmt.Sprint(n)}, flags...)...)
 		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 			t.Fatalf("%d tasks: merge --json: %v\n%s", n, err, stdout)

@@ -35,7 +35,7 @@
 // are tested against bit for bit.
 //
 // Run is the job entry point. It emits, as job partial results, the cells
-// found since the previous partial result as a []Candidate (each structure is
+// found since the previous partial result as pipeline.Points (each structure is
 // reported once it can no longer grow), so a viewer accumulates them to
 // draw the cells found so far.
 package detect
