@@ -68,7 +68,7 @@ func (iv *invocation) open() (*opened, error) {
 		j.Close()
 		return nil, err
 	}
-	o.dev.Backend, o.note = be, note
+	o.dev.Backend, o.dev.Note, o.note = be, note, note
 	o.dev.BudgetFor = iv.dev.budget
 	if o.dev.Budget, err = iv.dev.budget(be.Info()); err != nil {
 		o.close()

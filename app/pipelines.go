@@ -6,6 +6,7 @@ import (
 	// The pipelines voxlab offers: each registers its spec.
 	_ "github.com/voxlab/voxlab/processing/detect"
 	_ "github.com/voxlab/voxlab/processing/dezing"
+	_ "github.com/voxlab/voxlab/processing/distance"
 )
 
 // The registered pipelines become commands (and panel forms) when the

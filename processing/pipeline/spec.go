@@ -64,9 +64,9 @@ type Spec struct {
 	// called are UsageErrors.
 	Open func(r Request) (Job, error)
 	// Example writes a small input for the pipeline under dir and
-	// returns the positional arguments of a run on it (outputs in dir
-	// too): what tests of the generic paths run every registered
-	// pipeline on.
+	// returns the command line of a run on it after "voxlab NAME" (its
+	// positional arguments, outputs in dir too, and any flags it needs):
+	// what tests of the generic paths run every registered pipeline on.
 	Example func(dir string) (args []string, err error)
 }
 
@@ -106,7 +106,10 @@ type Request struct {
 // device settings give on it.
 type Device struct {
 	Backend gpu.Backend
-	Budget  plan.Budget
+	// Note says how the backend was chosen ("auto: no CUDA device, the
+	// CPU backend").
+	Note   string
+	Budget plan.Budget
 	// BudgetFor is the budget the same settings (--device-memory,
 	// --host-memory) give on another device: Budget is
 	// BudgetFor(Backend.Info()).

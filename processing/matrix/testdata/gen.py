@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Golden NPY for report's WriteNPY: numpy.save of a small float64 matrix
+"""Golden NPY for matrix's WriteNPY: numpy.save of a small float64 matrix
 (with values that need every digit, an infinity and a NaN). Run here."""
 import numpy as np
 

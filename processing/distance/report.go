@@ -1,4 +1,4 @@
-package report
+package distance
 
 import (
 	"encoding/json"
@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/voxlab/voxlab/processing/distance"
+	"github.com/voxlab/voxlab/processing/matrix"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
-// Layout says how the matrices are laid out, for summary.json readers.
-const Layout = "rows: ground-truth maps, columns: submitted maps; <metric>.npy is float64 of shape (n_ground_truth, n_submitted); <metric>.csv has one line per ground-truth map and no header"
+// MatrixLayout says how the matrices are laid out, for summary.json readers.
+const MatrixLayout = "rows: ground-truth maps, columns: submitted maps; <metric>.npy is float64 of shape (n_ground_truth, n_submitted); <metric>.csv has one line per ground-truth map and no header"
 
 // Meta is what a run's summary says beyond its Result: where the inputs
 // came from and how it was run.
@@ -90,9 +90,9 @@ type Summary struct {
 	Plan            *plan.Plan      `json:"plan"`
 }
 
-// Write writes every metric's NPY, CSV and PNG and summary.json into dir
+// WriteReport writes every metric's NPY, CSV and PNG and summary.json into dir
 // (which the caller commits or removes) and returns the summary.
-func Write(dir string, res *distance.Result, meta Meta) (*Summary, error) {
+func WriteReport(dir string, res *Result, meta Meta) (*Summary, error) {
 	t0 := time.Now()
 	pipeline := "in-memory"
 	if res.LowMemory {
@@ -105,9 +105,9 @@ func Write(dir string, res *distance.Result, meta Meta) (*Summary, error) {
 		Normalize: meta.Normalize, Pipeline: pipeline, ChunkSize: res.Chunk, ChunkAuto: meta.ChunkAuto,
 		Backend: meta.Backend, BackendNote: meta.BackendNote, Device: meta.Device, BLAS: meta.BLAS,
 		PinMemory: meta.PinMemory, HostBudget: meta.Budget.Host, DeviceBudget: meta.Budget.Device,
-		PeakDevice: res.PeakDevice, PeakRSS: distance.PeakRSS(),
+		PeakDevice: res.PeakDevice, PeakRSS: PeakRSS(),
 		Timings: Timings{Load: res.Load.Seconds(), Distances: res.Compute.Seconds()},
-		Layout:  Layout, Plan: res.Plan,
+		Layout:  MatrixLayout, Plan: res.Plan,
 	}
 	if res.Plan != nil {
 		s.PredictedDevice, s.PredictedHost = res.Plan.PeakDevice, res.Plan.PeakHost+res.Plan.PeakPinned
@@ -115,7 +115,7 @@ func Write(dir string, res *distance.Result, meta Meta) (*Summary, error) {
 	s.Metrics = make([]MetricSummary, len(res.Metrics))
 	errs := make([]error, len(res.Metrics))
 	// Metrics are written in parallel, as many at once as there are
-	// cores (distance.WriterBytes each, which the plan counts): drawing
+	// cores (WriterBytes each, which the plan counts): drawing
 	// and compressing heat maps is most of the time.
 	sem := make(chan struct{}, min(len(res.Metrics), runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
@@ -144,16 +144,16 @@ func Write(dir string, res *distance.Result, meta Meta) (*Summary, error) {
 }
 
 // writeMetric writes one metric's NPY, CSV and heat map.
-func writeMetric(dir string, m distance.Metric, rows, cols int, v []float64) (MetricSummary, error) {
+func writeMetric(dir string, m Metric, rows, cols int, v []float64) (MetricSummary, error) {
 	name := m.String()
 	ms := MetricSummary{Name: name, Meaning: m.Describe(), Similarity: m.Similarity(), NPY: name + ".npy", CSV: name + ".csv", PNG: name + ".png"}
-	if err := WriteNPY(filepath.Join(dir, ms.NPY), rows, cols, v); err != nil {
+	if err := matrix.WriteNPY(filepath.Join(dir, ms.NPY), rows, cols, v); err != nil {
 		return ms, err
 	}
-	if err := WriteCSV(filepath.Join(dir, ms.CSV), rows, cols, v); err != nil {
+	if err := matrix.WriteCSV(filepath.Join(dir, ms.CSV), rows, cols, v); err != nil {
 		return ms, err
 	}
-	if err := WritePNG(filepath.Join(dir, ms.PNG), heatmapOf(m, rows, cols, v)); err != nil {
+	if err := matrix.WritePNG(filepath.Join(dir, ms.PNG), heatmapOf(m, rows, cols, v)); err != nil {
 		return ms, err
 	}
 	ms.Min, ms.Max, ms.NonFinite = valueRange(v)
@@ -161,16 +161,16 @@ func writeMetric(dir string, m distance.Metric, rows, cols int, v []float64) (Me
 }
 
 // heatmapOf titles a metric's heat map: what it is and which way is close.
-func heatmapOf(m distance.Metric, rows, cols int, v []float64) Heatmap {
+func heatmapOf(m Metric, rows, cols int, v []float64) matrix.Heatmap {
 	kind := "distance: smaller is closer"
 	unit := m.String()
 	switch {
 	case m.Similarity():
 		kind = "similarity: larger is closer"
-	case m == distance.Res:
+	case m == Res:
 		kind, unit = "resolution at FSC 0.5: smaller is closer", "res (Å)"
 	}
-	return Heatmap{
+	return matrix.Heatmap{
 		Title:  fmt.Sprintf("%s (%s)", m, kind),
 		XLabel: "submitted map", YLabel: "ground-truth map", Unit: unit,
 		Rows: rows, Cols: cols, Values: v,
