@@ -162,7 +162,7 @@ func TestDetectPlan(t *testing.T) {
 	in, _ := smallBrain(t)
 	fs := flag.NewFlagSet("plan detect", flag.ContinueOnError)
 	out := addOutputFlags(fs)
-	planFn, _ := pipelines["detect"].setup(fs, out)
+	planFn, _ := specSetup(pipelines["detect"])(fs, out)
 	pos, err := parseInterspersed(fs, []string{in, "x.csv", "--backend", "cpu", "--device-memory", "8MiB"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,30 +1,32 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/voxlab/voxlab/processing/pipeline"
 )
 
 // formDump lists the processing panel's form of a pipeline: its name,
 // summary, arguments, parameters (in the form's order) and block-size
-// field.
+// field, as the panel builds them from the spec.
 func formDump(t *testing.T, command string) string {
 	t.Helper()
 	for _, vp := range guiPipelines() {
-		if vp.Command != command {
+		s := vp.Spec
+		if s.Name != command {
 			continue
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "pipeline %q command %q\nsummary %q\n", vp.Name, vp.Command, vp.Summary)
-		for _, f := range vp.Args {
+		fmt.Fprintf(&b, "pipeline %q command %q\nsummary %q\n", vp.Name(), s.Name, s.Summary)
+		for _, f := range s.Args {
 			fmt.Fprintf(&b, "arg %s\n", fieldLine(f))
 		}
-		for _, f := range vp.Params {
+		for _, f := range s.Params {
 			fmt.Fprintf(&b, "param %s\n", fieldLine(f))
 		}
-		fmt.Fprintf(&b, "batch %s\n", fieldLine(vp.Batch))
+		fmt.Fprintf(&b, "batch %s\n", fieldLine(pipeline.Param{Name: s.Batch.Flag, Label: s.Batch.Label, Kind: pipeline.Text, Default: "auto"}))
 		return b.String()
 	}
 	t.Fatalf("no form for %s", command)
@@ -40,13 +42,13 @@ func yamlDump(t *testing.T, command string) string {
 	if !ok {
 		t.Fatalf("no pipeline %s", command)
 	}
-	spec := specFor(command)
+	spec := specFor(p)
 	fs, _, _, _ := newFlags(p)
 	var inputs []string
-	fs.VisitAll(func(f *flag.Flag) {
+	for _, f := range p.Params {
 		if spec.inputs[f.Name] {
 			inputs = append(inputs, f.Name)
 		}
-	})
+	}
 	return fmt.Sprintf("args %s\nflags %s\ninput paths %s\n", argNames(spec), flagNames(fs), strings.Join(inputs, ", "))
 }

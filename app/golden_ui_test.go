@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/voxlab/voxlab/panel"
+	"github.com/voxlab/voxlab/processing/pipeline"
 )
 
 // The user-facing descriptions of the pipelines — every command's
@@ -112,13 +113,21 @@ func TestUIGolden(t *testing.T) {
 	}
 }
 
-// kindNames name the panel's field kinds as the form shows them.
-var kindNames = map[panel.FieldKind]string{
-	panel.TextField: "text", panel.BoolField: "bool", panel.ChoiceField: "choice",
-	panel.MultiField: "multi", panel.InputField: "input", panel.OutputField: "output",
+// widgetKinds name how the panel edits each kind of parameter, as the
+// golden files (written before parameters were typed) name them.
+var widgetKinds = map[pipeline.Kind]string{
+	pipeline.Bool: "bool", pipeline.Choice: "choice", pipeline.Multi: "multi", pipeline.Input: "input", pipeline.Output: "output",
 }
 
-func fieldLine(f panel.Field) string {
+func fieldLine(f pipeline.Param) string {
+	kind := widgetKinds[f.Kind]
+	if kind == "" {
+		kind = "text"
+	}
+	def := f.DefaultText()
+	if f.Kind == pipeline.Bool {
+		def = strconv.FormatBool(f.Zero().(bool))
+	}
 	return fmt.Sprintf("%s | label %q | kind %s | default %q | options %q | folder %v | optional %v | advanced %v | help %q",
-		f.Name, f.Label, kindNames[f.Kind], f.Default, f.Options, f.Folder, f.Optional, f.Advanced, f.Help)
+		f.Name, f.Title(), kind, def, f.Options, f.Folder, f.Optional, f.Advanced, f.Help)
 }

@@ -126,16 +126,3 @@ func specSetup(spec *pipeline.Spec) func(fs *flag.FlagSet, out *outputFlags) (pl
 		return planFn, runFn
 	}
 }
-
-// registerSpec makes a pipeline's commands: `voxlab NAME`, and its
-// merge when it splits.
-func registerSpec(spec *pipeline.Spec) {
-	setup := specSetup(spec)
-	registerPipeline(&pipelineCmd{name: spec.Name, summary: spec.Summary, usage: spec.Usage, examples: spec.Examples, setup: setup, spec: spec})
-	if spec.Split {
-		registerMerge(spec.Name, mergeVia(setup))
-	}
-	if spec.Title != "" {
-		registerGUI(guiSpecOf(spec))
-	}
-}

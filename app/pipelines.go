@@ -10,9 +10,10 @@ import (
 )
 
 // The registered pipelines become commands (and panel forms) when the
-// binary starts.
+// binary starts. Adding a pipeline is its package, which registers its
+// spec, and its import line above: nothing else in app/ or panel/.
 func init() {
 	for _, s := range pipeline.All() {
-		registerSpec(s)
+		addPipeline(s)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/viewer"
 )
@@ -115,8 +116,12 @@ func labelled(label string, w fyne.CanvasObject) fyne.CanvasObject {
 }
 
 // setBatchField names the block-size control after the pipeline's flag.
-func (d *deviceControls) setBatchField(f Field) {
-	d.batchLbl.SetText(f.Label)
+func (d *deviceControls) setBatchField(f pipeline.Batch) {
+	label := f.Label
+	if label == "" {
+		label = "Block size (" + f.Unit + ")"
+	}
+	d.batchLbl.SetText(label)
 	d.batch.SetPlaceHolder("auto")
 	d.check()
 }

@@ -12,26 +12,38 @@ import (
 	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 )
 
-func guiPipeline(t *testing.T, command string) (*pipelineCmd, *panel.Pipeline) {
+// panelSpec returns the spec of a pipeline the panel offers.
+func panelSpec(t *testing.T, command string) *pipeline.Spec {
 	t.Helper()
 	for _, vp := range guiPipelines() {
-		if vp.Command == command {
-			return pipelines[command], vp
+		if vp.Spec.Name == command {
+			return vp.Spec
 		}
 	}
 	t.Fatalf("the panel offers no %s", command)
-	return nil, nil
+	return nil
 }
 
 // runPanelJob runs runOnCluster as the panel's queue would, in a job.
 func runPanelJob(ctx context.Context, t *testing.T, r panel.Request, o clusterOptions) ([]job.Event, error) {
-	p, vp := guiPipeline(t, r.Command)
+	return runPanelJobSink(ctx, t, r, o, nil)
+}
+
+// runPanelJobSink is runPanelJob with sink called on each event too.
+func runPanelJobSink(ctx context.Context, t *testing.T, r panel.Request, o clusterOptions, sink func(job.Event)) ([]job.Event, error) {
+	s := panelSpec(t, r.Command)
 	var evs []job.Event
 	err := job.Run(ctx, r.Command, func(ctx context.Context, prog *job.Progress) error {
-		return runOnCluster(ctx, p, vp, r, o, prog)
-	}, func(e job.Event) { evs = append(evs, e) })
+		return runOnCluster(ctx, s, r, o, prog)
+	}, func(e job.Event) {
+		evs = append(evs, e)
+		if sink != nil {
+			sink(e)
+		}
+	})
 	return evs, err
 }
 
@@ -44,7 +56,7 @@ func TestRunOnCluster(t *testing.T) {
 	setQueue(t, dir, "701_0|COMPLETED|None", "701_1|COMPLETED|None", "701_2|COMPLETED|None", "702|COMPLETED|None")
 	work := hostileDir(t)
 	r := panel.Request{Command: "detect", Args: []string{filepath.Join(work, "planes"), filepath.Join(work, "cells $x.csv")},
-		Params: map[string]string{"xml": "true", "threshold": "9"}, Device: panel.Device{Backend: "cpu", Batch: "3"}}
+		Values: pipeline.Values{"xml": true, "threshold": 9.0}, Device: panel.Device{Backend: "cpu", Batch: "3"}}
 	shared := filepath.Join(work, "shared 'q'")
 	evs, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 3, Partition: "gpu", Shared: shared, Interval: time.Millisecond})
 	if err != nil {
@@ -82,10 +94,17 @@ func TestRunOnClusterFails(t *testing.T) {
 		t.Errorf("a failed task: %v", err)
 	}
 
+	// Cancelled once the jobs are submitted (the job says so), while
+	// its task runs.
 	setQueue(t, dir, "901_0|RUNNING|None", "902|PENDING|Dependency")
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = runPanelJob(ctx, t, r, clusterOptions{Tasks: 1, Shared: filepath.Join(t.TempDir(), "s"), Interval: time.Millisecond})
+	_, err = runPanelJobSink(ctx, t, r, clusterOptions{Tasks: 1, Shared: filepath.Join(t.TempDir(), "s"), Interval: time.Millisecond},
+		func(e job.Event) {
+			if e.Kind == job.Warning && strings.HasPrefix(e.Message, "submitted to SLURM") {
+				cancel()
+			}
+		})
 	if err == nil {
 		t.Error("a job cancelled while its tasks run ended without error")
 	}
@@ -108,7 +127,7 @@ func TestGUIRunOnCluster(t *testing.T) {
 	defer func() { panelVoxlab = "" }()
 	for _, vp := range guiPipelines() {
 		if vp.RunCluster == nil {
-			t.Errorf("%s does not offer the cluster though sbatch is on the PATH", vp.Command)
+			t.Errorf("%s does not offer the cluster though sbatch is on the PATH", vp.Spec.Name)
 		}
 	}
 	h := newGUIHarness(t)
@@ -142,7 +161,7 @@ func TestGUIRunOnCluster(t *testing.T) {
 	t.Setenv("PATH", "/nonexistent")
 	for _, vp := range guiPipelines() {
 		if vp.RunCluster != nil {
-			t.Errorf("%s offers the cluster without sbatch", vp.Command)
+			t.Errorf("%s offers the cluster without sbatch", vp.Spec.Name)
 		}
 	}
 }

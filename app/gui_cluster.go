@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 )
 
 // The processing panel's "Run on: SLURM cluster" choice (offered where
@@ -34,21 +35,35 @@ type clusterOptions struct {
 	Interval time.Duration
 }
 
-// clusterArgs returns the `voxlab submit` arguments that submit r.
-func clusterArgs(p *pipelineCmd, vp *panel.Pipeline, r panel.Request, o clusterOptions) ([]string, error) {
+// clusterArgs returns the `voxlab submit` arguments that submit r: every
+// parameter and the device settings given, as --name=value in the
+// order of their names, then the cluster's options and the arguments.
+func clusterArgs(s *pipeline.Spec, r panel.Request, o clusterOptions) ([]string, error) {
 	if o.Tasks < 1 {
 		return nil, fmt.Errorf("tasks: %d; want at least 1", o.Tasks)
 	}
-	fs, _, _, _ := newFlags(p)
-	if err := applyRequest(fs, vp, r); err != nil {
+	iv, err := guiInvocation(s, r, &env{stdout: io.Discard, stderr: io.Discard})
+	if err != nil {
 		return nil, err
 	}
-	args := []string{"slurm", p.name}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name != "json" && f.Name != "quiet" && f.Name != "task" {
-			args = append(args, "--"+f.Name+"="+f.Value.String())
+	flags := map[string]string{"backend": iv.dev.backend, "pin-memory": fmt.Sprint(iv.dev.pin)}
+	for _, kv := range [][2]string{{"device-memory", iv.dev.deviceMem}, {"host-memory", iv.dev.hostMem}, {s.Batch.Flag, iv.dev.batch}} {
+		if kv[1] != "" {
+			flags[kv[0]] = kv[1]
 		}
-	})
+	}
+	for _, p := range s.Params {
+		flags[p.Name] = p.Format(iv.req.Values[p.Name])
+	}
+	names := make([]string, 0, len(flags))
+	for n := range flags {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	args := []string{"slurm", s.Name}
+	for _, n := range names {
+		args = append(args, "--"+n+"="+flags[n])
+	}
 	args = append(args, "--tasks", fmt.Sprint(o.Tasks))
 	for _, kv := range [][2]string{{"partition", o.Partition}, {"gres", o.Gres}, {"time", o.Time}, {"shared", o.Shared}, {"voxlab", o.Voxlab}} {
 		if kv[1] != "" {
@@ -62,29 +77,28 @@ func clusterArgs(p *pipelineCmd, vp *panel.Pipeline, r panel.Request, o clusterO
 // ("": this one). Tests, whose binary is not voxlab, set it.
 var panelVoxlab string
 
-// clusterRunner is the panel's RunCluster for p: nil unless sbatch is on
-// the PATH and p splits into tasks (--task and a merge step).
-func clusterRunner(p *pipelineCmd, vp *panel.Pipeline) func(context.Context, panel.Request, *job.Progress) error {
-	fs, _, _, _ := newFlags(p)
-	if !cluster.Available() || fs.Lookup("task") == nil || mergers[p.name] == nil {
+// clusterRunner is the panel's RunCluster for s: nil unless sbatch is on
+// the PATH and s splits into tasks.
+func clusterRunner(s *pipeline.Spec) func(context.Context, panel.Request, *job.Progress) error {
+	if !cluster.Available() || !s.Split {
 		return nil
 	}
 	return func(ctx context.Context, r panel.Request, prog *job.Progress) error {
 		if r.Cluster == nil {
-			return fmt.Errorf("%s: the request does not say how to run on the cluster", p.name)
+			return fmt.Errorf("%s: the request does not say how to run on the cluster", s.Name)
 		}
 		c := r.Cluster
-		return runOnCluster(ctx, p, vp, r, clusterOptions{Tasks: c.Tasks, Partition: c.Partition, Gres: c.Gres, Time: c.Time,
-			Shared: panelShared(vp, r), Voxlab: panelVoxlab}, prog)
+		return runOnCluster(ctx, s, r, clusterOptions{Tasks: c.Tasks, Partition: c.Partition, Gres: c.Gres, Time: c.Time,
+			Shared: panelShared(s, r), Voxlab: panelVoxlab}, prog)
 	}
 }
 
 // panelShared is the shared folder of a panel's cluster run: beside its
 // first output (which the nodes must see anyway), not in whatever folder
 // the viewer was started from.
-func panelShared(vp *panel.Pipeline, r panel.Request) string {
-	for i, f := range vp.Args {
-		if f.Kind == panel.OutputField && i < len(r.Args) && r.Args[i] != "" {
+func panelShared(s *pipeline.Spec, r panel.Request) string {
+	for i, f := range s.Args {
+		if f.Kind == pipeline.Output && i < len(r.Args) && r.Args[i] != "" {
 			out := filepath.Clean(r.Args[i])
 			return filepath.Join(filepath.Dir(out), "voxlab-slurm", r.Command+"-"+time.Now().Format("20060102-150405.000"))
 		}
@@ -96,8 +110,8 @@ func panelShared(vp *panel.Pipeline, r panel.Request) string {
 // reports the submission on prog until the merge job completes (nil) or
 // something fails (the error says which task, and how to resubmit it).
 // Cancelling ctx cancels the jobs.
-func runOnCluster(ctx context.Context, p *pipelineCmd, vp *panel.Pipeline, r panel.Request, o clusterOptions, prog *job.Progress) error {
-	args, err := clusterArgs(p, vp, r, o)
+func runOnCluster(ctx context.Context, s *pipeline.Spec, r panel.Request, o clusterOptions, prog *job.Progress) error {
+	args, err := clusterArgs(s, r, o)
 	if err != nil {
 		return err
 	}
