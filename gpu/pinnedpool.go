@@ -66,6 +66,22 @@ func (p *pinnedPool) drain() []*HostBuffer {
 	return free
 }
 
+// forgetPool drops be's pool, whose buffers its owner frees: a closed
+// backend keeps no entry (the map would otherwise grow by one per backend
+// opened, each command and plan opening one).
+func forgetPool(be Backend) {
+	poolsMu.Lock()
+	delete(pools, be)
+	poolsMu.Unlock()
+}
+
+// poolCount is the number of backends with a pool (for tests).
+func poolCount() int {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	return len(pools)
+}
+
 // ReleasePinned unpins the staging buffers be keeps between stagings
 // (none are in use by then: a staging gives its buffers back when it
 // closes). The CUDA backend calls it when it closes; the GUI may call it

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,15 +71,6 @@ type bytesCodec struct {
 type jsonCodec struct {
 	Name          string          `json:"name"`
 	Configuration json.RawMessage `json:"configuration"`
-}
-
-// readJSON reads a metadata file, naming it in errors.
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return decodeJSON(path, b, v)
 }
 
 func decodeJSON(path string, b []byte, v any) error {

@@ -1,5 +1,8 @@
 package main
 
+// Zarr through the commands: a dezinging run into an OME-Zarr store
+// (from the command line and the panel), detection on an OME-Zarr input.
+
 import (
 	"bytes"
 	"os"
