@@ -4,8 +4,8 @@
 // similarity), corr-distance, BioEM (Cossio & Hummer 2013, eq. 10), the
 // Fourier shell correlation distance and the resolution at FSC 0.5.
 //
-// Both sets go through the same masking and normalisation
-// (MaskAndNormalize is its stack form) in every pipeline, turning each map into a row of float64: its masked,
+// Both sets go through the same masking and normalisation (the
+// preparer, prepare.go) in every pipeline, turning each map into a row of float64: its masked,
 // normalised voxels; for the FSC, its half spectrum ordered by Fourier
 // shell (each map is Fourier transformed once, never once per pair); and
 // its statistics. Every metric is then made from products of rows — one

@@ -195,7 +195,7 @@ func (r *run) kernelProgress(done, total int64) {
 
 // Run computes the distance matrices between the ground-truth maps gt
 // (rows) and the submitted maps sub (columns) on be. Both sets are masked
-// and normalised alike (one code path, MaskAndNormalize's) whatever the pipeline;
+// and normalised alike (one code path, the preparer's) whatever the pipeline;
 // in memory and low memory give the same matrices within rounding.
 // Progress: the stages "submitted maps", "ground-truth maps" (in memory)
 // and "distances" (rows), bytes moved, the device peak, and a Chunk per

@@ -158,13 +158,8 @@ func cellImage(h Heatmap, cm interface {
 	return img
 }
 
-// HistogramImage draws the distribution of h's finite values, w x ht
-// pixels at 96 dpi, in the Paper style; with none yet, an empty plot.
-func HistogramImage(h Heatmap, w, ht int) (*image.RGBA, error) {
-	return HistogramImageStyle(h, w, ht, Paper)
-}
-
-// HistogramImageStyle is HistogramImage in style s.
+// HistogramImageStyle draws the distribution of h's finite values, w x
+// ht pixels at 96 dpi, in style s; with none yet, an empty plot.
 func HistogramImageStyle(h Heatmap, w, ht int, s Style) (*image.RGBA, error) {
 	var vals plotter.Values
 	for _, x := range h.Values {

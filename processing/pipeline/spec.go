@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -178,12 +177,6 @@ func (e UsageError) Error() string { return e.Msg }
 // Usagef makes a UsageError.
 func Usagef(format string, a ...any) error { return UsageError{fmt.Sprintf(format, a...)} }
 
-// IsUsage reports whether err is a UsageError.
-func IsUsage(err error) bool {
-	var ue UsageError
-	return errors.As(err, &ue)
-}
-
 // SharedFlags are the flags every pipeline command has beside its
 // Params and its Batch flag: the device settings and the output and
 // task switches. No Param may take these names.
@@ -318,12 +311,4 @@ func Sort(specs []*Spec) {
 		}
 		return specs[i].Name < specs[j].Name
 	})
-}
-
-// Lookup returns the registered pipeline name.
-func Lookup(name string) (*Spec, bool) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	s, ok := registry[name]
-	return s, ok
 }

@@ -85,13 +85,6 @@ func ContainerFor(path string) *ContainerFormat {
 	return nil
 }
 
-// ContainerFormats returns the registered container formats.
-func ContainerFormats() []*ContainerFormat {
-	containersMu.RLock()
-	defer containersMu.RUnlock()
-	return append([]*ContainerFormat(nil), containers...)
-}
-
 // Scan is a tomography scan as its file lays it out: the projections and,
 // when the file has them, the darks and flats (nil otherwise), lazy
 // volumes over its frames. Close the Scan, not the volumes.

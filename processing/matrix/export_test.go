@@ -1,0 +1,14 @@
+package matrix
+
+import (
+	"image"
+)
+
+// Functions the package's tests use that its code does not: kept out
+// of the build.
+
+// HistogramImage draws the distribution of h's finite values, w x ht
+// pixels at 96 dpi, in the Paper style; with none yet, an empty plot.
+func HistogramImage(h Heatmap, w, ht int) (*image.RGBA, error) {
+	return HistogramImageStyle(h, w, ht, Paper)
+}
