@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/cluster"
@@ -62,6 +65,12 @@ func (iv *invocation) open() (*opened, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !r.PlanOnly {
+		if err := checkFiles(j.Files()); err != nil {
+			j.Close()
+			return nil, err
+		}
+	}
 	o := &opened{job: j}
 	be, note, err := iv.dev.open()
 	if err != nil {
@@ -75,6 +84,31 @@ func (iv *invocation) open() (*opened, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+// checkFiles refuses a run that would write an input: an output that
+// is an input (the same path, or the same file through a link) or lies
+// inside an input folder (a folder of planes, a store). Every pipeline
+// passes here, whatever it checks itself.
+func checkFiles(inputs, outputs []string) error {
+	for _, out := range outputs {
+		if out == "" {
+			continue
+		}
+		ao, _ := filepath.Abs(out)
+		so, errO := os.Stat(out)
+		for _, in := range inputs {
+			ai, _ := filepath.Abs(in)
+			si, errI := os.Stat(in)
+			switch {
+			case ao == ai || (errO == nil && errI == nil && os.SameFile(so, si)):
+				return fmt.Errorf("output %s is the input %s: inputs are never overwritten", out, in)
+			case errI == nil && si.IsDir() && strings.HasPrefix(ao, ai+string(filepath.Separator)):
+				return fmt.Errorf("output %s lies inside the input folder %s: inputs are never written into", out, in)
+			}
+		}
+	}
+	return nil
 }
 
 // splitter returns the job as a Splitter, or an error saying the

@@ -17,7 +17,7 @@ import (
 	"github.com/voxlab/voxlab/viewer"
 )
 
-// pinHelp explains the pin_memory trade-off (DESIGN.md, problem 2).
+// pinHelp explains the pin_memory trade-off (docs/ARCHITECTURE.md, Rules).
 const pinHelp = "pin_memory page-locks the host staging buffers: uploads to the GPU get faster and truly " +
 	"asynchronous, but pinned RAM cannot be swapped out, so it is taken from everything else running " +
 	"(voxlab caps it at a quarter of RAM and falls back to pageable memory, with a warning, when pinning " +

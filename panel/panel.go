@@ -38,7 +38,7 @@ type PanelOptions struct {
 }
 
 // progressInterval spaces the job list's updates: at most 20 a second
-// (DESIGN.md), however often a pipeline reports.
+// (docs/ARCHITECTURE.md, Rules), however often a pipeline reports.
 const progressInterval = 50 * time.Millisecond
 
 // Panel is the processing panel, docked right of the canvas: choose a
