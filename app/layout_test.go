@@ -34,7 +34,8 @@ func goList(t *testing.T, pkg string, test bool) []string {
 // draws: the device knows no pipeline, the viewer no job or pipeline,
 // the panel and the spec package no pipeline's package, no pipeline
 // another's; a pipeline's tests link neither Fyne nor HDF5 (their CUDA
-// binaries must start on a bare GPU machine, scripts/gpu-check.sh); and
+// binaries must start on a bare GPU machine, scripts/gpu-check.sh) nor
+// gonum/plot and its fonts (they must stay small enough to carry); and
 // the binary links no test package of Fyne.
 func TestPackageLayout(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
@@ -49,9 +50,9 @@ func TestPackageLayout(t *testing.T) {
 		{"../viewer", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|processing/(job|dezing|detect|distance|classify|cluster|pipeline))\b`)},
 		{"../panel", false, pipelinePkg},
 		{"../processing/pipeline", false, regexp.MustCompile(`^(github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|fyne\.io/)`)},
-		{"../processing/dezing", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/hdf5)`)},
-		{"../processing/detect", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/hdf5)`)},
-		{"../processing/distance", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|classify))\b|^(fyne\.io/|gonum\.org/v1/hdf5)`)},
+		{"../processing/dezing", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
+		{"../processing/detect", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
+		{"../processing/distance", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{".", false, regexp.MustCompile(`^fyne\.io/fyne/v2/test$`)},
 	} {
 		for _, dep := range goList(t, tc.pkg, tc.test) {

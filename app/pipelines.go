@@ -7,6 +7,13 @@ import (
 	_ "github.com/voxlab/voxlab/processing/detect"
 	_ "github.com/voxlab/voxlab/processing/dezing"
 	_ "github.com/voxlab/voxlab/processing/distance"
+
+	// What the pipelines read and write through registries, which the
+	// binary links and their packages do not (docs/ARCHITECTURE.md):
+	// HDF5 and NeXus, Zarr, and the drawing of heat maps.
+	_ "github.com/voxlab/voxlab/processing/matrix/heatplot"
+	_ "github.com/voxlab/voxlab/processing/volume/h5"
+	_ "github.com/voxlab/voxlab/processing/volume/zarr"
 )
 
 // The registered pipelines become commands (and panel forms) when the

@@ -1,7 +1,7 @@
-// Package matrix writes float64 matrices for people and other tools —
+// Package matrix writes float64 matrices for people and other tools:
 // NPY (rows x columns, little-endian float64, as numpy.save writes it),
-// CSV, and a PNG heat map with a colour bar and labelled axes — and draws
-// their heat maps and histograms (gonum/plot) for the processing panel's
-// plots. It knows no pipeline: a distance run's matrices and the panel's
-// live plots both use it.
+// CSV, and PNG heat maps with a colour bar and labelled axes, drawn by
+// the package a binary registers (RegisterPNG: package heatplot, with
+// gonum/plot), so that a pipeline writing matrices links no plotting
+// code of its own. It knows no pipeline.
 package matrix

@@ -1,6 +1,7 @@
-package matrix
+package heatplot
 
 import (
+	"github.com/voxlab/voxlab/processing/matrix"
 	"image"
 )
 
@@ -9,6 +10,6 @@ import (
 
 // HistogramImage draws the distribution of h's finite values, w x ht
 // pixels at 96 dpi, in the Paper style; with none yet, an empty plot.
-func HistogramImage(h Heatmap, w, ht int) (*image.RGBA, error) {
+func HistogramImage(h matrix.Heatmap, w, ht int) (*image.RGBA, error) {
 	return HistogramImageStyle(h, w, ht, Paper)
 }

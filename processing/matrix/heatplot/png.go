@@ -1,4 +1,4 @@
-package matrix
+package heatplot
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/voxlab/voxlab/processing/matrix"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
@@ -16,17 +17,6 @@ import (
 	vgdraw "gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 )
-
-// Heatmap describes a matrix to draw: a distance matrix, with NaN in the
-// cells not computed yet (the viewer draws matrices as they fill).
-type Heatmap struct {
-	Title string
-	// XLabel names the columns, YLabel the rows, Unit the values (the
-	// colour bar's label, the histogram's axis).
-	XLabel, YLabel, Unit string
-	Rows, Cols           int
-	Values               []float64
-}
 
 // ColourBarWidth is the width in pixels that the colour bar and its labels
 // take at the right of a heat map image.
@@ -91,13 +81,13 @@ func finiteRange(v []float64) (lo, hi float64) {
 // HeatmapImage draws h as a heat map (row 0 at the top, as a matrix is
 // read; NaN cells grey) with a colour bar, w x ht pixels at 96 dpi, in
 // the Paper style.
-func HeatmapImage(h Heatmap, w, ht int) (*image.RGBA, error) {
+func HeatmapImage(h matrix.Heatmap, w, ht int) (*image.RGBA, error) {
 	return HeatmapImageStyle(h, w, ht, Paper)
 }
 
 // HeatmapImageStyle is HeatmapImage in style s (the viewer draws its
 // plots in its theme's colours).
-func HeatmapImageStyle(h Heatmap, w, ht int, s Style) (*image.RGBA, error) {
+func HeatmapImageStyle(h matrix.Heatmap, w, ht int, s Style) (*image.RGBA, error) {
 	if h.Rows < 1 || h.Cols < 1 || len(h.Values) != h.Rows*h.Cols {
 		return nil, fmt.Errorf("heat map %s: %d values for %d x %d", h.Title, len(h.Values), h.Rows, h.Cols)
 	}
@@ -139,7 +129,7 @@ func HeatmapImageStyle(h Heatmap, w, ht int, s Style) (*image.RGBA, error) {
 // cellImage paints each matrix cell as a block of pixels, about as many
 // as it covers on the plot, so that scaling the image there keeps cells
 // sharp.
-func cellImage(h Heatmap, cm interface {
+func cellImage(h matrix.Heatmap, cm interface {
 	At(float64) (color.Color, error)
 }, w, ht int) *image.RGBA {
 	kx, ky := max(1, w/h.Cols), max(1, ht/h.Rows)
@@ -160,7 +150,7 @@ func cellImage(h Heatmap, cm interface {
 
 // HistogramImageStyle draws the distribution of h's finite values, w x
 // ht pixels at 96 dpi, in style s; with none yet, an empty plot.
-func HistogramImageStyle(h Heatmap, w, ht int, s Style) (*image.RGBA, error) {
+func HistogramImageStyle(h matrix.Heatmap, w, ht int, s Style) (*image.RGBA, error) {
 	var vals plotter.Values
 	for _, x := range h.Values {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
@@ -204,9 +194,12 @@ func toRGBA(img image.Image) *image.RGBA {
 	return r
 }
 
+func init() { matrix.RegisterPNG(WritePNG) }
+
 // WritePNG draws h as a heat map with a colour bar (HeatmapImage), 800 x
-// 600 pixels, into path.
-func WritePNG(path string, h Heatmap) error {
+// 600 pixels, into path; it is matrix.WritePNG in a binary that imports
+// this package.
+func WritePNG(path string, h matrix.Heatmap) error {
 	img, err := HeatmapImage(h, 800, 600)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
