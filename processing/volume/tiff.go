@@ -621,12 +621,6 @@ func (p *tiffPage) planeBytes() int64 {
 	return int64(p.width) * int64(p.height) * int64(p.dtype.Size())
 }
 
-// read reads the page's image into dst (see readInto), with a strip
-// buffer of its own for compressed pages.
-func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
-	return p.readInto(r, bigEndian, dst, nil)
-}
-
 // readInto reads the page's image into dst. Uncompressed strips are read
 // straight into dst, one ReadAt per run of strips lying back to back (a
 // writer lays out a page as one run: one read per plane); compressed
