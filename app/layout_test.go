@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"

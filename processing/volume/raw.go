@@ -42,15 +42,6 @@ type rawSource struct {
 	layout
 }
 
-// openRaw opens path read-only and returns a source over it.
-func openRaw(path string, info Info, l layout) (*rawSource, error) {
-	f, _, err := fileio.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return &rawSource{info: info, path: path, r: f, c: f, layout: l}, nil
-}
-
 func (s *rawSource) Info() Info { return s.info }
 
 // ReadSlab reads exactly the bytes of planes [z0, z1) with one ReadAt and
