@@ -42,6 +42,8 @@ func TaskConfig(s Shapes, c Config, t task.Task) Config {
 	tc := c
 	tc.Range[0], tc.Range[1] = TaskRange(s, c, t)
 	tc.FlatField, tc.MinusLog = false, false
+	// A task writes a part, not the output, whose size the merge checks.
+	tc.Output = ""
 	return tc
 }
 
@@ -50,16 +52,6 @@ func TaskConfig(s Shapes, c Config, t task.Task) Config {
 // alone, without the flat-field correction.
 func TaskPlan(be gpu.Backend, s Shapes, c Config, t task.Task) (*plan.Plan, error) {
 	return Plan(be, Shapes{Projections: s.Projections, Readers: s.Readers}, TaskConfig(s, c, t))
-}
-
-// TaskInfo describes what task t hands to out: its dezinged projections,
-// in the input's type.
-func TaskInfo(s Shapes, c Config, t task.Task) volume.Info {
-	s = s.kernelTypes()
-	info := s.Projections
-	lo, hi := TaskRange(s, c, t)
-	info.Shape[0] = hi - lo
-	return info
 }
 
 // RunTask runs task t of a split run: it dezings the task's projections of

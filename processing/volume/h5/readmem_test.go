@@ -89,7 +89,7 @@ func TestChunkedReadMemory(t *testing.T) {
 	}
 	l := c.ChunkLayout()
 	chunk := int64(8 * 5 * 4 * 2)
-	if l.Depth != 8 || l.Chunk != chunk || l.Layer != 9*chunk || l.PerDecoder != 2*chunk+filterState || l.MaxDecoders != 1 {
+	if l.Depth != 8 || l.Chunk != chunk || l.Layer != 9*chunk || l.PerDecoder != maxStored(chunk)+chunk+filterState || l.MaxDecoders != 1 {
 		t.Errorf("layout %+v", l)
 	}
 	for level, m := range volume.ReadOptions(c, 2) {
