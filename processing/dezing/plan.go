@@ -1,6 +1,8 @@
 package dezing
 
 import (
+	"fmt"
+
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -117,6 +119,9 @@ func choose(name string, s Shapes, c Config, build func(reading []plan.Array) []
 		return nil, err
 	}
 	p.Reading = rd.Describe(p.Choice)
+	if w := decodesWarning(rd, p.Choice, p.Phases[p.Main].Block); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
 	if c.Output != "" {
 		if err := p.CheckDisk(c.Output, OutputBytes(s, c)); err != nil {
 			return nil, err
@@ -249,4 +254,21 @@ func rangeHalo(s Shapes, c Config) int {
 	z0, z1 := c.span(s)
 	r := c.Kernel / 2
 	return min(r, z0) + min(r, s.Projections.Shape[0]-z1)
+}
+
+// decodesWarning says, when the reads at level k keep no cache and the
+// input's chunks span more frames than a block, how many times each
+// chunk is decoded: about once per block that reads it.
+func decodesWarning(rd volume.Readers, k, block int) string {
+	depth := rd.Depth()
+	if block <= 0 || depth <= block {
+		return ""
+	}
+	for _, m := range rd.At(k) {
+		if m.Cache > 0 {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the input's chunks span %d frames and blocks are %d without a cache of decoded chunks: each chunk is decoded about %d times (a larger --host-memory caches them)",
+		depth, block, (depth+block-1)/block+1)
 }

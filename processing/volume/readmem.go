@@ -61,7 +61,7 @@ func (m ReadMemory) String() string {
 	if m.Cache > 0 {
 		return s + ", " + plan.FormatBytes(m.Cache) + " cache of decoded chunks"
 	}
-	return s + ", no cache (a chunk that two reads share is decoded twice)"
+	return s + ", no cache (a chunk is decoded again for each read that touches it)"
 }
 
 // Arrays returns the plan's arrays for the reads' memory (host, fixed).

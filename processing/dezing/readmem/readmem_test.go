@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/hdf5"
@@ -211,5 +213,53 @@ func TestReadersInPlanAndTracked(t *testing.T) {
 			t.Errorf("%s: the budgets tried planned only read levels %v", name, levels)
 		}
 		v.Close()
+	}
+}
+
+// TestPlanWarnsOfRepeatedDecodes: a budget that leaves no room for a
+// cache of decoded chunks, over chunks deeper than the blocks, decodes
+// each chunk once per block that reads it; the plan says how many times.
+// With the memory to cache the layer, it says nothing.
+func TestPlanWarnsOfRepeatedDecodes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deep.zarr")
+	writeZstdZarr(t, path, [3]int{64, 128, 128}, [3]int{32, 64, 64})
+	v, err := volume.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	in := Input{Projections: v.Source()}
+	planAt := func(budget int64) (*plan.Plan, error) {
+		cfg := DefaultConfig()
+		cfg.Budget = plan.Budget{Host: budget, Shared: true}
+		return Plan(gpu.NewCPUWorkers(2), in.Shapes(), cfg)
+	}
+	warned := func(pl *plan.Plan) bool {
+		want := fmt.Sprintf("each chunk is decoded about %d times", (32+pl.Block()-1)/pl.Block()+1)
+		for _, w := range pl.Warnings {
+			if strings.Contains(w, want) {
+				return true
+			}
+		}
+		return false
+	}
+	pl, err := planAt(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warned(pl) {
+		t.Errorf("no limit (%s, blocks of %d): warned of repeated decodes %q", pl.Reading, pl.Block(), pl.Warnings)
+	}
+	// The smallest budget that works holds no cache here.
+	_, err = planAt(1 << 20)
+	var ts *plan.TooSmallError
+	if !errors.As(err, &ts) {
+		t.Fatalf("a budget of 1 MiB: %v", err)
+	}
+	if pl, err = planAt(ts.Smallest()); err != nil {
+		t.Fatal(err)
+	}
+	if pl.Block() >= 32 || !warned(pl) {
+		t.Errorf("at the smallest budget (%s, blocks of %d): warnings %q, want one saying how often each chunk is decoded", pl.Reading, pl.Block(), pl.Warnings)
 	}
 }
