@@ -12,6 +12,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/detect"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -30,6 +31,9 @@ func init() {
 			"voxlab plan detect planes/ cells.csv --device-memory 2GiB --json",
 		},
 		setup: setupDetect,
+		paths: func(flag func(string) string, args []string) iocheck.Paths {
+			return detect.Paths(arg(args, 0), arg(args, 1), flag("xml") == "true")
+		},
 	})
 }
 
@@ -192,7 +196,7 @@ func outputs(out string, xml bool) (csvPath, xmlPath string, err error) {
 		return "", "", fmt.Errorf("output %s: the folder %s does not exist", out, filepath.Dir(out))
 	}
 	if xml {
-		xmlPath = strings.TrimSuffix(out, filepath.Ext(out)) + ".xml"
+		xmlPath = detect.XMLPath(out)
 		if xmlPath == out {
 			return "", "", fmt.Errorf("output %s: the XML file would replace it; name the CSV *.csv", out)
 		}

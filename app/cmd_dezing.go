@@ -11,6 +11,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/dezing"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -33,6 +34,9 @@ func init() {
 			"voxlab plan dezing scan.nxs --device-memory 2GiB --json",
 		},
 		setup: setupDezing,
+		paths: func(flag func(string) string, args []string) iocheck.Paths {
+			return dezing.Paths(arg(args, 0), arg(args, 1), flag("darks"), flag("flats"))
+		},
 	})
 }
 
@@ -187,7 +191,7 @@ func (f *dezingFlags) open(args []string, needOut bool) (*dezingSetup, error) {
 	r := &dezingSetup{s: s, shapes: s.in.Shapes()}
 	if needOut {
 		r.out = args[1]
-		if err := checkOutput(r.out, args[0]); err != nil {
+		if err := checkOutput(r.out); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -219,20 +223,15 @@ func (f *dezingFlags) plan(ctx context.Context, e *env, args []string) (*plan.Pl
 	return dezing.Plan(r.be, r.shapes, f.cfg)
 }
 
-// checkOutput refuses an output that is a folder, lies in a missing
-// folder, or is the input itself.
-func checkOutput(out, in string) error {
+// checkOutput refuses an output that is a folder or lies in a missing
+// folder. (One that would write over an input was refused before:
+// pipelineCmd.checkPaths.)
+func checkOutput(out string) error {
 	if st, err := os.Stat(out); err == nil && st.IsDir() && !isZarr(out) {
 		return fmt.Errorf("output %s is a folder: give an .h5 file name, or a .zarr one for OME-Zarr", out)
 	}
 	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return fmt.Errorf("output %s: the folder %s does not exist", out, filepath.Dir(out))
-	}
-	inPath, _ := volume.SplitSpec(in)
-	a, errA := os.Stat(inPath)
-	b, errB := os.Stat(out)
-	if errA == nil && errB == nil && os.SameFile(a, b) {
-		return fmt.Errorf("output %s is the input: inputs are never overwritten", out)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/distance"
 	distreport "github.com/voxlab/voxlab/processing/distance/report"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/outfile"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -31,6 +32,9 @@ func init() {
 			"voxlab plan distance gt.npy sub.npy out/ --low-memory --host-memory 8GiB --json",
 		},
 		setup: distanceSetup,
+		paths: func(flag func(string) string, args []string) iocheck.Paths {
+			return distance.Paths(arg(args, 0), arg(args, 1), arg(args, 2), flag("mask"))
+		},
 	})
 }
 

@@ -90,6 +90,10 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	if *tasks < 1 {
 		return usagef("--tasks: want the number of tasks (at least 1)")
 	}
+	if err := pipelines[args[0]].checkPaths(fs, pos); err != nil {
+		recordFailure("merge "+args[0], err)
+		return err
+	}
 	// In a merge job, refuse to merge unless every task finished: after
 	// a resubmission the job may start once the others have merely ended.
 	if shared := os.Getenv(cluster.EnvShared); shared != "" {

@@ -59,7 +59,7 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("voxlab plan "+p.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := addOutputFlags(fs)
-	planFn, _ := p.setup(fs, out)
+	planFn, _ := p.bind(fs, out)
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(e.stdout, &command{name: "plan " + p.name, summary: "plan " + p.summary, usage: p.usage, examples: p.examples}, fs)

@@ -98,6 +98,10 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Refused here, not on the nodes after the tasks ran.
+	if err := p.checkPaths(fs, inputs); err != nil {
+		return err
+	}
 	spec, err := sf.spec(p.name, fs, inputs)
 	if err != nil {
 		return err

@@ -10,9 +10,7 @@ import (
 )
 
 // isZarr reports whether an output path names a Zarr store.
-func isZarr(path string) bool {
-	return strings.HasSuffix(strings.ToLower(strings.TrimRight(path, "/")), ".zarr")
-}
+func isZarr(path string) bool { return dezing.IsZarr(path) }
 
 // dezingResultSpec names the projections of a dezinging output: /data
 // of an HDF5 file, the image of an OME-Zarr store.

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/voxlab/voxlab/panel"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/viewer"
@@ -60,7 +61,7 @@ func newFlags(p *pipelineCmd) (*flag.FlagSet, *outputFlags, planFunc, runFunc) {
 	fs := flag.NewFlagSet("voxlab "+p.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := addOutputFlags(fs)
-	planFn, runFn := p.setup(fs, out)
+	planFn, runFn := p.bind(fs, out)
 	return fs, out, planFn, runFn
 }
 
@@ -131,6 +132,10 @@ func (s *guiSpec) pipeline(p *pipelineCmd) *panel.Pipeline {
 			return nil, err
 		}
 		pl, err := planFn(ctx, &env{stdout: io.Discard, stderr: io.Discard}, r.Args)
+		if iocheck.IsClash(err) {
+			// Shown beside the output, and no cluster run either.
+			return nil, &panel.RequestError{Field: outputField(vp), Err: err}
+		}
 		return pl, plainError(err)
 	}
 	vp.Run = func(ctx context.Context, r panel.Request, prog *job.Progress) error {
@@ -141,6 +146,16 @@ func (s *guiSpec) pipeline(p *pipelineCmd) *panel.Pipeline {
 		vp.Live = s.live
 	}
 	return vp
+}
+
+// outputField names the pipeline's (first) output argument.
+func outputField(vp *panel.Pipeline) string {
+	for _, f := range vp.Args {
+		if f.Kind == panel.OutputField {
+			return f.Name
+		}
+	}
+	return ""
 }
 
 // field describes flag f for the panel.

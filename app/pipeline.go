@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 )
@@ -26,6 +28,65 @@ type pipelineCmd struct {
 	// setup declares the pipeline's flags on fs (including the shared
 	// device and output flags) and returns its planner and runner.
 	setup func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc)
+	// paths declares what a run reads and writes, from its positional
+	// arguments and its flags' values (flag returns "" for a flag it
+	// lacks), for checkPaths; nil: nothing to check.
+	paths func(flag func(name string) string, args []string) iocheck.Paths
+}
+
+// bind declares p's flags on fs and returns its planner and runner, each
+// refusing first a run that would write over its inputs (checkPaths).
+// Everything that plans or runs a pipeline (its command, voxlab plan,
+// voxlab run, the GUI) binds it so.
+func (p *pipelineCmd) bind(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
+	planFn, runFn := p.setup(fs, out)
+	checked := func(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+		if err := p.checkPaths(fs, args); err != nil {
+			return nil, err
+		}
+		return planFn(ctx, e, args)
+	}
+	if planFn == nil {
+		checked = nil
+	}
+	return checked, func(ctx context.Context, e *env, args []string) error {
+		if err := p.checkPaths(fs, args); err != nil {
+			return err
+		}
+		return runFn(ctx, e, args)
+	}
+}
+
+// checkPaths refuses, before anything is opened or written, a run of p
+// (with the flags set on fs and the positional args) that would write
+// over one of its inputs: iocheck.Check of what p.paths declares, and
+// of a task's part (--task i/N), which goes beside the first output.
+func (p *pipelineCmd) checkPaths(fs *flag.FlagSet, args []string) error {
+	if p.paths == nil {
+		return nil
+	}
+	ps := p.paths(func(name string) string {
+		if f := fs.Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}, args)
+	if f := fs.Lookup("task"); f != nil && len(ps.Outputs) > 0 && ps.Outputs[0].Path != "" {
+		if t, ok := f.Value.(*taskFlag); ok && t.Count != 0 {
+			part := cluster.PartPath(cluster.PartsDir(ps.Outputs[0].Path), p.name, t.Task)
+			ps.Outputs = append(ps.Outputs, iocheck.Output{Name: "task part", Path: part})
+		}
+	}
+	return iocheck.Check(ps)
+}
+
+// arg is the i-th positional argument, "" when there are fewer (the
+// pipeline's own checks say what is missing).
+func arg(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
 }
 
 var pipelines = map[string]*pipelineCmd{}
@@ -41,7 +102,7 @@ func registerPipeline(p *pipelineCmd) {
 		volumes:  true,
 		flags: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 			out := addOutputFlags(fs)
-			_, run := p.setup(fs, out)
+			_, run := p.bind(fs, out)
 			return run
 		},
 	})

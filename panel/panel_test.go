@@ -89,6 +89,9 @@ func (f *fakePipeline) pipeline() *Pipeline {
 			return nil
 		},
 		Plan: func(ctx context.Context, r Request) (*plan.Plan, error) {
+			if r.Args[0] != "" && r.Args[0] == r.Args[1] {
+				return nil, &RequestError{Field: "out", Err: fmt.Errorf("output %s is the input %s", r.Args[1], r.Args[0])}
+			}
 			n, _ := strconv.Atoi(r.Params["count"])
 			if n > 100000 {
 				return nil, fmt.Errorf("count %d: too many steps", n)
