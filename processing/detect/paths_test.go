@@ -17,13 +17,13 @@ func TestPathsCheckTheXMLCompanion(t *testing.T) {
 	in := filepath.Join(dir, "cells.xml")
 	os.WriteFile(in, []byte("<x/>"), 0o644)
 	csv := filepath.Join(dir, "cells.csv")
-	if XMLPath(csv) != in {
-		t.Fatalf("XMLPath(%s) = %s", csv, XMLPath(csv))
+	if xmlPath(csv) != in {
+		t.Fatalf("xmlPath(%s) = %s", csv, xmlPath(csv))
 	}
-	if err := iocheck.Check(Paths(in, csv, false)); err != nil {
+	if err := iocheck.Check(paths(in, csv, false)); err != nil {
 		t.Errorf("without --xml: %v", err)
 	}
-	err := iocheck.Check(Paths(in, csv, true))
+	err := iocheck.Check(paths(in, csv, true))
 	var c *iocheck.Clash
 	if !errors.As(err, &c) || c.Path != in || !strings.Contains(err.Error(), "XML output") {
 		t.Errorf("with --xml: %v", err)
