@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/task"
+	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -28,7 +30,9 @@ import (
 // import line in pipelines.go), a command whose --help lists its flags,
 // a YAML step taking them as keys, a form in the processing panel with a
 // field for each, a plan, and — when it splits — a plan per task, a
-// SLURM submission and tasks that merge, run here on its spec's example.
+// SLURM submission and tasks that merge, run here on its spec's example;
+// and from the generic path alone, that a run whose output is its input
+// is refused and a merge refuses a damaged part.
 func TestRegisteredPipelines(t *testing.T) {
 	specs := pipeline.All()
 	var names []string
@@ -58,8 +62,10 @@ func TestRegisteredPipelines(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkPlan(t, s, args)
+			checkInputsKept(t, s, args)
 			if s.Split {
 				checkSplit(t, s, dir, args)
+				checkDamagedPart(t, s, args)
 			}
 		})
 	}
@@ -196,6 +202,97 @@ func checkSplit(t *testing.T, s *pipeline.Spec, dir string, args []string) {
 			}
 		}
 	}
+}
+
+// firstOutput is the index in args of s's first output argument.
+func firstOutput(t *testing.T, s *pipeline.Spec, args []string) int {
+	t.Helper()
+	for i, a := range s.Args {
+		if a.Kind == pipeline.Output && i < len(args) {
+			return i
+		}
+	}
+	t.Fatalf("%s's example has no output argument", s.Name)
+	return -1
+}
+
+// treeState lists what is at path (a file or a folder, recursively):
+// names, sizes, modes, modification times and the files' bytes.
+func treeState(t *testing.T, path string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(path, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %v %d\n", p, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b.Write(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// checkInputsKept: the example with its first output named as its first
+// input, as a run, a plan and (when it splits) a task, a merge and a
+// SLURM submission, fails saying inputs are never overwritten, and the
+// input is as it was.
+func checkInputsKept(t *testing.T, s *pipeline.Spec, args []string) {
+	t.Helper()
+	in, _ := volume.SplitSpec(args[0])
+	before := treeState(t, in)
+	bad := slices.Clone(args)
+	bad[firstOutput(t, s, args)] = in
+	cmds := [][]string{{s.Name}, {"plan", s.Name}}
+	if s.Split {
+		cmds = append(cmds, []string{s.Name, "--task", "0/2"}, []string{"merge", s.Name, "--tasks", "2"},
+			[]string{"submit", "slurm", s.Name, "--tasks", "2", "--dry-run", "--shared", filepath.Join(t.TempDir(), "slurm")})
+	}
+	for _, c := range cmds {
+		code, _, stderr := runCmd(append(append(c, bad...), "--backend", "cpu")...)
+		if code != 1 || !strings.Contains(stderr, "inputs are never overwritten") {
+			t.Errorf("%s with its input as output: exit %d, want 1 saying inputs are never overwritten: %s", strings.Join(c, " "), code, stderr)
+		}
+	}
+	if treeState(t, in) != before {
+		t.Errorf("%s: the input %s changed", s.Name, in)
+	}
+}
+
+// checkDamagedPart: the example as two tasks, one byte of the second
+// part's payload changed, does not merge: the error names the part and
+// says it is damaged, and the merge writes no output.
+func checkDamagedPart(t *testing.T, s *pipeline.Spec, args []string) {
+	t.Helper()
+	t.Setenv(cluster.EnvShared, "")
+	out := args[firstOutput(t, s, args)]
+	os.RemoveAll(out)
+	flags := append(slices.Clone(args), "--backend", "cpu", "--quiet")
+	for i := range 2 {
+		mustRun(t, append([]string{s.Name, "--task", fmt.Sprintf("%d/2", i)}, flags...)...)
+	}
+	part := cluster.PartPath(cluster.PartsDir(out), s.Name, task.Task{Index: 1, Count: 2})
+	b := fileBytes(t, part)
+	b[len(b)/2] ^= 0x10
+	if err := os.WriteFile(part, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(append([]string{"merge", s.Name, "--tasks", "2"}, flags...)...)
+	if code != 1 || !strings.Contains(stderr, part) || !strings.Contains(stderr, "damaged") {
+		t.Errorf("merge with a damaged part: exit %d, want 1 naming %s as damaged: %s", code, part, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused merge wrote %s (%v)", out, err)
+	}
+	os.RemoveAll(cluster.PartsDir(out))
 }
 
 // TestGenericPathChecksEveryPipeline: a pipeline that says nothing of

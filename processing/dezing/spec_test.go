@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/iocheck"
+	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
