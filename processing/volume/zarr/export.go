@@ -43,6 +43,9 @@ type imageWriter struct {
 	clevel  int
 	levels  []*levelArray
 	workers int
+	// bufs holds chunk-sized buffers (gathered chunks, encodings) for
+	// reuse across chunks: at most two per worker are in use at once.
+	bufs sync.Pool
 }
 
 // levelArray is one level: its shape, chunk and shard shapes (shard ==
@@ -358,14 +361,17 @@ func (w *imageWriter) writeShard(la *levelArray, src []byte, z0 int, origin [3]i
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	buf := make([]byte, la.chunk[0]*la.chunk[1]*la.chunk[2]*la.info.DType.Size())
+	buf := w.buffer(la.chunk[0] * la.chunk[1] * la.chunk[2] * la.info.DType.Size())
+	defer w.bufs.Put(buf)
 	if la.shard == la.chunk {
-		gather(buf, src, la, z0, origin)
-		enc, err := w.encode(buf, la.info.DType)
-		if err != nil {
+		gather(*buf, src, la, z0, origin)
+		enc := w.buffer(0)
+		defer w.bufs.Put(enc)
+		var err error
+		if *enc, err = w.encode((*enc)[:0], *buf, la.info.DType); err != nil {
 			return err
 		}
-		return os.WriteFile(p, enc, 0o644)
+		return os.WriteFile(p, *enc, 0o644)
 	}
 	var n [3]int
 	for d := range 3 {
@@ -382,14 +388,14 @@ func (w *imageWriter) writeShard(la *levelArray, src []byte, z0 int, origin [3]i
 					index = binary.LittleEndian.AppendUint64(index, math.MaxUint64)
 					continue
 				}
-				gather(buf, src, la, z0, o)
-				enc, err := w.encode(buf, la.info.DType)
-				if err != nil {
+				gather(*buf, src, la, z0, o)
+				n := len(data)
+				var err error
+				if data, err = w.encode(data, *buf, la.info.DType); err != nil {
 					return err
 				}
-				index = binary.LittleEndian.AppendUint64(index, uint64(len(data)))
-				index = binary.LittleEndian.AppendUint64(index, uint64(len(enc)))
-				data = append(data, enc...)
+				index = binary.LittleEndian.AppendUint64(index, uint64(n))
+				index = binary.LittleEndian.AppendUint64(index, uint64(len(data)-n))
 			}
 		}
 	}
@@ -437,14 +443,26 @@ func zstdAt(level int) *zstd.Encoder {
 	return e
 }
 
-func (w *imageWriter) encode(chunk []byte, dt volume.DType) ([]byte, error) {
+// buffer returns a pooled buffer of n bytes (its capacity kept).
+func (w *imageWriter) buffer(n int) *[]byte {
+	if b, ok := w.bufs.Get().(*[]byte); ok && cap(*b) >= n {
+		*b = (*b)[:n]
+		return b
+	}
+	b := make([]byte, n)
+	return &b
+}
+
+// encode appends the encoding of chunk to dst.
+func (w *imageWriter) encode(dst, chunk []byte, dt volume.DType) ([]byte, error) {
 	switch w.codec {
 	case "zstd":
-		return zstdAt(w.level()).EncodeAll(chunk, nil), nil
+		return zstdAt(w.level()).EncodeAll(chunk, dst), nil
 	case "blosc":
-		return bloscEncode(chunk, dt.Size(), "zstd", w.level(), shuffleOf(dt))
+		enc, err := bloscEncode(chunk, dt.Size(), "zstd", w.level(), shuffleOf(dt))
+		return append(dst, enc...), err
 	case "gzip":
-		var b bytesBuffer
+		b := bytesBuffer(dst)
 		zw, err := gzip.NewWriterLevel(&b, w.level())
 		if err != nil {
 			return nil, err
@@ -457,7 +475,7 @@ func (w *imageWriter) encode(chunk []byte, dt volume.DType) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return append([]byte(nil), chunk...), nil
+	return append(dst, chunk...), nil
 }
 
 // bytesBuffer is an io.Writer appending to itself.
