@@ -56,8 +56,12 @@ func (j *conversion) Run(ctx context.Context, p *job.Progress, d pipeline.Device
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	slabs := j.read(ctx, block)
+	slabs, done := j.read(ctx, block)
+	// The reader stops before Run returns: the input is closed after.
+	defer func() {
+		cancel()
+		<-done
+	}()
 	var castBuf []byte
 	if j.cast() {
 		castBuf = make([]byte, int64(block)*j.out.PlaneBytes())
@@ -110,15 +114,18 @@ func (j *conversion) castErr(z0, i int, v float64) error {
 }
 
 // read starts the reader: it fills the slabs of block planes in order
-// from two buffers, which the consumer hands back on j.free.
-func (j *conversion) read(ctx context.Context, block int) <-chan slab {
+// from two buffers, which the consumer hands back on j.free; done is
+// closed when it has stopped.
+func (j *conversion) read(ctx context.Context, block int) (<-chan slab, <-chan struct{}) {
 	out := make(chan slab)
+	done := make(chan struct{})
 	rp := j.readPlaneBytes()
 	j.free = make(chan []byte, 2)
 	for range 2 {
 		j.free <- make([]byte, int64(block)*rp)
 	}
 	go func() {
+		defer close(done)
 		defer close(out)
 		for z0 := 0; z0 < j.out.Shape[0]; z0 += block {
 			var buf []byte
@@ -140,7 +147,7 @@ func (j *conversion) read(ctx context.Context, block int) <-chan slab {
 			}
 		}
 	}()
-	return out
+	return out, done
 }
 
 // readSlab reads output planes [z0, z1) of the input's crop into buf.
