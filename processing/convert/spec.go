@@ -65,6 +65,7 @@ var Spec = &pipeline.Spec{
 	Suggest: func(open []string) ([]string, map[string]string) {
 		return []string{pipeline.FirstVolume(open), ""}, nil
 	},
+	Files:   files,
 	Open:    open,
 	Example: example,
 }
@@ -173,12 +174,6 @@ func (j *conversion) aligns() []int {
 }
 
 func (j *conversion) Close() error { return j.in.Close() }
-
-func (j *conversion) Files() (inputs, outputs []string) {
-	in, _ := volume.SplitSpec(j.inArg)
-	out, _ := volume.SplitSpec(j.outArg)
-	return []string{in}, []string{strings.TrimRight(out, "/")}
-}
 
 // example writes a small uint16 volume and converts it to a 2-level
 // OME-Zarr beside it.
