@@ -45,13 +45,16 @@ func (j *conversion) Run(ctx context.Context, p *job.Progress, d pipeline.Device
 	if err != nil {
 		return nil, err
 	}
+	if c, ok := w.(volume.Cancelable); ok {
+		c.SetContext(ctx)
+	}
 	committed := false
 	defer func() {
 		if !committed {
 			w.Abort()
 		}
 	}()
-	feed, err := j.pyramid(w)
+	feed, err := j.pyramid(ctx, w)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +189,7 @@ func (j *conversion) readSlab(buf []byte, z0, z1 int) ([]byte, error) {
 // pyramid chains a reducer per level above 0: level l's planes fill its
 // layer of chunks, written whole, and feed level l+1. It returns the
 // function feeding level 0's slabs in.
-func (j *conversion) pyramid(w volume.LevelWriter) (func(z0 int, src []byte) error, error) {
+func (j *conversion) pyramid(ctx context.Context, w volume.LevelWriter) (func(z0 int, src []byte) error, error) {
 	levels := j.opts.Levels
 	if len(levels) < 2 {
 		return func(int, []byte) error { return nil }, nil
@@ -215,6 +218,9 @@ func (j *conversion) pyramid(w volume.LevelWriter) (func(z0 int, src []byte) err
 	pb := j.out.PlaneBytes()
 	return func(z0 int, src []byte) error {
 		for i := 0; int64(i)*pb < int64(len(src)); i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if err := feeds[0](z0+i, src[int64(i)*pb:int64(i+1)*pb]); err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package volume
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -45,6 +46,13 @@ type LevelWriter interface {
 	Align(level int) int
 	Commit() error
 	Abort() error
+}
+
+// Cancelable is a LevelWriter that stops a WriteLevel in progress
+// (between chunks) once ctx is done, so that a cancel lands within a
+// chunk's encoding rather than a whole slab's.
+type Cancelable interface {
+	SetContext(ctx context.Context)
 }
 
 // Exporter writes one format with options.

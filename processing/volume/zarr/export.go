@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -46,7 +47,11 @@ type imageWriter struct {
 	// bufs holds chunk-sized buffers (gathered chunks, encodings) for
 	// reuse across chunks: at most two per worker are in use at once.
 	bufs sync.Pool
+	ctx  context.Context
 }
+
+// SetContext makes WriteLevel stop between chunks once ctx is done.
+func (w *imageWriter) SetContext(ctx context.Context) { w.ctx = ctx }
 
 // levelArray is one level: its shape, chunk and shard shapes (shard ==
 // chunk without sharding) and the next plane to write.
@@ -327,6 +332,10 @@ func (w *imageWriter) WriteLevel(level, z0 int, src []byte) error {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, w.workers)
 	for i, j := range jobs {
+		if w.ctx != nil && w.ctx.Err() != nil {
+			errs[i] = w.ctx.Err()
+			break
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
