@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -44,10 +45,22 @@ type imageWriter struct {
 	clevel  int
 	levels  []*levelArray
 	workers int
-	// bufs holds chunk-sized buffers (gathered chunks, encodings) for
-	// reuse across chunks: at most two per worker are in use at once.
-	bufs sync.Pool
-	ctx  context.Context
+	// ws are the encoding workers' own encoders and buffers, made on
+	// first use and kept across chunks, slabs and levels.
+	ws  []*encWorker
+	ctx context.Context
+}
+
+// encWorker is what one encoding worker owns: its encoders (a shared
+// zstd.Encoder built for one goroutine serialises EncodeAll calls), the
+// chunk it gathers and the encoding (a chunk's, or a shard's chunks
+// and index) it writes.
+type encWorker struct {
+	zstd  *zstd.Encoder
+	gzip  *gzip.Writer
+	chunk []byte
+	dst   bytesBuffer
+	index []byte
 }
 
 // SetContext makes WriteLevel stop between chunks once ctx is done.
@@ -319,38 +332,53 @@ func (w *imageWriter) WriteLevel(level, z0 int, src []byte) error {
 	if z0 != la.next || z1 > la.info.Shape[0] || (z1-z0)%la.shard[0] != 0 && z1 != la.info.Shape[0] {
 		return fmt.Errorf("write %s/%s: planes %d-%d: want whole layers of %d planes from %d", w.target, la.name, z0, z1, la.shard[0], la.next)
 	}
-	type job struct{ z, y, x int }
-	var jobs []job
-	for z := z0; z < z1; z += la.shard[0] {
-		for y := 0; y < la.info.Shape[1]; y += la.shard[1] {
-			for x := 0; x < la.info.Shape[2]; x += la.shard[2] {
-				jobs = append(jobs, job{z, y, x})
-			}
-		}
+	var grid [3]int
+	grid[0] = (z1 - z0 + la.shard[0] - 1) / la.shard[0]
+	for d := 1; d < 3; d++ {
+		grid[d] = (la.info.Shape[d] + la.shard[d] - 1) / la.shard[d]
 	}
-	errs := make([]error, len(jobs))
+	n := grid[0] * grid[1] * grid[2]
+	for len(w.ws) < w.workers {
+		w.ws = append(w.ws, &encWorker{})
+	}
+	var next atomic.Int64
+	var failed atomic.Bool
+	var once sync.Once
+	var firstErr error
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, w.workers)
-	for i, j := range jobs {
-		if w.ctx != nil && w.ctx.Err() != nil {
-			errs[i] = w.ctx.Err()
-			break
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = w.writeShard(la, src, z0, [3]int{j.z, j.y, j.x})
-		}()
+	for _, wk := range w.ws[:max(1, min(w.workers, n))] {
+		wg.Go(func() {
+			for !failed.Load() {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				err := w.ctxErr()
+				if err == nil {
+					o := [3]int{z0 + i/(grid[1]*grid[2])*la.shard[0], i / grid[2] % grid[1] * la.shard[1], i % grid[2] * la.shard[2]}
+					err = w.writeShard(wk, la, src, z0, o)
+				}
+				if err != nil {
+					failed.Store(true)
+					once.Do(func() { firstErr = err })
+				}
+			}
+		})
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fmt.Errorf("write %s/%s: %w", w.target, la.name, err)
-		}
+	if firstErr != nil {
+		return fmt.Errorf("write %s/%s: %w", w.target, la.name, firstErr)
 	}
 	la.next = z1
 	return nil
+}
+
+// ctxErr is the context's error, nil without one.
+func (w *imageWriter) ctxErr() error {
+	if w.ctx == nil {
+		return nil
+	}
+	return w.ctx.Err()
 }
 
 // key is the file of the chunk (or shard) at grid position g.
@@ -362,32 +390,36 @@ func (w *imageWriter) key(la *levelArray, g [3]int) string {
 	return filepath.Join(w.dir.Path, la.name, filepath.FromSlash(k))
 }
 
-// writeShard writes the chunk, or the shard of chunks, whose first voxel
-// is at origin; src holds the level's planes from z0.
-func (w *imageWriter) writeShard(la *levelArray, src []byte, z0 int, origin [3]int) error {
+// writeShard writes, with wk's encoders and buffers, the chunk, or the
+// shard of chunks, whose first voxel is at origin; src holds the level's
+// planes from z0.
+func (w *imageWriter) writeShard(wk *encWorker, la *levelArray, src []byte, z0 int, origin [3]int) error {
 	g := [3]int{origin[0] / la.shard[0], origin[1] / la.shard[1], origin[2] / la.shard[2]}
 	p := w.key(la, g)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	buf := w.buffer(la.chunk[0] * la.chunk[1] * la.chunk[2] * la.info.DType.Size())
-	defer w.bufs.Put(buf)
+	cb := la.chunk[0] * la.chunk[1] * la.chunk[2] * la.info.DType.Size()
+	if cap(wk.chunk) < cb {
+		wk.chunk = make([]byte, cb)
+	}
+	chunk := wk.chunk[:cb]
+	data := wk.dst[:0]
+	defer func() { wk.dst = data[:0] }()
 	if la.shard == la.chunk {
-		gather(*buf, src, la, z0, origin)
-		enc := w.buffer(0)
-		defer w.bufs.Put(enc)
+		gather(chunk, src, la, z0, origin)
 		var err error
-		if *enc, err = w.encode((*enc)[:0], *buf, la.info.DType); err != nil {
+		if data, err = w.encode(wk, data, chunk, la.info.DType); err != nil {
 			return err
 		}
-		return os.WriteFile(p, *enc, 0o644)
+		return os.WriteFile(p, data, 0o644)
 	}
 	var n [3]int
 	for d := range 3 {
 		n[d] = la.shard[d] / la.chunk[d]
 	}
-	index := make([]byte, 0, n[0]*n[1]*n[2]*16+4)
-	var data []byte
+	index := wk.index[:0]
+	defer func() { wk.index = index[:0] }()
 	for cz := range n[0] {
 		for cy := range n[1] {
 			for cx := range n[2] {
@@ -397,10 +429,10 @@ func (w *imageWriter) writeShard(la *levelArray, src []byte, z0 int, origin [3]i
 					index = binary.LittleEndian.AppendUint64(index, math.MaxUint64)
 					continue
 				}
-				gather(*buf, src, la, z0, o)
+				gather(chunk, src, la, z0, o)
 				n := len(data)
 				var err error
-				if data, err = w.encode(data, *buf, la.info.DType); err != nil {
+				if data, err = w.encode(wk, data, chunk, la.info.DType); err != nil {
 					return err
 				}
 				index = binary.LittleEndian.AppendUint64(index, uint64(n))
@@ -409,7 +441,8 @@ func (w *imageWriter) writeShard(la *levelArray, src []byte, z0 int, origin [3]i
 		}
 	}
 	index = binary.LittleEndian.AppendUint32(index, crc32.Checksum(index, castagnoli))
-	return os.WriteFile(p, append(data, index...), 0o644)
+	data = append(data, index...)
+	return os.WriteFile(p, data, 0o644)
 }
 
 // gather copies the chunk whose first voxel is at o from src (the
@@ -434,52 +467,37 @@ func gather(dst, src []byte, la *levelArray, z0 int, o [3]int) {
 	}
 }
 
-var (
-	encMu    sync.Mutex
-	zstdEncs = map[int]*zstd.Encoder{}
-)
-
-// zstdAt returns a shared encoder at a zstd level (EncodeAll is safe for
-// concurrent use).
-func zstdAt(level int) *zstd.Encoder {
-	encMu.Lock()
-	defer encMu.Unlock()
-	e := zstdEncs[level]
-	if e == nil {
-		e, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)))
-		zstdEncs[level] = e
-	}
-	return e
-}
-
-// buffer returns a pooled buffer of n bytes (its capacity kept).
-func (w *imageWriter) buffer(n int) *[]byte {
-	if b, ok := w.bufs.Get().(*[]byte); ok && cap(*b) >= n {
-		*b = (*b)[:n]
-		return b
-	}
-	b := make([]byte, n)
-	return &b
-}
-
-// encode appends the encoding of chunk to dst.
-func (w *imageWriter) encode(dst, chunk []byte, dt volume.DType) ([]byte, error) {
+// encode appends the encoding of chunk to dst with wk's encoders, made
+// on first use.
+func (w *imageWriter) encode(wk *encWorker, dst, chunk []byte, dt volume.DType) ([]byte, error) {
 	switch w.codec {
 	case "zstd":
-		return zstdAt(w.level()).EncodeAll(chunk, dst), nil
+		if wk.zstd == nil {
+			e, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(w.level())))
+			if err != nil {
+				return nil, err
+			}
+			wk.zstd = e
+		}
+		return wk.zstd.EncodeAll(chunk, dst), nil
 	case "blosc":
 		enc, err := bloscEncode(chunk, dt.Size(), "zstd", w.level(), shuffleOf(dt))
 		return append(dst, enc...), err
 	case "gzip":
 		b := bytesBuffer(dst)
-		zw, err := gzip.NewWriterLevel(&b, w.level())
-		if err != nil {
+		if wk.gzip == nil {
+			zw, err := gzip.NewWriterLevel(&b, w.level())
+			if err != nil {
+				return nil, err
+			}
+			wk.gzip = zw
+		} else {
+			wk.gzip.Reset(&b)
+		}
+		if _, err := wk.gzip.Write(chunk); err != nil {
 			return nil, err
 		}
-		if _, err := zw.Write(chunk); err != nil {
-			return nil, err
-		}
-		if err := zw.Close(); err != nil {
+		if err := wk.gzip.Close(); err != nil {
 			return nil, err
 		}
 		return b, nil
