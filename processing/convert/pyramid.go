@@ -2,6 +2,8 @@ package convert
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -13,6 +15,32 @@ import (
 // padding), summed in float64 and rounded half to even for integer types
 // (numpy's rounding); "nearest" keeps the block's first voxel (every
 // other plane, row and column, as ome-zarr-py's nearest scaler).
+
+// reduceWorkers is how many goroutines reduce a plane, each a band of
+// its output rows (disjoint, so the result does not depend on it);
+// planes under minBandVoxels output voxels are reduced on one. Tests
+// change both to reach the bands on small planes.
+var (
+	reduceWorkers = runtime.GOMAXPROCS(0)
+	minBandVoxels = 1 << 14
+)
+
+// inBands calls fn on bands [y0, y1) of the rows of an output plane of
+// out, in parallel, and returns when all are done.
+func inBands(out volume.Info, fn func(y0, y1 int)) {
+	n := out.Shape[1]
+	b := min(reduceWorkers, n, max(1, out.PlaneLen()/minBandVoxels))
+	if b <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range b {
+		y0, y1 := i*n/b, (i+1)*n/b
+		wg.Go(func() { fn(y0, y1) })
+	}
+	wg.Wait()
+}
 
 // factors returns the downsampling factors from a level of shape s.
 func factors(s [3]int) [3]int {
@@ -83,28 +111,29 @@ func (r *reducer) feed(z int, src []byte) error {
 	last := z%r.f[0] == r.f[0]-1 || z == r.in.Shape[0]-1
 	if !r.mean {
 		if z%r.f[0] == 0 {
-			subsample(r.plane, src, r.in, r.out, r.f)
+			inBands(r.out, func(y0, y1 int) { subsample(r.plane, src, r.in, r.out, r.f, y0, y1) })
 		}
 		if last {
 			return r.emit(z/r.f[0], r.plane)
 		}
 		return nil
 	}
-	accumulate(r.acc, asSlice(src, r.in.DType), r.in, r.out, r.f)
+	s := asSlice(src, r.in.DType)
+	inBands(r.out, func(y0, y1 int) { accumulate(r.acc, s, r.in, r.out, r.f, y0, y1) })
 	r.planes++
 	if !last {
 		return nil
 	}
-	finishMean(r.plane, r.acc, r.planes, r.in, r.out, r.f)
-	clear(r.acc)
+	inBands(r.out, func(y0, y1 int) { finishMean(r.plane, r.acc, r.planes, r.in, r.out, r.f, y0, y1) })
 	r.planes = 0
 	return r.emit(z/r.f[0], r.plane)
 }
 
-// subsample copies every f-th row and column of src into dst.
-func subsample(dst, src []byte, in, out volume.Info, f [3]int) {
+// subsample copies every f-th row and column of src into output rows
+// [y0, y1) of dst.
+func subsample(dst, src []byte, in, out volume.Info, f [3]int, y0, y1 int) {
 	es := in.DType.Size()
-	for y := range out.Shape[1] {
+	for y := y0; y < y1; y++ {
 		srow := src[y*f[1]*in.Shape[2]*es:]
 		drow := dst[y*out.Shape[2]*es:]
 		if f[2] == 1 {
@@ -117,31 +146,33 @@ func subsample(dst, src []byte, in, out volume.Info, f [3]int) {
 	}
 }
 
-func accumulate(acc []float64, src any, in, out volume.Info, f [3]int) {
+// accumulate adds the input rows of output rows [y0, y1) to their sums.
+func accumulate(acc []float64, src any, in, out volume.Info, f [3]int, y0, y1 int) {
 	switch s := src.(type) {
 	case []uint8:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	case []int8:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	case []uint16:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	case []int16:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	case []uint32:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	case []int32:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	case []float32:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	case []float64:
-		sum(acc, s, in, out, f)
+		sum(acc, s, in, out, f, y0, y1)
 	}
 }
 
-// sum adds each voxel of a plane to its output voxel's sum.
-func sum[S number](acc []float64, src []S, in, out volume.Info, f [3]int) {
+// sum adds each voxel of the input rows of output rows [y0, y1) to its
+// output voxel's sum.
+func sum[S number](acc []float64, src []S, in, out volume.Info, f [3]int, y0, y1 int) {
 	nx := in.Shape[2]
-	for y := range in.Shape[1] {
+	for y := y0 * f[1]; y < min(y1*f[1], in.Shape[1]); y++ {
 		row := src[y*nx : (y+1)*nx]
 		a := acc[(y/f[1])*out.Shape[2]:]
 		if f[2] == 1 {
@@ -156,10 +187,13 @@ func sum[S number](acc []float64, src []S, in, out volume.Info, f [3]int) {
 	}
 }
 
-// finishMean divides each sum by the number of voxels in its block and
-// stores it, rounded for integer types.
-func finishMean(dst []byte, acc []float64, planes int, in, out volume.Info, f [3]int) {
-	for y := range out.Shape[1] {
+// finishMean divides each sum of output rows [y0, y1) by the number of
+// voxels in its block, stores it (rounded for integer types) and clears
+// the sums for the next plane.
+func finishMean(dst []byte, acc []float64, planes int, in, out volume.Info, f [3]int, y0, y1 int) {
+	nx := out.Shape[2]
+	acc = acc[:y1*nx]
+	for y := y0; y < y1; y++ {
 		cy := min(f[1], in.Shape[1]-y*f[1])
 		for x := range out.Shape[2] {
 			cx := min(f[2], in.Shape[2]-x*f[2])
@@ -167,11 +201,14 @@ func finishMean(dst []byte, acc []float64, planes int, in, out volume.Info, f [3
 			acc[i] /= float64(planes * cy * cx)
 		}
 	}
+	acc = acc[y0*nx:]
 	if out.DType.IsInteger() {
 		for i, v := range acc {
 			acc[i] = math.RoundToEven(v)
 		}
 	}
 	// Every mean lies within the input type's range: the cast cannot fail.
-	castInto(dst, out.DType, volume.Bytes(acc), volume.Float64)
+	es := out.DType.Size()
+	castInto(dst[y0*nx*es:y1*nx*es], out.DType, volume.Bytes(acc), volume.Float64)
+	clear(acc)
 }

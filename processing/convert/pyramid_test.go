@@ -59,8 +59,19 @@ func toFloat64(b []byte, dt volume.DType) []float64 {
 
 // TestPyramidAgainstNaive: every level of a pyramid built slab by slab,
 // whatever the slab size, equals the naive downsampling of the level
-// below, for both methods, odd and even shapes and every pixel type.
+// below, for both methods, odd and even shapes and every pixel type,
+// each plane reduced on one goroutine or in bands of rows on several.
 func TestPyramidAgainstNaive(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		t.Run(fmt.Sprintf("workers%d", workers), func(t *testing.T) {
+			defer func(w, m int) { reduceWorkers, minBandVoxels = w, m }(reduceWorkers, minBandVoxels)
+			reduceWorkers, minBandVoxels = workers, 1
+			pyramidAgainstNaive(t)
+		})
+	}
+}
+
+func pyramidAgainstNaive(t *testing.T) {
 	for _, dt := range volume.DTypes {
 		for _, shape := range [][3]int{{9, 7, 10}, {8, 8, 8}, {5, 1, 6}, {1, 5, 3}} {
 			for _, method := range []string{"mean", "nearest"} {
