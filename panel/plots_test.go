@@ -34,7 +34,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	vals[0], vals[1] = 1, 2 // Set copied the values
 	m.Values = []float64{1, 2, 3, 4}
 	p.Set(m)
-	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 }); err != nil {
+	if err := hl.Until(2*time.Minute, func() bool { return p.Idle() && hl.Drain() == 0 }); err != nil {
 		t.Fatal(err)
 	}
 	heat, hist := p.Images("l2")
@@ -66,7 +66,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 		}
 		return true
 	}
-	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil {
+	if err := hl.Until(2*time.Minute, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil {
 		t.Fatalf("plots %v and %v shown at %v and %v: %v", it.heat.Image.Bounds(), it.hist.Image.Bounds(), it.heat.Size(), it.hist.Size(), err)
 	}
 	d := fyne.CurrentApp().Driver()
@@ -94,7 +94,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	// A narrower window redraws them smaller.
 	before := it.heat.Image.Bounds().Dx()
 	w.Resize(fyne.NewSize(900, 800))
-	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil || it.heat.Image.Bounds().Dx() >= before {
+	if err := hl.Until(2*time.Minute, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil || it.heat.Image.Bounds().Dx() >= before {
 		t.Errorf("after resizing: heat map %d px wide (was %d): %v", it.heat.Image.Bounds().Dx(), before, err)
 	}
 	if p.Err() != nil {

@@ -415,12 +415,13 @@ func (v *Viewer) togglePlay() {
 		v.stopPlay()
 		return
 	}
-	stop := make(chan struct{})
+	stop, done := make(chan struct{}), make(chan struct{})
 	v.playMu.Lock()
-	v.playStop = stop
+	v.playStop, v.playDone = stop, done
 	v.playMu.Unlock()
 	v.dims.play.SetIcon(theme.MediaPauseIcon())
 	go func() {
+		defer close(done)
 		t := time.NewTicker(playInterval)
 		defer t.Stop()
 		for {
@@ -442,6 +443,14 @@ func (v *Viewer) stopPlay() {
 		v.playStop = nil
 		v.dims.play.SetIcon(theme.MediaPlayIcon())
 	}
+}
+
+// playEnded returns a channel closed once the last play goroutine has
+// returned (it posts no more steps); nil when play never ran.
+func (v *Viewer) playEnded() <-chan struct{} {
+	v.playMu.Lock()
+	defer v.playMu.Unlock()
+	return v.playDone
 }
 
 // Playing reports whether the play button is animating the slices.

@@ -83,10 +83,11 @@ func (s *gatedSource) Close() error {
 	return nil
 }
 
-// until polls cond until it holds, failing the test after 10 s.
+// until polls cond until it holds, failing the test after two minutes (a
+// hang: the condition is an event).
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -124,7 +125,7 @@ func TestLoaderCloseWaitsForTheReadInFlight(t *testing.T) {
 	close(src.gate) // the storage answers
 	select {
 	case <-removed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("close did not return after the read ended")
 	}
 	if src.closedInRead.Load() {

@@ -80,6 +80,8 @@ type Viewer struct {
 
 	playMu   sync.Mutex
 	playStop chan struct{}
+	// playDone is closed when the play goroutine has returned.
+	playDone chan struct{}
 
 	hoverPanel *sliceView
 	hoverPos   fyne.Position
