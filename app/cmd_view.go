@@ -149,7 +149,6 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 // well as on stderr; alone, or for a screenshot, it is the command's
 // error.
 func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.Axis) error {
-	var opened []string
 	var skipped []error
 	for _, s := range specs {
 		l, err := v.Open(s)
@@ -166,13 +165,9 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 			skipped = append(skipped, fmt.Errorf("skipped %s: %w", s, err))
 			continue
 		}
-		opened = append(opened, displayNames(s))
 	}
 	if len(skipped) > 0 {
 		v.ShowError(errors.Join(skipped...))
-	}
-	if len(opened) > 0 {
-		v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
 	}
 	v.SetAxis(axis)
 	if err := checkPosition(v, o, axis); err != nil {
@@ -279,11 +274,6 @@ func writeScreenshot(e *env, path string, img image.Image) error {
 	}
 	fmt.Fprintf(e.stdout, "wrote %s (%dx%d)\n", path, img.Bounds().Dx(), img.Bounds().Dy())
 	return nil
-}
-
-func displayNames(spec string) string {
-	p, _ := volume.SplitSpec(spec)
-	return p[strings.LastIndex(p, "/")+1:]
 }
 
 // middleSlice is the slice a view opens on: the middle of the shortest

@@ -127,6 +127,20 @@ func (jl *JobList) arrange(started bool) {
 	if started {
 		jl.scroll.ScrollToTop()
 	}
+	if jl.p.cancelBtn != nil {
+		jl.p.updateCancel()
+	}
+}
+
+// newestActive returns the id of the job submitted last that has not
+// ended (0: none).
+func (jl *JobList) newestActive() int {
+	for i := len(jl.order) - 1; i >= 0; i-- {
+		if r := jl.rows[jl.order[i]]; !r.ended && !r.st.State.Ended() {
+			return jl.order[i]
+		}
+	}
+	return 0
 }
 
 // Order returns the listed jobs' ids as the list shows them, top first.
@@ -153,6 +167,7 @@ func (jl *JobList) Cancel(id int) bool {
 		r.cancelling = true
 		r.render()
 	}
+	jl.p.updateCancel()
 	return true
 }
 
@@ -315,6 +330,11 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 	jl.banner.Show()
 	jl.arrange(false)
 	jl.relayout()
+	// Its outputs are on disk now, or (cancelled, failed) free again:
+	// the form's output names follow.
+	if jl.p.cur != nil {
+		jl.p.freshOutputs()
+	}
 	if r.live != nil {
 		func() {
 			// A result that cannot be shown is reported, never a crash.

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -61,15 +59,23 @@ type Panel struct {
 	cl       *clusterControls
 	pv       *planView
 	runBtn   *widget.Button
-	jobs     *JobList
-	form     *fyne.Container
-	scroll   *container.Scroll
-	root     fyne.CanvasObject
+	// cancelBtn cancels the newest job not ended; with Run it sits in a
+	// bar under the form that never scrolls away.
+	cancelBtn *widget.Button
+	jobs      *JobList
+	form      *fyne.Container
+	scroll    *container.Scroll
+	root      fyne.CanvasObject
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	queue  *job.Queue
 	async  sync.WaitGroup
+
+	// offset is where the user scrolled the form; relayingOut is set
+	// while relayout moves it back there.
+	offset      fyne.Position
+	relayingOut bool
 
 	planGen   int
 	planTimer *time.Timer
@@ -121,6 +127,8 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 		v.Refocus(false)
 	})
 
+	p.cancelBtn = v.NewButton("Cancel", theme.CancelIcon(), p.cancelNewest)
+	p.cancelBtn.Disable()
 	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
 	p.form = container.NewVBox(
 		heading("Pipeline"), p.choose, p.summary,
@@ -129,10 +137,17 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 		heading("Device"), p.dev.box,
 		p.cl.box,
 		heading("Plan"), p.pv.box,
-		p.runBtn,
 	)
 	p.scroll = viewer.PanelScroll(container.NewPadded(p.form))
-	split := container.NewVSplit(p.scroll, p.jobs.box)
+	p.scroll.OnScrolled = func(off fyne.Position) {
+		if !p.relayingOut {
+			p.offset = off
+		}
+	}
+	// Run and Cancel stay in view whatever the form's length or scroll
+	// (at 1280 x 800 the form is several screens long).
+	actions := container.NewPadded(container.NewBorder(widget.NewSeparator(), nil, nil, p.cancelBtn, p.runBtn))
+	split := container.NewVSplit(container.NewBorder(nil, actions, nil, nil, p.scroll), p.jobs.box)
 	split.Offset = 0.7
 	p.root = split
 	v.OnLayersChanged(p.layersChanged)
@@ -148,11 +163,48 @@ func heading(s string) fyne.CanvasObject {
 }
 
 // relayout lays the form out again: Fyne does not tell a container when
-// a child is shown or hidden (messages appear and go beside fields).
+// a child is shown or hidden (messages appear and go beside fields). The
+// form stays where the user scrolled it: a part that shrinks for a
+// moment (the plan while it is computed) would otherwise pull the
+// scroll back for good.
 func (p *Panel) relayout() {
+	p.relayingOut = true
 	p.form.Refresh()
 	p.scroll.Refresh()
+	if p.scroll.Offset != p.offset {
+		p.scroll.ScrollToOffset(p.offset)
+	}
+	p.relayingOut = false
 }
+
+// cancelNewest cancels the job submitted last that has not ended (the
+// Cancel button beside Run).
+func (p *Panel) cancelNewest() {
+	if id := p.jobs.newestActive(); id > 0 {
+		p.jobs.Cancel(id)
+	}
+	p.updateCancel()
+}
+
+// updateCancel enables Cancel while a job is queued or running, naming
+// it.
+func (p *Panel) updateCancel() {
+	id := p.jobs.newestActive()
+	if id == 0 {
+		p.cancelBtn.SetText("Cancel")
+		p.cancelBtn.Disable()
+		return
+	}
+	p.cancelBtn.SetText("Cancel " + p.jobs.rows[id].st.Name)
+	if r := p.jobs.rows[id]; r.cancelling {
+		p.cancelBtn.Disable()
+	} else {
+		p.cancelBtn.Enable()
+	}
+}
+
+// CancelButton returns the Cancel button beside Run.
+func (p *Panel) CancelButton() *widget.Button { return p.cancelBtn }
 
 // ShowPlan scrolls the form to the plan preview.
 func (p *Panel) ShowPlan() {
@@ -160,6 +212,7 @@ func (p *Panel) ShowPlan() {
 	p.relayout()
 	y := d.AbsolutePositionForObject(p.pv.box).Y - d.AbsolutePositionForObject(p.form).Y
 	p.scroll.ScrollToOffset(fyne.NewPos(0, max(y-50, 0)))
+	p.offset = p.scroll.Offset
 }
 
 // Object returns the panel's root object.
@@ -277,6 +330,11 @@ func OutputBeside(input, name string) string {
 		path = abs
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	// OME's double extensions name the format, not the data: x.ome.zarr
+	// and x.ome.tif give x-dezinged.h5, not x.ome-dezinged.h5.
+	if n := len(stem) - len(".ome"); n > 0 && strings.EqualFold(stem[n:], ".ome") {
+		stem = stem[:n]
+	}
 	return filepath.Join(filepath.Dir(path), stem+"-"+name)
 }
 
@@ -647,15 +705,6 @@ func (p *Panel) event(id int, e job.Event) {
 	case e.Kind.Terminal():
 		if r, ok := p.jobs.rows[id]; ok {
 			p.jobs.end(r, e)
-			// Its output now exists: offer a fresh name if it is shown.
-			if p.cur != nil {
-				for _, f := range p.cur.Args {
-					if f.Kind == OutputField && slices.Contains(r.outputs, p.fields[f.Name].get()) {
-						p.freshOutputs()
-						break
-					}
-				}
-			}
 		}
 	default:
 		p.jobs.progress(id, e)
@@ -699,10 +748,8 @@ func (p *Panel) goAsync(f func()) {
 	}()
 }
 
-// showInfo shows a help text in a dialog that wraps it.
+// showInfo shows a help text in a dialog that wraps it and closes on
+// Enter, Escape or Space.
 func (p *Panel) showInfo(title, text string) {
-	l := widget.NewLabel(text)
-	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom(title, "Close", container.NewGridWrap(fyne.NewSize(420, 180), l), p.v.Window())
-	d.Show()
+	p.v.ShowDialog("info", title, theme.InfoIcon(), text, []viewer.DialogButton{{Label: "Close", Importance: widget.HighImportance}}, 0, 0)
 }

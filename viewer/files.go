@@ -59,6 +59,7 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		}
 	}
 	l.base().spec = spec
+	v.updateTitle()
 	v.addRecent(spec)
 	return l, nil
 }
@@ -148,10 +149,16 @@ var (
 	openFolderShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 	resetShortcut      = &desktop.CustomShortcut{KeyName: fyne.Key0, Modifier: fyne.KeyModifierShortcutDefault}
 	gridShortcut       = &desktop.CustomShortcut{KeyName: fyne.KeyG, Modifier: fyne.KeyModifierShortcutDefault}
+	saveAsShortcut     = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	newPointsShortcut  = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault}
+	quitShortcut       = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
-// mainMenu is File (Open, Open folder, Open recent; Fyne adds Quit) and
-// View (Reset view, Toggle grid), with their shortcuts.
+// mainMenu is File (Open, Open folder, Open recent, New points layer,
+// Save points, Save points as, Quit) and View (Reset view, Toggle grid),
+// with their shortcuts. Quit has no action of its own: Fyne gives it one
+// that closes the window through its close intercept, so Ctrl+Q asks
+// about unsaved edits (and running jobs) as the close button does.
 func (v *Viewer) mainMenu() *fyne.MainMenu {
 	recent := fyne.NewMenuItem("Open recent", nil)
 	var items []*fyne.MenuItem
@@ -178,15 +185,23 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 			item("Open folder…", openFolderShortcut, v.ShowOpenFolderDialog),
 			recent,
 			fyne.NewMenuItemSeparator(),
+			item("New points layer", newPointsShortcut, func() { v.NewPointsLayer() }),
 			item("Save points", saveShortcut, v.SaveSelected),
-			item("Save points as…", nil, func() {
-				if pl, ok := v.sel.(*PointsLayer); ok {
-					v.ShowSaveDialog(pl)
-				}
-			})),
+			item("Save points as…", saveAsShortcut, v.SaveSelectedAs),
+			fyne.NewMenuItemSeparator(),
+			quitItem()),
 		view,
 		v.editMenu(),
 	)
+}
+
+// quitItem is File ▸ Quit with Ctrl+Q, its action left to Fyne (see
+// mainMenu).
+func quitItem() *fyne.MenuItem {
+	q := fyne.NewMenuItem("Quit", nil)
+	q.IsQuit = true
+	q.Shortcut = quitShortcut
+	return q
 }
 
 // openDialog is the Open dialog: a path to type or paste (Fyne's file

@@ -342,10 +342,14 @@ func (l *ImageLayer) planeFor(axis Axis, idx, m int) (p *plane, exact bool) {
 	}
 	if p != l.shown {
 		l.shown = p
-		l.rangeLo = math.Min(l.rangeLo, p.stats.min)
-		l.rangeHi = math.Max(l.rangeHi, p.stats.max)
-		if !l.contrastSet {
-			l.rangeLo, l.rangeHi = p.stats.min, p.stats.max
+		// A plane with no value (a running job's plane not computed
+		// yet) says nothing about the range.
+		if p.stats.finite || p.off == nil {
+			l.rangeLo = math.Min(l.rangeLo, p.stats.min)
+			l.rangeHi = math.Max(l.rangeHi, p.stats.max)
+			if !l.contrastSet {
+				l.rangeLo, l.rangeHi = p.stats.min, p.stats.max
+			}
 		}
 		if (l.auto || !l.contrastSet) && p.stats.finite {
 			switch {
@@ -473,6 +477,9 @@ type PointsLayer struct {
 	savedID    uint64
 	// path is the file Save writes to ("" until saved or opened).
 	path string
+	// xmlAccepted is the XML file the user chose to save this layer's
+	// unknown points to as non-cells, not to be asked again.
+	xmlAccepted string
 	// reviewed marks the points the curation walk visited or the user
 	// classed; walkAt is the point the walk stands on (-1: none).
 	reviewed  []bool

@@ -13,7 +13,8 @@ import (
 // LiveVolume is a volume being computed: a Source that a job fills block
 // by block (Write) while an image layer shows it (call
 // ImageLayer.RefreshPlanes after each Write). Planes not yet written
-// read as zeros. Safe for concurrent use.
+// read as zeros, and the layer draws them transparent (what is below
+// it, the raw scan, shows through). Safe for concurrent use.
 //
 // It never holds the whole output (a 1800-frame scan is 10-20 GB): it
 // keeps finished planes within a byte budget, newest first, except that
@@ -121,6 +122,23 @@ func (l *LiveVolume) ReadSlab(z0, z1 int, dst []byte) error {
 		}
 	}
 	return nil
+}
+
+// unwritten reports, for planes [z0, z1), which have not been written
+// yet (nil when all have).
+func (l *LiveVolume) unwritten(z0, z1 int) []bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var off []bool
+	for z := z0; z < z1; z++ {
+		if !l.done[z] {
+			if off == nil {
+				off = make([]bool, z1-z0)
+			}
+			off[z-z0] = true
+		}
+	}
+	return off
 }
 
 // want records that plane z was read as a z slice (with l.mu held).

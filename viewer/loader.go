@@ -306,6 +306,33 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 // volume from a copy of the whole volume in memory (read again after an
 // invalidate), anything else from the volume.
 func (ld *loader) readSlice(k sliceKey, gen uint64) (*plane, error) {
+	// Which planes a running job has not written, taken before the read:
+	// one written meanwhile is invalidated, and this read dropped.
+	var off []bool
+	if lv, ok := ld.vol.Source().(*LiveVolume); ok && k.level == 0 {
+		z0 := k.m * ld.depth
+		if k.axis == Z {
+			off = lv.unwritten(z0+k.idx, z0+k.idx+1)
+		} else {
+			off = lv.unwritten(z0, z0+ld.depth)
+		}
+	}
+	p, err := ld.readSlice0(k, gen)
+	if err == nil && off != nil {
+		if k.axis == Z {
+			off = make([]bool, p.rows)
+			for r := range off {
+				off[r] = true
+			}
+		}
+		p.off = off
+		p.stats = statsOn(p)
+	}
+	return p, err
+}
+
+// readSlice0 is readSlice without the marks of planes not written.
+func (ld *loader) readSlice0(k sliceKey, gen uint64) (*plane, error) {
 	if k.level > 0 {
 		return ld.readLevel(k)
 	}

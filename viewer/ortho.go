@@ -130,7 +130,7 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 	}
 	ax := p.axis()
 	pl, exact := il.planeFor(ax, v.index[ax], v.mapIdx)
-	if pl == nil || !exact || row < 0 || col < 0 || row >= pl.rows || col >= pl.cols {
+	if pl == nil || !exact || row < 0 || col < 0 || row >= pl.rows || col >= pl.cols || pl.offAt(row) {
 		return 0, false
 	}
 	return pl.value(row, col), true

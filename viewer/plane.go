@@ -56,6 +56,32 @@ type plane struct {
 	// fy, fx: the level-0 rows and columns one row and column of a
 	// pyramid level's plane span (0: the plane is level 0).
 	fy, fx float64
+	// off marks rows that hold no data yet (nil: every row does): the
+	// rows of planes a running job has not computed, drawn transparent
+	// so that the layers below show through.
+	off []bool
+}
+
+// offAt reports whether row r holds no data.
+func (p *plane) offAt(r int) bool { return p.off != nil && r >= 0 && r < len(p.off) && p.off[r] }
+
+// statsOn computes p's statistics over the rows that hold data.
+func statsOn(p *plane) planeStats {
+	if p.off == nil {
+		return computeStats(p)
+	}
+	rb := p.cols * p.dtype.Size()
+	on := &plane{dtype: p.dtype, cols: p.cols}
+	for r, off := range p.off {
+		if !off {
+			on.data = append(on.data, p.data[r*rb:(r+1)*rb]...)
+			on.rows++
+		}
+	}
+	if on.rows == 0 {
+		return planeStats{}
+	}
+	return computeStats(on)
 }
 
 // planeStats summarises a plane's finite values for contrast limits.

@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -229,9 +230,9 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	if r == nil {
 		return
 	}
-	txt := fmt.Sprintf("%d points: %s\n%d in view, %d selected", l.Len(), countsText(l.Counts()), l.InView(), l.NumSelected())
+	txt := fmt.Sprintf("%s: %s\n%d in view, %d selected", plural(l.Len(), "point"), countsText(l.Counts()), l.InView(), l.NumSelected())
 	if n := l.outside(v.imageExtent()); n > 0 {
-		txt += fmt.Sprintf("\n%d points outside the volume", n)
+		txt += fmt.Sprintf("\n%s outside the volume", plural(n, "point"))
 	}
 	setPointsLabel(r.count, txt)
 	setPointsLabel(r.progress, l.Progress())
@@ -284,4 +285,19 @@ func (v *Viewer) editMenu() *fyne.Menu {
 		fyne.NewMenuItem("Next point", func() { v.WalkNext(1) }),
 		fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) }),
 	)
+}
+
+// NewPointsLayer adds an empty points layer on top and selects it, in
+// add mode (napari's new points layer): a click adds a point on the
+// plane on show. It has no file until saved; Save asks where, beside
+// the image.
+func (v *Viewer) NewPointsLayer() *PointsLayer {
+	name := "points"
+	for n := 2; slices.ContainsFunc(v.layers, func(l Layer) bool { return l.Name() == name }); n++ {
+		name = fmt.Sprintf("points %d", n)
+	}
+	pl := v.AddPoints(name, nil)
+	v.SetMode(AddPoints)
+	v.Refocus(true)
+	return pl
 }

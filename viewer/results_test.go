@@ -82,7 +82,7 @@ func TestKeysReturnToTheCanvas(t *testing.T) {
 		click.tap()
 		h.settle()
 		press(fyne.KeyRight)
-		press(fyne.KeyPageUp)
+		press(fyne.KeyPageDown)
 		want = min(want+11, 19)
 		if h.v.Slice() != want {
 			t.Errorf("after a click on %s (focus %T): slice %d, want %d", click.name, c.Focused(), h.v.Slice(), want)

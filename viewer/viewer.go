@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -12,7 +13,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -89,6 +89,12 @@ type Viewer struct {
 
 	// openDlg is the Open dialog on show (nil when none), for tests.
 	openDlg *openDialog
+	// modals are the dialogs on show, by kind and oldest first
+	// (dialogs.go).
+	modals     map[string]*modal
+	modalOrder []*modal
+	// saveDlg is the Save points as dialog on show (nil when none).
+	saveDlg *saveDialog
 
 	// onLayers are called after the layer stack changed
 	// (OnLayersChanged: the processing panel refreshes its input
@@ -143,13 +149,15 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 		v.Set3D(on)
 		v.Refocus(false)
 	})
-	toolbar := container.NewHBox(open, reset, v.grdCheck, v.orthoCheck, v.v3Check)
+	// napari's new points layer, for marking cells on an image.
+	newPts := v.NewButton("New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
+	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.orthoCheck, v.v3Check)
 
 	up := v.NewButton("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
 	down := v.NewButton("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
 	remove := v.NewButton("", theme.DeleteIcon(), func() {
 		if v.sel != nil {
-			v.RemoveLayer(v.sel)
+			v.AskRemoveLayer(v.sel)
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
@@ -339,8 +347,33 @@ func (v *Viewer) layersChanged() {
 	v.rebuildControls()
 	v.updateDims()
 	v.redraw()
+	v.updateTitle()
 	for _, f := range v.onLayers {
 		f()
+	}
+}
+
+// updateTitle names the files open in the window's title: "voxlab —
+// planes, cells.xml".
+func (v *Viewer) updateTitle() {
+	if v.win == nil {
+		return
+	}
+	var names []string
+	for _, l := range v.layers {
+		if sp := l.base().spec; sp != "" {
+			p, _ := volume.SplitSpec(sp)
+			if n := filepath.Base(p); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	t := "voxlab"
+	if len(names) > 0 {
+		t += " — " + strings.Join(names, ", ")
+	}
+	if v.win.Title() != t {
+		v.win.SetTitle(t)
 	}
 }
 
@@ -649,15 +682,21 @@ func (v *Viewer) sliceReady(k sliceKey, err error) {
 	v.postRedraw(false)
 }
 
-// ShowError shows err in the status bar and a dialog.
+// ShowError shows err in the status bar and a dialog that Enter, Escape
+// or Space closes. A new error replaces the one on show (errors do not
+// stack up); the same error again leaves it as it is.
 func (v *Viewer) ShowError(err error) {
 	msg := err.Error()
 	v.status.SetText("error: " + msg)
-	if msg == v.lastErr {
+	if msg == v.lastErr && v.modals[dlgError] != nil {
 		return
 	}
 	v.lastErr = msg
-	dialog.ShowError(err, v.win)
+	if v.win == nil {
+		return
+	}
+	v.showModal(dlgError, "Error", messageContent(theme.ErrorIcon(), msg),
+		[]DialogButton{{Label: "OK", Importance: widget.HighImportance}}, 0, 0)
 }
 
 // LastError returns the last error shown in the window ("" when none).
@@ -757,7 +796,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh,
 	start := 0
 	if len(shown) > 0 {
 		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
-			if p, _ := il.planeFor(axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) {
+			if p, _ := il.planeFor(axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) && p.off == nil {
 				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
 				start = 1
 			}
@@ -831,10 +870,11 @@ func (v *Viewer) panelTitle(group []Layer) string {
 	return title
 }
 
-// typedKey steps through slices: arrows by one, Page Up/Down by ten;
-// with a stack on show the up and down arrows step through its maps.
+// typedKey steps through slices: Right and Left by one, Page Down and
+// Page Up by ten; with a stack on show the up and down arrows step
+// through its maps. While a dialog is on show the keys are its.
 func (v *Viewer) typedKey(e *fyne.KeyEvent) {
-	if v.editKey(e) {
+	if v.modalKey(e) || v.editKey(e) {
 		return
 	}
 	stacks := v.Maps() > 1
@@ -855,9 +895,11 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 		v.Step(1, false)
 	case fyne.KeyLeft:
 		v.Step(-1, false)
-	case fyne.KeyPageUp:
-		v.Step(10, false)
+	// Page Down goes on through the stack, as Right does (and as it
+	// goes down a document); Page Up goes back.
 	case fyne.KeyPageDown:
+		v.Step(10, false)
+	case fyne.KeyPageUp:
 		v.Step(-10, false)
 	case fyne.KeyHome:
 		v.SetSlice(0)
@@ -903,7 +945,7 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 	if p != nil {
 		row, col = p.at(row, col)
 	}
-	if p == nil || row < 0 || col < 0 || row >= p.rows || col >= p.cols {
+	if p == nil || row < 0 || col < 0 || row >= p.rows || col >= p.cols || p.offAt(row) {
 		return 0, false
 	}
 	return p.value(row, col), true
@@ -1237,7 +1279,14 @@ func (v *Viewer) OfferCompare(in, result Layer) {
 		return
 	}
 	v.offer.a, v.offer.b = in, result
-	v.offer.text.SetText(fmt.Sprintf("%s is ready", result.Name()))
+	msg := fmt.Sprintf("%s is ready", result.Name())
+	if il, ok := result.(*ImageLayer); ok && il.vol != nil {
+		if _, live := il.vol.Source().(*LiveVolume); live {
+			// The job still runs: say so, not that it is done.
+			msg = fmt.Sprintf("%s: planes appear as the job computes them", result.Name())
+		}
+	}
+	v.offer.text.SetText(msg)
 	v.offer.box.Show()
 	v.relayoutDims()
 }
