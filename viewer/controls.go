@@ -2,7 +2,9 @@ package viewer
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -15,12 +17,16 @@ import (
 )
 
 // newLayerList lists the layers top first, as napari does: a visibility
-// check and the name per row; selecting a row selects the layer.
+// check, an icon for the kind of layer and the name per row (the kind
+// as an icon leaves the name the room: long file names were cut off at
+// 1280 px); selecting a row selects the layer.
 func (v *Viewer) newLayerList() *widget.List {
 	l := widget.NewList(
 		func() int { return len(v.layers) },
 		func() fyne.CanvasObject {
-			return container.NewHBox(widget.NewCheck("", nil), widget.NewLabel("layer name"))
+			name := widget.NewLabel("layer name")
+			name.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, container.NewHBox(widget.NewCheck("", nil), widget.NewIcon(theme.MediaPhotoIcon())), nil, name)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			if id >= len(v.layers) {
@@ -28,14 +34,16 @@ func (v *Viewer) newLayerList() *widget.List {
 			}
 			l := v.layers[len(v.layers)-1-id]
 			row := o.(*fyne.Container)
-			chk := row.Objects[0].(*widget.Check)
+			left := row.Objects[1].(*fyne.Container)
+			chk := left.Objects[0].(*widget.Check)
 			chk.OnChanged = nil
 			chk.SetChecked(l.Visible())
 			chk.OnChanged = func(on bool) {
 				l.SetVisible(on)
 				v.Refocus(false)
 			}
-			row.Objects[1].(*widget.Label).SetText(fmt.Sprintf("%s  (%s)", l.Name(), kindOf(l)) + unsavedMark(l))
+			left.Objects[1].(*widget.Icon).SetResource(kindIcon(l))
+			row.Objects[0].(*widget.Label).SetText(l.Name() + unsavedMark(l))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
 		if id < len(v.layers) {
@@ -47,14 +55,15 @@ func (v *Viewer) newLayerList() *widget.List {
 	return l
 }
 
-func kindOf(l Layer) string {
+// kindIcon is the layer list's icon for the kind of l.
+func kindIcon(l Layer) fyne.Resource {
 	switch l.(type) {
 	case *PointsLayer:
-		return "points"
+		return theme.RadioButtonCheckedIcon()
 	case *HeatmapLayer:
-		return "heat map"
+		return theme.GridIcon()
 	}
-	return "image"
+	return theme.MediaPhotoIcon()
 }
 
 // controlRefs are the controls of the selected layer that change when
@@ -63,6 +72,11 @@ type controlRefs struct {
 	layer    Layer
 	contrast *RangeSlider
 	lo, hi   *widget.Entry
+	// limitsMsg says why typed contrast limits were refused.
+	limitsMsg *widget.Label
+	// voxel is the voxel size entry, voxelMsg its message.
+	voxel    *widget.Entry
+	voxelMsg *widget.Label
 	auto     *widget.Check
 	gamma    *widget.Slider
 	gammaLbl *widget.Label
@@ -104,18 +118,26 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		l.SetContrastLimits(a, b)
 	}
 	c.lo, c.hi = widget.NewEntry(), widget.NewEntry()
+	c.limitsMsg = WrapLabel("", widget.DangerImportance)
+	SetLabel(c.limitsMsg, "")
 	setLimits := func(string) {
-		a, err1 := strconv.ParseFloat(c.lo.Text, 64)
-		b, err2 := strconv.ParseFloat(c.hi.Text, 64)
-		if err1 != nil || err2 != nil || b < a {
-			v.status.SetText("contrast limits: enter two numbers, low ≤ high")
+		if msg := checkLimits(c.lo.Text, c.hi.Text); msg != "" {
+			// Said beside the entries, where the user looks, until
+			// mended (the status bar's line is overwritten by the next
+			// pointer move).
+			SetLabel(c.limitsMsg, msg)
+			v.controls.Refresh()
 			return
 		}
+		a, _ := strconv.ParseFloat(strings.TrimSpace(c.lo.Text), 64)
+		b, _ := strconv.ParseFloat(strings.TrimSpace(c.hi.Text), 64)
+		SetLabel(c.limitsMsg, "")
 		l.SetContrastLimits(a, b)
 		// Enter ends the typing: the keys step through slices again.
 		v.Refocus(true)
 	}
 	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
+	voxelRow := v.voxelControl(l)
 	autoOnce := v.NewButton("Auto", nil, func() { l.AutoContrast() })
 	c.auto = widget.NewCheck("continuous", func(on bool) {
 		if !c.syncing && on != l.ContinuousAutoContrast() {
@@ -160,14 +182,93 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 	v.syncControls()
 	form := widget.NewForm(
 		widget.NewFormItem("contrast", c.contrast),
-		widget.NewFormItem("", container.NewGridWithColumns(2, c.lo, c.hi)),
+		widget.NewFormItem("", container.NewVBox(container.NewGridWithColumns(2, c.lo, c.hi), c.limitsMsg)),
 		widget.NewFormItem("", container.NewHBox(autoOnce, c.auto)),
 		widget.NewFormItem("gamma", container.NewBorder(nil, nil, nil, c.gammaLbl, c.gamma)),
 		widget.NewFormItem("colormap", c.cmap),
 		widget.NewFormItem("opacity", c.opacity),
 		widget.NewFormItem("blending", blend),
 	)
-	return []fyne.CanvasObject{widget.NewLabel(describe(l)), form}
+	if voxelRow != nil {
+		form.Append("voxel", container.NewVBox(voxelRow, c.voxelMsg))
+	}
+	name := widget.NewLabel(describe(l))
+	name.Wrapping = fyne.TextWrapBreak // long file names are read whole
+	return []fyne.CanvasObject{name, form}
+}
+
+// checkLimits says what is wrong with contrast limits typed as lo and
+// hi ("" when nothing).
+func checkLimits(lo, hi string) string {
+	a, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	switch {
+	case err1 != nil:
+		return fmt.Sprintf("%q is not a number: type the low limit as one (e.g. 100)", lo)
+	case err2 != nil:
+		return fmt.Sprintf("%q is not a number: type the high limit as one (e.g. 4000)", hi)
+	case math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0):
+		return "the limits must be finite numbers"
+	case a > b:
+		return fmt.Sprintf("the low limit %s is above the high limit %s: swap them", formatValue(a), formatValue(b))
+	}
+	return ""
+}
+
+// voxelControl is an image layer's voxel size, z, y and x in its unit,
+// typed as three numbers (or one for cubic voxels): it sets the
+// physical shape of y and x slices, the scale bar and the orthogonal
+// views' proportions. nil for a heat map.
+func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
+	if l.vol == nil {
+		return nil
+	}
+	c := &v.ctl
+	c.voxel = widget.NewEntry()
+	c.voxel.SetPlaceHolder("z, y, x (e.g. 5, 2, 2)")
+	if vs := l.vol.VoxelSize; vs != [3]float64{} {
+		c.voxel.SetText(fmt.Sprintf("%g, %g, %g", vs[0], vs[1], vs[2]))
+	}
+	c.voxelMsg = WrapLabel("", widget.DangerImportance)
+	SetLabel(c.voxelMsg, "")
+	c.voxel.OnSubmitted = func(s string) {
+		vs, err := parseVoxelSize(s)
+		if err != nil {
+			SetLabel(c.voxelMsg, err.Error())
+			v.controls.Refresh()
+			return
+		}
+		SetLabel(c.voxelMsg, "")
+		l.SetVoxelSize(vs)
+		v.Refocus(true)
+	}
+	unit := l.unit
+	if unit == "" {
+		unit = "µm"
+	}
+	return container.NewBorder(nil, nil, nil, widget.NewLabel(unit), c.voxel)
+}
+
+// parseVoxelSize reads "z, y, x" (commas, spaces or x between them) or
+// one number for all three; each must be a positive number.
+func parseVoxelSize(s string) ([3]float64, error) {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == 'x' || r == '×' || r == '\t' })
+	var vs [3]float64
+	switch len(f) {
+	case 1:
+		f = []string{f[0], f[0], f[0]}
+	case 3:
+	default:
+		return vs, fmt.Errorf("type the voxel size as z, y, x (e.g. 5, 2, 2) or one number: %q has %d", s, len(f))
+	}
+	for i, t := range f {
+		x, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return vs, fmt.Errorf("voxel size %q: %q is not a positive number", s, t)
+		}
+		vs[i] = x
+	}
+	return vs, nil
 }
 
 func describe(l *ImageLayer) string {
@@ -468,4 +569,84 @@ func (v *Viewer) sliderDone(float64) { v.Refocus(false) }
 // focused reports whether the user is typing in o.
 func (v *Viewer) focused(o fyne.Focusable) bool {
 	return v.win != nil && v.win.Canvas().Focused() == o
+}
+
+// statusLayout lays the status bar out: the pointer readout (objs[0])
+// at the left and the layers' counts (objs[1]) at the right on one line
+// when both fit, else on two lines, the readout above, so that neither
+// is cut short at 1280 px with a few layers on show. A line is truncated
+// only when its text is wider than the window. Below twoLinesBelow
+// (1280 px screens) the bar always takes two lines: a bar that grew as
+// the text did would shrink the canvas under the user (the curation
+// walk's point would leave the centre). On wider windows it goes back
+// to one line once both fit with some room (80 px), so that a readout
+// that grows and shrinks by a digit as the pointer moves does not make
+// it jump.
+// twoLinesBelow is the window width under which the status bar always
+// takes two lines.
+const twoLinesBelow = 1440
+
+type statusLayout struct {
+	two bool
+	// relayout lays out the window again when the bar's height changed.
+	relayout func()
+}
+
+// natural returns the width a label's text needs untruncated.
+func natural(o fyne.CanvasObject) float32 {
+	l, ok := o.(*widget.Label)
+	if !ok {
+		return o.MinSize().Width
+	}
+	if l.Text == "" {
+		return 0
+	}
+	return fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
+}
+
+// Layout places the labels on one line or two.
+func (s *statusLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	if len(objs) != 2 {
+		return
+	}
+	ws, wi := natural(objs[0]), natural(objs[1])
+	pad := theme.Padding()
+	two := s.two
+	switch need := ws + wi + pad; {
+	case size.Width < twoLinesBelow || need > size.Width:
+		two = true
+	case need < size.Width-80:
+		two = false
+	}
+	if two != s.two {
+		s.two = two
+		if s.relayout != nil {
+			defer s.relayout()
+		}
+	}
+	h := max(objs[0].MinSize().Height, objs[1].MinSize().Height)
+	if two {
+		objs[0].Move(fyne.NewPos(0, 0))
+		objs[0].Resize(fyne.NewSize(size.Width, h))
+		objs[1].Move(fyne.NewPos(0, h))
+		objs[1].Resize(fyne.NewSize(size.Width, h))
+		return
+	}
+	wi = min(wi, size.Width)
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(max(size.Width-wi-pad, 0), h))
+	objs[1].Move(fyne.NewPos(size.Width-wi, 0))
+	objs[1].Resize(fyne.NewSize(wi, h))
+}
+
+// MinSize is one line, or two when the last layout needed them.
+func (s *statusLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var h float32
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	if s.two {
+		h *= 2
+	}
+	return fyne.NewSize(100, h)
 }

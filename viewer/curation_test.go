@@ -129,7 +129,7 @@ func TestEditSession(t *testing.T) {
 	h.click(20, 25, false)
 	added := pt(5, 20, 25, "cell")
 	want("add", append(slices.Clone(orig), added)...)
-	if !h.pl.Modified() || !strings.Contains(test.RenderObjectToMarkup(h.v.list), "cells  (points)  • unsaved") {
+	if !h.pl.Modified() || !strings.Contains(test.RenderObjectToMarkup(h.v.list), "cells  • unsaved") {
 		t.Errorf("an added point does not mark the layer unsaved in the layer list")
 	}
 

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"fmt"
 	"math"
 
 	"fyne.io/fyne/v2"
@@ -40,9 +41,10 @@ func (v *Viewer) SetOrtho(on bool) {
 		e := v.dimsExtent()
 		pt := v.index
 		for a := range 3 {
-			if Axis(a) != v.axis && pt[a] == 0 && v.want[a] == 0 {
+			if Axis(a) != v.axis && !v.axisSeen[a] && pt[a] == 0 {
 				pt[a] = e[a] / 2
 			}
+			v.axisSeen[a] = true
 		}
 		v.index, v.want = pt, pt
 	} else {
@@ -64,6 +66,7 @@ func (v *Viewer) SetPoint(zyx [3]int) {
 	for a := range 3 {
 		i := min(max(zyx[a], 0), max(e[a]-1, 0))
 		v.index[a], v.want[a] = i, i
+		v.axisSeen[a] = true
 	}
 	v.updateDims()
 	v.redraw()
@@ -105,6 +108,14 @@ func (v *Viewer) shownAxes() []Axis {
 // orthoTitle names the plane a panel shows.
 func orthoTitle(a Axis) string {
 	return [...]string{"xy", "xz", "zy"}[a]
+}
+
+// orthoPanelTitle is orthoTitle with z's stretch in the side panels.
+func (v *Viewer) orthoPanelTitle(a Axis) string {
+	if a != Z && v.orthoZ > 1.05 {
+		return fmt.Sprintf("%s (z ×%.3g)", orthoTitle(a), v.orthoZ)
+	}
+	return orthoTitle(a)
 }
 
 // orthoPick moves the point to the voxel under pos in panel p: the two
@@ -189,13 +200,29 @@ func (l orthoLayout) physical() [3]float64 {
 	return p
 }
 
-// Layout sizes the panels to their planes at one scale.
+// minStrip is the least height the xz and zy panels get, as a share of
+// the xy panel's: a thin stack (10 planes of 5 µm under 4 mm of xy)
+// would otherwise get strips a few pixels tall. z is stretched in them
+// to fill it, and their titles say by how much.
+const minStrip = 0.25
+
+// zStretch returns how much the side panels stretch z for physical
+// sizes p (1: not at all).
+func zStretch(p [3]float64) float64 {
+	return math.Max(1, minStrip*p[1]/p[0])
+}
+
+// Layout sizes the panels to their planes at one scale (z stretched in
+// the side panels of a thin stack, zStretch).
 func (l orthoLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	if len(objs) != 3 {
 		gridLayout(l).Layout(objs, size)
 		return
 	}
 	p := l.physical()
+	ez := zStretch(p)
+	l.v.orthoZ = ez
+	p[0] *= ez
 	pad := float64(theme.Padding())
 	w, h := float64(size.Width)-pad, float64(size.Height)-pad
 	s := math.Max(math.Min(w/(p[2]+p[1]), h/(p[1]+p[0])), 0)

@@ -107,6 +107,10 @@ func (p *plane) value(r, c int) float64 {
 	return volume.At(p.data, p.dtype, r*p.cols+c)
 }
 
+// planeBudget bounds the bytes of one plane read whole: a larger one is
+// read decimated (see readDecimated).
+const planeBudget = 256 << 20
+
 // readPlane reads slice idx along axis from v. Z slices read exactly one
 // plane; Y and X slices read every plane (see readSide).
 func readPlane(v *volume.Volume, axis Axis, idx int, slabBytes int64) (*plane, error) {

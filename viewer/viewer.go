@@ -33,6 +33,9 @@ type Viewer struct {
 	// asked for (SetSlice), which index returns to when hiding a layer
 	// had clamped it and showing the layer again makes room.
 	index, want [3]int
+	// axisSeen marks the axes a slice was chosen along (SetSlice,
+	// SetPoint, or shown): the others start at their middle.
+	axisSeen [3]bool
 	// mapIdx is the map shown of stack layers (their fourth dimension),
 	// mapWant the one last asked for (SetMap).
 	mapIdx, mapWant int
@@ -45,8 +48,11 @@ type Viewer struct {
 	// view (view3d.go), nil until first shown.
 	ortho      bool
 	orthoCheck *widget.Check
-	v3         *view3D
-	v3Check    *widget.Check
+	// orthoZ is how much the ortho side panels stretch z (zStretch;
+	// 1: not at all), set by their layout.
+	orthoZ  float64
+	v3      *view3D
+	v3Check *widget.Check
 	// frozen > 0 inside Batch: redraws are skipped.
 	frozen int
 
@@ -76,7 +82,7 @@ type Viewer struct {
 	tabs   *container.AppTabs
 	dock   *container.AppTabs
 	centre *fyne.Container
-	root   fyne.CanvasObject
+	root   *fyne.Container
 
 	playMu   sync.Mutex
 	playStop chan struct{}
@@ -171,7 +177,12 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.centre = container.NewStack(v.tabs)
 	split := container.NewHSplit(left, v.centre)
 	split.Offset = 0.24
-	v.statusBar = container.NewBorder(nil, nil, nil, v.info, v.status)
+	v.info.Truncation = fyne.TextTruncateEllipsis
+	v.statusBar = container.New(&statusLayout{relayout: func() {
+		if v.root != nil {
+			v.root.Refresh()
+		}
+	}}, v.status, v.info)
 	v.root = container.NewBorder(toolbar, v.statusBar, nil, nil, split)
 	v.rebuildControls()
 	return v
@@ -398,10 +409,17 @@ func (v *Viewer) layerChanged() {
 func (v *Viewer) Axis() Axis { return v.axis }
 
 // SetAxis chooses which axis the view slices along, keeping each axis's
-// own position.
+// own position; an axis not sliced along before starts at its middle
+// (napari's dims start there too), not at an edge plane.
 func (v *Viewer) SetAxis(a Axis) {
 	if a == v.axis {
 		return
+	}
+	v.axisSeen[v.axis] = true
+	if !v.axisSeen[a] {
+		mid := v.dimsExtent()[a] / 2
+		v.index[a], v.want[a] = mid, mid
+		v.axisSeen[a] = true
 	}
 	v.axis = a
 	v.updateDims()
@@ -449,6 +467,7 @@ func (v *Viewer) SetSlice(i int) {
 	n := v.dimsExtent()[v.axis]
 	i = min(max(i, 0), max(n-1, 0))
 	v.want[v.axis] = i
+	v.axisSeen[v.axis] = true
 	if i == v.index[v.axis] {
 		return
 	}
@@ -987,7 +1006,7 @@ func (v *Viewer) updateStatus() {
 		b.WriteString(v.hint())
 	}
 	if b.Len() > 0 || v.lastErr == "" {
-		v.status.SetText(b.String())
+		setText(v.status, b.String(), v.statusBar)
 	}
 	var info []string
 	for _, l := range v.layers {
@@ -999,12 +1018,17 @@ func (v *Viewer) updateStatus() {
 		v.syncPoints(pl) // its in-view count is the one just drawn
 	}
 	info = append(info, v.loadingText()...)
-	// The zoom of the panel under the pointer (panels of a grid differ).
-	p := v.hoverPanel
-	if p == nil {
-		p = v.panels[0]
+	// The zoom of the panel under the pointer (panels of a grid differ);
+	// in 3D the camera's, relative to the view that fits the volume.
+	if v.v3on() && v.v3 != nil {
+		info = append(info, fmt.Sprintf("3D zoom %.0f%%", v.v3.cam.Zoom*100))
+	} else {
+		p := v.hoverPanel
+		if p == nil {
+			p = v.panels[0]
+		}
+		info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
 	}
-	info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
 	setText(v.info, strings.Join(info, "   "), v.statusBar)
 }
 
@@ -1168,14 +1192,15 @@ func (v *Viewer) Close() {
 }
 
 // setText sets a label's text and lays its container out again when the
-// label's width changed (Fyne does not propagate size changes upwards).
+// label's width, or its text's (a truncating label's), changed (Fyne
+// does not propagate size changes upwards).
 func setText(l *widget.Label, s string, parent *fyne.Container) {
 	if l.Text == s {
 		return
 	}
-	old := l.MinSize()
+	old, oldW := l.MinSize(), natural(l)
 	l.SetText(s)
-	if parent != nil && l.MinSize() != old {
+	if parent != nil && (l.MinSize() != old || natural(l) != oldW) {
 		parent.Refresh()
 	}
 }

@@ -566,7 +566,8 @@ func TestPanelsHaveScaleBar(t *testing.T) {
 	length, label := h.v.scaleBar(h.panel())
 	// 0.5 µm per voxel at the fit scale: the bar spans a 1-2-5 length.
 	phys := length / h.panel().xf().scale * 0.5
-	if length <= 0 || length > 150 || fmt.Sprintf("%g µm", phys) != label {
+	var said float64
+	if _, err := fmt.Sscanf(label, "%g µm", &said); err != nil || length <= 0 || length > 150 || math.Abs(phys-said) > 1e-9*said || niceLength(said) != said {
 		t.Errorf("scale bar %v px %q (phys %v)", length, label, phys)
 	}
 	if n := niceLength(37); n != 20 {
