@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -111,7 +112,10 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 	setup := func(v *viewer.Viewer) (err error) {
 		// One batch: the first slice read is the one asked for.
 		v.Batch(func() { err = openAll(e, v, specs, o, axis) })
-		return err
+		if err != nil {
+			return err
+		}
+		return fits(v, w, h)
 	}
 
 	if o.v3.turntable > 0 {
@@ -300,6 +304,20 @@ func imageLayers(v *viewer.Viewer) int {
 		}
 	}
 	return n
+}
+
+// fits refuses a --size smaller than the window's content can be laid
+// out in (its minimum size, which depends on what is open): a window
+// squeezed below it gave panels negative heights, and the screenshot a
+// crash. A desktop window is never made smaller than its minimum.
+func fits(v *viewer.Viewer, w, h int) error {
+	ms := v.Content().MinSize()
+	if float32(w) < ms.Width || float32(h) < ms.Height {
+		mw, mh := int(math.Ceil(float64(ms.Width))), int(math.Ceil(float64(ms.Height)))
+		return usagef("--size %dx%d: the window cannot be laid out smaller than %dx%d with these files; use at least --size %dx%d",
+			w, h, mw, mh, max(w, mw), max(h, mh))
+	}
+	return nil
 }
 
 func parseSize(s string) (int, int, error) {
