@@ -382,7 +382,7 @@ func (ld *loader) commit(k sliceKey, gen uint64, p *plane, err error) {
 func (ld *loader) readPlane(src *volume.Volume, k sliceKey) (*plane, error) {
 	z0 := k.m * ld.depth
 	if k.axis == Z {
-		p, err := readPlane(src, Z, z0+k.idx, ld.slabBytes)
+		p, err := readPlaneStep(src, Z, z0+k.idx, ld.slabBytes, ld.step(k))
 		if err == nil {
 			ld.bytesRead.Add(int64(len(p.data)))
 		}

@@ -108,17 +108,26 @@ func (p *plane) value(r, c int) float64 {
 }
 
 // planeBudget bounds the bytes of one plane read whole: a larger one is
-// read decimated (see readDecimated).
+// read decimated (decimate.go), never allocated whole.
 const planeBudget = 256 << 20
 
 // readPlane reads slice idx along axis from v. Z slices read exactly one
 // plane; Y and X slices read every plane (see readSide).
 func readPlane(v *volume.Volume, axis Axis, idx int, slabBytes int64) (*plane, error) {
+	return readPlaneStep(v, axis, idx, slabBytes, nil)
+}
+
+// readPlaneStep is readPlane with its progress told to step (nil:
+// none), which may abandon it.
+func readPlaneStep(v *volume.Volume, axis Axis, idx int, slabBytes int64, step stepFunc) (*plane, error) {
 	if axis != Z {
-		return readSide(v, axis, idx, 0, v.Shape[0], slabBytes, nil)
+		return readSide(v, axis, idx, 0, v.Shape[0], slabBytes, step)
 	}
 	if idx < 0 || idx >= v.Shape[Z] {
 		return nil, fmt.Errorf("z slice %d outside [0,%d) of %s", idx, v.Shape[Z], v.Name)
+	}
+	if s := decimation(v.Shape[1], v.Shape[2], v.DType.Size()); s > 1 {
+		return readDecimatedZ(v, idx, s, step)
 	}
 	p := &plane{dtype: v.DType, rows: v.Shape[1], cols: v.Shape[2]}
 	p.data = make([]byte, v.PlaneBytes())
@@ -144,19 +153,24 @@ const boxPieces = 50
 // rows (or columns) at a time: a scan chunked one frame per chunk then
 // never reads frames whole. Other sources read whole z planes, so they
 // are streamed in slabs of at most slabBytes keeping one line of each.
-// step (nil: none) follows the read piece by piece.
+// step (nil: none) follows the read piece by piece. A slice larger than
+// planeBudget is read decimated (readDecimatedSide).
 func readSide(v *volume.Volume, axis Axis, idx, z0, z1 int, slabBytes int64, step stepFunc) (*plane, error) {
 	_, colAx := axis.displayAxes()
 	if idx < 0 || idx >= v.Shape[axis] {
 		return nil, fmt.Errorf("%s slice %d outside [0,%d) of %s", axis, idx, v.Shape[axis], v.Name)
 	}
-	p := &plane{dtype: v.DType, rows: z1 - z0, cols: v.Shape[colAx]}
-	p.data = make([]byte, p.rows*p.cols*v.DType.Size())
 	if step == nil {
 		step = func(int64, int64) error { return nil }
 	}
+	br, boxes := v.Source().(volume.BoxReader)
+	if s := decimation(z1-z0, v.Shape[colAx], v.DType.Size()); s > 1 || !boxes && v.PlaneBytes() > planeBudget {
+		return readDecimatedSide(v, br, axis, idx, z0, z1, max(s, 1), step)
+	}
+	p := &plane{dtype: v.DType, rows: z1 - z0, cols: v.Shape[colAx]}
+	p.data = make([]byte, p.rows*p.cols*v.DType.Size())
 	var err error
-	if br, ok := v.Source().(volume.BoxReader); ok {
+	if boxes {
 		err = readSideBox(v, br, p, axis, idx, z0, z1, step)
 	} else {
 		err = readSideSlabs(v, p, axis, idx, z0, z1, slabBytes, step)
