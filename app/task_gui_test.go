@@ -83,9 +83,20 @@ func TestRunOnClusterFails(t *testing.T) {
 	}
 
 	setQueue(t, dir, "901_0|RUNNING|None", "902|PENDING|Dependency")
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	// Cancelled once the job follows its submitted tasks (an event, not
+	// a time: on a busy machine the submission can take longer than any
+	// fixed delay).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = runPanelJob(ctx, t, r, clusterOptions{Tasks: 1, Shared: filepath.Join(t.TempDir(), "s"), Interval: time.Millisecond})
+	p, vp := guiPipeline(t, r.Command)
+	o := clusterOptions{Tasks: 1, Shared: filepath.Join(t.TempDir(), "s"), Interval: time.Millisecond}
+	err = job.Run(ctx, r.Command, func(ctx context.Context, prog *job.Progress) error {
+		return runOnCluster(ctx, p, vp, r, o, prog)
+	}, func(e job.Event) {
+		if e.Stage == "tasks" {
+			cancel()
+		}
+	})
 	if err == nil {
 		t.Error("a job cancelled while its tasks run ended without error")
 	}

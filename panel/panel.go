@@ -186,16 +186,15 @@ func (p *Panel) cancelNewest() {
 	p.updateCancel()
 }
 
-// updateCancel enables Cancel while a job is queued or running, naming
-// it.
+// updateCancel enables Cancel while a job is queued or running (the
+// newest, listed at the top of Jobs; its name is not on the button, which
+// would widen the dock under the user).
 func (p *Panel) updateCancel() {
 	id := p.jobs.newestActive()
 	if id == 0 {
-		p.cancelBtn.SetText("Cancel")
 		p.cancelBtn.Disable()
 		return
 	}
-	p.cancelBtn.SetText("Cancel " + p.jobs.rows[id].st.Name)
 	if r := p.jobs.rows[id]; r.cancelling {
 		p.cancelBtn.Disable()
 	} else {

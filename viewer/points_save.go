@@ -124,9 +124,13 @@ func (v *Viewer) saveTo(pl *PointsLayer, path string, done func(error)) {
 			return
 		}
 		csv := strings.TrimSuffix(path, filepath.Ext(path)) + ".csv"
-		msg := fmt.Sprintf("%s of %s are unknown. Cellfinder's XML has no unknown class: "+
-			"they would be written as type 1 and read back as non-cells. "+
-			"A CSV (z,y,x,type) keeps the class: %s.", plural(n, "point"), pl.Name(), filepath.Base(csv))
+		are, they := "are", "they"
+		if n == 1 {
+			are, they = "is", "it"
+		}
+		msg := fmt.Sprintf("%s of %s %s unknown. Cellfinder's XML has no unknown class: "+
+			"%s would be written as type 1 and read back as non-cell. "+
+			"A CSV (z,y,x,type) keeps the class: %s.", plural(n, "point"), pl.Name(), are, they, filepath.Base(csv))
 		v.showModal(dlgUnknownXML, "Unknown points in cellfinder XML", messageContent(theme.WarningIcon(), msg), []DialogButton{
 			{Label: "Cancel"},
 			{Label: "Save as CSV instead", Importance: widget.HighImportance, Do: func() { v.saveTo(pl, csv, done) }},
