@@ -53,8 +53,18 @@
 // store indexed by plane along each axis; deleted points stay as
 // tombstones so that indices (selection, undo history) never move, and an
 // edit reindexes only the planes it touches. WalkNext is the curation
-// walk; Save writes CSV or cellfinder XML (processing/points) and
-// ConfirmUnsaved asks before unsaved edits are lost.
+// walk; Save writes CSV or cellfinder XML (processing/points), through a
+// temporary file, after the questions it needs (points_save.go: replace
+// another file, unknown points into XML); ConfirmUnsaved and
+// AskRemoveLayer ask before unsaved edits are lost. Clicks and boxes
+// select on the plane on show only. NewPointsLayer starts a layer on an
+// image.
+//
+// # Dialogs
+//
+// The viewer's dialogs (dialogs.go; ShowDialog for the processing
+// panel's) answer Enter, Space and Escape and take the keys from the
+// canvas under them; one of each kind is on show at a time.
 //
 // # Large data
 //
@@ -71,8 +81,12 @@
 // got ("loading y 500: 40%"), a newer slider position abandons it, and
 // RenderOffscreen waits for it as long as bytes keep coming.
 //
+// A plane larger than planeBudget (256 MiB) is read decimated to the
+// screen through the source's box reads (decimate.go), never whole.
+//
 // A LiveVolume (a running job's output) holds only a budget of finished
 // planes: the newest, and the slice on screen when its block arrives.
+// Planes not computed yet draw transparent.
 //
 // # Navigation
 //
@@ -97,7 +111,10 @@
 //
 // SetOrtho shows three panels, the xy, xz and zy planes through one
 // point (the slice index along each axis, SetPoint), at one physical
-// scale, with a crosshair; a click or drag in one moves the point.
+// scale (z stretched in the side panels of a thin stack), with a
+// crosshair; a click or drag in one moves the point, the side panels
+// following from a coarse copy of the layer while their planes load
+// (preview.go).
 // Set3D shows the 3D view instead of the panels (view3d.go): the
 // visible image layers rendered by render3d in the mode of Set3DMode,
 // through their lookup tables, with the points layers over them. Each
@@ -114,7 +131,7 @@
 // physical shape.
 //
 // Each panel renders into a reused *image.RGBA the size of the panel in
-// device pixels (shown by a canvas.Image, which the GL painter uploads
+// whole device pixels, shown at exactly that size (shown by a canvas.Image, which the GL painter uploads
 // without conversion). Contrast limits, gamma and the colormap are baked
 // into a lookup table per layer (65536 entries for uint16, 4096 levels
 // for floats), so drawing is one table lookup per pixel through
