@@ -93,3 +93,39 @@ func TestOneBigBlockMovesAndCancels(t *testing.T) {
 		t.Errorf("%d bytes left allocated after cancelling", be.Stats().Current)
 	}
 }
+
+// BenchmarkCancelOneBigBlock measures what TestOneBigBlockMovesAndCancels
+// only counts: the time from a cancel, given inside a block of many
+// seconds, to the job's end event (ms/cancel; DESIGN.md wants it under
+// a second). Run it on a quiet machine:
+//
+//	go test -run '^$' -bench CancelOneBigBlock ./processing/dezing/
+func BenchmarkCancelOneBigBlock(b *testing.B) {
+	in := testScan(7, volume.Uint16, 40, 0, 0, 384, 384)
+	cfg := DefaultConfig()
+	cfg.Kernel, cfg.Dif, cfg.Block = 13, 1, 40
+	be := gpu.NewCPU()
+	var total time.Duration
+	for b.Loop() {
+		moved := make(chan struct{}, 1)
+		sink := func(e job.Event) {
+			if e.Kind == job.Progressed && e.Stage == StageProjections && e.Partway > 0 {
+				select {
+				case moved <- struct{}{}:
+				default:
+				}
+			}
+		}
+		out := newMemOutput(OutInfo(in.Shapes(), cfg))
+		j := job.Start(context.Background(), "dezing", func(ctx context.Context, p *job.Progress) error {
+			_, err := Run(ctx, p, be, cfg, in, out)
+			return err
+		}, sink)
+		<-moved
+		t0 := time.Now()
+		j.Cancel()
+		<-j.Done()
+		total += time.Since(t0)
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/cancel")
+}
