@@ -206,10 +206,10 @@ func quitItem() *fyne.MenuItem {
 
 // openDialog is the Open dialog: a path to type or paste (Fyne's file
 // chooser has no field for one), with the file and folder choosers a
-// click away.
+// click away. Enter opens, Escape cancels.
 type openDialog struct {
-	d     *dialog.CustomDialog
-	path  *widget.Entry
+	m     *modal
+	path  *dialogEntry
 	msg   *widget.Label
 	open  *widget.Button
 	files *widget.Button
@@ -219,7 +219,8 @@ type openDialog struct {
 // pasted (a leading ~ is the home folder), or picked with Browse files…
 // or Browse folders…. HDF5 files then get a dataset chooser.
 func (v *Viewer) ShowOpenDialog() {
-	o := &openDialog{path: widget.NewEntry(), msg: WrapLabel("", widget.DangerImportance)}
+	o := &openDialog{path: &dialogEntry{}, msg: WrapLabel("", widget.DangerImportance)}
+	o.path.ExtendBaseWidget(o.path)
 	o.path.SetPlaceHolder("a file, a folder of TIFF planes, or FILE.h5:/dataset")
 	if recent := v.Recent(); len(recent) > 0 {
 		p, _ := volume.SplitSpec(recent[0])
@@ -229,9 +230,6 @@ func (v *Viewer) ShowOpenDialog() {
 	SetLabel(o.msg, "")
 	o.path.OnSubmitted = func(string) { v.openTyped(o) }
 	o.path.OnChanged = func(string) { SetLabel(o.msg, "") }
-	o.open = widget.NewButtonWithIcon("Open", theme.ConfirmIcon(), func() { v.openTyped(o) })
-	o.open.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { v.closeOpenDialog(o) })
 	o.files = widget.NewButtonWithIcon("Browse files…", theme.FileIcon(), func() {
 		v.closeOpenDialog(o)
 		v.showFileChooser()
@@ -242,18 +240,23 @@ func (v *Viewer) ShowOpenDialog() {
 	})
 	content := container.NewVBox(
 		widget.NewLabel("Path of a file or folder"), o.path, o.msg,
-		container.NewBorder(nil, nil, container.NewHBox(o.files, folders), container.NewHBox(cancel, o.open)),
+		container.NewHBox(o.files, folders),
 	)
-	o.d = dialog.NewCustomWithoutButtons("Open", content, v.win)
-	o.d.Resize(fyne.NewSize(640, 0))
+	o.m = v.showModal("open", "Open", content, []DialogButton{
+		{Label: "Cancel", Icon: theme.CancelIcon(), Do: func() { v.closeOpenDialog(o) }},
+		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Stay: true, Do: func() { v.openTyped(o) }},
+	}, 1, 0)
+	o.open = &o.m.buttons[1].Button
+	o.path.m = o.m
+	o.m.keep = o.path
+	o.m.d.Resize(fyne.NewSize(640, 0))
 	v.openDlg = o
-	o.d.Show()
-	v.win.Canvas().Focus(o.path)
+	o.m.focus(v)
 }
 
 // closeOpenDialog hides the Open dialog.
 func (v *Viewer) closeOpenDialog(o *openDialog) {
-	o.d.Hide()
+	o.m.hide(v)
 	if v.openDlg == o {
 		v.openDlg = nil
 	}
@@ -401,11 +404,14 @@ func datasets(path string) []string {
 func (v *Viewer) chooseDataset(path string, names []string) {
 	sel := widget.NewRadioGroup(names, nil)
 	sel.SetSelected(names[0])
-	dialog.ShowCustomConfirm("Dataset of "+filepath.Base(path), "Open", "Cancel", sel, func(ok bool) {
-		if ok && sel.Selected != "" {
-			if _, err := v.Open(path + ":" + sel.Selected); err != nil {
-				v.ShowError(err)
+	v.showModal("dataset", "Dataset of "+filepath.Base(path), sel, []DialogButton{
+		{Label: "Cancel", Icon: theme.CancelIcon()},
+		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Do: func() {
+			if sel.Selected != "" {
+				if _, err := v.Open(path + ":" + sel.Selected); err != nil {
+					v.ShowError(err)
+				}
 			}
-		}
-	}, v.win)
+		}},
+	}, 1, 0)
 }
