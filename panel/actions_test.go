@@ -84,7 +84,7 @@ func TestRunAndCancelStayInView(t *testing.T) {
 // again once the job is cancelled (it left nothing): -2 after a finished
 // run, not -3.
 func TestCancelledJobFreesItsName(t *testing.T) {
-	h := newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) { pl.Args[1].Default = "result.txt" })
+	h := newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) { pl.Spec.Args[1].Default = "result.txt" })
 	h.p.cur = nil
 	if err := h.p.Select("fake"); err != nil {
 		t.Fatal(err)

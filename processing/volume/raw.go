@@ -93,7 +93,7 @@ func (s *rawSource) ReadBox(b Box, dst []byte) error {
 	}
 	r := s.r
 	if r == nil {
-		f, err := os.Open(s.path)
+		f, _, err := fileio.Open(s.path)
 		if err != nil {
 			return err
 		}
