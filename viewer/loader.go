@@ -68,10 +68,12 @@ type loader struct {
 	tasks    []func()
 	pending  *sliceKey
 	prefetch []sliceKey
-	last     sliceKey
-	busy     bool
-	gen      uint64 // bumped by invalidate; a load from an older gen is discarded
-	closed   bool
+	// last is the slice requested last and prev the one before it that
+	// differs: the direction of travel.
+	last, prev sliceKey
+	busy       bool
+	gen        uint64 // bumped by invalidate; a load from an older gen is discarded
+	closed     bool
 	// reads counts source reads, for tests of laziness.
 	reads int
 	// loading is the slice being read now (when loadingOn), with the
@@ -431,8 +433,12 @@ func (ld *loader) loadProgress(k sliceKey) (done, total int64, ok bool) {
 func (ld *loader) queueNeighbours(k sliceKey) {
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
-	last := ld.last
-	ld.last = k
+	// The same slice asked for again (a redraw before it was cached)
+	// keeps the direction the move to it set.
+	if k != ld.last {
+		ld.prev, ld.last = ld.last, k
+	}
+	last := ld.prev
 	if ld.pending != nil || k.axis != Z {
 		return
 	}
