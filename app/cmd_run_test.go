@@ -16,6 +16,7 @@ import (
 
 	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/dezing"
 	"github.com/voxlab/voxlab/processing/job"
 )
 
@@ -144,7 +145,10 @@ func TestDemoHeadlessRunsThePipelines(t *testing.T) {
 // sigintEnv makes the test binary run `voxlab` as main does (a context
 // cancelled by SIGINT and SIGTERM) with these arguments (tab separated),
 // so the Ctrl-C tests can signal a real process. With sigintSlowEnv set,
-// every progress event takes 20 ms: a stand-in for a long job.
+// the job holds at its first progress event of the projections (once the
+// terminal sink has printed it) until the signal arrives: a long job that
+// is still running when the test sees the line and signals, however fast
+// or slow the machine.
 const (
 	sigintEnv     = "VOXLAB_TEST_SIGINT_ARGS"
 	sigintSlowEnv = "VOXLAB_TEST_SIGINT_SLOW"
@@ -159,8 +163,8 @@ func init() {
 	e := &env{stdout: os.Stdout, stderr: os.Stderr}
 	if os.Getenv(sigintSlowEnv) != "" {
 		e.sinks = []job.Sink{func(ev job.Event) {
-			if ev.Kind == job.Progressed {
-				time.Sleep(20 * time.Millisecond)
+			if ev.Kind == job.Progressed && ev.Stage == dezing.StageProjections {
+				<-ctx.Done()
 			}
 		}}
 	}
@@ -227,7 +231,8 @@ func interrupt(t *testing.T, after string, args ...string) (int, string) {
 func TestCtrlCLeavesNoPartialOutput(t *testing.T) {
 	dir := writeDemo(t)
 	out := filepath.Join(dir, "out.h5")
-	// One projection per block: 90 blocks, each 20 ms or more here.
+	// One projection per block: the job holds at the projections until
+	// the signal (sigintSlowEnv), so Ctrl-C lands in the middle of it.
 	code, log := interrupt(t, "projections", "dezing", filepath.Join(dir, demo.TomoScan), out, "--batch-size", "1")
 	if code != 1 || !strings.Contains(log, "cancelled; no output was written") {
 		t.Errorf("exit %d, output:\n%s", code, log)
