@@ -22,6 +22,7 @@ import (
 	"github.com/voxlab/voxlab/resources"
 	"github.com/voxlab/voxlab/viewer"
 	"github.com/voxlab/voxlab/viewer/render3d"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 func init() {
@@ -238,7 +239,7 @@ func newWindow() (fyne.App, fyne.Window, error) {
 	a.SetIcon(resources.Icon)
 	// voxlab's theme (dark, every text at least 4.5:1 against its
 	// background), as the screenshots have it.
-	a.Settings().SetTheme(viewer.Theme())
+	a.Settings().SetTheme(widgets.Theme())
 	return a, a.NewWindow("voxlab"), nil
 }
 

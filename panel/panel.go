@@ -20,6 +20,7 @@ import (
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // PanelOptions tune a processing panel; zero values take the defaults.
@@ -109,13 +110,13 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	for _, pl := range pipelines {
 		names = append(names, pl.Name())
 	}
-	p.summary = viewer.WrapLabel("", widget.LowImportance)
+	p.summary = widgets.WrapLabel("", widget.LowImportance)
 	p.args = container.NewVBox()
 	p.params = container.NewVBox()
 	p.advanced = container.NewVBox()
 	p.pv = newPlanView()
 	p.jobs = newJobList(p)
-	p.runBtn = v.NewButton("Run", theme.MediaPlayIcon(), func() {
+	p.runBtn = widgets.NewButton(v.Window(), "Run", theme.MediaPlayIcon(), func() {
 		if _, err := p.Run(); err != nil {
 			p.v.ShowError(err)
 		}
@@ -125,10 +126,10 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p.cl = newClusterControls(p)
 	p.choose = widget.NewSelect(names, func(name string) {
 		p.Select(name)
-		v.Refocus(false)
+		widgets.Refocus(v.Window(), false)
 	})
 
-	p.cancelBtn = v.NewButton("Cancel", theme.CancelIcon(), p.cancelNewest)
+	p.cancelBtn = widgets.NewButton(v.Window(), "Cancel", theme.CancelIcon(), p.cancelNewest)
 	p.cancelBtn.Disable()
 	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
 	p.form = container.NewVBox(
@@ -139,7 +140,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 		p.cl.box,
 		heading("Plan"), p.pv.box,
 	)
-	p.scroll = viewer.PanelScroll(container.NewPadded(p.form))
+	p.scroll = widgets.PanelScroll(container.NewPadded(p.form))
 	p.scroll.OnScrolled = func(off fyne.Position) {
 		if !p.relayingOut {
 			p.offset = off

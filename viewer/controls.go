@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/resources"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // newLayerList lists the layers top first, as napari does: a visibility
@@ -40,7 +41,7 @@ func (v *Viewer) newLayerList() *widget.List {
 			chk.SetChecked(l.Visible())
 			chk.OnChanged = func(on bool) {
 				l.SetVisible(on)
-				v.Refocus(false)
+				widgets.Refocus(v.win, false)
 			}
 			left.Objects[1].(*widget.Icon).SetResource(kindIcon(l))
 			row.Objects[0].(*widget.Label).SetText(l.Name() + unsavedMark(l))
@@ -50,7 +51,7 @@ func (v *Viewer) newLayerList() *widget.List {
 			v.Select(v.layers[len(v.layers)-1-id])
 		}
 		// A tapped list keeps the keys (they move its selection).
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	}
 	return l
 }
@@ -117,32 +118,32 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		l.SetContrastLimits(a, b)
 	}
 	c.lo, c.hi = widget.NewEntry(), widget.NewEntry()
-	c.limitsMsg = WrapLabel("", widget.DangerImportance)
-	SetLabel(c.limitsMsg, "")
+	c.limitsMsg = widgets.WrapLabel("", widget.DangerImportance)
+	widgets.SetLabel(c.limitsMsg, "")
 	setLimits := func(string) {
 		if msg := checkLimits(c.lo.Text, c.hi.Text); msg != "" {
 			// Said beside the entries, where the user looks, until
 			// mended (the status bar's line is overwritten by the next
 			// pointer move).
-			SetLabel(c.limitsMsg, msg)
+			widgets.SetLabel(c.limitsMsg, msg)
 			v.controls.Refresh()
 			return
 		}
 		a, _ := strconv.ParseFloat(strings.TrimSpace(c.lo.Text), 64)
 		b, _ := strconv.ParseFloat(strings.TrimSpace(c.hi.Text), 64)
-		SetLabel(c.limitsMsg, "")
+		widgets.SetLabel(c.limitsMsg, "")
 		l.SetContrastLimits(a, b)
 		// Enter ends the typing: the keys step through slices again.
-		v.Refocus(true)
+		widgets.Refocus(v.win, true)
 	}
 	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
 	voxelRow := v.voxelControl(l)
-	autoOnce := v.NewButton("Auto", nil, func() { l.AutoContrast() })
+	autoOnce := widgets.NewButton(v.win, "Auto", nil, func() { l.AutoContrast() })
 	c.auto = widget.NewCheck("continuous", func(on bool) {
 		if !c.syncing && on != l.ContinuousAutoContrast() {
 			l.SetContinuousAutoContrast(on)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	c.gamma = widget.NewSlider(0.2, 5)
 	c.gamma.Step = 0.01
@@ -157,7 +158,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		if !c.syncing && name != l.Colormap() {
 			_ = l.SetColormap(name)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	c.opacity = widget.NewSlider(0, 1)
 	c.opacity.Step = 0.01
@@ -175,7 +176,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		if m != l.Blending() {
 			l.SetBlending(m)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	blend.SetSelected(l.Blending().String())
 	v.syncControls()
@@ -228,18 +229,18 @@ func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
 	if vs := l.vol.VoxelSize; vs != [3]float64{} {
 		c.voxel.SetText(fmt.Sprintf("%g, %g, %g", vs[0], vs[1], vs[2]))
 	}
-	c.voxelMsg = WrapLabel("", widget.DangerImportance)
-	SetLabel(c.voxelMsg, "")
+	c.voxelMsg = widgets.WrapLabel("", widget.DangerImportance)
+	widgets.SetLabel(c.voxelMsg, "")
 	c.voxel.OnSubmitted = func(s string) {
 		vs, err := parseVoxelSize(s)
 		if err != nil {
-			SetLabel(c.voxelMsg, err.Error())
+			widgets.SetLabel(c.voxelMsg, err.Error())
 			v.controls.Refresh()
 			return
 		}
-		SetLabel(c.voxelMsg, "")
+		widgets.SetLabel(c.voxelMsg, "")
 		l.SetVoxelSize(vs)
-		v.Refocus(true)
+		widgets.Refocus(v.win, true)
 	}
 	unit := l.unit
 	if unit == "" {
@@ -347,12 +348,12 @@ type dimsBar struct {
 
 func (v *Viewer) newDimsBar() dimsBar {
 	d := dimsBar{}
-	d.play = v.NewButton("", theme.MediaPlayIcon(), v.togglePlay)
+	d.play = widgets.NewButton(v.win, "", theme.MediaPlayIcon(), v.togglePlay)
 	d.axis = widget.NewRadioGroup([]string{"z", "y", "x"}, func(s string) {
 		if a, err := ParseAxis(s); err == nil {
 			v.SetAxis(a)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	d.axis.Horizontal = true
 	d.axis.Required = true
@@ -563,7 +564,7 @@ func (v *Viewer) Playing() bool {
 // sliderDone is the OnChangeEnded of the viewer's sliders: a slider
 // takes the focus when tapped, and would keep the arrow keys (they move
 // it, not the slice) without it.
-func (v *Viewer) sliderDone(float64) { v.Refocus(false) }
+func (v *Viewer) sliderDone(float64) { widgets.Refocus(v.win, false) }
 
 // focused reports whether the user is typing in o.
 func (v *Viewer) focused(o fyne.Focusable) bool {

@@ -33,9 +33,9 @@
 // AddTab, hears of changes to the layer stack through OnLayersChanged,
 // runs its plot renderers with Go (which WaitBackground and Headless.Idle
 // wait for) and shows a running job's results through the live-update
-// methods below and a LiveVolume. NewButton, Refocus and PanelScroll give
-// its controls the viewer's keyboard and wheel behaviour, WrapLabel and
-// SetLabel its captions the viewer's look.
+// methods below and a LiveVolume. The small widgets both share (the
+// theme, caption labels, buttons that give the keys back to the canvas,
+// the side panels' scroller) are in package widgets.
 //
 // Viewer methods and layer setters run on the UI goroutine (wrap calls
 // from elsewhere in fyne.Do). The live-update methods are safe from any

@@ -18,6 +18,7 @@ import (
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // Recent files are kept in the app's Preferences under this key, newest
@@ -219,7 +220,7 @@ type openDialog struct {
 // pasted (a leading ~ is the home folder), or picked with Browse files…
 // or Browse folders…. HDF5 files then get a dataset chooser.
 func (v *Viewer) ShowOpenDialog() {
-	o := &openDialog{path: &dialogEntry{}, msg: WrapLabel("", widget.DangerImportance)}
+	o := &openDialog{path: &dialogEntry{}, msg: widgets.WrapLabel("", widget.DangerImportance)}
 	o.path.ExtendBaseWidget(o.path)
 	o.path.SetPlaceHolder("a file, a folder of TIFF planes, or FILE.h5:/dataset")
 	if recent := v.Recent(); len(recent) > 0 {
@@ -227,9 +228,9 @@ func (v *Viewer) ShowOpenDialog() {
 		o.path.SetText(filepath.Dir(p) + string(filepath.Separator))
 		o.path.CursorColumn = len([]rune(o.path.Text))
 	}
-	SetLabel(o.msg, "")
+	widgets.SetLabel(o.msg, "")
 	o.path.OnSubmitted = func(string) { v.openTyped(o) }
-	o.path.OnChanged = func(string) { SetLabel(o.msg, "") }
+	o.path.OnChanged = func(string) { widgets.SetLabel(o.msg, "") }
 	o.files = widget.NewButtonWithIcon("Browse files…", theme.FileIcon(), func() {
 		v.closeOpenDialog(o)
 		v.showFileChooser()
@@ -267,12 +268,12 @@ func (v *Viewer) closeOpenDialog(o *openDialog) {
 func (v *Viewer) openTyped(o *openDialog) {
 	spec := expandHome(strings.TrimSpace(o.path.Text))
 	if spec == "" {
-		SetLabel(o.msg, "type the path of a file or folder, or browse for one")
+		widgets.SetLabel(o.msg, "type the path of a file or folder, or browse for one")
 		return
 	}
 	p, _ := volume.SplitSpec(spec)
 	if _, err := os.Stat(p); err != nil {
-		SetLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
+		widgets.SetLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
 		return
 	}
 	v.closeOpenDialog(o)

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/points"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // editHints are the status bar's hints in each edit mode.
@@ -97,7 +98,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 				v.SetMode(EditMode(m))
 			}
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	r.mode.SetSelectedIndex(int(v.edit.mode))
 	v.edit.onMode = func() {
@@ -105,12 +106,12 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 			r.mode.SetSelectedIndex(int(v.edit.mode))
 		}
 	}
-	del := v.NewButton("Delete", theme.DeleteIcon(), func() { l.DeleteSelected() })
+	del := widgets.NewButton(v.win, "Delete", theme.DeleteIcon(), func() { l.DeleteSelected() })
 	classBtn := func(label string, c points.Class) *widget.Button {
-		return v.NewButton(label, nil, func() { l.SetSelectedClass(c) })
+		return widgets.NewButton(v.win, label, nil, func() { l.SetSelectedClass(c) })
 	}
-	r.undo = v.NewButton("Undo", theme.ContentUndoIcon(), func() { l.Undo() })
-	r.redo = v.NewButton("Redo", theme.ContentRedoIcon(), func() { l.Redo() })
+	r.undo = widgets.NewButton(v.win, "Undo", theme.ContentUndoIcon(), func() { l.Undo() })
+	r.redo = widgets.NewButton(v.win, "Redo", theme.ContentRedoIcon(), func() { l.Redo() })
 	edits := container.NewGridWithColumns(3, classBtn("Cell C", points.Cell), classBtn("Non N", points.NonCell), classBtn("Unkn. U", points.Unknown), del, r.undo, r.redo)
 
 	var walkOpts []string
@@ -123,21 +124,21 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 				v.SetWalk(w.t)
 			}
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	for _, w := range walkNames {
 		if w.t == v.edit.walk {
 			walk.SetSelected(w.name)
 		}
 	}
-	prev := v.NewButton("Prev (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
-	next := v.NewButton("Next (.)", theme.NavigateNextIcon(), func() { v.WalkNext(+1) })
+	prev := widgets.NewButton(v.win, "Prev (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
+	next := widgets.NewButton(v.win, "Next (.)", theme.NavigateNextIcon(), func() { v.WalkNext(+1) })
 
 	st := l.Style()
 	face := widget.NewSelect(append(append([]string(nil), faceNames...), "custom…"), nil)
 	face.SetSelected(faceName(st.Face))
 	face.OnChanged = func(s string) {
-		defer v.Refocus(false)
+		defer widgets.Refocus(v.win, false)
 		ns := l.Style()
 		if c, ok := faceColor(s); ok {
 			ns.Face = c
@@ -166,7 +167,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 				v.rebuildControls()
 			}
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	for _, e := range edgeChoices {
 		if e.c == st.Edge {
@@ -186,7 +187,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 					v.rebuildControls()
 				}
 			}
-			v.Refocus(false)
+			widgets.Refocus(v.win, false)
 		}
 		legend.Add(container.NewBorder(nil, nil, container.NewHBox(symbolIcon(st.Symbols[c], st), widget.NewLabel(c.String())), nil, sym))
 	}
@@ -206,8 +207,8 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	v.ctl.opacity.OnChanged = func(a float64) { l.SetOpacity(a) }
 	v.ctl.opacity.OnChangeEnded = v.sliderDone
 
-	save := v.NewButton("Save", theme.DocumentSaveIcon(), v.SaveSelected)
-	saveAs := v.NewButton("Save as…", nil, func() { v.ShowSaveDialog(l) })
+	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.SaveSelected)
+	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.ShowSaveDialog(l) })
 	v.syncPoints(l)
 	form := widget.NewForm(
 		widget.NewFormItem("mode", r.mode),
@@ -298,6 +299,6 @@ func (v *Viewer) NewPointsLayer() *PointsLayer {
 	}
 	pl := v.AddPoints(name, nil)
 	v.SetMode(AddPoints)
-	v.Refocus(true)
+	widgets.Refocus(v.win, true)
 	return pl
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // Saving points never loses work: the file is written under a temporary
@@ -237,18 +238,18 @@ func (v *Viewer) ShowSaveDialog(pl *PointsLayer) { v.showSaveDialog(pl, nil) }
 // showSaveDialog is ShowSaveDialog, running then after a successful
 // save.
 func (v *Viewer) showSaveDialog(pl *PointsLayer, then func()) {
-	sd := &saveDialog{msg: WrapLabel("", widget.DangerImportance)}
+	sd := &saveDialog{msg: widgets.WrapLabel("", widget.DangerImportance)}
 	suggested := v.suggestPath(pl)
 	sd.dir = filepath.Dir(suggested)
 	sd.path = &dialogEntry{}
 	sd.path.ExtendBaseWidget(sd.path)
 	sd.path.SetText(suggested)
 	sd.path.CursorColumn = len([]rune(suggested))
-	SetLabel(sd.msg, "")
-	hint := WrapLabel(".xml: cellfinder's XML (cells and non-cells) · .csv: z,y,x,type (any class)", widget.LowImportance)
+	widgets.SetLabel(sd.msg, "")
+	hint := widgets.WrapLabel(".xml: cellfinder's XML (cells and non-cells) · .csv: z,y,x,type (any class)", widget.LowImportance)
 	save := func() { v.submitSave(sd, pl, then) }
 	sd.path.OnSubmitted = func(string) { save() }
-	sd.path.OnChanged = func(string) { SetLabel(sd.msg, "") }
+	sd.path.OnChanged = func(string) { widgets.SetLabel(sd.msg, "") }
 	browse := widget.NewButtonWithIcon("Browse folders…", theme.FolderOpenIcon(), func() { v.browseSaveFolder(sd) })
 	content := container.NewVBox(
 		widget.NewLabel("Save the points of "+pl.Name()+" to"), sd.path, sd.msg, hint,
@@ -271,7 +272,7 @@ func (v *Viewer) browseSaveFolder(sd *saveDialog) {
 	cur := sd.target()
 	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err != nil {
-			SetLabel(sd.msg, err.Error())
+			widgets.SetLabel(sd.msg, err.Error())
 			return
 		}
 		if u != nil {
@@ -303,7 +304,7 @@ func (sd *saveDialog) target() string {
 // saveTo asks); problems are said beside the path.
 func (v *Viewer) submitSave(sd *saveDialog, pl *PointsLayer, then func()) {
 	if strings.TrimSpace(sd.path.Text) == "" {
-		SetLabel(sd.msg, "type where to save the points: a file name ending in .xml or .csv")
+		widgets.SetLabel(sd.msg, "type where to save the points: a file name ending in .xml or .csv")
 		return
 	}
 	path := sd.target()
@@ -311,16 +312,16 @@ func (v *Viewer) submitSave(sd *saveDialog, pl *PointsLayer, then func()) {
 		path += ".csv"
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		SetLabel(sd.msg, fmt.Sprintf("%s is a folder: add a file name", path))
+		widgets.SetLabel(sd.msg, fmt.Sprintf("%s is a folder: add a file name", path))
 		return
 	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		SetLabel(sd.msg, fmt.Sprintf("no folder %s", filepath.Dir(path)))
+		widgets.SetLabel(sd.msg, fmt.Sprintf("no folder %s", filepath.Dir(path)))
 		return
 	}
 	v.saveTo(pl, path, func(err error) {
 		if err != nil {
-			SetLabel(sd.msg, err.Error())
+			widgets.SetLabel(sd.msg, err.Error())
 			sd.m.focus(v)
 			return
 		}

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // sliceView is one panel of the canvas: it draws the viewer's layers (or,
@@ -85,11 +87,11 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 	r.img.ScaleMode = canvas.ImageScalePixels
 	r.title = canvas.NewText("", overlayText)
 	r.titleBg = canvas.NewRectangle(overlayShade)
-	r.title.TextSize = max(theme.TextSize()*0.9, MinTextSize)
+	r.title.TextSize = max(theme.TextSize()*0.9, widgets.MinTextSize)
 	r.bar = canvas.NewRectangle(color.White)
 	r.barBg = canvas.NewRectangle(overlayShade)
 	r.barText = canvas.NewText("", color.White)
-	r.barText.TextSize = max(theme.TextSize()*0.85, MinTextSize)
+	r.barText.TextSize = max(theme.TextSize()*0.85, widgets.MinTextSize)
 	r.barText.Alignment = fyne.TextAlignCenter
 	return r
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/viewer/render3d"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // The 3D view draws the visible image layers with render3d (MIP,
@@ -137,7 +138,7 @@ func (v *Viewer) newView3D() *view3D {
 		if m, err := render3d.ParseMode(s); err == nil {
 			v.Set3DMode(m)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	w.modeSel.SetSelected(w.mode.String())
 	w.thrLabel = widget.NewLabel("")
@@ -154,7 +155,7 @@ func (v *Viewer) newView3D() *view3D {
 		w.atten = x
 		v.request3D()
 	}
-	reset := v.NewButton("Reset", theme.ZoomFitIcon(), func() {
+	reset := widgets.NewButton(v.win, "Reset", theme.ZoomFitIcon(), func() {
 		w.cam = render3d.DefaultCamera()
 		v.request3D()
 	})
@@ -826,7 +827,7 @@ func (w *view3D) CreateRenderer() fyne.WidgetRenderer {
 	r.img.ScaleMode = canvas.ImageScalePixels
 	r.text = canvas.NewText("", overlayText)
 	r.textBg = canvas.NewRectangle(overlayShade)
-	r.text.TextSize = max(theme.TextSize()*0.9, MinTextSize)
+	r.text.TextSize = max(theme.TextSize()*0.9, widgets.MinTextSize)
 	return r
 }
 

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // Viewer is the volume viewer: a layer list with per-layer controls, one
@@ -141,33 +142,33 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.controls = container.NewVBox()
 	v.dims = v.newDimsBar()
 
-	open := v.NewButton("Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
-	reset := v.NewButton("Reset view", theme.ZoomFitIcon(), v.ResetView)
+	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
+	reset := widgets.NewButton(v.win, "Reset view", theme.ZoomFitIcon(), v.ResetView)
 	v.grdCheck = widget.NewCheck("Grid", func(on bool) {
 		v.SetGrid(on)
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	v.orthoCheck = widget.NewCheck("Ortho", func(on bool) {
 		v.SetOrtho(on)
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	v.v3Check = widget.NewCheck("3D", func(on bool) {
 		v.Set3D(on)
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	// napari's new points layer, for marking cells on an image.
-	newPts := v.NewButton("New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
+	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
 	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.orthoCheck, v.v3Check)
 
-	up := v.NewButton("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
-	down := v.NewButton("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
-	remove := v.NewButton("", theme.DeleteIcon(), func() {
+	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
+	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
+	remove := widgets.NewButton(v.win, "", theme.DeleteIcon(), func() {
 		if v.sel != nil {
 			v.AskRemoveLayer(v.sel)
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
-	left := container.NewVSplit(PanelScroll(v.controls), listBox)
+	left := container.NewVSplit(widgets.PanelScroll(v.controls), listBox)
 	left.Offset = 0.55
 
 	v.offer = v.newOfferBar()
@@ -1205,61 +1206,6 @@ func setText(l *widget.Label, s string, parent *fyne.Container) {
 	}
 }
 
-// WrapLabel returns a word-wrapped caption-sized label, as the viewer and
-// the processing panel show help, messages and notes.
-func WrapLabel(s string, imp widget.Importance) *widget.Label {
-	l := widget.NewLabel(s)
-	l.Wrapping = fyne.TextWrapWord
-	l.Importance = imp
-	l.SizeName = theme.SizeNameCaptionText
-	return l
-}
-
-// SetLabel sets a label's text, hiding it when empty.
-func SetLabel(l *widget.Label, s string) {
-	l.Hidden = s == ""
-	l.SetText(s)
-}
-
-// textInput is a focused widget the user types into (an entry): it keeps
-// the keyboard when another control changes.
-type textInput interface {
-	fyne.Focusable
-	SelectedText() string
-}
-
-// Refocus gives the keyboard back to the canvas after a click on a
-// control, so that the arrow and Page keys step through slices again: a
-// check, select, slider, radio or list takes the focus when tapped and
-// would keep the keys, and a button leaves the focus where it was. Text
-// being typed keeps the focus unless all is set (a button was pressed,
-// or Enter ended the entry), so that a control changed by the program
-// meanwhile does not take it away.
-func (v *Viewer) Refocus(all bool) {
-	if v.win == nil {
-		return
-	}
-	c := v.win.Canvas()
-	f := c.Focused()
-	if f == nil {
-		return
-	}
-	if _, typing := f.(textInput); typing && !all {
-		return
-	}
-	c.Unfocus()
-}
-
-// NewButton returns a button that gives the keyboard back to the canvas
-// (Refocus) before it acts, so that a dialog it opens keeps the focus it
-// gives its own entry.
-func (v *Viewer) NewButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
-	return widget.NewButtonWithIcon(label, icon, func() {
-		v.Refocus(true)
-		tapped()
-	})
-}
-
 // offerBar is the line above the canvas that offers the view change a
 // result makes possible — showing it side by side with the data it came
 // from — with one click, instead of making it: results never rearrange
@@ -1275,9 +1221,9 @@ type offerBar struct {
 func (v *Viewer) newOfferBar() offerBar {
 	o := offerBar{text: widget.NewLabel("")}
 	o.text.Truncation = fyne.TextTruncateEllipsis
-	o.compare = v.NewButton("Compare side by side", theme.GridIcon(), v.Compare)
+	o.compare = widgets.NewButton(v.win, "Compare side by side", theme.GridIcon(), v.Compare)
 	o.compare.Importance = widget.HighImportance
-	dismiss := v.NewButton("", theme.CancelIcon(), func() {
+	dismiss := widgets.NewButton(v.win, "", theme.CancelIcon(), func() {
 		v.offer.hide()
 		v.relayoutDims()
 	})
@@ -1332,59 +1278,4 @@ func (v *Viewer) Compare() {
 	v.offer.hide()
 	v.Focus(true, a, b)
 	v.relayoutDims()
-}
-
-// PanelScroll returns the vertical scroller of a side panel (the layer
-// controls, the processing panel's form, the plots). The mouse wheel
-// scrolls it wherever the pointer is: Fyne gives the wheel to the
-// innermost scrollable object under the pointer, and every entry holds a
-// scroller of its own that takes the wheel and, its text fitting, does
-// nothing with it; a wheelCatcher stacked over the content is found
-// after them and hands the wheel to the panel. The content is inset by
-// the scroll bar's width, so the bar never covers it.
-func PanelScroll(content fyne.CanvasObject) *container.Scroll {
-	s := container.NewVScroll(nil)
-	w := &wheelCatcher{target: s}
-	w.ExtendBaseWidget(w)
-	s.Content = container.NewStack(container.New(scrollInset{}, content), w)
-	return s
-}
-
-// wheelCatcher passes wheel events to its target. It is transparent and
-// handles nothing else (it is not tappable, hoverable or draggable), so
-// clicks, typing and hovering reach the widgets below it.
-type wheelCatcher struct {
-	widget.BaseWidget
-	target fyne.Scrollable
-}
-
-// Scrolled scrolls the target.
-func (w *wheelCatcher) Scrolled(e *fyne.ScrollEvent) { w.target.Scrolled(e) }
-
-// CreateRenderer draws nothing.
-func (w *wheelCatcher) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewWithoutLayout())
-}
-
-// scrollInset lays its objects out leaving the scroll bar's width free
-// at the right.
-type scrollInset struct{}
-
-func (scrollInset) bar() float32 { return theme.Size(theme.SizeNameScrollBar) }
-
-// Layout gives every object the width less the bar.
-func (l scrollInset) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	for _, o := range objs {
-		o.Move(fyne.NewPos(0, 0))
-		o.Resize(fyne.NewSize(max(size.Width-l.bar(), 0), size.Height))
-	}
-}
-
-// MinSize is the largest object's, and the bar.
-func (l scrollInset) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var m fyne.Size
-	for _, o := range objs {
-		m = m.Max(o.MinSize())
-	}
-	return m.AddWidthHeight(l.bar(), 0)
 }
