@@ -120,7 +120,7 @@
 // through their lookup tables, with the points layers over them. Each
 // layer's volume is read once, on its loader goroutine a slab at a
 // time, into a coarse grid for frames while the view moves and a fine
-// one (Set3DBudget) for the still view; rendering runs on a goroutine
+// one (Default3DBudget) for the still view; rendering runs on a goroutine
 // of the view's own. RenderOffscreenFrames renders a turntable.
 //
 // # Rendering

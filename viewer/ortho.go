@@ -22,9 +22,6 @@ import (
 // orthoAxes are the axes of the three panels, in panel order.
 var orthoAxes = [3]Axis{Z, Y, X}
 
-// Ortho reports whether the orthogonal views are on show.
-func (v *Viewer) Ortho() bool { return v.ortho }
-
 // SetOrtho shows the orthogonal views (on) or the single or grid view.
 // The point starts at the middle of the data along the axes not sliced
 // until now.

@@ -213,14 +213,6 @@ func (v *Viewer) Set3D(on bool) {
 	v.redraw()
 }
 
-// Mode3D returns the 3D rendering mode.
-func (v *Viewer) Mode3D() render3d.Mode {
-	if v.v3 == nil {
-		return render3d.MIP
-	}
-	return v.v3.mode
-}
-
 // Set3DMode chooses the 3D rendering mode.
 func (v *Viewer) Set3DMode(m render3d.Mode) {
 	if v.v3 == nil {
@@ -268,23 +260,6 @@ func (v *Viewer) SetIsoThreshold(x float64) {
 	}
 	w.thr, w.thrSet = x, true
 	v.request3D()
-}
-
-// IsoThreshold returns the iso-surface's value in use.
-func (v *Viewer) IsoThreshold() float64 {
-	if v.v3 == nil {
-		return 0
-	}
-	return v.v3.threshold()
-}
-
-// Set3DBudget sets the bytes the fine 3D grid of each layer may take
-// (Default3DBudget); grids built already are kept.
-func (v *Viewer) Set3DBudget(b int64) {
-	if v.v3 == nil {
-		v.v3 = v.newView3D()
-	}
-	v.v3.budget = max(b, v.v3.coarse)
 }
 
 // threshold is the iso value: the one set, else halfway between the

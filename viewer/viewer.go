@@ -760,28 +760,6 @@ func (v *Viewer) loadError() error {
 	return nil
 }
 
-// WaitLoaded blocks until Loaded, asking for the slices and redrawing,
-// or until timeout. Call it from a goroutine other than the UI's (it
-// uses fyne.Do).
-func (v *Viewer) WaitLoaded(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		done := make(chan bool)
-		v.post(func() {
-			v.redraw()
-			done <- v.Loaded()
-		})
-		if <-done {
-			v.post(func() { v.redraw() })
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("slices not loaded after %v", timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // imageOf returns the image part of an image or heat-map layer.
 func imageOf(l Layer) *ImageLayer {
 	switch l := l.(type) {
