@@ -154,7 +154,7 @@ func (v *Viewer) WalkNext(dir int) bool {
 	}
 	s.mu.RUnlock()
 	if found < 0 {
-		v.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
+		v.bar.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
 		return false
 	}
 	pl.walkAt = found

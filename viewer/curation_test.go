@@ -173,8 +173,8 @@ func TestEditSession(t *testing.T) {
 	if c := h.pl.Counts(); c[points.NonCell] != 3 || c[points.Cell] != 2 {
 		t.Errorf("counts %v", c)
 	}
-	if !strings.Contains(h.v.info.Text, "cells: 3 in view (1 cell, 2 non-cell) of 5 (2 cell, 3 non-cell)") {
-		t.Errorf("status %q", h.v.info.Text)
+	if !strings.Contains(h.v.bar.info.Text, "cells: 3 in view (1 cell, 2 non-cell) of 5 (2 cell, 3 non-cell)") {
+		t.Errorf("status %q", h.v.bar.info.Text)
 	}
 
 	// Delete.
@@ -286,8 +286,8 @@ func TestCurationWalk(t *testing.T) {
 	if got := h.pl.Selected(); !slices.Equal(got, []int{0}) {
 		t.Errorf("back from the last: selected %v, want [0] (point 1 is a cell now)", got)
 	}
-	if !strings.Contains(h.v.info.Text, "4 of 5 reviewed") {
-		t.Errorf("status %q lacks the progress", h.v.info.Text)
+	if !strings.Contains(h.v.bar.info.Text, "4 of 5 reviewed") {
+		t.Errorf("status %q lacks the progress", h.v.bar.info.Text)
 	}
 }
 
@@ -354,8 +354,8 @@ func TestOpenCellfinderXML(t *testing.T) {
 	if want == 0 || !strings.Contains(h.v.ctl.pts.count.Text, fmt.Sprintf("%d points outside the volume", want)) {
 		t.Errorf("controls %q, want %d outside", h.v.ctl.pts.count.Text, want)
 	}
-	if !strings.Contains(h.v.info.Text, fmt.Sprintf("of 56 (56 cell), %d outside the volume", want)) {
-		t.Errorf("status %q lacks the points outside", h.v.info.Text)
+	if !strings.Contains(h.v.bar.info.Text, fmt.Sprintf("of 56 (56 cell), %d outside the volume", want)) {
+		t.Errorf("status %q lacks the points outside", h.v.bar.info.Text)
 	}
 	if pl.Modified() || pl.Path() == "" {
 		t.Errorf("opened layer: modified %v, path %q", pl.Modified(), pl.Path())

@@ -104,8 +104,8 @@ func TestLiveVolumeStaysWithinBudget(t *testing.T) {
 			t.Errorf("read back slice shows %v %v", v, ok)
 		case !readBack && ok:
 			t.Errorf("an evicted slice shows %v", v)
-		case !readBack && !strings.Contains(h.v.info.Text, "z 10 finished, shown when the job ends"):
-			t.Errorf("status %q does not say the slice shows when the job ends", h.v.info.Text)
+		case !readBack && !strings.Contains(h.v.bar.info.Text, "z 10 finished, shown when the job ends"):
+			t.Errorf("status %q does not say the slice shows when the job ends", h.v.bar.info.Text)
 		}
 		if h.v.lastErr != "" {
 			t.Errorf("an error was shown: %s", h.v.lastErr)

@@ -76,7 +76,7 @@ func (v *Viewer) SetMode(m EditMode) {
 	if v.edit.onMode != nil {
 		v.edit.onMode()
 	}
-	v.updateStatus()
+	v.bar.update(v)
 }
 
 // editLayer returns the selected points layer when it is visible and

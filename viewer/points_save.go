@@ -83,7 +83,7 @@ func isXML(path string) bool { return strings.EqualFold(filepath.Ext(path), ".xm
 func (v *Viewer) SaveSelected() {
 	pl, ok := v.sel.(*PointsLayer)
 	if !ok {
-		v.status.SetText("select a points layer to save")
+		v.bar.status.SetText("select a points layer to save")
 		return
 	}
 	if pl.path == "" {
@@ -103,7 +103,7 @@ func (v *Viewer) SaveSelectedAs() {
 		v.ShowSaveDialog(pl)
 		return
 	}
-	v.status.SetText("select a points layer to save")
+	v.bar.status.SetText("select a points layer to save")
 }
 
 // saveTo saves pl to path once the questions path needs are answered
@@ -114,7 +114,7 @@ func (v *Viewer) saveTo(pl *PointsLayer, path string, done func(error)) {
 	save := func() {
 		err := pl.Save(path)
 		if err == nil {
-			v.status.SetText(fmt.Sprintf("saved %s to %s", plural(pl.Len(), "point"), path))
+			v.bar.status.SetText(fmt.Sprintf("saved %s to %s", plural(pl.Len(), "point"), path))
 		}
 		done(err)
 	}

@@ -209,8 +209,8 @@ func TestSaveAsRenamesTheLayer(t *testing.T) {
 	if !strings.Contains(list, ">renamed.csv  • unsaved<") && !strings.Contains(list, ">renamed.csv<") || strings.Contains(list, "old.csv") {
 		t.Errorf("layer list still names the old file:\n%s", list)
 	}
-	if !strings.Contains(h.v.info.Text, "renamed.csv:") {
-		t.Errorf("status bar %q", h.v.info.Text)
+	if !strings.Contains(h.v.bar.info.Text, "renamed.csv:") {
+		t.Errorf("status bar %q", h.v.bar.info.Text)
 	}
 	if got := h.w.Title(); !strings.Contains(got, "renamed.csv") || strings.Contains(got, "old.csv") {
 		t.Errorf("title %q", got)

@@ -71,12 +71,9 @@ type Viewer struct {
 	controls *fyne.Container
 	ctl      controlRefs
 	dims     dimsBar
-	status   *widget.Label
-	info     *widget.Label
-	// statusBar holds status and info; it is laid out again when the
-	// info text changes width.
-	statusBar *fyne.Container
-	grdCheck  *widget.Check
+	// bar is the status bar under the view.
+	bar      *statusBar
+	grdCheck *widget.Check
 	// offer proposes the view change a result makes possible (compare
 	// it with its input side by side) instead of making it.
 	offer  offerBar
@@ -135,9 +132,11 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
 	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
-	v.status = widget.NewLabel("")
-	v.status.Truncation = fyne.TextTruncateEllipsis
-	v.info = widget.NewLabel("")
+	v.bar = newStatusBar(func() {
+		if v.root != nil {
+			v.root.Refresh()
+		}
+	})
 	v.list = v.newLayerList()
 	v.controls = container.NewVBox()
 	v.dims = v.newDimsBar()
@@ -178,13 +177,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.centre = container.NewStack(v.tabs)
 	split := container.NewHSplit(left, v.centre)
 	split.Offset = 0.24
-	v.info.Truncation = fyne.TextTruncateEllipsis
-	v.statusBar = container.New(&statusLayout{relayout: func() {
-		if v.root != nil {
-			v.root.Refresh()
-		}
-	}}, v.status, v.info)
-	v.root = container.NewBorder(toolbar, v.statusBar, nil, nil, split)
+	v.root = container.NewBorder(toolbar, v.bar, nil, nil, split)
 	v.rebuildControls()
 	return v
 }
@@ -660,7 +653,7 @@ func (v *Viewer) redraw() {
 		p.Refresh()
 	}
 	v.request3D()
-	v.updateStatus()
+	v.bar.update(v)
 }
 
 // liveInterval spaces the redraws that live updates cause: at most 20
@@ -707,7 +700,7 @@ func (v *Viewer) sliceReady(k sliceKey, err error) {
 // stack up); the same error again leaves it as it is.
 func (v *Viewer) ShowError(err error) {
 	msg := err.Error()
-	v.status.SetText("error: " + msg)
+	v.bar.status.SetText("error: " + msg)
 	if msg == v.lastErr && v.modals[dlgError] != nil {
 		return
 	}
@@ -909,12 +902,12 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 // hover reports the position and the values under the pointer.
 func (v *Viewer) hover(p *sliceView, pos fyne.Position) {
 	v.hoverPanel, v.hoverPos = p, pos
-	v.updateStatus()
+	v.bar.update(v)
 }
 
 func (v *Viewer) hoverOut() {
 	v.hoverPanel = nil
-	v.updateStatus()
+	v.bar.update(v)
 }
 
 // cursorVoxel returns the (z, y, x) voxel under the pointer, in the
@@ -947,126 +940,6 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 		return 0, false
 	}
 	return p.value(row, col), true
-}
-
-// updateStatus writes the pointer position in the data of the panel it
-// is over (the map too over a stack; row and column over a heat map),
-// the values under it and the view's zoom and point counts.
-func (v *Viewer) updateStatus() {
-	var b strings.Builder
-	if zyx, row, col, ok := v.cursorVoxel(); ok {
-		inPanel := func(l Layer) bool {
-			return l.Visible() && (v.hoverPanel.group == nil || slices.Contains(v.hoverPanel.group, l))
-		}
-		if hm := v.heatmapUnder(v.hoverPanel, row, col); hm != nil && v.hoverPanel.group != nil {
-			fmt.Fprintf(&b, "row %d  col %d", row, col)
-			if st := v.stackOf(hm); st != nil {
-				fmt.Fprintf(&b, " (click: map %d)", row)
-			}
-		} else {
-			if slices.ContainsFunc(v.layers, func(l Layer) bool {
-				il, ok := l.(*ImageLayer)
-				return ok && il.maps > 1 && inPanel(l)
-			}) {
-				fmt.Fprintf(&b, "map %d  ", v.mapIdx)
-			}
-			fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
-		}
-		for _, l := range v.layers {
-			if !inPanel(l) {
-				continue
-			}
-			if val, ok := v.valueIn(v.hoverPanel, l, row, col); ok {
-				fmt.Fprintf(&b, "  │  %s: %s", l.Name(), formatValue(val))
-			}
-		}
-	}
-	if b.Len() == 0 && v.lastErr == "" {
-		b.WriteString(v.hint())
-	}
-	if b.Len() > 0 || v.lastErr == "" {
-		setText(v.status, b.String(), v.statusBar)
-	}
-	var info []string
-	for _, l := range v.layers {
-		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			info = append(info, pl.statusText(v.imageExtent()))
-		}
-	}
-	if pl, ok := v.sel.(*PointsLayer); ok && v.ctl.layer == v.sel {
-		v.syncPoints(pl) // its in-view count is the one just drawn
-	}
-	info = append(info, v.loadingText()...)
-	// The zoom of the panel under the pointer (panels of a grid differ);
-	// in 3D the camera's, relative to the view that fits the volume.
-	if v.v3on() && v.v3 != nil {
-		info = append(info, fmt.Sprintf("3D zoom %.0f%%", v.v3.cam.Zoom*100))
-	} else {
-		p := v.hoverPanel
-		if p == nil {
-			p = v.panels[0]
-		}
-		info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
-	}
-	setText(v.info, strings.Join(info, "   "), v.statusBar)
-}
-
-// loadingText says, for the status bar, which slices on screen are
-// still loading (how far, for a y or x slice read in pieces: "loading y
-// 500: 40%") and which slices of a running job's output are not held.
-// Layers are named when more than one image layer is visible.
-func (v *Viewer) loadingText() []string {
-	var shown []*ImageLayer
-	for _, l := range v.layers {
-		if il := imageOf(l); il != nil && l.Visible() && il.fixed == nil {
-			shown = append(shown, il)
-		}
-	}
-	var out []string
-	loading := false
-	for _, il := range shown {
-		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
-		if !ok || il.ld.cache.Contains(k) {
-			continue
-		}
-		name := ""
-		if len(shown) > 1 {
-			name = il.name + ": "
-		}
-		err := il.ld.err(k)
-		switch done, total, ok := il.ld.loadProgress(k); {
-		case errors.Is(err, ErrNotHeld):
-			out = append(out, fmt.Sprintf("%s%s %d finished, shown when the job ends", name, k.axis, k.idx))
-		case err != nil:
-		case ok:
-			out = append(out, fmt.Sprintf("%sloading %s %d: %d%%", name, k.axis, k.idx, done*100/total))
-		default:
-			loading = true
-		}
-	}
-	if loading && len(out) == 0 {
-		out = append(out, "loading…")
-	}
-	return out
-}
-
-func (v *Viewer) hint() string {
-	if len(v.layers) == 0 {
-		return "Open a file (File ▸ Open, or drop it here)"
-	}
-	switch {
-	case v.v3on():
-		return "drag to turn · scroll to zoom · double-click to reset"
-	case v.ortho:
-		return "click or drag to move the point · scroll to zoom · double-click to reset"
-	}
-	if pl, ok := v.sel.(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
-		return editHints[v.edit.mode]
-	}
-	if v.Maps() > 1 {
-		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"
-	}
-	return "drag to pan · scroll to zoom · ←/→ change slice · double-click to reset"
 }
 
 // heatmapUnder returns the topmost visible heat map of panel p with a
@@ -1167,20 +1040,6 @@ func (v *Viewer) Close() {
 			il.ld.close()
 			_ = il.vol.Close()
 		}
-	}
-}
-
-// setText sets a label's text and lays its container out again when the
-// label's width, or its text's (a truncating label's), changed (Fyne
-// does not propagate size changes upwards).
-func setText(l *widget.Label, s string, parent *fyne.Container) {
-	if l.Text == s {
-		return
-	}
-	old, oldW := l.MinSize(), natural(l)
-	l.SetText(s)
-	if parent != nil && (l.MinSize() != old || natural(l) != oldW) {
-		parent.Refresh()
 	}
 }
 

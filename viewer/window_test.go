@@ -79,7 +79,7 @@ func TestStatusFollowsTheDrag(t *testing.T) {
 	h.v.hover(h.panel(), h.screen(2, 3))
 	h.key(fyne.Key3)
 	h.drag(2, 3, 40, 50, false)
-	if got := h.v.status.Text; !strings.HasPrefix(got, "z 5  y 40  x 50") {
+	if got := h.v.bar.status.Text; !strings.HasPrefix(got, "z 5  y 40  x 50") {
 		t.Errorf("status after a drag to (40, 50): %q", got)
 	}
 }
@@ -94,7 +94,7 @@ func TestStatusWords(t *testing.T) {
 	}
 	h.v.Set3D(true)
 	h.settle()
-	if got := h.v.info.Text; !strings.Contains(got, "3D zoom 100%") || strings.Contains(got, "   zoom ") {
+	if got := h.v.bar.info.Text; !strings.Contains(got, "3D zoom 100%") || strings.Contains(got, "   zoom ") {
 		t.Errorf("3D status %q, want the 3D zoom", got)
 	}
 	h.v.Set3D(false)
@@ -130,18 +130,18 @@ func TestStatusBarNeverCutsTheReadout(t *testing.T) {
 	h.v.hover(h.panel(), fyne.NewPos(h.panel().Size().Width/2, h.panel().Size().Height/2))
 	h.settle()
 	fits := func(l *widget.Label) bool { return l.Size().Width+0.5 >= natural(l) }
-	if !fits(h.v.status) || !fits(h.v.info) {
+	if !fits(h.v.bar.status) || !fits(h.v.bar.info) {
 		t.Errorf("at 1280 px: readout %v wide for %v of text (%q), counts %v for %v (%q)",
-			h.v.status.Size().Width, natural(h.v.status), h.v.status.Text, h.v.info.Size().Width, natural(h.v.info), h.v.info.Text)
+			h.v.bar.status.Size().Width, natural(h.v.bar.status), h.v.bar.status.Text, h.v.bar.info.Size().Width, natural(h.v.bar.info), h.v.bar.info.Text)
 	}
-	if h.v.statusBar.Size().Height < 1.5*h.v.status.MinSize().Height {
-		t.Errorf("status bar %v tall for %v of readout and counts: want two lines", h.v.statusBar.Size(), natural(h.v.status)+natural(h.v.info))
+	if h.v.bar.Size().Height < 1.5*h.v.bar.status.MinSize().Height {
+		t.Errorf("status bar %v tall for %v of readout and counts: want two lines", h.v.bar.Size(), natural(h.v.bar.status)+natural(h.v.bar.info))
 	}
 	// Wide enough for both: one line.
 	h.w.Resize(fyne.NewSize(4000, 800))
 	h.settle()
-	if !fits(h.v.status) || !fits(h.v.info) || h.v.statusBar.Size().Height > 1.2*h.v.status.MinSize().Height {
-		t.Errorf("at 4000 px: status bar %v, readout %v, counts %v", h.v.statusBar.Size(), h.v.status.Size(), h.v.info.Size())
+	if !fits(h.v.bar.status) || !fits(h.v.bar.info) || h.v.bar.Size().Height > 1.2*h.v.bar.status.MinSize().Height {
+		t.Errorf("at 4000 px: status bar %v, readout %v, counts %v", h.v.bar.Size(), h.v.bar.status.Size(), h.v.bar.info.Size())
 	}
 	// The layer list at 1280: the longest name is not cut.
 	h.w.Resize(fyne.NewSize(1280, 800))
