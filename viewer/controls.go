@@ -570,4 +570,3 @@ func (v *Viewer) sliderDone(float64) { widgets.Refocus(v.win, false) }
 func (v *Viewer) focused(o fyne.Focusable) bool {
 	return v.win != nil && v.win.Canvas().Focused() == o
 }
-
