@@ -23,17 +23,17 @@ import (
 // 1280 px); selecting a row selects the layer.
 func (v *Viewer) newLayerList() *widget.List {
 	l := widget.NewList(
-		func() int { return len(v.layers) },
+		func() int { return len(v.stack.layers) },
 		func() fyne.CanvasObject {
 			name := widget.NewLabel("layer name")
 			name.Truncation = fyne.TextTruncateEllipsis
 			return container.NewBorder(nil, nil, container.NewHBox(widget.NewCheck("", nil), widget.NewIcon(theme.MediaPhotoIcon())), nil, name)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= len(v.layers) {
+			if id >= len(v.stack.layers) {
 				return
 			}
-			l := v.layers[len(v.layers)-1-id]
+			l := v.stack.layers[len(v.stack.layers)-1-id]
 			row := o.(*fyne.Container)
 			left := row.Objects[1].(*fyne.Container)
 			chk := left.Objects[0].(*widget.Check)
@@ -47,8 +47,8 @@ func (v *Viewer) newLayerList() *widget.List {
 			row.Objects[0].(*widget.Label).SetText(l.Name() + unsavedMark(l))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
-		if id < len(v.layers) {
-			v.Select(v.layers[len(v.layers)-1-id])
+		if id < len(v.stack.layers) {
+			v.Select(v.stack.layers[len(v.stack.layers)-1-id])
 		}
 		// A tapped list keeps the keys (they move its selection).
 		widgets.Refocus(v.win, false)
@@ -91,9 +91,9 @@ type controlRefs struct {
 
 // rebuildControls shows the controls of the selected layer.
 func (v *Viewer) rebuildControls() {
-	v.ctl = controlRefs{layer: v.sel}
+	v.ctl = controlRefs{layer: v.stack.sel}
 	var objs []fyne.CanvasObject
-	switch l := v.sel.(type) {
+	switch l := v.stack.sel.(type) {
 	case nil:
 		objs = []fyne.CanvasObject{widget.NewLabel("No layer selected")}
 	case *PointsLayer:
@@ -291,7 +291,7 @@ func describe(l *ImageLayer) string {
 // syncControls puts the selected layer's settings into its controls.
 func (v *Viewer) syncControls() {
 	c := &v.ctl
-	if c.layer == nil || c.layer != v.sel {
+	if c.layer == nil || c.layer != v.stack.sel {
 		return
 	}
 	if pl, ok := c.layer.(*PointsLayer); ok {

@@ -173,7 +173,7 @@ func (v *Viewer) WalkNext(dir int) bool {
 // panel showing the selected layer.
 func (v *Viewer) centreOn(row, col float64) {
 	for _, p := range v.panels {
-		if p.group != nil && !slices.Contains(p.group, v.sel) {
+		if p.group != nil && !slices.Contains(p.group, v.stack.sel) {
 			continue
 		}
 		sz := p.Size()
@@ -241,7 +241,7 @@ func (l *PointsLayer) outside(e [3]int) int {
 // belong to), zero without one.
 func (v *Viewer) imageExtent() [3]int {
 	var e [3]int
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
 			x := il.extent()
 			for a := range e {

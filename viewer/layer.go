@@ -80,7 +80,7 @@ func (b *layerBase) SetBlending(m Blending) { b.blend = m; b.changed() }
 
 func (b *layerBase) changed() {
 	if b.v != nil {
-		b.v.layerChanged()
+		b.v.stack.edited()
 	}
 }
 

@@ -256,9 +256,9 @@ func Spec(l Layer) string { return l.base().spec }
 // cleaned paths with their datasets), or nil.
 func (v *Viewer) LayerFor(spec string) Layer {
 	want := cleanSpec(spec)
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		if s := v.layers[i].base().spec; s != "" && cleanSpec(s) == want {
-			return v.layers[i]
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		if s := v.stack.layers[i].base().spec; s != "" && cleanSpec(s) == want {
+			return v.stack.layers[i]
 		}
 	}
 	return nil
@@ -277,8 +277,8 @@ func cleanSpec(spec string) string {
 func (v *Viewer) Specs() []string {
 	var out []string
 	seen := map[string]bool{}
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		if s := v.layers[i].base().spec; s != "" && !seen[s] {
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		if s := v.stack.layers[i].base().spec; s != "" && !seen[s] {
 			seen[s] = true
 			out = append(out, s)
 		}
@@ -289,7 +289,7 @@ func (v *Viewer) Specs() []string {
 // PlaceAbove moves l to just above ref in the stack (a points layer over
 // the image it was found in, so grid mode draws them in one panel).
 func (v *Viewer) PlaceAbove(l, ref Layer) {
-	i, j := v.indexOf(l), v.indexOf(ref)
+	i, j := v.stack.indexOf(l), v.stack.indexOf(ref)
 	if i < 0 || j < 0 {
 		return
 	}
@@ -306,7 +306,7 @@ func (v *Viewer) PlaceAbove(l, ref Layer) {
 // asks (Compare); a result arriving only offers it (OfferCompare).
 func (v *Viewer) Focus(grid bool, show ...Layer) {
 	v.Batch(func() {
-		for _, l := range v.layers {
+		for _, l := range v.stack.layers {
 			on := false
 			for _, s := range show {
 				on = on || s == l

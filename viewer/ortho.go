@@ -182,7 +182,7 @@ type orthoLayout struct{ v *Viewer }
 func (l orthoLayout) physical() [3]float64 {
 	e := l.v.dimsExtent()
 	vs := [3]float64{1, 1, 1}
-	for _, ly := range l.v.layers {
+	for _, ly := range l.v.stack.layers {
 		if il, ok := ly.(*ImageLayer); ok && ly.Visible() {
 			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
 				vs = s

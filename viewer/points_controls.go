@@ -271,7 +271,7 @@ func setPointsLabel(l *widget.Label, s string) {
 func (v *Viewer) editMenu() *fyne.Menu {
 	onLayer := func(f func(*PointsLayer)) func() {
 		return func() {
-			if pl, ok := v.sel.(*PointsLayer); ok {
+			if pl, ok := v.stack.sel.(*PointsLayer); ok {
 				f(pl)
 			}
 		}
@@ -294,7 +294,7 @@ func (v *Viewer) editMenu() *fyne.Menu {
 // the image.
 func (v *Viewer) NewPointsLayer() *PointsLayer {
 	name := "points"
-	for n := 2; slices.ContainsFunc(v.layers, func(l Layer) bool { return l.Name() == name }); n++ {
+	for n := 2; slices.ContainsFunc(v.stack.layers, func(l Layer) bool { return l.Name() == name }); n++ {
 		name = fmt.Sprintf("points %d", n)
 	}
 	pl := v.AddPoints(name, nil)

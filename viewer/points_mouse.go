@@ -82,7 +82,7 @@ func (v *Viewer) SetMode(m EditMode) {
 // editLayer returns the selected points layer when it is visible and
 // shown in panel p (any panel for nil), else nil.
 func (v *Viewer) editLayer(p *sliceView) *PointsLayer {
-	pl, ok := v.sel.(*PointsLayer)
+	pl, ok := v.stack.sel.(*PointsLayer)
 	if !ok || !pl.Visible() {
 		return nil
 	}
@@ -345,7 +345,7 @@ var (
 // editShortcut runs undo (Ctrl+Z), redo (Ctrl+Shift+Z, Ctrl+Y), save
 // (Ctrl+S) and save as (Ctrl+Shift+S) on the selected points layer.
 func (v *Viewer) editShortcut(sc fyne.Shortcut) {
-	pl, ok := v.sel.(*PointsLayer)
+	pl, ok := v.stack.sel.(*PointsLayer)
 	if !ok {
 		return
 	}

@@ -81,7 +81,7 @@ func isXML(path string) bool { return strings.EqualFold(filepath.Ext(path), ".xm
 // SaveSelected saves the selected points layer to its file, or asks
 // where when it has none.
 func (v *Viewer) SaveSelected() {
-	pl, ok := v.sel.(*PointsLayer)
+	pl, ok := v.stack.sel.(*PointsLayer)
 	if !ok {
 		v.bar.status.SetText("select a points layer to save")
 		return
@@ -99,7 +99,7 @@ func (v *Viewer) SaveSelected() {
 
 // SaveSelectedAs asks where to save the selected points layer.
 func (v *Viewer) SaveSelectedAs() {
-	if pl, ok := v.sel.(*PointsLayer); ok {
+	if pl, ok := v.stack.sel.(*PointsLayer); ok {
 		v.ShowSaveDialog(pl)
 		return
 	}
@@ -184,8 +184,8 @@ func (v *Viewer) suggestPath(pl *PointsLayer) string {
 		return pl.path
 	}
 	dir := ""
-	for i := len(v.layers) - 1; i >= 0 && dir == ""; i-- {
-		if il, ok := v.layers[i].(*ImageLayer); ok && il.spec != "" {
+	for i := len(v.stack.layers) - 1; i >= 0 && dir == ""; i-- {
+		if il, ok := v.stack.layers[i].(*ImageLayer); ok && il.spec != "" {
 			p, _ := volume.SplitSpec(il.spec)
 			if abs, err := filepath.Abs(strings.TrimRight(p, string(filepath.Separator))); err == nil {
 				dir = filepath.Dir(abs)
@@ -338,7 +338,7 @@ func (v *Viewer) submitSave(sd *saveDialog, pl *PointsLayer, then func()) {
 // Unsaved returns the points layers with edits not saved.
 func (v *Viewer) Unsaved() []*PointsLayer {
 	var out []*PointsLayer
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
 			out = append(out, pl)
 		}

@@ -85,7 +85,7 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	if got := readBack(t, path); !slices.Equal(got, []Point{pt(5, 10, 10, "non-cell"), pt(5, 30, 30, "cell")}) {
 		t.Errorf("saved before removing: %v", got)
 	}
-	if h.v.indexOf(h.pl) >= 0 {
+	if h.v.stack.indexOf(h.pl) >= 0 {
 		t.Error("Save and remove left the layer")
 	}
 	// Remove without saving; and an unedited layer goes at once.
@@ -93,12 +93,12 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	fresh.AddPoint(pt(1, 2, 3, "cell"))
 	h.v.AskRemoveLayer(fresh)
 	h.press(dlgRemove, "Remove without saving")
-	if h.v.indexOf(fresh) >= 0 {
+	if h.v.stack.indexOf(fresh) >= 0 {
 		t.Error("Remove without saving left the layer")
 	}
 	plain := h.v.AddPoints("plain", []Point{pt(1, 1, 1, "cell")})
 	h.v.AskRemoveLayer(plain)
-	if h.v.indexOf(plain) >= 0 || h.v.Dialogs() != 0 {
+	if h.v.stack.indexOf(plain) >= 0 || h.v.Dialogs() != 0 {
 		t.Error("an unedited layer was not removed at once")
 	}
 }

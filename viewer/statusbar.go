@@ -56,7 +56,7 @@ func (s *statusBar) update(v *Viewer) {
 				fmt.Fprintf(&b, " (click: map %d)", row)
 			}
 		} else {
-			if slices.ContainsFunc(v.layers, func(l Layer) bool {
+			if slices.ContainsFunc(v.stack.layers, func(l Layer) bool {
 				il, ok := l.(*ImageLayer)
 				return ok && il.maps > 1 && inPanel(l)
 			}) {
@@ -64,7 +64,7 @@ func (s *statusBar) update(v *Viewer) {
 			}
 			fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
 		}
-		for _, l := range v.layers {
+		for _, l := range v.stack.layers {
 			if !inPanel(l) {
 				continue
 			}
@@ -80,12 +80,12 @@ func (s *statusBar) update(v *Viewer) {
 		s.setText(s.status, b.String())
 	}
 	var info []string
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			info = append(info, pl.statusText(v.imageExtent()))
 		}
 	}
-	if pl, ok := v.sel.(*PointsLayer); ok && v.ctl.layer == v.sel {
+	if pl, ok := v.stack.sel.(*PointsLayer); ok && v.ctl.layer == v.stack.sel {
 		v.syncPoints(pl) // its in-view count is the one just drawn
 	}
 	info = append(info, loadingText(v)...)
@@ -109,7 +109,7 @@ func (s *statusBar) update(v *Viewer) {
 // Layers are named when more than one image layer is visible.
 func loadingText(v *Viewer) []string {
 	var shown []*ImageLayer
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.fixed == nil {
 			shown = append(shown, il)
 		}
@@ -145,7 +145,7 @@ func loadingText(v *Viewer) []string {
 // hint is the readout with the pointer off the data: what the mouse
 // and keys do in the view on show.
 func hint(v *Viewer) string {
-	if len(v.layers) == 0 {
+	if len(v.stack.layers) == 0 {
 		return "Open a file (File ▸ Open, or drop it here)"
 	}
 	switch {
@@ -154,7 +154,7 @@ func hint(v *Viewer) string {
 	case v.ortho:
 		return "click or drag to move the point · scroll to zoom · double-click to reset"
 	}
-	if pl, ok := v.sel.(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
+	if pl, ok := v.stack.sel.(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
 		return editHints[v.edit.mode]
 	}
 	if v.Maps() > 1 {

@@ -268,7 +268,7 @@ func (w *view3D) threshold() float64 {
 	if w.thrSet {
 		return w.thr
 	}
-	for _, l := range w.v.layers {
+	for _, l := range w.v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			return (il.lo + il.hi) / 2
 		}
@@ -307,7 +307,7 @@ func (v *Viewer) frame3D() render3d.Vec {
 			ext[2-k] = math.Max(ext[2-k], float64(sh[k])*sp[k])
 		}
 	}
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if !l.Visible() {
 			continue
 		}
@@ -342,7 +342,7 @@ func layerSpacing(il *ImageLayer) [3]float64 {
 // lowest visible image layer, else 1.
 func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
 	var below, lowest *ImageLayer
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if l == Layer(pl) {
 			break
 		}
@@ -350,7 +350,7 @@ func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
 			below = il
 		}
 	}
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			lowest = il
 			break
@@ -390,7 +390,7 @@ func (v *Viewer) request3D() {
 	}
 	// A removed layer's grids (up to the budget each) go with it.
 	for il := range w.grids {
-		if v.indexOf(il) < 0 {
+		if v.stack.indexOf(il) < 0 {
 			delete(w.grids, il)
 		}
 	}
@@ -407,7 +407,7 @@ func (v *Viewer) request3D() {
 		lg *layerGrids
 	}
 	var images []shown
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		il, ok := l.(*ImageLayer)
 		if !ok || !l.Visible() || il.fixed != nil {
 			continue
@@ -434,7 +434,7 @@ func (v *Viewer) request3D() {
 		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, il.lo, il.hi, il.gamma, il.opacity, il.cmapName, il.blend)
 	}
 	var pointLayers []*PointsLayer
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			pointLayers = append(pointLayers, pl)
 			pl.store.mu.RLock()
@@ -529,7 +529,7 @@ func (v *Viewer) view3DError() error {
 	if w == nil || !v.v3on() {
 		return nil
 	}
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			if lg := w.grids[il]; lg != nil && lg.err != nil {
 				return lg.err
@@ -873,7 +873,7 @@ func (w *view3D) DoubleTapped(*fyne.PointEvent) {
 // syncThreshold sets the threshold slider's range to the lowest visible
 // image layer's values seen so far.
 func (w *view3D) syncThreshold() {
-	for _, l := range w.v.layers {
+	for _, l := range w.v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			lo, hi := il.rangeLo, il.rangeHi
 			if hi > lo {

@@ -27,9 +27,10 @@ import (
 type Viewer struct {
 	win fyne.Window
 
-	layers []Layer // bottom to top
-	sel    Layer
-	axis   Axis
+	// stack is the layers and the selection, the model the views
+	// observe (layerstack.go).
+	stack layerStack
+	axis  Axis
 	// index is the slice shown along each axis; want is the one last
 	// asked for (SetSlice), which index returns to when hiding a layer
 	// had clamped it and showing the layer again makes room.
@@ -100,10 +101,6 @@ type Viewer struct {
 	// saveDlg is the Save points as dialog on show (nil when none).
 	saveDlg *saveDialog
 
-	// onLayers are called after the layer stack changed
-	// (OnLayersChanged: the processing panel refreshes its input
-	// choices).
-	onLayers []func()
 	// bg counts background goroutines that post to the UI (Go: the
 	// panel's plot renderers), so a closing window can wait for them.
 	bg      sync.WaitGroup
@@ -130,6 +127,7 @@ func New(win fyne.Window) *Viewer {
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
+	v.stack.watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
 	v.bar = newStatusBar(func() {
@@ -159,11 +157,11 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
 	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.orthoCheck, v.v3Check)
 
-	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
-	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
+	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.stack.move(v.stack.sel, +1) })
+	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.stack.move(v.stack.sel, -1) })
 	remove := widgets.NewButton(v.win, "", theme.DeleteIcon(), func() {
-		if v.sel != nil {
-			v.AskRemoveLayer(v.sel)
+		if v.stack.sel != nil {
+			v.AskRemoveLayer(v.stack.sel)
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
@@ -190,10 +188,10 @@ func (v *Viewer) Content() fyne.CanvasObject { return v.root }
 func (v *Viewer) Window() fyne.Window { return v.win }
 
 // Layers returns the layers from bottom to top.
-func (v *Viewer) Layers() []Layer { return append([]Layer(nil), v.layers...) }
+func (v *Viewer) Layers() []Layer { return v.stack.all() }
 
 // Selected returns the selected layer, or nil.
-func (v *Viewer) Selected() Layer { return v.sel }
+func (v *Viewer) Selected() Layer { return v.stack.sel }
 
 // AddImage adds an image layer over vol on top of the others and selects
 // it. The viewer owns vol from now on: it closes it when the layer is
@@ -261,10 +259,8 @@ func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ..
 
 func (v *Viewer) add(l Layer) {
 	l.base().setViewer(v)
-	first := len(v.layers) == 0
-	v.layers = append(v.layers, l)
-	v.sel = l
-	v.layersChanged()
+	first := len(v.stack.layers) == 0
+	v.stack.add(l)
 	// Until the user pans or zooms, the panels fit whatever they show
 	// (sliceView.fitNow); the first layer always starts fitted.
 	if first {
@@ -274,11 +270,9 @@ func (v *Viewer) add(l Layer) {
 
 // RemoveLayer removes l, closing its volume.
 func (v *Viewer) RemoveLayer(l Layer) {
-	i := v.indexOf(l)
-	if i < 0 {
+	if v.stack.indexOf(l) < 0 {
 		return
 	}
-	v.layers = append(v.layers[:i], v.layers[i+1:]...)
 	if il := imageOf(l); il != nil && il.ld != nil {
 		il.ld.close()
 		_ = il.vol.Close()
@@ -287,55 +281,29 @@ func (v *Viewer) RemoveLayer(l Layer) {
 	if v.offer.about(l) {
 		v.offer.hide()
 	}
-	if v.sel == l {
-		v.sel = nil
-		if n := len(v.layers); n > 0 {
-			v.sel = v.layers[min(i, n-1)]
-		}
-	}
-	v.layersChanged()
+	v.stack.remove(l)
 }
 
 // MoveLayer moves l up (delta > 0, towards the top) or down the stack.
-func (v *Viewer) MoveLayer(l Layer, delta int) {
-	i := v.indexOf(l)
-	if i < 0 {
-		return
-	}
-	j := min(max(i+delta, 0), len(v.layers)-1)
-	if i == j {
-		return
-	}
-	v.layers = append(v.layers[:i], v.layers[i+1:]...)
-	v.layers = append(v.layers[:j], append([]Layer{l}, v.layers[j:]...)...)
-	v.layersChanged()
-}
-
-func (v *Viewer) moveSelected(delta int) {
-	if v.sel != nil {
-		v.MoveLayer(v.sel, delta)
-	}
-}
+func (v *Viewer) MoveLayer(l Layer, delta int) { v.stack.move(l, delta) }
 
 // Select makes l the layer whose controls are shown.
-func (v *Viewer) Select(l Layer) {
-	if v.sel == l {
-		return
-	}
-	v.sel = l
-	v.rebuildControls()
-	if i := v.indexOf(l); i >= 0 {
-		v.list.Select(len(v.layers) - 1 - i)
-	}
-}
+func (v *Viewer) Select(l Layer) { v.stack.choose(l) }
 
-func (v *Viewer) indexOf(l Layer) int {
-	for i, x := range v.layers {
-		if x == l {
-			return i
+// stackChanged follows the layer stack: what a change touches is laid
+// out, listed and drawn again.
+func (v *Viewer) stackChanged(c stackChange) {
+	switch c {
+	case layersMoved:
+		v.layersChanged()
+	case selectionMoved:
+		v.rebuildControls()
+		if i := v.stack.indexOf(v.stack.sel); i >= 0 {
+			v.list.Select(len(v.stack.layers) - 1 - i)
 		}
+	case layerEdited:
+		v.layerChanged()
 	}
-	return -1
 }
 
 // layersChanged updates everything that depends on the layer stack.
@@ -344,8 +312,8 @@ func (v *Viewer) layersChanged() {
 		v.setPanels()
 	}
 	v.list.Refresh()
-	if i := v.indexOf(v.sel); i >= 0 {
-		v.list.Select(len(v.layers) - 1 - i)
+	if i := v.stack.indexOf(v.stack.sel); i >= 0 {
+		v.list.Select(len(v.stack.layers) - 1 - i)
 	} else {
 		v.list.UnselectAll()
 	}
@@ -353,9 +321,6 @@ func (v *Viewer) layersChanged() {
 	v.updateDims()
 	v.redraw()
 	v.updateTitle()
-	for _, f := range v.onLayers {
-		f()
-	}
 }
 
 // updateTitle names the files open in the window's title: "voxlab —
@@ -365,7 +330,7 @@ func (v *Viewer) updateTitle() {
 		return
 	}
 	var names []string
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if sp := l.base().spec; sp != "" {
 			p, _ := volume.SplitSpec(sp)
 			if n := filepath.Base(p); !slices.Contains(names, n) {
@@ -385,7 +350,13 @@ func (v *Viewer) updateTitle() {
 // OnLayersChanged has f called, on the UI goroutine, after every change
 // of the layer stack (a layer added, removed or moved): the processing
 // panel offers the open layers as inputs.
-func (v *Viewer) OnLayersChanged(f func()) { v.onLayers = append(v.onLayers, f) }
+func (v *Viewer) OnLayersChanged(f func()) {
+	v.stack.watch(func(c stackChange) {
+		if c == layersMoved {
+			f()
+		}
+	})
+}
 
 // layerChanged redraws after a layer setting changed (showing or hiding
 // one changes the dims slider's range).
@@ -430,9 +401,9 @@ func (v *Viewer) Map() int { return v.mapIdx }
 // stack layer (of any stack layer when none is visible); 0 without
 // stacks.
 func (v *Viewer) Maps() int {
-	visible := slices.ContainsFunc(v.layers, Layer.Visible)
+	visible := slices.ContainsFunc(v.stack.layers, Layer.Visible)
 	n := 0
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && il.maps > 1 && (l.Visible() || !visible) {
 			n = max(n, il.maps)
 		}
@@ -498,9 +469,9 @@ func (v *Viewer) dimsExtent() [3]int { return v.extentOf(nil) }
 // a panel's group, or for nil of the visible layers (of every layer when
 // none is visible).
 func (v *Viewer) extentOf(group []Layer) [3]int {
-	visible := slices.ContainsFunc(v.layers, Layer.Visible)
+	visible := slices.ContainsFunc(v.stack.layers, Layer.Visible)
 	var e [3]int
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if group == nil && visible && !l.Visible() || group != nil && !slices.Contains(group, l) {
 			continue
 		}
@@ -551,7 +522,7 @@ func (v *Viewer) setPanels() {
 	}
 	var groups [][]Layer
 	if v.grid {
-		for _, l := range v.layers {
+		for _, l := range v.stack.layers {
 			if !l.Visible() {
 				continue
 			}
@@ -602,7 +573,7 @@ func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v
 // aspectAlong is aspectOf for slices along axis.
 func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {
 	ra, ca := axis.displayAxes()
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
 			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
 				return vs[ra] / vs[ca]
@@ -718,7 +689,7 @@ func (v *Viewer) LastError() string { return v.lastErr }
 // Loaded reports whether every visible image layer has its current slice
 // in memory or failed to read it (no slice is still loading).
 func (v *Viewer) Loaded() bool {
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		il := imageOf(l)
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
@@ -739,7 +710,7 @@ func (v *Viewer) loadError() error {
 	if err := v.view3DError(); err != nil {
 		return err
 	}
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
 			for _, ax := range v.shownAxes() {
 				if k, ok := il.keyFor(ax, v.index[ax], v.mapIdx); ok {
@@ -778,7 +749,7 @@ func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
 func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh, ps float64) {
 	idx := v.index[axis]
 	var shown []Layer
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if l.Visible() && (group == nil || slices.Contains(group, l)) {
 			shown = append(shown, l)
 		}
@@ -815,7 +786,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh,
 // label for panel p, from the voxel size of its lowest visible image
 // layer; 0 when that layer has no voxel size.
 func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		il, ok := l.(*ImageLayer)
 		if !ok || !l.Visible() || p.group != nil && !slices.Contains(p.group, l) {
 			continue
@@ -945,9 +916,9 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 // heatmapUnder returns the topmost visible heat map of panel p with a
 // cell at (row, col), or nil.
 func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		h, ok := v.layers[i].(*HeatmapLayer)
-		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.layers[i]) {
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		h, ok := v.stack.layers[i].(*HeatmapLayer)
+		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.stack.layers[i]) {
 			continue
 		}
 		if row >= 0 && col >= 0 && row < h.rows && col < h.cols {
@@ -961,8 +932,8 @@ func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
 // (a distance matrix's ground-truth maps): the topmost with as many maps
 // as h has rows, or nil.
 func (v *Viewer) stackOf(h *HeatmapLayer) *ImageLayer {
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		if il, ok := v.layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		if il, ok := v.stack.layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
 			return il
 		}
 	}
@@ -1035,7 +1006,7 @@ func (v *Viewer) ShowTab(t *container.TabItem) {
 func (v *Viewer) Close() {
 	v.stopPlay()
 	v.close3D()
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			il.ld.close()
 			_ = il.vol.Close()
@@ -1083,7 +1054,7 @@ func (o *offerBar) hide() {
 // accepts (Compare). A later offer replaces it; removing either layer
 // withdraws it.
 func (v *Viewer) OfferCompare(in, result Layer) {
-	if in == nil || result == nil || v.indexOf(in) < 0 || v.indexOf(result) < 0 {
+	if in == nil || result == nil || v.stack.indexOf(in) < 0 || v.stack.indexOf(result) < 0 {
 		return
 	}
 	v.offer.a, v.offer.b = in, result
