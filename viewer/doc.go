@@ -6,6 +6,13 @@
 // map while a stack of maps is on show), and a status bar with the voxel
 // under the pointer and each visible layer's value there.
 //
+// The layers and the selection are a model of their own (layerStack,
+// layerstack.go: add, remove, move, choose, edits) that the Viewer
+// observes to list, lay out and draw again; the status bar is its own
+// widget (statusbar.go); the Viewer's navigation, painting, input,
+// loading state, docking and compare offer are in nav.go, paint.go,
+// input.go, loading.go, dock.go and offer.go.
+//
 // # Using it from the application
 //
 //	w := app.NewWindow("voxlab")
