@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 	"time"
 
@@ -143,15 +144,22 @@ func TestDemoHeadlessRunsThePipelines(t *testing.T) {
 }
 
 // sigintEnv makes the test binary run `voxlab` as main does (a context
-// cancelled by SIGINT and SIGTERM) with these arguments (tab separated),
-// so the Ctrl-C tests can signal a real process. With sigintSlowEnv set,
+// cancelled by SIGINT, SIGTERM and SIGHUP: stopSignals) with these
+// arguments (tab separated), so the Ctrl-C tests can signal a real
+// process. With sigintSlowEnv set,
 // the job holds at its first progress event of the projections (once the
 // terminal sink has printed it) until the signal arrives: a long job that
 // is still running when the test sees the line and signals, however fast
 // or slow the machine.
+// With sigintHoldEnv set, the job's first progress event prints
+// holdMarker and waits there until a signal stops the command: a job
+// caught in the middle, its temporary output on disk, for as long as the
+// test needs.
 const (
 	sigintEnv     = "VOXLAB_TEST_SIGINT_ARGS"
 	sigintSlowEnv = "VOXLAB_TEST_SIGINT_SLOW"
+	sigintHoldEnv = "VOXLAB_TEST_SIGINT_HOLD"
+	holdMarker    = "voxlab-test: holding"
 )
 
 func init() {
@@ -159,7 +167,7 @@ func init() {
 	if args == "" {
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	e := &env{stdout: os.Stdout, stderr: os.Stderr}
 	if os.Getenv(sigintSlowEnv) != "" {
 		e.sinks = []job.Sink{func(ev job.Event) {
@@ -167,6 +175,17 @@ func init() {
 				<-ctx.Done()
 			}
 		}}
+	}
+	if os.Getenv(sigintHoldEnv) != "" {
+		var once sync.Once
+		e.sinks = append(e.sinks, func(ev job.Event) {
+			if ev.Kind == job.Progressed {
+				once.Do(func() {
+					fmt.Fprintln(os.Stderr, holdMarker)
+					<-ctx.Done()
+				})
+			}
+		})
 	}
 	code := run(ctx, strings.Split(args, "\t"), e)
 	stop()
