@@ -233,6 +233,9 @@ func renderGUI(w, h int, open func(*viewer.Viewer) error, g *guiOpts) (image.Ima
 	}
 	pn := panel.NewPanel(hl.Viewer, panel.PanelOptions{}, guiPipelines()...)
 	defer pn.Close()
+	if err := fits(hl.Viewer, w, h); err != nil {
+		return nil, err
+	}
 	if g.run != "" {
 		id, err := startRun(pn, g)
 		if err != nil {

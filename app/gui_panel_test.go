@@ -18,6 +18,7 @@ import (
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // countingLive counts the partial results a pipeline's live view gets.
@@ -441,7 +442,7 @@ func TestGUICtrlCUnderDisplay(t *testing.T) {
 // of it background) is mapped and painted. An empty Xvfb screen, black or its stippled weave, has
 // none of that colour.
 func drawn(img image.Image) bool {
-	r0, g0, b0, _ := viewer.Theme().Color(theme.ColorNameBackground, theme.VariantDark).RGBA()
+	r0, g0, b0, _ := widgets.Theme().Color(theme.ColorNameBackground, theme.VariantDark).RGBA()
 	bd := img.Bounds()
 	n, hit := 0, 0
 	for y := bd.Min.Y; y < bd.Max.Y; y += 5 {

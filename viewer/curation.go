@@ -3,13 +3,8 @@ package viewer
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/points"
 )
@@ -159,7 +154,7 @@ func (v *Viewer) WalkNext(dir int) bool {
 	}
 	s.mu.RUnlock()
 	if found < 0 {
-		v.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
+		v.bar.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
 		return false
 	}
 	pl.walkAt = found
@@ -178,7 +173,7 @@ func (v *Viewer) WalkNext(dir int) bool {
 // panel showing the selected layer.
 func (v *Viewer) centreOn(row, col float64) {
 	for _, p := range v.panels {
-		if p.group != nil && !slices.Contains(p.group, v.sel) {
+		if p.group != nil && !slices.Contains(p.group, v.stack.sel) {
 			continue
 		}
 		sz := p.Size()
@@ -246,7 +241,7 @@ func (l *PointsLayer) outside(e [3]int) int {
 // belong to), zero without one.
 func (v *Viewer) imageExtent() [3]int {
 	var e [3]int
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
 			x := il.extent()
 			for a := range e {
@@ -256,131 +251,3 @@ func (v *Viewer) imageExtent() [3]int {
 	}
 	return e
 }
-
-// Path returns the file the layer saves to ("" when it has none yet).
-func (l *PointsLayer) Path() string { return l.path }
-
-// Save writes the layer's points to path (cellfinder XML for .xml, else
-// CSV) through a temporary file, and makes it the layer's file: the
-// layer is no longer modified.
-func (l *PointsLayer) Save(path string) error {
-	if err := points.Save(path, l.Points()); err != nil {
-		return err
-	}
-	l.path = path
-	l.savedID = l.editID()
-	l.changed()
-	return nil
-}
-
-// SaveSelected saves the selected points layer to its file, or asks
-// where when it has none.
-func (v *Viewer) SaveSelected() {
-	pl, ok := v.sel.(*PointsLayer)
-	if !ok {
-		v.status.SetText("select a points layer to save")
-		return
-	}
-	if pl.path == "" {
-		v.ShowSaveDialog(pl)
-		return
-	}
-	if err := pl.Save(pl.path); err != nil {
-		v.ShowError(err)
-		return
-	}
-	v.status.SetText(fmt.Sprintf("saved %d points to %s", pl.Len(), pl.path))
-}
-
-// ShowSaveDialog asks where to save pl (.xml for cellfinder, .csv).
-func (v *Viewer) ShowSaveDialog(pl *PointsLayer) {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil {
-			v.ShowError(err)
-			return
-		}
-		if w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
-		if !points.IsPointsFile(path) {
-			path += ".csv"
-		}
-		if err := pl.Save(path); err != nil {
-			v.ShowError(err)
-			return
-		}
-		v.status.SetText(fmt.Sprintf("saved %d points to %s", pl.Len(), path))
-	}, v.win)
-	name := pl.Name()
-	if !points.IsPointsFile(name) {
-		name += ".xml"
-	}
-	d.SetFileName(filepath.Base(name))
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
-}
-
-// Unsaved returns the points layers with edits not saved.
-func (v *Viewer) Unsaved() []*PointsLayer {
-	var out []*PointsLayer
-	for _, l := range v.layers {
-		if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
-			out = append(out, pl)
-		}
-	}
-	return out
-}
-
-// ConfirmUnsaved runs quit at once when no points layer has unsaved
-// edits; otherwise it asks first, naming the layers: save them (each to
-// its file; offered when every one has a file) and quit, quit without
-// saving, or keep editing. Use it as (or inside) the window's close
-// intercept.
-func (v *Viewer) ConfirmUnsaved(quit func()) {
-	un := v.Unsaved()
-	if len(un) == 0 {
-		quit()
-		return
-	}
-	names := make([]string, len(un))
-	canSave := true
-	for i, l := range un {
-		names[i] = l.Name()
-		canSave = canSave && l.path != ""
-	}
-	where := "layer " + names[0]
-	if len(names) > 1 {
-		where = fmt.Sprintf("%d layers (%s)", len(names), strings.Join(names, ", "))
-	}
-	var d *dialog.CustomDialog
-	save := widget.NewButton(quitSave, func() {
-		for _, l := range un {
-			if err := l.Save(l.path); err != nil {
-				d.Hide()
-				v.ShowError(err)
-				return
-			}
-		}
-		d.Hide()
-		quit()
-	})
-	save.Importance = widget.HighImportance
-	if !canSave {
-		save.Disable()
-	}
-	discard := widget.NewButton(quitDiscard, func() { d.Hide(); quit() })
-	keep := widget.NewButton(quitKeep, func() { d.Hide() })
-	d = dialog.NewCustomWithoutButtons("Unsaved edits",
-		widget.NewLabel(fmt.Sprintf("The points of %s have unsaved edits.", where)), v.win)
-	d.SetButtons([]fyne.CanvasObject{keep, discard, save})
-	d.Show()
-}
-
-// Labels of the unsaved-edits question.
-const (
-	quitSave    = "Save and quit"
-	quitDiscard = "Quit without saving"
-	quitKeep    = "Keep editing"
-)

@@ -31,7 +31,7 @@ func (v *Viewer) SetExporter(f func(ExportRequest)) { exporters.Store(v, f) }
 // cannot. Call on the UI goroutine.
 func (v *Viewer) ExportSelected() {
 	f, ok := exporters.Load(v)
-	l, isImage := v.sel.(*ImageLayer)
+	l, isImage := v.Selected().(*ImageLayer)
 	switch {
 	case !ok:
 		dialog.ShowInformation("Export layer", "Exporting needs the processing panel (voxlab gui).", v.win)
