@@ -20,7 +20,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DIR=${GPU_CHECK_DIR:-bin/gpu-check}
-PKGS=${GPU_CHECK_PKGS:-"gpu processing/dezing processing/detect processing/distance"}
+PKGS=${GPU_CHECK_PKGS:-"gpu processing/dezing processing/detect processing/distance processing/classify"}
 BUDGET=${GPU_CHECK_BUDGET:-280}
 mode=${1:-all}
 

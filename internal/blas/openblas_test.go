@@ -1,6 +1,6 @@
 //go:build !noopenblas
 
-package distance
+package blas
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // once, at load.
 func TestOpenBLASStartsOneThread(t *testing.T) {
 	if os.Getenv("VOXLAB_BLAS_CHILD") == "1" {
-		env, threads := blasState()
+		env, threads := state()
 		fmt.Printf("blas: env=%q threads=%d\n", env, threads)
 		return
 	}
