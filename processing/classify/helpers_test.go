@@ -112,10 +112,10 @@ func sha(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// samplesOf returns the cube's values at the generator's 64 sample
-// positions (SplitMix64(k) mod the cube's length).
-func samplesOf(cube []float32) []float64 {
-	out := make([]float64, 64)
+// samplesOf returns the cube's values at the generator's n sample
+// positions (SplitMix64(k) mod the cube's length, k < n).
+func samplesOf(cube []float32, n int) []float64 {
+	out := make([]float64, n)
 	for k := range out {
 		out[k] = float64(cube[synth.SplitMix64(uint64(k))%uint64(len(cube))])
 	}
