@@ -18,7 +18,7 @@ go test -c -o /tmp/classify.bench.test . >/dev/null
 for r in $(seq "$rounds"); do
   echo "round $r (load $(cut -d' ' -f1-3 /proc/loadavg))"
   /tmp/classify.bench.test -test.run '^$' -test.bench 'ForwardCPU$' -test.benchtime 2x -test.cpu "$threads" | grep -E 'Benchmark'
-  (cd testdata && /usr/bin/python3 bench_torch.py "$depth" "$batch" "$threads" 2 | head -1)
+  (cd testdata && /usr/bin/python3 bench_torch.py "$depth" "$batch" "$threads" 2 | grep "cubes/s")
 done
 /tmp/classify.bench.test -test.run '^$' -test.bench 'ClassifyCPU$' -test.benchtime 1x -test.cpu "$threads" | grep -E 'Benchmark'
 VOXLAB_CLASSIFY_RSS=1 /tmp/classify.bench.test -test.run '^TestRSS$' | grep 'classify RSS'

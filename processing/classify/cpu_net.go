@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/internal/blas"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 )
 
@@ -15,9 +14,10 @@ const scratchFloats = 2 << 20
 
 // cpuNet runs the network on the host's cores: the batch normalisations
 // folded into the convolutions' epilogues, each convolution as blocked
-// im2col + one-thread OpenBLAS sgemm per worker, workers taking row
-// blocks of the whole batch as they finish the last (conv1 and its max
-// pool: whole cubes), and every buffer allocated once by Prepare.
+// im2col + the row-invariant GEMM of cpu_gemm.go (weights packed once),
+// workers taking row blocks of the whole batch as they finish the last
+// (conv1 and its max pool: whole cubes), and every buffer allocated once
+// by Prepare.
 type cpuNet struct {
 	be      *gpu.CPUBackend
 	net     *resnet.Net
@@ -29,7 +29,9 @@ type cpuNet struct {
 	// Per worker: im2col scratch and conv1's output of one cube.
 	scratch, stem [][]float32
 	feat          [][]float32
-	probs         []float32
+	gsc           []*gemmScratch
+	// packed holds each convolution's weights packed into strips.
+	packed map[*resnet.Conv][]float32
 }
 
 func newCPUNet(be *gpu.CPUBackend) *cpuNet { return &cpuNet{be: be, workers: be.Workers()} }
@@ -47,7 +49,7 @@ func CPUScratchBytes(n *resnet.Net) int64 {
 			sc = max(sc, convRows(c)*c.K())
 		}
 	}
-	return 4 * int64(sc+p1*n.Conv1.Out[3]+n.Features)
+	return 4*int64(sc+p1*n.Conv1.Out[3]+n.Features) + gemmScratchBytes
 }
 
 // Prepare allocates the batch's activations and the workers' scratch.
@@ -68,6 +70,24 @@ func (e *cpuNet) Prepare(net *resnet.Net, batch int) error {
 		return f32(b.HostBytes()), nil
 	}
 	var err error
+	var all int
+	for _, c := range net.Convs() {
+		if c.Out[3]%gemmNR != 0 {
+			return fmt.Errorf("classify: %s has %d features; the CPU engine needs a multiple of %d", c.Name, c.Out[3], gemmNR)
+		}
+		all += len(c.W)
+	}
+	packed, err := alloc("network weights (packed for the CPU)", all)
+	if err != nil {
+		return err
+	}
+	e.packed = map[*resnet.Conv][]float32{}
+	for _, c := range net.Convs() {
+		p := packed[:len(c.W)]
+		packed = packed[len(c.W):]
+		packStripsInto(p, c.W, c.K(), c.Out[3])
+		e.packed[c] = p
+	}
 	for _, a := range []struct {
 		dst   *[]float32
 		label string
@@ -90,10 +110,13 @@ func (e *cpuNet) Prepare(net *resnet.Net, batch int) error {
 			e.Release()
 			return err
 		}
-		sc := int(per) - p1 - net.Features
+		gs := gemmScratchBytes / 4
+		sc := int(per) - p1 - net.Features - gs
 		e.scratch = append(e.scratch, buf[:sc])
 		e.stem = append(e.stem, buf[sc:sc+p1])
-		e.feat = append(e.feat, buf[sc+p1:])
+		e.feat = append(e.feat, buf[sc+p1:sc+p1+net.Features])
+		g := buf[sc+p1+net.Features:]
+		e.gsc = append(e.gsc, &gemmScratch{a: g[:gemmMR*gemmKC], c: g[gemmMR*gemmKC:]})
 	}
 	return nil
 }
@@ -103,7 +126,7 @@ func (e *cpuNet) Release() {
 	for _, b := range e.bufs {
 		e.be.Free(b)
 	}
-	e.bufs, e.scratch, e.stem, e.feat = nil, nil, nil, nil
+	e.bufs, e.scratch, e.stem, e.feat, e.gsc, e.packed = nil, nil, nil, nil, nil, nil
 	e.x, e.y, e.t1, e.t2, e.s = nil, nil, nil, nil, nil
 }
 
@@ -174,7 +197,7 @@ func (e *cpuNet) stemPass(in []float32, n int) error {
 		for r := 0; r < p; r += rows {
 			m := min(rows, p-r)
 			im2colRows(e.scratch[wk], in[b*cube:(b+1)*cube], c, r, m)
-			blas.Sgemm1(m, c.Out[3], c.K(), e.scratch[wk], c.K(), c.W, c.Out[3], 0, out[r*c.Out[3]:], c.Out[3])
+			gemm(m, c.Out[3], c.K(), e.scratch[wk], c.K(), e.packed[c], out[r*c.Out[3]:], c.Out[3], e.gsc[wk])
 			epilogue(out[r*c.Out[3]:], r, m, c.Out[3], c.Out[2], c.Scale, c.Shift, nil, true)
 		}
 		maxPool(e.x[b*pooled:(b+1)*pooled], out, c.Out, net.PoolOut, net.PoolKernel, net.PoolStride)
@@ -210,7 +233,7 @@ func (e *cpuNet) conv(c *resnet.Conv, in, out []float32, n int, res []float32, r
 			a = e.scratch[wk]
 		}
 		dst := out[r0*cout:]
-		blas.Sgemm1(m, cout, k, a, k, c.W, cout, 0, dst, cout)
+		gemm(m, cout, k, a, k, e.packed[c], dst, cout, e.gsc[wk])
 		var rr []float32
 		if res != nil {
 			rr = res[r0*cout:]

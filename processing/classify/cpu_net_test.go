@@ -56,11 +56,11 @@ func TestConvAgainstNaive(t *testing.T) {
 		cout    int
 		res     bool
 	}{
-		{[4]int{11, 9, 8, 2}, [3]int{7, 7, 3}, [3]int{2, 2, 2}, [3]int{3, 3, 3}, 5, false},
-		{[4]int{6, 5, 4, 3}, [3]int{3, 3, 3}, [3]int{1, 1, 1}, [3]int{1, 1, 1}, 4, true},
-		{[4]int{6, 5, 4, 3}, [3]int{3, 3, 3}, [3]int{2, 2, 2}, [3]int{1, 1, 1}, 4, false},
-		{[4]int{5, 5, 3, 6}, [3]int{1, 1, 1}, [3]int{2, 2, 2}, [3]int{}, 7, false},
-		{[4]int{5, 4, 3, 6}, [3]int{1, 1, 1}, [3]int{1, 1, 1}, [3]int{}, 8, true},
+		{[4]int{11, 9, 8, 2}, [3]int{7, 7, 3}, [3]int{2, 2, 2}, [3]int{3, 3, 3}, 16, false},
+		{[4]int{6, 5, 4, 3}, [3]int{3, 3, 3}, [3]int{1, 1, 1}, [3]int{1, 1, 1}, 32, true},
+		{[4]int{6, 5, 4, 3}, [3]int{3, 3, 3}, [3]int{2, 2, 2}, [3]int{1, 1, 1}, 16, false},
+		{[4]int{5, 5, 3, 6}, [3]int{1, 1, 1}, [3]int{2, 2, 2}, [3]int{}, 48, false},
+		{[4]int{5, 4, 3, 6}, [3]int{1, 1, 1}, [3]int{1, 1, 1}, [3]int{}, 16, true},
 	} {
 		const n = 3
 		out := [4]int{}
@@ -98,7 +98,9 @@ func TestConvAgainstNaive(t *testing.T) {
 			e.scratch = make([][]float32, workers)
 			for i := range e.scratch {
 				e.scratch[i] = make([]float32, convRows(conv)*conv.K())
+				e.gsc = append(e.gsc, newGemmScratch())
 			}
+			e.packed = map[*resnet.Conv][]float32{conv: packStrips(conv.W, conv.K(), c.cout)}
 			got := make([]float32, n*per)
 			if err := e.conv(conv, in, got, n, res, true); err != nil {
 				t.Fatal(err)
@@ -111,7 +113,11 @@ func TestConvAgainstNaive(t *testing.T) {
 				if c.p != [3]int{} {
 					x = naivePad(x, c.p[0])
 				}
-				want := naiveBN(naiveConv(x, kern, c.s[0]), bn)
+				conv := naiveConv(x, kern, c.s[0])
+				// The float32 sums' rounding grows with the terms'
+				// magnitudes: the bound takes the convolution of |x| and |w|.
+				absConv := naiveConv(absTensor(x), absKernel(kern), c.s[0])
+				want := naiveBN(conv, bn)
 				if c.res {
 					r := newTensor(out)
 					for i := range r.v {
@@ -122,7 +128,9 @@ func TestConvAgainstNaive(t *testing.T) {
 				want = naiveRelu(want)
 				for i, w := range want.v {
 					g := float64(got[b*per+i])
-					if math.Abs(g-w) > 1e-4*(1+math.Abs(w)) {
+					z := (i / c.cout) % out[2]
+					tol := 1e-5*(1+math.Abs(w)) + 2e-7*math.Sqrt(float64(conv1K(kshape)))*absConv.v[i]*math.Abs(float64(scaleOf(bn, z)))
+					if math.Abs(g-w) > tol {
 						t.Fatalf("conv %v stride %v pad %v, %d workers: cube %d value %d = %g, direct convolution %g", c.k, c.s, c.p, workers, b, i, g, w)
 					}
 				}
@@ -169,4 +177,27 @@ func TestNetAgainstNaive(t *testing.T) {
 		}
 		t.Logf("depth %d: p(cell) %v", c.depth, []float32{got[1], got[3], got[5]})
 	}
+}
+
+func absTensor(t tensor) tensor {
+	o := newTensor(t.s)
+	for i, v := range t.v {
+		o.v[i] = math.Abs(v)
+	}
+	return o
+}
+
+func absKernel(k resnet.Tensor) resnet.Tensor {
+	o := resnet.Tensor{Shape: k.Shape, Data: make([]float32, len(k.Data))}
+	for i, v := range k.Data {
+		o.Data[i] = float32(math.Abs(float64(v)))
+	}
+	return o
+}
+
+func conv1K(shape []int) int { return shape[0] * shape[1] * shape[2] * shape[3] }
+
+// scaleOf is the batch normalisation's scale γ/√(var+ε) at z.
+func scaleOf(bn map[string]resnet.Tensor, z int) float64 {
+	return float64(bn["gamma"].Data[z]) / math.Sqrt(float64(bn["moving_variance"].Data[z])+1e-5)
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/voxlab/voxlab/processing/classify/resnet"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -65,7 +66,9 @@ func (s *Session) Phases(backend string, workers int) []plan.Phase {
 		arrays = append(arrays, plan.Array{Name: "input reader buffers", Where: plan.Host, Fixed: r})
 	}
 	if backend == "cpu" {
-		arrays = append(arrays, plan.Array{Name: "im2col scratch and conv1 output (per worker)", Where: plan.Device, Fixed: int64(workers) * CPUScratchBytes(net)})
+		arrays = append(arrays,
+			plan.Array{Name: "im2col scratch and conv1 output (per worker)", Where: plan.Device, Fixed: int64(workers) * CPUScratchBytes(net)},
+			plan.Array{Name: "network weights (packed for the CPU)", Where: plan.Device, Fixed: packedBytes(net)})
 	} else {
 		staging := plan.Host
 		if s.Cfg.PinMemory {
@@ -107,4 +110,13 @@ func (s *Session) MakePlan(b plan.Budget, backend string, workers int) (*plan.Pl
 		return nil, fmt.Errorf("classify %s: %w", s.In.Signal.Name, err)
 	}
 	return p, nil
+}
+
+// packedBytes returns the bytes of the CPU's packed convolution weights.
+func packedBytes(net *resnet.Net) int64 {
+	var n int64
+	for _, c := range net.Convs() {
+		n += 4 * int64(len(c.W))
+	}
+	return n
 }

@@ -1,6 +1,6 @@
 //go:build !noopenblas
 
-package blas
+package distance
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ import (
 // once, at load.
 func TestOpenBLASStartsOneThread(t *testing.T) {
 	if os.Getenv("VOXLAB_BLAS_CHILD") == "1" {
-		env, threads := state()
+		env, threads := blasState()
 		fmt.Printf("blas: env=%q threads=%d\n", env, threads)
 		return
 	}
