@@ -8,8 +8,9 @@ import (
 )
 
 // scratchFloats bounds a worker's im2col block (8 MiB): blocks of as
-// many rows as fit, so that each matrix product is large enough for
-// OpenBLAS's kernels while the patches stay in the outer caches.
+// many rows as fit, so that each matrix product is long enough to pay
+// for sweeping the packed weights while the patches stay in the outer
+// caches.
 const scratchFloats = 2 << 20
 
 // cpuNet runs the network on the host's cores: the batch normalisations

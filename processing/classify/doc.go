@@ -19,12 +19,14 @@
 // and cuts the next batch while the network runs on this one.
 //
 // The network runs on a gpu backend through Ops (ops.go): on the CPU
-// (cpu_net.go, cpu_conv.go) with every batch normalisation folded into
-// its convolution's epilogue, each convolution as blocked im2col +
-// one-thread OpenBLAS sgemm per worker (internal/blas) over the whole
-// batch, and no allocation per cube; on CUDA (cuda_ops.go, classify.cu,
-// -tags cuda) as im2col kernels + cuBLAS (FP32, or TF32/FP16 tensor
-// cores).
+// (cpu_net.go, cpu_conv.go, cpu_gemm.go) with every batch normalisation
+// folded into its convolution's epilogue, each convolution as blocked
+// im2col + an AVX2/FMA GEMM of voxlab's own (weights packed once; each
+// element one chain of fused multiply-adds whatever its row's place, so
+// that a cube's result does not change with its batch) over the whole
+// batch, parallel over row blocks, no allocation per cube; on CUDA
+// (cuda_ops.go, classify.cu, -tags cuda) as im2col kernels + cuBLAS
+// (FP32, or TF32/FP16 tensor cores).
 //
 // A run is Open (model and headers), Session.MakePlan (every resident
 // array, processing/plan), Session.Run (job progress in cubes,
