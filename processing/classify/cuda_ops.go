@@ -50,8 +50,10 @@ const colBytes = 256 << 20
 
 // cudaConv is a convolution's parameters on the device.
 type cudaConv struct {
-	c            *resnet.Conv
-	w            int64 // byte offset of the weights in the weights buffer (w16: in halves)
+	c *resnet.Conv
+	// w and w16 are the byte offsets of the weights in the float32 and
+	// half buffers; scale and shift those of the folded normalisation.
+	w, w16       int64
 	scale, shift int64
 }
 
@@ -98,11 +100,8 @@ func (e *cudaNet) Prepare(net *resnet.Net, batch int) error {
 	e.convs = map[*resnet.Conv]*cudaConv{}
 	var off16 int64
 	for _, c := range net.Convs() {
-		cc := &cudaConv{c: c, w: int64(4 * len(all))}
-		if e.prec == gpu.GemmFP16 {
-			cc.w = off16
-			off16 += 2 * int64(len(c.W))
-		}
+		cc := &cudaConv{c: c, w: int64(4 * len(all)), w16: off16}
+		off16 += 2 * int64(len(c.W))
 		all = append(all, c.W...)
 		cc.scale = int64(4 * len(all))
 		all = append(all, c.Scale...)
@@ -124,14 +123,11 @@ func (e *cudaNet) Prepare(net *resnet.Net, batch int) error {
 		if e.w16, err = e.alloc("network weights (half)", off16); err != nil {
 			return err
 		}
-		var at int64
 		for _, c := range net.Convs() {
 			cc := e.convs[c]
-			src := int64(4) * (cc.scale/4 - int64(len(c.W)))
-			if err := e.toHalf(e.w16, at, e.weights, src, int64(len(c.W))); err != nil {
+			if err := e.toHalf(e.w16, cc.w16, e.weights, cc.w, int64(len(c.W))); err != nil {
 				return err
 			}
-			at += 2 * int64(len(c.W))
 		}
 	}
 	x, t1, t2, s := activationSizes(net)
@@ -244,30 +240,33 @@ func (e *cudaNet) conv(c *resnet.Conv, in, out *gpu.Buffer, n int, res *gpu.Buff
 	cc := e.convs[c]
 	k, cout := c.K(), c.Out[3]
 	total := n * resnet.Positions(c.Out)
-	elem := 4
-	if e.prec == gpu.GemmFP16 {
-		elem = 2
+	prec := e.prec
+	if prec == gpu.GemmFP16 && c == e.net.Conv1 {
+		// conv1 reads the raw data: 16-bit grey levels pass half
+		// precision's largest value (65504). It stays in float32.
+		prec = gpu.GemmFP32
 	}
-	direct := c.Pointwise() && c.Stride == [3]int{1, 1, 1} && e.prec != gpu.GemmFP16
+	elem := 4
+	wb, woff := e.weights, cc.w
+	if prec == gpu.GemmFP16 {
+		elem, wb, woff = 2, e.w16, cc.w16
+	}
+	direct := c.Pointwise() && c.Stride == [3]int{1, 1, 1} && prec != gpu.GemmFP16
 	rows := total
 	if !direct {
 		rows = min(total, colBytes/(elem*k))
-	}
-	wb, woff := e.weights, cc.w
-	if e.prec == gpu.GemmFP16 {
-		wb = e.w16
 	}
 	for r0 := 0; r0 < total; r0 += rows {
 		m := min(rows, total-r0)
 		a := gpu.GemmOperand{Buf: in, Off: int64(4 * r0 * k), Ld: k}
 		if !direct {
-			if err := e.im2col(c, in, r0, m); err != nil {
+			if err := e.im2col(c, in, r0, m, prec == gpu.GemmFP16); err != nil {
 				return err
 			}
 			a = gpu.GemmOperand{Buf: e.col, Ld: k}
 		}
 		o := gpu.GemmOperand{Buf: out, Off: int64(4 * r0 * cout), Ld: cout}
-		if err := e.blas.Gemm(e.prec, m, cout, k, a, gpu.GemmOperand{Buf: wb, Off: woff, Ld: cout}, 0, o); err != nil {
+		if err := e.blas.Gemm(prec, m, cout, k, a, gpu.GemmOperand{Buf: wb, Off: woff, Ld: cout}, 0, o); err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}
 		if err := e.epilogue(cc, out, res, r0, m, relu); err != nil {
@@ -277,10 +276,10 @@ func (e *cudaNet) conv(c *resnet.Conv, in, out *gpu.Buffer, n int, res *gpu.Buff
 	return nil
 }
 
-func (e *cudaNet) im2col(c *resnet.Conv, in *gpu.Buffer, r0, rows int) error {
+func (e *cudaNet) im2col(c *resnet.Conv, in *gpu.Buffer, r0, rows int, toHalf bool) error {
 	d, d16, src := gpu.DevPtr(e.col, 0), gpu.DevPtr(e.col, 0), gpu.DevPtr(in, 0)
 	half := int32(0)
-	if e.prec == gpu.GemmFP16 {
+	if toHalf {
 		half = 1
 	}
 	args := []int32{int32(r0), int32(rows), int32(c.In[0]), int32(c.In[1]), int32(c.In[2]), int32(c.In[3]),

@@ -82,10 +82,20 @@ func (s *Session) Phases(backend string, workers int) []plan.Phase {
 			arrays = append(arrays, plan.Array{Name: "im2col workspace", Where: plan.Device, PerUnit: per, Fixed: fixed})
 		}
 	}
-	return []plan.Phase{{
+	phases := []plan.Phase{{
 		Name: "cubes", Unit: "cubes", Units: max(len(s.Order), 1), Block: s.Cfg.BatchSize, MinBlock: 1, MaxBlock: DefaultBatch,
 		Arrays: arrays,
 	}}
+	if s.Cfg.NormalizeChannels {
+		// Before the cubes: the model is loaded, one plane read at a time.
+		norm := plan.Phase{Name: "normalise", Unit: "planes", Units: 1, Arrays: []plan.Array{
+			{Name: "network weights (as read)", Where: plan.Host, Fixed: net.WeightBytes()},
+			{Name: "normalisation plane", Where: plan.Host, Fixed: s.In.Signal.Info.PlaneBytes()},
+			{Name: "results", Where: plan.Host, Fixed: int64(len(s.In.Points)) * (classifiedBytes + 24)},
+		}}
+		phases = append([]plan.Phase{norm}, phases...)
+	}
+	return phases
 }
 
 // tmpBytes returns the bytes of one cuboid before rescaling (0 without).

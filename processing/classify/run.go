@@ -87,6 +87,13 @@ func (s *Session) run(ctx context.Context, prog *job.Progress, be gpu.Backend, b
 	for i := range res.Candidates {
 		res.Candidates[i] = Classified{Index: i, Class: points.Unknown, P: unknownP}
 	}
+	mem.Add("network weights", s.Net.WeightBytes())
+	defer mem.Add("network weights", -s.Net.WeightBytes())
+	if n := len(s.In.Points) - len(s.Order); n > 0 && len(order) == len(s.Order) {
+		w := fmt.Sprintf("%d of %d candidates lie too near the volume's edge for a whole cube (cellfinder drops them): kept as unknown, not classified", n, len(s.In.Points))
+		prog.Warn(w)
+		res.Warnings = append(res.Warnings, w)
+	}
 	if s.Cfg.NormalizeChannels {
 		if res.Norm, err = s.normalisation(ctx, prog); err != nil {
 			return fail(err)
@@ -96,8 +103,6 @@ func (s *Session) run(ctx context.Context, prog *job.Progress, be gpu.Backend, b
 	if err != nil {
 		return fail(err)
 	}
-	mem.Add("network weights", s.Net.WeightBytes())
-	defer mem.Add("network weights", -s.Net.WeightBytes())
 	if err := ops.Prepare(s.Net, res.Batch); err != nil {
 		return fail(err)
 	}

@@ -2,6 +2,8 @@ package keras_test
 
 import (
 	"archive/zip"
+	"fmt"
+	"sync"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,22 +17,64 @@ import (
 	"github.com/voxlab/voxlab/processing/volume/h5"
 )
 
+// files caches the weight files the tests write (tens to hundreds of
+// MB each), one per depth and layout, removed by TestMain.
+var files struct {
+	sync.Mutex
+	dir   string
+	paths map[string]string
+}
+
+var testArch = func(depth int) resnet.Arch { return resnet.Arch{Depth: depth, Input: [4]int{20, 20, 8, 2}} }
+
+func savedFile(t *testing.T, depth int, format Format) string {
+	t.Helper()
+	files.Lock()
+	defer files.Unlock()
+	if files.dir == "" {
+		d, err := os.MkdirTemp("", "voxlab-keras-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files.dir, files.paths = d, map[string]string{}
+	}
+	key := fmt.Sprint(depth, format)
+	if p, ok := files.paths[key]; ok {
+		return p
+	}
+	ext := map[Format]string{Legacy: ".h5", Keras3Weights: ".weights.h5", Keras3Model: ".keras"}[format]
+	p := filepath.Join(files.dir, fmt.Sprintf("m%d%s", depth, ext))
+	if err := kerasw.Save(p, format, testArch(depth), synth.Weights(testArch(depth), nil)); err != nil {
+		t.Fatal(err)
+	}
+	files.paths[key] = p
+	return p
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if files.dir != "" {
+		os.RemoveAll(files.dir)
+	}
+	os.Exit(code)
+}
+
 // TestRoundTrip writes a network's weights in each layout and reads them
 // back by name, every value equal; a bare Keras 3 .weights.h5 names its
-// layers by the depth found from its convolutions.
+// layers by the depth found from its convolutions (a bottleneck network
+// too).
 func TestRoundTrip(t *testing.T) {
-	dir := t.TempDir()
-	for _, depth := range []int{18, 50} {
-		arch := resnet.Arch{Depth: depth, Input: [4]int{20, 20, 8, 2}}
+	for _, c := range []struct {
+		depth  int
+		format Format
+	}{{18, Legacy}, {18, Keras3Weights}, {18, Keras3Model}, {50, Keras3Weights}} {
+		depth := c.depth
+		arch := testArch(depth)
 		w := synth.Weights(arch, nil)
 		for _, f := range []struct {
 			format Format
-			name   string
-		}{{Legacy, "m.h5"}, {Keras3Weights, "m.weights.h5"}, {Keras3Model, "m.keras"}} {
-			p := filepath.Join(dir, f.name)
-			if err := kerasw.Save(p, f.format, arch, w); err != nil {
-				t.Fatal(err)
-			}
+		}{{c.format}} {
+			p := savedFile(t, depth, f.format)
 			m, err := Load(p, 0)
 			if err != nil {
 				t.Fatalf("%s: %v", f.format, err)
@@ -138,17 +182,11 @@ func TestBadFiles(t *testing.T) {
 // TestMismatch: a file of another depth, channel count or cube depth is
 // refused naming the layer that does not fit and what it means.
 func TestMismatch(t *testing.T) {
-	dir := t.TempDir()
-	arch := resnet.Arch{Depth: 50, Input: [4]int{20, 20, 8, 2}}
-	w := synth.Weights(arch, nil)
+	arch := testArch(50)
 	for _, f := range []struct {
 		format Format
-		name   string
-	}{{Legacy, "m.h5"}, {Keras3Weights, "m.weights.h5"}, {Keras3Model, "m.keras"}} {
-		p := filepath.Join(dir, f.name)
-		if err := kerasw.Save(p, f.format, arch, w); err != nil {
-			t.Fatal(err)
-		}
+	}{{Legacy}, {Keras3Weights}} {
+		p := savedFile(t, 50, f.format)
 		m, err := Load(p, 0)
 		if err != nil {
 			t.Fatal(err)
