@@ -2,8 +2,8 @@ package classify
 
 import (
 	"context"
-	"math"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"

@@ -28,14 +28,21 @@ func benchCubes(b testing.TB, n int) []float32 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var all []float32
+	// In the candidates' order, as bench_torch.py takes them.
+	cl := s.cubeLen()
+	byIndex := map[int][]float32{}
 	if err := s.EachCube(b.Context(), nil, 2, 64, func(idx []int, cubes []float32) error {
-		all = append(all, cubes...)
+		for k, i := range idx {
+			byIndex[i] = append([]float32(nil), cubes[k*cl:(k+1)*cl]...)
+		}
 		return nil
 	}); err != nil {
 		b.Fatal(err)
 	}
-	cl := s.cubeLen()
+	var all []float32
+	for i := range s.In.Points {
+		all = append(all, byIndex[i]...)
+	}
 	out := make([]float32, 0, n*cl)
 	for len(out) < n*cl {
 		out = append(out, all[:min(len(all), n*cl-len(out))]...)

@@ -69,11 +69,11 @@ type cudaNet struct {
 	bufs  []*gpu.Buffer
 	// weights holds every float32 parameter; w16 the convolution
 	// weights in half precision (fp16 only).
-	weights, w16                    *gpu.Buffer
-	dense, bias                     int64
+	weights, w16                     *gpu.Buffer
+	dense, bias                      int64
 	x, y, t1, t2, s, stem, col, feat *gpu.Buffer
-	probs                           *gpu.Buffer
-	host                            []float32
+	probs                            *gpu.Buffer
+	host                             []float32
 }
 
 func (e *cudaNet) alloc(label string, n int64) (*gpu.Buffer, error) {

@@ -122,8 +122,8 @@ func TestStartRounding(t *testing.T) {
 		start [3]int
 		ok    bool
 	}{
-		{[3]float64{10, 49, 49}, [3]int{0, 36, 36}, true},   // 36.5 → 36
-		{[3]float64{10, 50, 51}, [3]int{0, 38, 38}, true},   // 37.5 → 38, 38.5 → 38
+		{[3]float64{10, 49, 49}, [3]int{0, 36, 36}, true},    // 36.5 → 36
+		{[3]float64{10, 50, 51}, [3]int{0, 38, 38}, true},    // 37.5 → 38, 38.5 → 38
 		{[3]float64{9, 100, 100}, [3]int{-1, 88, 88}, false}, // z leaves
 		{[3]float64{15.7, 100.9, 12}, [3]int{5, 88, 0}, true},
 		{[3]float64{15, 100, 11}, [3]int{5, 88, -2}, false},

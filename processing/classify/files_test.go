@@ -8,8 +8,8 @@ package classify
 
 import (
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -58,7 +58,6 @@ func modelFile(t testing.TB, c netConfig, format keras.Format) string {
 	return p
 }
 
-
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if modelFiles.dir != "" {
@@ -87,7 +86,6 @@ func TestClassifyGolden(t *testing.T) {
 		})
 	}
 }
-
 
 // TestBadModel: a missing model, a text file, a folder, or a model that
 // does not match the data's channels or the depth asked are refused
@@ -138,4 +136,3 @@ func TestBadModel(t *testing.T) {
 		t.Errorf("depth from the file: %v", err)
 	}
 }
-

@@ -41,11 +41,11 @@ type goldenExtract struct {
 }
 
 type extractGolden struct {
-	Shape      [3]int          `json:"shape"`
-	Seed       uint64          `json:"seed"`
-	SignalSHA  string          `json:"signal_sha256"`
-	BackSHA    string          `json:"background_sha256"`
-	Extract    []goldenExtract `json:"extract"`
+	Shape     [3]int          `json:"shape"`
+	Seed      uint64          `json:"seed"`
+	SignalSHA string          `json:"signal_sha256"`
+	BackSHA   string          `json:"background_sha256"`
+	Extract   []goldenExtract `json:"extract"`
 }
 
 func readJSON(t testing.TB, name string, v any) {

@@ -162,5 +162,4 @@ func TestBatchWorkersTasks(t *testing.T) {
 	}
 }
 
-
 func taskOf(i, n int) task.Task { return task.Task{Index: i, Count: n} }

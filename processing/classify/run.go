@@ -30,7 +30,7 @@ type Result struct {
 	// Candidates in input order.
 	Candidates []Classified
 	// Points are the inputs' candidates (for the outputs).
-	Points                  []points.Point
+	Points                   []points.Point
 	Cells, NonCells, Unknown int
 	// Model describes the weight file; Depth the network's.
 	Model string

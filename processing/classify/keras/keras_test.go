@@ -3,11 +3,11 @@ package keras_test
 import (
 	"archive/zip"
 	"fmt"
-	"sync"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/classify/internal/kerasw"

@@ -14,9 +14,9 @@ import (
 type Conv struct {
 	// Name is the convolution's layer name; BN the batch normalisation's.
 	Name, BN string
-	Kernel  [3]int
-	Stride  [3]int
-	Pad     [3]int
+	Kernel   [3]int
+	Stride   [3]int
+	Pad      [3]int
 	// In and Out are the input (before padding) and output shapes:
 	// height, width, depth, channels.
 	In, Out [4]int

@@ -206,9 +206,12 @@ class Net:
         self.w = {k: {v: torch.from_numpy(np.asarray(a)).to(dtype) for v, a in d.items()} for k, d in w.items()}
         self.calibrate = False
         self.raw = w
+        self.kernels = {}
 
     def conv(self, x, name, stride):
-        k = self.w[name]["kernel"].permute(4, 3, 0, 1, 2)  # out, in, kh, kw, kd
+        k = self.kernels.get(name)
+        if k is None:  # out, in, kh, kw, kd, contiguous once
+            k = self.kernels[name] = self.w[name]["kernel"].permute(4, 3, 0, 1, 2).contiguous()
         return F.conv3d(x, k, stride=stride)
 
     def bn(self, x, name):
