@@ -154,6 +154,10 @@ func TestRSS(t *testing.T) {
 	_, peak := gpu.ProcessMemory()
 	fmt.Printf("classify RSS: ResNet-%d, batch %d, %d cubes: peak RSS %.1f MiB above the %.1f MiB before the run (network weights loaded); arrays counted %.1f MiB; plan %.1f MiB\n",
 		s.Net.Arch.Depth, res.Batch, len(s.Order), mib(peak-base), mib(base), mib(tr.Peak()), mib(res.Plan.PeakRAM))
+	u := res.Plan.Phases[res.Plan.Main].Usage
+	for _, k := range u.SortedBreakdown() {
+		fmt.Printf("  plan: %-70s %8.1f MiB\n", k, mib(u.Breakdown[k]))
+	}
 }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
