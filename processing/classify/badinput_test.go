@@ -150,3 +150,40 @@ func TestMemoryPlan(t *testing.T) {
 		t.Errorf("peak %d bytes, plan %d: %v", peak, want, tr.PeakBreakdown())
 	}
 }
+
+// TestPlanBudget: a host budget too small for a batch of 64 gets the
+// largest batch that fits, whose run stays within it; a budget too small
+// for one cube is an error saying so, before anything runs.
+func TestPlanBudget(t *testing.T) {
+	c := netGolden(t)[2]
+	sig, bg := cropVolumes(t)
+	cfg := configFor(c, c.Tag)
+	s, err := OpenModel(cfg, Inputs{Signal: sig, Background: bg, Points: candidates(t)}, netModel(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := s.MakePlan(plan.Budget{Shared: true}, "cpu", 2)
+	if err != nil || full.Block() != 64 {
+		t.Fatalf("unbounded plan: batch %v, %v", full, err)
+	}
+	at8 := s.Phases("cpu", 2)[0].UsageAt(8).RAM(true)
+	b := plan.Budget{Host: int64(float64(at8)/plan.DefaultMargin) + 1, Shared: true}
+	p, err := s.MakePlan(b, "cpu", 2)
+	if err != nil || p.Block() != 8 {
+		t.Fatalf("budget for 8 cubes: batch %d, %v", p.Block(), err)
+	}
+	tr := plan.NewTracker()
+	s.Cfg.Memory = tr
+	be := gpu.NewCPUWorkers(2)
+	be.CountHost(tr)
+	res, err := s.Run(context.Background(), job.NewProgress("classify"), be, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Batch != 8 || tr.Peak() > p.PeakRAM {
+		t.Errorf("batch %d, peak %d, plan %d", res.Batch, tr.Peak(), p.PeakRAM)
+	}
+	if _, err := s.MakePlan(plan.Budget{Host: 100 << 20, Shared: true}, "cpu", 2); err == nil {
+		t.Error("a 100 MiB budget planned")
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/task"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -41,6 +42,11 @@ var cudaWorkspace func(s *Session) (perCube, fixed int64)
 // lives, for processing/plan; the unit is a cube and the block the batch.
 // backend is "cpu" or "cuda"; workers the CPU backend's goroutines.
 func (s *Session) Phases(backend string, workers int) []plan.Phase {
+	return s.phases(backend, workers, len(s.Order))
+}
+
+// phases are Phases for a run of cubes candidates.
+func (s *Session) phases(backend string, workers, cubes int) []plan.Phase {
 	net := s.Net
 	cube := int64(4 * CubeLen(net.Arch))
 	x, t1, t2, sc := activationSizes(net)
@@ -83,7 +89,7 @@ func (s *Session) Phases(backend string, workers int) []plan.Phase {
 		}
 	}
 	phases := []plan.Phase{{
-		Name: "cubes", Unit: "cubes", Units: max(len(s.Order), 1), Block: s.Cfg.BatchSize, MinBlock: 1, MaxBlock: DefaultBatch,
+		Name: "cubes", Unit: "cubes", Units: max(cubes, 1), Block: s.Cfg.BatchSize, MinBlock: 1, MaxBlock: DefaultBatch,
 		Arrays: arrays,
 	}}
 	if s.Cfg.NormalizeChannels {
@@ -115,7 +121,20 @@ func extractWorkers(workers int) int { return max(1, min(workers, runtime.GOMAXP
 // goroutines: the batch is cfg.BatchSize, or the largest up to 64 that
 // fits the budget.
 func (s *Session) MakePlan(b plan.Budget, backend string, workers int) (*plan.Plan, error) {
-	p, err := plan.Make("classify", s.Phases(backend, workers), b)
+	return s.makePlan(b, backend, workers, len(s.Order))
+}
+
+// TaskPlan plans task t alone: its run of candidates (TaskCandidates).
+func (s *Session) TaskPlan(b plan.Budget, backend string, workers int, t task.Task) (*plan.Plan, error) {
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	lo, hi := s.TaskCandidates(t)
+	return s.makePlan(b, backend, workers, hi-lo)
+}
+
+func (s *Session) makePlan(b plan.Budget, backend string, workers, cubes int) (*plan.Plan, error) {
+	p, err := plan.Make("classify", s.phases(backend, workers, cubes), b)
 	if err != nil {
 		return nil, fmt.Errorf("classify %s: %w", s.In.Signal.Name, err)
 	}

@@ -74,7 +74,7 @@ func (s *Session) run(ctx context.Context, prog *job.Progress, be gpu.Backend, b
 	if c, ok := be.(*gpu.CPUBackend); ok {
 		workers = c.Workers()
 	}
-	pl, err := s.MakePlan(budget, be.Name(), workers)
+	pl, err := s.makePlan(budget, be.Name(), workers, len(order))
 	if err != nil {
 		return nil, err
 	}
