@@ -9,15 +9,18 @@ DEMO  ?= demo-data
 # their screen; Debian's HDF5 filter plugins (LZ4, BZip2, Blosc, LZF with
 # the liblzf it leaves to its host, ZFP) and liblz4 for voxlab's own
 # bitshuffle decoder, for compressed detector files; libblosc for Zarr's
-# Blosc chunks).
+# Blosc chunks). voxlab decodes gzip, BZip2, LZF, LZ4, Blosc, Zstd and
+# bitshuffle itself, bounded by the chunk's size, over zlib, libbz2,
+# liblzf, liblz4, libblosc and libzstd (processing/volume/h5/codecs.c).
 APT_PKGS := libhdf5-dev libblosc-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth imagemagick \
-	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf liblzf1 hdf5-filter-plugin-zfp-serial liblz4-dev
+	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf liblzf1 hdf5-filter-plugin-zfp-serial liblz4-dev \
+	libzstd-dev zlib1g-dev libbz2-dev liblzf-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages of the one-node SLURM that `make test-cluster` runs.
 SLURM_PKGS := slurmctld slurmd munge slurm-client
 export CGO_ENABLED := 1
 
-.PHONY: all deps deps-slurm deps-bench build build-cuda run test bench bench-scale cuda-check gpu-check package test-cluster test-cluster-optional clean
+.PHONY: all deps deps-slurm deps-bench build build-cuda run test fuzz bench bench-scale cuda-check gpu-check package test-cluster test-cluster-optional clean
 
 all: build
 
@@ -73,6 +76,24 @@ test: deps
 	VOXLAB_REQUIRE_DISPLAY=1 $(XVFB) $(GO) test -count=1 -timeout 20m ./...
 	VOXLAB_REQUIRE_DISPLAY=1 $(XVFB) $(GO) test -count=1 -race -timeout 40m ./...
 	@$(MAKE) --no-print-directory test-cluster-optional
+
+# fuzz runs every fuzz target of the repository (each `func Fuzz...` of
+# a _test.go file, found anew each time) for FUZZTIME each, one after the
+# other, and stops at the first that fails (its input is then under the
+# package's testdata/fuzz). Go's fuzzer is coverage-guided over Go code
+# only: targets that call C (processing/volume/h5's FuzzChunkRead, which
+# reads mutated chunks through libhdf5's filter callbacks) mutate their
+# seeds blind. A new input the fuzzer finds interesting is minimised for
+# up to FUZZMINTIME, during which no executions are counted.
+FUZZTIME    ?= 30s
+FUZZMINTIME ?= 10s
+fuzz: deps
+	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do \
+	  for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "== $$(dirname $$f) $$t for $(FUZZTIME)"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$(dirname $$f); \
+	  done; \
+	done
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...

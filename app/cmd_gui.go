@@ -39,7 +39,7 @@ func init() {
 			fs.BoolVar(&o.grid, "grid", false, "show each layer in its own panel")
 			fs.IntVar(&o.slice, "slice", -1, "slice to show (default: the middle one)")
 			fs.IntVar(&o.mapIdx, "map", 0, "map to show of a stack of maps")
-			fs.StringVar(&g.run, "run", "", "start this pipeline (dezing, detect, distance) in the processing panel on the open files")
+			fs.StringVar(&g.run, "run", "", "start this pipeline ("+guiNames()+") in the processing panel on the open files")
 			fs.Var(&g.set, "set", "NAME=VALUE: a parameter of the --run pipeline, by its flag name (repeatable)")
 			return func(ctx context.Context, e *env, args []string) error {
 				specs := append([]string(nil), args...)
@@ -50,6 +50,15 @@ func init() {
 			}
 		},
 	})
+}
+
+// guiNames lists the panel's pipelines in its order.
+func guiNames() string {
+	var n []string
+	for _, s := range sortedPipelines(true) {
+		n = append(n, s.Name)
+	}
+	return strings.Join(n, ", ")
 }
 
 // guiOpts are gui's own flags.

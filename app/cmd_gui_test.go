@@ -13,6 +13,7 @@ import (
 
 	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
 )
@@ -44,7 +45,7 @@ func writeBigScan(t *testing.T) string {
 // projections at kernel 13.
 func bigBlockRequest(scan, out string) panel.Request {
 	return panel.Request{Command: "dezing", Args: []string{scan, out},
-		Params: map[string]string{"kernel": "13", "dif": "1"}, Device: panel.Device{Backend: "cpu", Batch: "64"}}
+		Values: pipeline.Values{"kernel": 13, "dif": 1.0}, Device: panel.Device{Backend: "cpu", Batch: "64"}}
 }
 
 // onlyScanLeft fails unless the scan is all its folder holds: no output,
@@ -249,19 +250,13 @@ func TestGUICtrlCRemovesThePartialOutput(t *testing.T) {
 func TestGUISinkPanicStillRemovesOutput(t *testing.T) {
 	dir := writeDemo(t)
 	scan := filepath.Join(dir, "tomo", "scan.nxs")
-	var vp *panel.Pipeline
-	for _, pl := range guiPipelines() {
-		if pl.Command == "dezing" {
-			vp = pl
-		}
-	}
 	prog := job.NewProgress("dezing", func(e job.Event) {
 		if e.Kind == job.Partial {
 			panic("the window is gone")
 		}
 	})
 	out := filepath.Join(dir, "tomo", "out.h5")
-	err := runRequest(context.Background(), pipelines["dezing"], vp, panel.Request{Command: "dezing", Args: []string{scan, out},
+	err := runRequest(context.Background(), pipelines["dezing"], panel.Request{Command: "dezing", Args: []string{scan, out},
 		Device: panel.Device{Batch: "1"}}, prog)
 	var pe *job.PanicError
 	if !errors.As(err, &pe) || pe.Value != "the window is gone" {

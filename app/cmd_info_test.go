@@ -73,7 +73,8 @@ func TestInfoRejects(t *testing.T) {
 		{golden + "tiff/mixed_sizes", "planes differ"},
 		{golden + "../h5/testdata/truncated.h5", "damaged or truncated"},
 		{golden + "../h5/testdata/types.h5:/nope", "no dataset /nope"},
-		{golden + "../h5/testdata/codecs.h5:/zstd", "zstd filter (HDF5 filter 32015)"},
+		{golden + "../h5/testdata/codecs.h5:/unknown", "HDF5 filter 40000"},
+		{golden + "../h5/testdata/k11_dangling.nxs", "/entry/instrument/imaging/data links to k11/k11-missing.h5, which is missing"},
 		{fake, "not a TIFF file"},
 		{filepath.Join(dir, "missing.npy"), "no such file"},
 	} {
@@ -90,6 +91,53 @@ func TestInfoRejects(t *testing.T) {
 	code, out, _ := runCmd("info", golden+"npy/u1.npy", golden+"npy/truncated.npy")
 	if code != 1 || !strings.Contains(out, "u1.npy") {
 		t.Errorf("mixed: exit %d, %q", code, out)
+	}
+}
+
+// TestInfoCandidates: info on an HDF5 file of several 3D datasets
+// succeeds listing them (path, shape, dtype, chunks, filters) with how to
+// name one, since that describes the file usefully; a pipeline given the
+// file without a dataset fails with the same list and writes nothing. A
+// NeXus scan whose frames are behind an external link is found.
+func TestInfoCandidates(t *testing.T) {
+	several := golden + "../h5/testdata/several.h5"
+	list := []string{"name one as " + several + ":/path", "/raw (13, 22, 26) uint16, contiguous",
+		"/processed/filtered (4, 8, 9) uint16, chunks (1, 8, 9), shuffle | gzip (level 4)"}
+	code, out, errOut := runCmd("info", several)
+	flat := strings.Join(strings.Fields(out), " ")
+	if code != 0 {
+		t.Fatalf("info: exit %d: %s", code, errOut)
+	}
+	for _, w := range list {
+		if !strings.Contains(flat, w) {
+			t.Errorf("info lacks %q:\n%s", w, out)
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "out.h5")
+	code, _, errOut = runCmd("dezing", "--backend", "cpu", several, dst)
+	flat = strings.Join(strings.Fields(errOut), " ")
+	if code == 0 {
+		t.Fatal("dezing without a dataset named succeeded")
+	}
+	for _, w := range list {
+		if !strings.Contains(flat, w) {
+			t.Errorf("dezing's error lacks %q:\n%s", w, errOut)
+		}
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Error("dezing left an output")
+	}
+	code, out, errOut = runCmd("info", golden+"../h5/testdata/k11.nxs")
+	flat = strings.Join(strings.Fields(out), " ")
+	if code != 0 || !strings.Contains(flat, "dataset: /entry/imaging/data") || !strings.Contains(flat, "8 projections, 3 flats, 2 darks") {
+		t.Errorf("k11: exit %d: %s%s", code, out, errOut)
+	}
+	// dezing used to fail on it listing 480 scalar datasets.
+	k11out := filepath.Join(t.TempDir(), "k11.h5")
+	if code, _, errOut := runCmd("dezing", "--backend", "cpu", golden+"../h5/testdata/k11.nxs", k11out); code != 0 {
+		t.Errorf("dezing k11: exit %d: %.500s", code, errOut)
+	} else if _, err := os.Stat(k11out); err != nil {
+		t.Errorf("dezing k11: %v", err)
 	}
 }
 

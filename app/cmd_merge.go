@@ -6,27 +6,11 @@ import (
 	"flag"
 	"io"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 )
-
-// mergeFunc joins the outputs of a split pipeline's tasks into the
-// single-process result. args are the pipeline's positional arguments.
-type mergeFunc func(ctx context.Context, e *env, args []string, tasks int) error
-
-// mergers maps a pipeline to the setup of its merge step: it declares the
-// same flags as the pipeline (the merge job gets the same arguments as the
-// tasks) and returns the merge.
-var mergers = map[string]func(fs *flag.FlagSet, out *outputFlags) mergeFunc{}
-
-// registerMerge makes `voxlab merge NAME` and `voxlab submit slurm NAME`
-// available for a pipeline that also declares --task (addTaskFlag).
-func registerMerge(name string, setup func(fs *flag.FlagSet, out *outputFlags) mergeFunc) {
-	mergers[name] = setup
-}
 
 func init() {
 	register(&command{
@@ -41,17 +25,8 @@ func init() {
 	})
 }
 
-func mergeNames() string {
-	var names []string
-	for n := range mergers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "(none yet)"
-	}
-	return strings.Join(names, ", ")
-}
+// mergeNames lists the pipelines that split, for messages.
+func mergeNames() string { return pipelineList(func(s *pipeline.Spec) bool { return s.Split }) }
 
 // recordFailure writes a failure to the progress file of a cluster job
 // that fails before its pipeline reports anything.
@@ -67,7 +42,11 @@ func recordFailure(name string, err error) {
 }
 
 func runMerge(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || mergers[args[0]] == nil {
+	var spec *pipeline.Spec
+	if len(args) > 0 {
+		spec = pipelines[args[0]]
+	}
+	if spec == nil || !spec.Split {
 		name := ""
 		if len(args) > 0 {
 			name = args[0]
@@ -78,7 +57,9 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	fs.SetOutput(io.Discard)
 	tasks := fs.Int("tasks", 0, "the number of tasks the pipeline was split into")
 	out := addOutputFlags(fs)
-	merge := mergers[args[0]](fs, out)
+	// The merge declares the pipeline's own flags: the merge job gets
+	// the tasks' arguments unchanged.
+	_, run := specSetup(spec)(fs, out)
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(e.stdout, &command{name: "merge " + args[0], summary: "merge the tasks of " + args[0], usage: "ARGS... --tasks N"}, fs)
@@ -98,5 +79,5 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	return merge(ctx, e, pos, *tasks)
+	return run(withMerge(ctx, *tasks), e, pos)
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"sort"
-	"strings"
 )
 
 func init() {
@@ -24,31 +21,6 @@ func init() {
 	})
 }
 
-// pipelineNames lists the registered pipelines for messages.
-func pipelineNames() string {
-	var names []string
-	for n := range pipelines {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "(none registered)"
-	}
-	return strings.Join(names, ", ")
-}
-
-// lookupPipeline finds the pipeline a plan/submit/merge command names.
-func lookupPipeline(args []string) (*pipelineCmd, error) {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return nil, usagef("which pipeline? one of %s", pipelineNames())
-	}
-	p, ok := pipelines[args[0]]
-	if !ok {
-		return nil, usagef("unknown pipeline %q: one of %s", args[0], pipelineNames())
-	}
-	return p, nil
-}
-
 // runPlan parses the pipeline's own arguments and flags, plans it and
 // prints the plan.
 func runPlan(ctx context.Context, e *env, args []string) error {
@@ -56,20 +28,17 @@ func runPlan(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("voxlab plan "+p.name, flag.ContinueOnError)
+	fs := flag.NewFlagSet("voxlab plan "+p.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := addOutputFlags(fs)
-	planFn, _ := p.setup(fs, out)
+	planFn, _ := specSetup(p)(fs, out)
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
-		printCommandHelp(e.stdout, &command{name: "plan " + p.name, summary: "plan " + p.summary, usage: p.usage, examples: p.examples}, fs)
+		printCommandHelp(e.stdout, &command{name: "plan " + p.Name, summary: "plan " + p.Summary, usage: p.Usage, examples: p.Examples}, fs)
 		return nil
 	}
 	if err != nil {
 		return err
-	}
-	if planFn == nil {
-		return fmt.Errorf("%s has no memory plan", p.name)
 	}
 	pl, err := planFn(ctx, e, pos)
 	if err != nil {

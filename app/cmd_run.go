@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -176,7 +177,7 @@ func parseStep(dir string, n int, item *yaml.Node) (yamlStep, error) {
 		return st, fmt.Errorf("%s: unknown pipeline %q: one of %s", where, st.pipeline, pipelineNames())
 	}
 	where = st.name()
-	spec := specFor(st.pipeline)
+	spec := specFor(p)
 	fs, _, _, _ := newFlags(p)
 	st.argv = []string{st.pipeline}
 	for _, a := range spec.args {
@@ -223,19 +224,20 @@ type yamlSpec struct {
 	inputs map[string]bool
 }
 
-// specFor returns the positional arguments of a pipeline (from its panel
-// description) and which flags name input files.
-func specFor(cmd string) yamlSpec {
-	for _, s := range guiSpecs {
-		if s.command == cmd {
-			ys := yamlSpec{inputs: s.inputs}
-			for _, a := range s.args {
-				ys.args = append(ys.args, a.Name)
-			}
-			return ys
+// specFor returns the positional arguments of a pipeline and which of
+// its flags name input files (resolved relative to the YAML file), from
+// its spec.
+func specFor(s *pipeline.Spec) yamlSpec {
+	ys := yamlSpec{inputs: map[string]bool{}}
+	for _, a := range s.Args {
+		ys.args = append(ys.args, a.Name)
+	}
+	for _, p := range s.Params {
+		if p.Kind == pipeline.Input {
+			ys.inputs[p.Name] = true
 		}
 	}
-	return yamlSpec{args: []string{"in", "out"}}
+	return ys
 }
 
 func argNames(s yamlSpec) string { return strings.Join(s.args, ", ") }

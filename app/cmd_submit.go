@@ -79,26 +79,26 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("voxlab submit slurm "+p.name, flag.ContinueOnError)
+	fs := flag.NewFlagSet("voxlab submit slurm "+p.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := addOutputFlags(fs)
-	p.setup(fs, out)
-	if fs.Lookup("task") == nil || mergers[p.name] == nil {
-		return fmt.Errorf("%s cannot run on a cluster yet: it does not split into tasks (no --task option or merge step)", p.name)
+	specSetup(p)(fs, out)
+	if !p.Split {
+		return fmt.Errorf("%s cannot run on a cluster yet: it does not split into tasks (no --task option or merge step)", p.Name)
 	}
-	sf, err := addSubmitFlags(fs, p.name)
+	sf, err := addSubmitFlags(fs, p.Name)
 	if err != nil {
 		return err
 	}
 	inputs, err := parseInterspersed(fs, args[2:])
 	if errors.Is(err, flag.ErrHelp) {
-		printCommandHelp(e.stdout, &command{name: "submit slurm " + p.name, summary: "run " + p.name + " on SLURM", usage: p.usage + " --tasks N"}, fs)
+		printCommandHelp(e.stdout, &command{name: "submit slurm " + p.Name, summary: "run " + p.Name + " on SLURM", usage: p.Usage + " --tasks N"}, fs)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	spec, err := sf.spec(p.name, fs, inputs)
+	spec, err := sf.spec(p.Name, fs, inputs)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	}
 	if !out.quiet {
 		fmt.Fprintf(e.stdout, "submitted %s: job array %s (%d tasks), then merge job %s\nshared folder: %s\nfollow it with: voxlab status %s\n",
-			p.name, sub.ArrayJob, spec.Tasks, sub.MergeJob, spec.Shared, sub.ArrayJob)
+			p.Name, sub.ArrayJob, spec.Tasks, sub.MergeJob, spec.Shared, sub.ArrayJob)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -65,7 +66,8 @@ func recordingVoxlab(t *testing.T) string {
 // An option value and inputs that would break a carelessly quoted script.
 const nastyLabel = `a b'c "d" $(touch PWNED) ; touch PWNED` + "\n`touch PWNED`"
 
-var nastyInputs = []string{"100", "out dir/it's $HOME;`x`", "-n"}
+// The output starts like a flag: after "--" it must stay an argument.
+var nastyInputs = []string{"100", "-n out dir/it's $HOME;`x`"}
 
 func TestSubmitCommand(t *testing.T) {
 	dir := installFakeSlurm(t, "501", "502")
@@ -112,12 +114,13 @@ func TestSubmitCommand(t *testing.T) {
 	}
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	_, runFn := fakeSetup(true)(fs, addOutputFlags(fs))
+	_, runFn := specSetup(pipelines["fakepipe"])(fs, addOutputFlags(fs))
 	pos, err := parseInterspersed(fs, argv[1:])
 	if err != nil {
 		t.Fatalf("the task's arguments do not parse: %v (%q)", err, argv)
 	}
 	takeFakeRuns()
+	t.Setenv(cluster.EnvShared, t.TempDir()) // the task's part goes there
 	if err := runFn(t.Context(), &env{stdout: io.Discard, stderr: io.Discard}, pos); err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +173,15 @@ func TestStatusCommand(t *testing.T) {
 	if code, _, errs := runCmd("submit", "slurm", "fakepipe", "40", "o", "--tasks", "3", "--shared", shared, "--voxlab", "/bin/true"); code != 0 {
 		t.Fatal(errs)
 	}
-	// Task 0 reported its progress through jobSinks, as a real task does.
+	// Task 0 reported its progress through jobSinks, as a real task does,
+	// and wrote its part into the shared folder.
 	t.Setenv(cluster.EnvProgressFile, cluster.ProgressPath(shared, 0))
+	t.Setenv(cluster.EnvShared, shared)
 	if code, _, errs := runCmd("fakepipe", "40", "o", "--task", "0/3", "--quiet"); code != 0 {
 		t.Fatal(errs)
 	}
 	os.Unsetenv(cluster.EnvProgressFile)
+	os.Unsetenv(cluster.EnvShared)
 	os.WriteFile(cluster.ProgressPath(shared, 1), []byte(`{"kind":"progress","stage":"slices","done":3,"total":13,"unit":"slices","rate":1.5,"eta_s":7}`+"\n"), 0o644)
 	setQueue(t, dir, "701_1|RUNNING|None", "701_2|PENDING|Resources", "702|PENDING|Dependency")
 
@@ -231,21 +237,33 @@ func TestStatusCommand(t *testing.T) {
 }
 
 func TestMergeCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	runSplit(t, "fakepipe", 3, "--kernel=5", "40", out)
 	takeFakeRuns()
-	code, _, errs := runCmd("merge", "fakepipe", "--kernel=5", "--tasks", "3", "--", "40", "out")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
+	code, _, errs := runCmd("merge", "fakepipe", "--kernel=5", "--tasks", "3", "--", "40", out)
+	if code == 0 || !strings.Contains(errs, "no parts folder") {
+		t.Errorf("a second merge, of removed parts: exit %d: %s", code, errs)
 	}
-	if r := takeFakeRuns(); len(r) != 1 || r[0].merged != 3 || !slices.Equal(r[0].args, []string{"40", "out"}) {
-		t.Errorf("merge ran %+v", r)
+	runSplit(t, "fakepipe", 3, "--kernel=5", "40", out)
+	if r := takeFakeRuns(); len(r) != 4 || r[3].merged != 3 || r[3].kernel != 5 || !slices.Equal(r[3].args, []string{"40", out}) {
+		t.Errorf("tasks and merge ran %+v", r)
+	}
+	// A part of another run (another kernel) is refused, naming what
+	// differs.
+	for i := range 2 {
+		mustRun(t, "fakepipe", "--task", fmt.Sprintf("%d/2", i), "--kernel", fmt.Sprint(3+2*i), "40", out)
+	}
+	if code, _, errs := runCmd("merge", "fakepipe", "--tasks", "2", "40", out); code == 0 || !strings.Contains(errs, "kernel") {
+		t.Errorf("merge of parts of two runs: exit %d: %s", code, errs)
 	}
 	// In a merge job, every task must have finished first.
+	takeFakeRuns()
 	shared := t.TempDir()
 	os.MkdirAll(filepath.Join(shared, "progress"), 0o755)
 	os.WriteFile(cluster.ProgressPath(shared, 0), []byte(`{"kind":"finished"}`+"\n"), 0o644)
 	t.Setenv(cluster.EnvShared, shared)
 	t.Setenv(cluster.EnvProgressFile, cluster.ProgressPath(shared, -1))
-	code, _, errs = runCmd("merge", "fakepipe", "--tasks", "2", "40", "out")
+	code, _, errs = runCmd("merge", "fakepipe", "--tasks", "2", "40", out)
 	if code != 1 || !strings.Contains(errs, "cannot merge: task 1 has no progress file") || len(takeFakeRuns()) != 0 {
 		t.Errorf("merge with a missing task: exit %d %s", code, errs)
 	}

@@ -2,18 +2,24 @@ package main
 
 import (
 	"context"
-	"flag"
+	"fmt"
+	"io"
 	"strconv"
 	"sync"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/task"
 )
 
-// fakepipe is a pipeline for testing plan, submit, merge and status before
-// the real pipelines register: `fakepipe UNITS OUT` runs a 3D filter over
-// UNITS slices of 1 MiB with a halo of kernel/2 on a 64 MiB device.
+// fakepipe is a pipeline for testing plan, submit, merge and status
+// without real data: `fakepipe UNITS OUT` plans a 3D filter over UNITS
+// slices of 1 MiB with a halo of kernel/2 on a 64 MiB device ("fake
+// device", whatever the backend), and records each run, task and merge.
+// fakewhole is the same without the split into tasks.
 type fakeRun struct {
 	args   []string
 	kernel int
@@ -27,77 +33,85 @@ var (
 	fakeRuns []fakeRun
 )
 
-func fakeSetup(split bool) func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
-	return func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
-		dev := addDeviceFlags(fs, "batch-size", "slices")
-		kernel := fs.Int("kernel", 3, "kernel size")
-		label := fs.String("label", "", "a free-text option")
-		var task *taskFlag
-		if split {
-			task = addTaskFlag(fs)
-		}
-		planFn := func(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
-			if len(args) != 2 {
-				return nil, usagef("want UNITS OUT")
-			}
-			units, err := strconv.Atoi(args[0])
+func record(r fakeRun) {
+	fakeMu.Lock()
+	fakeRuns = append(fakeRuns, r)
+	fakeMu.Unlock()
+}
+
+func fakeSpec(name string, split bool) *pipeline.Spec {
+	return &pipeline.Spec{
+		Name: name, Summary: "a test pipeline", Usage: "UNITS OUT", ArgsHelp: "UNITS OUT",
+		Args: []pipeline.Param{{Name: "units", Kind: pipeline.Input}, {Name: "out", Kind: pipeline.Output}},
+		Params: []pipeline.Param{
+			{Name: "kernel", Kind: pipeline.Int, Default: 3, Help: "kernel size"},
+			{Name: "label", Kind: pipeline.Text, Help: "a free-text option"},
+		},
+		Batch: pipeline.Batch{Flag: "batch-size", Unit: "slices"},
+		Split: split,
+		Open: func(r pipeline.Request) (pipeline.Job, error) {
+			units, err := strconv.Atoi(r.Args[0])
 			if err != nil {
-				return nil, usagef("UNITS %q: want a number", args[0])
+				return nil, pipeline.Usagef("UNITS %q: want a number", r.Args[0])
 			}
-			b, err := dev.budget(gpu.DeviceInfo{Name: "fake device", FreeBytes: 64 << 20})
-			if err != nil {
-				return nil, err
-			}
-			block, err := dev.batchSize()
-			if err != nil {
-				return nil, err
-			}
-			return plan.Make("fakepipe", []plan.Phase{{
-				Name: "slices", Unit: "slices", Units: units, Halo: *kernel / 2, Block: block,
-				Arrays: []plan.Array{
-					{Name: "input", Where: plan.Device, PerUnit: 1 << 20, Halo: true},
-					{Name: "output", Where: plan.Device, PerUnit: 1 << 20},
-				},
-			}}, b)
-		}
-		runFn := func(ctx context.Context, e *env, args []string) error {
-			r := fakeRun{args: args, kernel: *kernel, label: *label}
-			if task != nil {
-				r.task = task.get().String()
-			}
-			fakeMu.Lock()
-			fakeRuns = append(fakeRuns, r)
-			fakeMu.Unlock()
-			sinks, done, err := jobSinks(e, out)
-			if err != nil {
-				return err
-			}
-			err = job.Run(ctx, "fakepipe", func(ctx context.Context, p *job.Progress) error {
-				p.Stage("slices", 4, "slices")
-				p.Add(4)
-				return nil
-			}, sinks...)
-			if derr := done(); err == nil {
-				err = derr
-			}
-			return err
-		}
-		return planFn, runFn
+			return &fakeJob{r: r, units: units}, nil
+		},
 	}
 }
 
+type fakeJob struct {
+	r     pipeline.Request
+	units int
+}
+
+func (j *fakeJob) Close() error                      { return nil }
+func (j *fakeJob) Files() (inputs, outputs []string) { return nil, []string{j.r.Args[1]} }
+
+func (j *fakeJob) Plan(d pipeline.Device) (*plan.Plan, error) {
+	b, err := d.BudgetFor(gpu.DeviceInfo{Name: "fake device", FreeBytes: 64 << 20})
+	if err != nil {
+		return nil, err
+	}
+	return plan.Make("fakepipe", []plan.Phase{{
+		Name: "slices", Unit: "slices", Units: j.units, Halo: j.r.Values.Int("kernel") / 2, Block: j.r.Batch,
+		Arrays: []plan.Array{
+			{Name: "input", Where: plan.Device, PerUnit: 1 << 20, Halo: true},
+			{Name: "output", Where: plan.Device, PerUnit: 1 << 20},
+		},
+	}}, b)
+}
+
+func (j *fakeJob) run(p *job.Progress, t string) fakeRun {
+	p.Stage("slices", 4, "slices")
+	p.Add(4)
+	return fakeRun{args: j.r.Args, kernel: j.r.Values.Int("kernel"), label: j.r.Values.String("label"), task: t}
+}
+
+func (j *fakeJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) (*pipeline.Report, error) {
+	record(j.run(p, ""))
+	return &pipeline.Report{Summary: map[string]int{"units": j.units}}, nil
+}
+
+func (j *fakeJob) TaskPlan(d pipeline.Device, t task.Task) (*plan.Plan, error) { return j.Plan(d) }
+
+func (j *fakeJob) PartRun(t task.Task) (any, error) {
+	return map[string]any{"units": j.units, "kernel": j.r.Values.Int("kernel")}, nil
+}
+
+func (j *fakeJob) RunTask(ctx context.Context, p *job.Progress, d pipeline.Device, t task.Task, w io.Writer) (*pipeline.TaskReport, error) {
+	record(j.run(p, t.String()))
+	_, err := fmt.Fprintf(w, "task %s\n", t)
+	return &pipeline.TaskReport{What: "fakepipe task " + t.String()}, err
+}
+
+func (j *fakeJob) Merge(ctx context.Context, p *job.Progress, d pipeline.Device, parts []*cluster.Part) (*pipeline.Report, error) {
+	record(fakeRun{args: j.r.Args, kernel: j.r.Values.Int("kernel"), merged: len(parts)})
+	return &pipeline.Report{Summary: map[string]int{"tasks": len(parts)}}, nil
+}
+
 func init() {
-	registerPipeline(&pipelineCmd{name: "fakepipe", summary: "a test pipeline", usage: "UNITS OUT", setup: fakeSetup(true)})
-	registerPipeline(&pipelineCmd{name: "fakewhole", summary: "a test pipeline that does not split", usage: "UNITS OUT", setup: fakeSetup(false)})
-	registerMerge("fakepipe", func(fs *flag.FlagSet, out *outputFlags) mergeFunc {
-		fakeSetup(true)(fs, out) // the same flags as the tasks
-		return func(ctx context.Context, e *env, args []string, tasks int) error {
-			fakeMu.Lock()
-			fakeRuns = append(fakeRuns, fakeRun{args: args, merged: tasks})
-			fakeMu.Unlock()
-			return nil
-		}
-	})
+	addPipeline(fakeSpec("fakepipe", true))
+	addPipeline(fakeSpec("fakewhole", false))
 }
 
 func takeFakeRuns() []fakeRun {

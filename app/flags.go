@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 )
 
@@ -33,13 +34,13 @@ func addDeviceFlags(fs *flag.FlagSet, batchFlag, unit string) *deviceFlags {
 }
 
 // batchSize returns the manual block size, or 0 for auto.
-func (d *deviceFlags) batchSize() (int, error) {
+func (d *deviceFlags) batchSize(b pipeline.Batch) (int, error) {
 	if d.batch == "" || strings.EqualFold(d.batch, "auto") {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(d.batch)
 	if err != nil || n <= 0 {
-		return 0, usagef("batch size %q: want a positive number or auto", d.batch)
+		return 0, usagef("--%s %q: the batch size is a positive number of %s, or auto", b.Flag, d.batch, b.Unit)
 	}
 	return n, nil
 }

@@ -60,13 +60,13 @@ func newGUIHarness(t *testing.T) *guiHarness {
 		}
 	})
 	pls := guiPipelines()
-	if len(pls) != 3 || pls[0].Command != "dezing" || pls[1].Command != "detect" || pls[2].Command != "distance" {
+	if len(pls) != 3 || pls[0].Spec.Name != "dezing" || pls[1].Spec.Name != "detect" || pls[2].Spec.Name != "distance" {
 		t.Fatalf("the panel offers %d pipelines, want dezing, detect and distance in that order", len(pls))
 	}
 	for _, pl := range pls {
-		live := pl.Live
+		spec := pl.Spec
 		pl.Live = func(v *viewer.Viewer, r panel.Request) panel.Live {
-			return countingLive{live(v, r), &h.partials}
+			return countingLive{panel.NewLive(v, spec, r.Args), &h.partials}
 		}
 	}
 	h.p = panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Millisecond}, pls...)
@@ -167,8 +167,8 @@ func TestGUIDezingShowsBlocksBesideTheScan(t *testing.T) {
 	if req.Args[0] != want || req.Args[1] != filepath.Join(h.dir, "tomo", "scan-dezinged.h5") {
 		t.Fatalf("suggested %v, want the demo scan and a sibling output", req.Args)
 	}
-	if req.Params["kernel"] != "5" || req.Params["dif"] != "1000" {
-		t.Errorf("parameters %v: want kernel 5 and the default dif 1000", req.Params)
+	if req.Values.Int("kernel") != 5 || req.Values.Float("dif") != 1000 {
+		t.Errorf("parameters %v: want kernel 5 and the default dif 1000", req.Values)
 	}
 	if p := h.p.Plan(); p == nil || p.Block() != 30 {
 		t.Errorf("plan %v, want blocks of 30", p)
@@ -317,8 +317,8 @@ func TestGUIDistanceFillsHeatmapsAndPlots(t *testing.T) {
 	h := newGUIHarness(t)
 	h.choose("distance", map[string]string{"metrics": "l2,corr,fsc", "low-memory": "true", "chunk-size": "7"})
 	req, _ := h.p.Request()
-	if req.Args[1] != filepath.Join(h.dir, demo.MapsSubmitted) || req.Params["mask"] != filepath.Join(h.dir, demo.MapsMask) {
-		t.Fatalf("suggested %v, mask %q", req.Args, req.Params["mask"])
+	if req.Args[1] != filepath.Join(h.dir, demo.MapsSubmitted) || req.Values.String("mask") != filepath.Join(h.dir, demo.MapsMask) {
+		t.Fatalf("suggested %v, mask %q", req.Args, req.Values.String("mask"))
 	}
 	st := h.runToEnd()
 	finished(t, st)

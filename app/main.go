@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 )
 
 // command is one `voxlab CMD` subcommand. Each lives in its own cmd_*.go
@@ -60,12 +61,11 @@ var commands = map[string]*command{}
 
 func register(c *command) { commands[c.name] = c }
 
-// usageError marks errors in how a command was called (exit code 2).
-type usageError struct{ msg string }
+// usageError marks errors in how a command was called (exit code 2);
+// pipelines' specs return them too.
+type usageError = pipeline.UsageError
 
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return pipeline.Usagef(format, a...) }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -136,7 +136,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usageError{err.Error()}
+			return nil, usageError{Msg: err.Error()}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -56,14 +56,6 @@ func (t *taskFlag) Set(s string) error {
 	return nil
 }
 
-// get returns the task, cluster.Whole when the flag was not given.
-func (t *taskFlag) get() cluster.Task {
-	if t.Count == 0 {
-		return cluster.Whole
-	}
-	return t.Task
-}
-
 // addTaskFlag declares --task on a pipeline's flags; `voxlab submit slurm`
 // refuses pipelines without it.
 func addTaskFlag(fs *flag.FlagSet) *taskFlag {

@@ -16,6 +16,7 @@ import (
 	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -144,7 +145,7 @@ func TestSubmitRealSlurm(t *testing.T) {
 	dc := cases[1]
 	gui := filepath.Join(root, "gui $(touch PWNED)")
 	os.MkdirAll(gui, 0o755)
-	r := panel.Request{Command: "detect", Args: dc.argv(filepath.Join(gui, dc.out))[:2], Params: map[string]string{"xml": "true"}}
+	r := panel.Request{Command: "detect", Args: dc.argv(filepath.Join(gui, dc.out))[:2], Values: pipeline.Values{"xml": true}}
 	evs, err := runPanelJob(context.Background(), t, r, clusterOptions{Tasks: 3, Time: "10:00", Shared: filepath.Join(gui, "shared"),
 		Voxlab: exe, Interval: 500 * time.Millisecond})
 	if err != nil {

@@ -164,9 +164,6 @@ func ParseChoice(s string) (Choice, error) {
 // cudaOpener is set by the cuda build's init; nil in the default build.
 var cudaOpener func(device int) (Backend, error)
 
-// HasCUDA reports whether this binary was built with CUDA support.
-func HasCUDA() bool { return cudaOpener != nil }
-
 // Open returns the backend for a --backend choice. Auto picks CUDA when the
 // binary has it and a device answers, else the CPU; the returned note says
 // which was chosen and why, for the log and the GUI.

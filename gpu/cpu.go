@@ -160,8 +160,12 @@ func (c *CPUBackend) HostFree(h *HostBuffer) {
 // Sync does nothing: CPU kernels finish before they return.
 func (c *CPUBackend) Sync() error { return nil }
 
-// Close does nothing; buffers are garbage collected.
-func (c *CPUBackend) Close() error { return nil }
+// Close forgets the backend's staging pool; its buffers are ordinary
+// memory, which the garbage collector takes back.
+func (c *CPUBackend) Close() error {
+	forgetPool(c)
+	return nil
+}
 
 func checkRange(op string, b *Buffer, off int64, n int) error {
 	if b == nil || b.freed {

@@ -744,9 +744,7 @@ func (c *CUDABackend) Sync() error {
 // the first error met, e.g. a kernel failure no one synchronised on.
 func (c *CUDABackend) Close() error {
 	// The pool's buffers are among c.hosts, freed below: forget them.
-	poolsMu.Lock()
-	delete(pools, Backend(c))
-	poolsMu.Unlock()
+	forgetPool(c)
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()

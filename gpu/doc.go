@@ -33,4 +33,12 @@
 // block of minutes then stops within a row of the cancel, and reports the
 // rows done so the job's progress moves inside the block. The backend
 // knows nothing of the job beyond a context and a callback.
+//
+// # The name
+//
+// The package is named for the device the pipelines plan for, and holds
+// the CPU backend too: both implement Backend, a device with its own
+// buffers, staging and transfers, and on the CPU backend the "device"
+// buffers are host memory, counted against the host budget. The name
+// stays (docs/ARCHITECTURE.md).
 package gpu

@@ -66,6 +66,22 @@ func (p *pinnedPool) drain() []*HostBuffer {
 	return free
 }
 
+// forgetPool drops be's pool, whose buffers its owner frees: a closed
+// backend keeps no entry (the map would otherwise grow by one per backend
+// opened, each command and plan opening one).
+func forgetPool(be Backend) {
+	poolsMu.Lock()
+	delete(pools, be)
+	poolsMu.Unlock()
+}
+
+// poolCount is the number of backends with a pool (for tests).
+func poolCount() int {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	return len(pools)
+}
+
 // ReleasePinned unpins the staging buffers be keeps between stagings
 // (none are in use by then: a staging gives its buffers back when it
 // closes). The CUDA backend calls it when it closes; the GUI may call it
@@ -81,22 +97,4 @@ func ReleasePinned(be Backend) {
 	for _, h := range p.drain() {
 		be.HostFree(h)
 	}
-}
-
-// PooledPinned returns the bytes of page-locked staging be keeps between
-// stagings.
-func PooledPinned(be Backend) int64 {
-	poolsMu.Lock()
-	p := pools[be]
-	poolsMu.Unlock()
-	if p == nil {
-		return 0
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var n int64
-	for _, h := range p.free {
-		n += int64(cap(h.Bytes))
-	}
-	return n
 }

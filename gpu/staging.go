@@ -60,7 +60,12 @@ func NewStaging(be Backend, n int, size int64, pin bool, pinCap int64) (*Staging
 // while the pool still keeps buffers too small to reuse, those are
 // unpinned and the pin is tried once more.
 func (s *Staging) alloc(n int, pin bool) error {
-	pool := poolOf(s.be)
+	// Only a pinning staging needs the backend's pool: asking for it
+	// otherwise would make one per backend that never pins.
+	var pool *pinnedPool
+	if pin {
+		pool = poolOf(s.be)
+	}
 	for i := 0; i < n; i++ {
 		if pin {
 			if h := pool.take(s.size); h != nil {
@@ -126,10 +131,9 @@ func (s *Staging) Put(h *HostBuffer) {
 // backend's pinned pool for the next staging; all must have been put
 // back (their uploads done). Closing twice does nothing.
 func (s *Staging) Close() {
-	pool := poolOf(s.be)
 	for _, h := range s.all {
 		if h.Pinned {
-			pool.put(h)
+			poolOf(s.be).put(h)
 		} else {
 			s.be.HostFree(h)
 		}

@@ -345,3 +345,23 @@ func TestLoadCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolsForgetClosedBackends: opening and closing backends that stage
+// data, pinned or not, leaves no pool behind (the map of pools grew by
+// one entry per CPU backend, never shrinking: every command and plan
+// opens one).
+func TestPoolsForgetClosedBackends(t *testing.T) {
+	before := poolCount()
+	for i := range 20 {
+		be := NewCPU()
+		s, err := NewStaging(be, 2, 1<<10, i%2 == 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		be.Close()
+	}
+	if n := poolCount(); n != before {
+		t.Errorf("%d pools after 20 backends were opened and closed, %d before", n, before)
+	}
+}

@@ -152,7 +152,7 @@ func (c *clusterControls) set(name, value string) (ok bool, err error) {
 			return true, fmt.Errorf("run-on %q: want %q or %q", value, RunHere, RunCluster)
 		}
 		if value == RunCluster && !c.box.Visible() {
-			return true, fmt.Errorf("%s cannot run on a cluster here (is sbatch on the PATH?)", c.p.cur.Name)
+			return true, fmt.Errorf("%s cannot run on a cluster here (is sbatch on the PATH?)", c.p.cur.Name())
 		}
 		c.where.SetSelected(value)
 	case "tasks":

@@ -90,7 +90,7 @@ func TestClusterRun(t *testing.T) {
 		t.Errorf("job %+v", st)
 	}
 	reqs := cf.requests()
-	if len(reqs) != 1 || *reqs[0].Cluster != (ClusterOptions{Tasks: 3, Partition: "gpu", Gres: "gpu:1", Time: "1:00:00"}) || reqs[0].Params["count"] != "6" {
+	if len(reqs) != 1 || *reqs[0].Cluster != (ClusterOptions{Tasks: 3, Partition: "gpu", Gres: "gpu:1", Time: "1:00:00"}) || reqs[0].Values.Int("count") != 6 {
 		t.Fatalf("RunCluster got %+v", reqs)
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "out.txt")); !os.IsNotExist(err) {

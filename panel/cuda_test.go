@@ -16,6 +16,7 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/dezing"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
@@ -49,8 +50,8 @@ func zingered(n, rows, cols int) volume.Source {
 // backend choice, with pin_memory as the panel says, handing out blocks.
 func dezingOn(blocks *[]*dezing.Block, out *memOut) *Pipeline {
 	return &Pipeline{
-		Name: "Dezing (test)", Command: "dezing-test",
-		Batch: Field{Name: "batch-size", Label: "Projections per block"},
+		Spec: &pipeline.Spec{Name: "dezing-test", Title: "Dezing (test)", Summary: "dezinging on a chosen backend",
+			Batch: pipeline.Batch{Flag: "batch-size", Unit: "projections", Label: "Projections per block"}},
 		Plan: func(ctx context.Context, r Request) (*plan.Plan, error) {
 			return plan.Make("x", []plan.Phase{{Name: "p", Units: 1, Unit: "u"}}, plan.Budget{})
 		},

@@ -12,11 +12,12 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/viewer"
 )
 
-// pinHelp explains the pin_memory trade-off (DESIGN.md, problem 2).
+// pinHelp explains the pin_memory trade-off (docs/ARCHITECTURE.md, Rules).
 const pinHelp = "pin_memory page-locks the host staging buffers: uploads to the GPU get faster and truly " +
 	"asynchronous, but pinned RAM cannot be swapped out, so it is taken from everything else running " +
 	"(voxlab caps it at a quarter of RAM and falls back to pageable memory, with a warning, when pinning " +
@@ -115,8 +116,12 @@ func labelled(label string, w fyne.CanvasObject) fyne.CanvasObject {
 }
 
 // setBatchField names the block-size control after the pipeline's flag.
-func (d *deviceControls) setBatchField(f Field) {
-	d.batchLbl.SetText(f.Label)
+func (d *deviceControls) setBatchField(f pipeline.Batch) {
+	label := f.Label
+	if label == "" {
+		label = "Block size (" + f.Unit + ")"
+	}
+	d.batchLbl.SetText(label)
 	d.batch.SetPlaceHolder("auto")
 	d.check()
 }

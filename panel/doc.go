@@ -3,9 +3,11 @@
 // on files and shows their jobs and results.
 //
 // It sits above package viewer and below the application: it uses the
-// viewer (its layers, tabs, dock and UI goroutine) and the processing
-// packages (job, plan, cluster) and gpu, and the viewer knows nothing of
-// it.
+// viewer (its layers, tabs, dock and UI goroutine), processing/pipeline
+// (the specs' types, never a pipeline's package), the processing packages
+// (job, plan, cluster, matrix) and gpu, and the viewer knows nothing of
+// it. The live views map the kinds of partial results a spec declares to
+// layers (live.go) without knowing the pipeline.
 //
 // # Using it from the application
 //
@@ -17,10 +19,11 @@
 //
 // # What it holds
 //
-// NewPanel docks a "Process" tab that runs Pipelines (the application
-// describes each from its command: arguments, flags with their defaults,
-// Plan, Run, and a Live view of its results): a form with messages beside
-// wrong fields, device controls (backend, pin_memory, block size, memory
+// NewPanel docks a "Process" tab that runs Pipelines (a pipeline's spec,
+// processing/pipeline, and the application's Plan and Run for it): a form
+// built from the spec's typed parameters — a field per argument and
+// parameter, its widget by the parameter's kind, its default, help and
+// checks the command line's own — with messages beside wrong fields, device controls (backend, pin_memory, block size, memory
 // caps, a bandwidth probe), where it runs (this machine or a SLURM
 // cluster, where the pipeline has RunCluster), a plan preview with
 // MemBars, and a JobList of queued, running and finished jobs (job.Queue,

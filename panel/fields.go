@@ -13,14 +13,18 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
 )
 
-// fieldEditor edits one Field, with its help below it and, when its value
-// is wrong, the message saying why.
+// fieldEditor edits one parameter or argument of a pipeline's spec, with
+// its help below it and, when its value is wrong, the message saying
+// why.
 type fieldEditor struct {
-	f   Field
+	f pipeline.Param
+	// arg: a positional argument (an input or output), not a flag.
+	arg bool
 	box *fyne.Container
 	get func() string
 	set func(string)
@@ -44,8 +48,13 @@ type fieldEditor struct {
 // edited reports whether the output's name is the user's.
 func (fe *fieldEditor) edited() bool { return fe.user }
 
-func (p *Panel) newFieldEditor(f Field) *fieldEditor {
-	fe := &fieldEditor{f: f, msg: viewer.WrapLabel("", widget.DangerImportance)}
+// newFieldEditor makes the editor of f: a check box for a Bool, a
+// choice for a Choice, check boxes for a Multi, a path with the open
+// layers offered and Browse for an Input, a path with Browse for an
+// Output, an entry for the others (numbers, lists, sizes, text), which
+// the parameter parses.
+func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
+	fe := &fieldEditor{f: f, arg: arg, msg: viewer.WrapLabel("", widget.DangerImportance)}
 	fe.msg.Hide()
 	changed := func() {
 		if fe.ready {
@@ -53,18 +62,19 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 		}
 	}
 	var w fyne.CanvasObject
+	label := f.Title()
 	switch f.Kind {
-	case BoolField:
-		c := widget.NewCheck(f.Label, func(bool) { changed(); p.v.Refocus(false) })
+	case pipeline.Bool:
+		c := widget.NewCheck(label, func(bool) { changed(); p.v.Refocus(false) })
 		fe.get = func() string { return strconv.FormatBool(c.Checked) }
 		fe.set = func(s string) { c.SetChecked(s == "true") }
 		w, fe.widget = c, c
-	case ChoiceField:
+	case pipeline.Choice:
 		s := widget.NewSelect(f.Options, func(string) { changed(); p.v.Refocus(false) })
 		fe.get = func() string { return s.Selected }
 		fe.set = s.SetSelected
 		w, fe.widget = s, s
-	case MultiField:
+	case pipeline.Multi:
 		// Checks in a grid: a horizontal group of many would widen the
 		// narrow dock.
 		checks := make([]*widget.Check, len(f.Options))
@@ -93,7 +103,7 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 		}
 		grid := container.NewGridWithColumns(2, objs...)
 		w, fe.widget = grid, grid
-	case InputField:
+	case pipeline.Input:
 		se := widget.NewSelectEntry(nil)
 		se.OnChanged = func(string) { changed() }
 		se.OnSubmitted = func(string) { p.v.Refocus(true) }
@@ -102,14 +112,14 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 		fe.options = func(specs []string) { se.SetOptions(specs) }
 		browse := p.v.NewButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, se), se
-	case OutputField:
+	case pipeline.Output:
 		e := widget.NewEntry()
 		e.OnChanged = func(string) { changed() }
 		e.OnSubmitted = func(string) { p.v.Refocus(true) }
 		// Until there is an input, the placeholder says how the output
 		// will be named; the default name alone would be a file in
 		// whatever folder voxlab was started in.
-		e.SetPlaceHolder("named after the input: …-" + f.Default)
+		e.SetPlaceHolder("named after the input: …-" + f.DefaultText())
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
 		fe.set = e.SetText
 		browse := p.v.NewButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
@@ -122,12 +132,12 @@ func (p *Panel) newFieldEditor(f Field) *fieldEditor {
 		fe.set = e.SetText
 		w, fe.widget = e, e
 	}
-	if f.Kind != OutputField {
-		fe.set(f.Default)
+	if f.Kind != pipeline.Output {
+		fe.set(f.DefaultText())
 	}
 	var objs []fyne.CanvasObject
-	if f.Kind != BoolField {
-		objs = append(objs, widget.NewLabelWithStyle(f.Label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	if f.Kind != pipeline.Bool {
+		objs = append(objs, widget.NewLabelWithStyle(label, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 	}
 	objs = append(objs, w)
 	if f.Help != "" {
@@ -153,17 +163,18 @@ func (fe *fieldEditor) render() {
 }
 
 // check validates the field's value on its own: a required argument is
-// given, an input exists, and the pipeline's check accepts the value.
+// given, an input exists, an output's folder does, and a parameter's
+// text parses as its kind and passes its checks.
 func (p *Panel) check(fe *fieldEditor) error {
 	v := fe.get()
-	if v == "" {
-		if (fe.f.Kind == InputField || fe.f.Kind == OutputField) && !fe.f.Optional {
-			return fmt.Errorf("choose the %s", strings.ToLower(fe.f.Label))
+	if v == "" && (fe.f.Kind == pipeline.Input || fe.f.Kind == pipeline.Output) {
+		if !fe.f.Optional {
+			return fmt.Errorf("choose the %s", strings.ToLower(fe.f.Title()))
 		}
 		return nil
 	}
 	switch fe.f.Kind {
-	case InputField:
+	case pipeline.Input:
 		path, _ := volume.SplitSpec(v)
 		st, err := os.Stat(path)
 		switch {
@@ -172,16 +183,17 @@ func (p *Panel) check(fe *fieldEditor) error {
 		case fe.f.Folder && !st.IsDir():
 			return fmt.Errorf("%s is a file; this wants a folder", path)
 		}
-	case OutputField:
+	case pipeline.Output:
 		dir := filepath.Dir(v)
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return fmt.Errorf("the folder %s does not exist", dir)
 		}
 	}
-	if p.cur.Check != nil {
-		return p.cur.Check(fe.f.Name, v)
+	if fe.arg {
+		return nil
 	}
-	return nil
+	_, err := fe.f.Parse(v)
+	return err
 }
 
 // fieldChanged re-checks an edited field and replans; a new input
@@ -190,7 +202,7 @@ func (p *Panel) fieldChanged(fe *fieldEditor) {
 	fe.checkErr = p.check(fe)
 	fe.planErr = nil
 	fe.render()
-	if fe.f.Kind == OutputField && fe.get() != fe.auto {
+	if fe.f.Kind == pipeline.Output && fe.get() != fe.auto {
 		fe.user, fe.base = true, fe.get()
 	}
 	if fe == p.namingInput() {
@@ -204,18 +216,18 @@ func (p *Panel) fieldChanged(fe *fieldEditor) {
 func (p *Panel) browse(fe *fieldEditor) {
 	win := p.v.Window()
 	switch {
-	case fe.f.Kind == OutputField || fe.f.Folder:
+	case fe.f.Kind == pipeline.Output || fe.f.Folder:
 		dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
 			if err != nil || u == nil {
 				return
 			}
-			if fe.f.Kind == OutputField {
+			if fe.f.Kind == pipeline.Output {
 				name := filepath.Base(fe.get())
 				if in := p.namingInput(); (name == "." || name == "/" || fe.get() == "") && in != nil {
-					name = filepath.Base(OutputBeside(in.get(), fe.f.Default))
+					name = filepath.Base(OutputBeside(in.get(), fe.f.DefaultText()))
 				}
 				if name == "." || name == "/" || name == "" {
-					name = fe.f.Default
+					name = fe.f.DefaultText()
 				}
 				// A folder picked is the user's choice: the name no
 				// longer follows the input (fieldChanged).

@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
@@ -37,7 +38,7 @@ type PanelOptions struct {
 }
 
 // progressInterval spaces the job list's updates: at most 20 a second
-// (DESIGN.md), however often a pipeline reports.
+// (docs/ARCHITECTURE.md, Rules), however often a pipeline reports.
 const progressInterval = 50 * time.Millisecond
 
 // Panel is the processing panel, docked right of the canvas: choose a
@@ -100,7 +101,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p.queue = job.NewQueue(p.ctx, func(e job.Entry) { v.Do(func() { p.jobs.changed(e) }) })
 	var names []string
 	for _, pl := range pipelines {
-		names = append(names, pl.Name)
+		names = append(names, pl.Name())
 	}
 	p.summary = viewer.WrapLabel("", widget.LowImportance)
 	p.args = container.NewVBox()
@@ -137,7 +138,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p.root = split
 	v.OnLayersChanged(p.layersChanged)
 	if len(pipelines) > 0 {
-		p.choose.SetSelected(pipelines[0].Name)
+		p.choose.SetSelected(pipelines[0].Name())
 	}
 	v.AddPanel("Process", p.root)
 	return p
@@ -176,7 +177,7 @@ func (p *Panel) Pipeline() *Pipeline { return p.cur }
 func (p *Panel) Select(name string) error {
 	var pl *Pipeline
 	for _, x := range p.pipelines {
-		if x.Name == name || x.Command == name {
+		if x.Name() == name || x.Spec.Name == name {
 			pl = x
 		}
 	}
@@ -187,19 +188,19 @@ func (p *Panel) Select(name string) error {
 		return nil
 	}
 	p.cur = pl
-	if p.choose.Selected != pl.Name {
-		p.choose.SetSelected(pl.Name)
+	if p.choose.Selected != pl.Name() {
+		p.choose.SetSelected(pl.Name())
 	}
-	p.summary.SetText(pl.Summary)
+	p.summary.SetText(pl.Spec.Summary)
 	p.fields = map[string]*fieldEditor{}
 	p.args.Objects, p.params.Objects, p.advanced.Objects = nil, nil, nil
-	for _, f := range pl.Args {
-		fe := p.newFieldEditor(f)
+	for _, f := range pl.Spec.Args {
+		fe := p.newFieldEditor(f, true)
 		p.fields[f.Name] = fe
 		p.args.Add(fe.box)
 	}
-	for _, f := range pl.Params {
-		fe := p.newFieldEditor(f)
+	for _, f := range pl.Spec.Params {
+		fe := p.newFieldEditor(f, false)
 		p.fields[f.Name] = fe
 		if f.Advanced {
 			p.advanced.Add(fe.box)
@@ -207,7 +208,7 @@ func (p *Panel) Select(name string) error {
 			p.params.Add(fe.box)
 		}
 	}
-	p.dev.setBatchField(pl.Batch)
+	p.dev.setBatchField(pl.Spec.Batch)
 	p.cl.show(pl)
 	p.layersChanged()
 	p.suggest()
@@ -236,20 +237,20 @@ func (p *Panel) layersChanged() {
 // inputs and parameters it proposes, and outputs named after the input
 // (nameOutputs) unless it proposes its own.
 func (p *Panel) suggest() {
-	if p.cur.Suggest == nil {
+	if p.cur.Spec.Suggest == nil {
 		p.nameOutputs()
 		return
 	}
-	args, params := p.cur.Suggest(p.v.Specs())
-	for i, f := range p.cur.Args {
-		if i >= len(args) || args[i] == "" || f.Kind == OutputField {
+	args, params := p.cur.Spec.Suggest(p.v.Specs())
+	for i, f := range p.cur.Spec.Args {
+		if i >= len(args) || args[i] == "" || f.Kind == pipeline.Output {
 			continue
 		}
 		p.fields[f.Name].set(args[i])
 	}
 	p.nameOutputs()
-	for i, f := range p.cur.Args {
-		if i < len(args) && args[i] != "" && f.Kind == OutputField {
+	for i, f := range p.cur.Spec.Args {
+		if i < len(args) && args[i] != "" && f.Kind == pipeline.Output {
 			p.setOutput(p.fields[f.Name], args[i])
 		}
 	}
@@ -283,8 +284,8 @@ func OutputBeside(input, name string) string {
 // namingInput returns the field outputs are named after: the first
 // input argument (the scan, the volume, the ground truth), or nil.
 func (p *Panel) namingInput() *fieldEditor {
-	for _, f := range p.cur.Args {
-		if f.Kind == InputField {
+	for _, f := range p.cur.Spec.Args {
+		if f.Kind == pipeline.Input {
 			return p.fields[f.Name]
 		}
 	}
@@ -296,14 +297,14 @@ func (p *Panel) namingInput() *fieldEditor {
 // if that is taken; with no input, such outputs are left empty.
 func (p *Panel) nameOutputs() {
 	in := p.namingInput()
-	for _, f := range p.cur.Args {
+	for _, f := range p.cur.Spec.Args {
 		fe := p.fields[f.Name]
-		if f.Kind != OutputField || fe.edited() {
+		if f.Kind != pipeline.Output || fe.edited() {
 			continue
 		}
 		base := ""
 		if in != nil {
-			base = OutputBeside(in.get(), f.Default)
+			base = OutputBeside(in.get(), f.DefaultText())
 		}
 		p.setOutput(fe, base)
 	}
@@ -327,9 +328,9 @@ func (p *Panel) setOutput(fe *fieldEditor, base string) {
 // suffixes ("scan-dezinged-3.h5", not "scan-dezinged-2-2.h5"). A user's
 // name numbered stays the user's.
 func (p *Panel) freshOutputs() {
-	for _, f := range p.cur.Args {
+	for _, f := range p.cur.Spec.Args {
 		fe := p.fields[f.Name]
-		if f.Kind != OutputField || fe.get() == "" || fe.base == "" {
+		if f.Kind != pipeline.Output || fe.get() == "" || fe.base == "" {
 			continue
 		}
 		if v := p.unclaimed(fe.base); v != fe.get() {
@@ -363,7 +364,7 @@ func (p *Panel) unclaimed(path string) string {
 func (p *Panel) Set(name, value string) error {
 	if fe, ok := p.fields[name]; ok {
 		fe.set(value)
-		if fe.get() != value && fe.f.Kind != MultiField {
+		if fe.get() != value && fe.f.Kind != pipeline.Multi {
 			return fmt.Errorf("%s: %q is not one of its choices", name, value)
 		}
 		return nil
@@ -377,14 +378,14 @@ func (p *Panel) Set(name, value string) error {
 		d.backend.SetSelected(value)
 	case "pin-memory":
 		d.pin.SetChecked(value == "true")
-	case p.cur.Batch.Name, "batch":
+	case p.cur.Spec.Batch.Flag, "batch":
 		d.batch.SetText(value)
 	case "device-memory":
 		d.devMem.SetText(value)
 	case "host-memory":
 		d.hostMem.SetText(value)
 	default:
-		return fmt.Errorf("%s has no field %q", p.cur.Name, name)
+		return fmt.Errorf("%s has no field %q", p.cur.Name(), name)
 	}
 	return nil
 }
@@ -415,22 +416,26 @@ func (p *Panel) Request() (Request, error) {
 	if p.cur == nil {
 		return Request{}, errors.New("no pipeline chosen")
 	}
-	r := Request{Command: p.cur.Command, Params: map[string]string{}, Device: p.dev.device()}
+	r := Request{Command: p.cur.Spec.Name, Values: p.cur.Spec.Defaults(), Device: p.dev.device()}
 	var first error
 	note := func(name string, err error) {
 		if err != nil && first == nil {
 			first = fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	for _, f := range p.cur.Args {
+	for _, f := range p.cur.Spec.Args {
 		fe := p.fields[f.Name]
-		note(f.Label, fe.checkErr)
+		note(f.Title(), fe.checkErr)
 		r.Args = append(r.Args, fe.get())
 	}
-	for _, f := range p.cur.Params {
+	for _, f := range p.cur.Spec.Params {
 		fe := p.fields[f.Name]
-		note(f.Label, fe.checkErr)
-		r.Params[f.Name] = fe.get()
+		note(f.Title(), fe.checkErr)
+		if v, err := f.Parse(fe.get()); err == nil {
+			r.Values[f.Name] = v
+		} else {
+			note(f.Title(), err)
+		}
 	}
 	if err := p.dev.check(); err != nil {
 		note("device", err)
@@ -576,7 +581,7 @@ func (p *Panel) Run() (int, error) {
 func (p *Panel) Submit(req Request) (int, error) {
 	var pl *Pipeline
 	for _, x := range p.pipelines {
-		if x.Command == req.Command {
+		if x.Spec.Name == req.Command {
 			pl = x
 		}
 	}
@@ -586,8 +591,10 @@ func (p *Panel) Submit(req Request) (int, error) {
 	var live Live
 	if pl.Live != nil {
 		live = pl.Live(p.v, req)
+	} else {
+		live = NewLive(p.v, pl.Spec, req.Args)
 	}
-	name := pl.Command
+	name := pl.Spec.Name
 	if len(req.Args) > 0 {
 		name += " " + filepath.Base(req.Args[0])
 	}
@@ -612,15 +619,15 @@ func (p *Panel) Submit(req Request) (int, error) {
 		live.Partial(e)
 	}
 	var outs []string
-	for i, f := range pl.Args {
-		if f.Kind == OutputField && i < len(req.Args) {
+	for i, f := range pl.Spec.Args {
+		if f.Kind == pipeline.Output && i < len(req.Args) {
 			outs = append(outs, req.Args[i])
 		}
 	}
 	device, run := p.dev.key(), pl.Run
 	if req.Cluster != nil {
 		if pl.RunCluster == nil {
-			return 0, fmt.Errorf("%s cannot run on a cluster", pl.Name)
+			return 0, fmt.Errorf("%s cannot run on a cluster", pl.Name())
 		}
 		// SLURM queues the tasks: each cluster run gets its own key, so
 		// none waits in this queue for another, or for a local job.
@@ -649,8 +656,8 @@ func (p *Panel) event(id int, e job.Event) {
 			p.jobs.end(r, e)
 			// Its output now exists: offer a fresh name if it is shown.
 			if p.cur != nil {
-				for _, f := range p.cur.Args {
-					if f.Kind == OutputField && slices.Contains(r.outputs, p.fields[f.Name].get()) {
+				for _, f := range p.cur.Spec.Args {
+					if f.Kind == pipeline.Output && slices.Contains(r.outputs, p.fields[f.Name].get()) {
 						p.freshOutputs()
 						break
 					}

@@ -21,6 +21,7 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/viewer"
 )
@@ -67,29 +68,24 @@ type fakePipeline struct {
 const fakeDevice = 64 << 20
 
 func (f *fakePipeline) pipeline() *Pipeline {
+	spec := &pipeline.Spec{
+		Name: "fake", Title: "Fake", Summary: "counts",
+		Args: []pipeline.Param{
+			{Name: "in", Label: "Input", Kind: pipeline.Input},
+			{Name: "out", Label: "Output", Kind: pipeline.Output},
+		},
+		Params: []pipeline.Param{
+			{Name: "count", Label: "Count", Kind: pipeline.Int, Default: 5, Help: "steps"},
+			{Name: "mode", Label: "Mode", Kind: pipeline.Choice, Options: []string{"a", "b"}, Default: "a"},
+			{Name: "metrics", Label: "Metrics", Kind: pipeline.Multi, Options: []string{"x", "y", "z"}, Default: []string{"x", "z"}},
+			{Name: "fast", Label: "Fast", Kind: pipeline.Bool, Advanced: true},
+		},
+		Batch: pipeline.Batch{Flag: "batch-size", Unit: "steps", Label: "Steps per block"},
+	}
 	return &Pipeline{
-		Name: "Fake", Command: "fake", Summary: "counts",
-		Args: []Field{
-			{Name: "in", Label: "Input", Kind: InputField},
-			{Name: "out", Label: "Output", Kind: OutputField},
-		},
-		Params: []Field{
-			{Name: "count", Label: "Count", Default: "5", Help: "steps"},
-			{Name: "mode", Label: "Mode", Kind: ChoiceField, Options: []string{"a", "b"}, Default: "a"},
-			{Name: "metrics", Label: "Metrics", Kind: MultiField, Options: []string{"x", "y", "z"}, Default: "x,z"},
-			{Name: "fast", Label: "Fast", Kind: BoolField, Default: "false", Advanced: true},
-		},
-		Batch: Field{Name: "batch-size", Label: "Steps per block"},
-		Check: func(name, v string) error {
-			if name == "count" {
-				if _, err := strconv.Atoi(v); err != nil {
-					return fmt.Errorf("%q: want a whole number", v)
-				}
-			}
-			return nil
-		},
+		Spec: spec,
 		Plan: func(ctx context.Context, r Request) (*plan.Plan, error) {
-			n, _ := strconv.Atoi(r.Params["count"])
+			n := r.Values.Int("count")
 			if n > 100000 {
 				return nil, fmt.Errorf("count %d: too many steps", n)
 			}
@@ -99,7 +95,7 @@ func (f *fakePipeline) pipeline() *Pipeline {
 				plan.Budget{Device: fakeDevice, DeviceSource: "fake device", Host: 1 << 30, HostSource: "fake RAM"})
 		},
 		Run: func(ctx context.Context, r Request, p *job.Progress) error {
-			n, _ := strconv.Atoi(r.Params["count"])
+			n := r.Values.Int("count")
 			out, err := outfile.Create(r.Args[1])
 			if err != nil {
 				return err
@@ -533,7 +529,7 @@ func TestRequestCommandLine(t *testing.T) {
 	f := &fakePipeline{}
 	p := f.pipeline()
 	r := Request{Command: "fake", Args: []string{"my scan.nxs", "out.h5"},
-		Params: map[string]string{"count": "7", "mode": "a", "metrics": "x,z", "fast": "true"},
+		Values: pipeline.Values{"count": 7, "mode": "a", "metrics": []string{"x", "z"}, "fast": true},
 		Device: Device{Backend: "cpu", Pin: true, Batch: "4", HostMemory: "8GiB"}}
 	want := "voxlab fake 'my scan.nxs' out.h5 --count 7 --fast --backend cpu --pin-memory --batch-size 4 --host-memory 8GiB"
 	if got := r.CommandLine(p); got != want {
@@ -543,7 +539,9 @@ func TestRequestCommandLine(t *testing.T) {
 
 func TestFieldOfNamesTheField(t *testing.T) {
 	p := (&fakePipeline{}).pipeline()
-	p.Params = append(p.Params, Field{Name: "mask"}, Field{Name: "mask-radius"})
+	spec := *p.Spec
+	spec.Params = append(spec.Params, pipeline.Param{Name: "mask", Kind: pipeline.Input}, pipeline.Param{Name: "mask-radius", Kind: pipeline.Float})
+	p.Spec = &spec
 	for msg, want := range map[string]string{
 		"count 4: must be odd":                    "count",
 		"give --mask-radius or nothing":           "mask-radius",
@@ -561,7 +559,7 @@ func TestFieldOfNamesTheField(t *testing.T) {
 func TestPanelSuggestsAndOffersOpenLayers(t *testing.T) {
 	h := newPanelHarness(t, cpuProbe)
 	pl := h.p.cur
-	pl.Suggest = func(open []string) ([]string, map[string]string) {
+	pl.Spec.Suggest = func(open []string) ([]string, map[string]string) {
 		if len(open) == 0 {
 			return nil, nil
 		}

@@ -13,7 +13,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/voxlab/voxlab/processing/distance/report"
+	"github.com/voxlab/voxlab/processing/matrix"
+	"github.com/voxlab/voxlab/processing/matrix/heatplot"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -47,8 +48,8 @@ const (
 )
 
 // heatmap is m as the distance report draws it.
-func (m Matrix) heatmap() report.Heatmap {
-	return report.Heatmap{Title: m.Name, XLabel: m.XLabel, YLabel: m.YLabel, Unit: m.Unit, Rows: m.Rows, Cols: m.Cols, Values: m.Values}
+func (m Matrix) heatmap() matrix.Heatmap {
+	return matrix.Heatmap{Title: m.Name, XLabel: m.XLabel, YLabel: m.YLabel, Unit: m.Unit, Rows: m.Rows, Cols: m.Cols, Values: m.Values}
 }
 
 // plotInterval spaces the re-renderings of a matrix that is filling: a
@@ -58,7 +59,7 @@ const plotInterval = 250 * time.Millisecond
 // Plots is a tab of plots of matrices (a distance run's metrics): per
 // matrix a row holding its heat map with colour bar and, beside it, its
 // histogram, drawn as the distance report draws them
-// (report.HeatmapImageStyle) in the app theme's colours, off the UI
+// (heatplot.HeatmapImageStyle) in the app theme's colours, off the UI
 // goroutine, redrawn as the matrix fills and when the tab's size changes.
 type Plots struct {
 	v      *viewer.Viewer
@@ -69,7 +70,7 @@ type Plots struct {
 	note   *widget.Label
 	// style is the theme's, read on the UI goroutine when the tab is
 	// made: background, foreground, text size.
-	style report.Style
+	style heatplot.Style
 
 	mu sync.Mutex
 	// latest holds each matrix's last values, pending those not drawn
@@ -101,10 +102,10 @@ type plotItem struct {
 func NewPlots(v *viewer.Viewer, title string) *Plots {
 	p := &Plots{v: v, items: map[string]*plotItem{},
 		latest: map[string]Matrix{}, pending: map[string]Matrix{}, sizes: map[string]plotSize{}}
-	p.style = report.Style{
+	p.style = heatplot.Style{
 		Background: theme.Color(theme.ColorNameBackground),
 		Foreground: theme.Color(theme.ColorNameForeground),
-		TextPx:     math.Max(report.Paper.TextPx, viewer.MinTextSize),
+		TextPx:     math.Max(heatplot.Paper.TextPx, viewer.MinTextSize),
 	}
 	p.rows = container.NewVBox()
 	p.note = viewer.WrapLabel("The plots fill in as the job computes the matrices.", widget.MediumImportance)
@@ -120,7 +121,7 @@ func (p *Plots) Tab() *container.TabItem { return p.tab }
 func (p *Plots) SetNote(s string) { p.note.SetText(s) }
 
 // Style returns the style the plots are drawn in.
-func (p *Plots) Style() report.Style { return p.style }
+func (p *Plots) Style() heatplot.Style { return p.style }
 
 // Set (re)draws the plots of m; at most one rendering of it every
 // plotInterval, the latest values winning. m.Values is copied. Safe from
@@ -221,10 +222,10 @@ func (p *Plots) render() {
 		for _, j := range batch {
 			st := p.style
 			st.TextPx *= j.size.scale
-			heat, err := report.HeatmapImageStyle(j.m.heatmap(), j.size.heat.X, j.size.heat.Y, st)
+			heat, err := heatplot.HeatmapImageStyle(j.m.heatmap(), j.size.heat.X, j.size.heat.Y, st)
 			var hist *image.RGBA
 			if err == nil {
-				hist, err = report.HistogramImageStyle(j.m.heatmap(), j.size.hist.X, j.size.hist.Y, st)
+				hist, err = heatplot.HistogramImageStyle(j.m.heatmap(), j.size.hist.X, j.size.hist.Y, st)
 			}
 			if err != nil {
 				p.mu.Lock()

@@ -19,7 +19,7 @@ import (
 // a relative input gives an absolute output, never a bare name in the
 // folder voxlab was started in.
 func TestOutputsAreNamedAfterTheInput(t *testing.T) {
-	h := newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) { pl.Args[1].Default = "result.txt" })
+	h := newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) { pl.Spec.Args[1].Default = "result.txt" })
 	// A fresh form: nothing typed yet.
 	h.p.cur = nil
 	if err := h.p.Select("fake"); err != nil {

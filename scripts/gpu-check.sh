@@ -20,7 +20,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 DIR=${GPU_CHECK_DIR:-bin/gpu-check}
-PKGS=${GPU_CHECK_PKGS:-"gpu processing/dezing processing/detect processing/distance processing/classify"}
+# The device, and every pipeline with kernels of its own (a .cu source
+# in its room, processing/<pipeline>): a new pipeline is checked without
+# a change here.
+pipeline_pkgs() {
+  local d
+  for d in processing/*/; do
+    compgen -G "${d}*.cu" >/dev/null && printf '%s ' "${d%/}"
+  done
+}
+PKGS=${GPU_CHECK_PKGS:-"gpu $(pipeline_pkgs)"}
 BUDGET=${GPU_CHECK_BUDGET:-280}
 mode=${1:-all}
 
@@ -103,10 +112,12 @@ run() {
   else
     echo "PASS  all $(wc -l <"$DIR/kernels") kernels were launched by the tests"
   fi
-  # Every pipeline with kernels needs a passing CUDA test naming it.
+  # Every pipeline with kernels needs a passing CUDA test naming it: the
+  # prefix of its kernels' names, capitalised (dezing_… → Dezing,
+  # dist_… → Dist).
   local prefix word
-  for prefix in dezing:Dezing detect:Detect dist:Dist; do
-    word=${prefix#*:}; prefix=${prefix%%:*}
+  for prefix in $(grep -ho '\.entry[[:space:]]\+[A-Za-z_][A-Za-z0-9_$]*' $(ls processing/*/*.ptx processing/*/cuda/*.ptx 2>/dev/null) | awk '{print $2}' | sed 's/_.*//' | sort -u); do
+    word=$(tr '[:lower:]' '[:upper:]' <<<"${prefix:0:1}")${prefix:1}
     grep -q "^${prefix}_" "$DIR/kernels" || continue
     if cat "$logs"/*.log | grep -qE -- "--- PASS: [^ ]*(CUDA[^ ]*${word}|${word}[^ ]*CUDA)"; then
       echo "PASS  $word: CPU-vs-CUDA tests passed"

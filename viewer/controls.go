@@ -68,7 +68,6 @@ type controlRefs struct {
 	gammaLbl *widget.Label
 	cmap     *widget.Select
 	opacity  *widget.Slider
-	count    *widget.Label
 	pts      *pointsRefs
 	// syncing is set while syncControls writes values, so the
 	// controls' callbacks do not write them back.

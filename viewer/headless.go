@@ -7,8 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-
-	"github.com/voxlab/voxlab/viewer/internal/offscreen"
+	"fyne.io/fyne/v2/test"
 )
 
 // Headless is a viewer driven by one goroutine without an event loop:
@@ -22,7 +21,7 @@ type Headless struct {
 }
 
 // NewHeadless builds a viewer as the content of win, a window of Fyne's
-// test driver (tests) or of the offscreen driver (NewOffscreen).
+// test driver (tests, NewOffscreen).
 func NewHeadless(win fyne.Window) *Headless {
 	q := &uiQueue{}
 	v := newViewer(win, q.post)
@@ -32,16 +31,15 @@ func NewHeadless(win fyne.Window) *Headless {
 	return &Headless{Viewer: v, q: q}
 }
 
-// NewOffscreen starts an offscreen Fyne app with voxlab's theme (as
-// RenderOffscreen does: no display, and Fyne's test driver is not
-// linked) and builds a viewer in a w x h window of it. Run it, and
-// everything that drives it, on one goroutine other than main: the
-// offscreen driver runs fyne.Do at once, on the goroutine that calls it,
-// and the main goroutine is the one Fyne's GL driver keeps for its event
-// loop (Fyne's test driver, which tests use, complains of fyne.Do
-// there).
+// NewOffscreen makes the current Fyne app a new one of Fyne's test
+// driver drawn in voxlab's theme (see newOffscreenWindow) and builds a
+// viewer in a w x h window of it. Run it, and everything that drives
+// it, on one goroutine other than main: the test driver runs fyne.Do at
+// once on the goroutine that calls it, but only off the main goroutine
+// (the one Fyne's GL driver keeps for its event loop); from main it
+// complains and runs the callback on a goroutine of its own.
 func NewOffscreen(w, h int) *Headless {
-	win := offscreen.NewApp(Theme()).NewWindow("voxlab")
+	win := newOffscreenWindow()
 	hl := NewHeadless(win)
 	win.Resize(fyne.NewSize(float32(w), float32(h)))
 	return hl
@@ -117,7 +115,7 @@ func (h *Headless) Capture() image.Image {
 			}
 		case fyne.Widget:
 			if vp == nil {
-				for _, c := range offscreen.Objects(o) {
+				for _, c := range test.WidgetRenderer(o).Objects() {
 					walk(c, vp)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 )
 
@@ -112,19 +113,14 @@ func (t appTheme) Size(n fyne.ThemeSizeName) float32 {
 // Capture on a real window) returns blank images under Xvfb, and needs a
 // display besides.
 //
-// The window is one of package offscreen's driver, not of Fyne's test
-// driver (fyne.io/fyne/v2/test), which draws the same image but would
-// link the testing package and testify into voxlab. Of the other ways
-// out, capturing a real window needs a display (and is blank under
-// Xvfb), and keeping the offscreen rendering to the tests would take
-// --screenshot from the binary; offscreen paints with Fyne's own
-// software painter instead, so screenshots are what they were, and
-// TestMatchesFyneSoftwarePainter holds its image to the test driver's,
-// pixel for pixel. Tests still build viewers in windows of Fyne's test
-// driver (NewHeadless), which only they link.
+// The window is one of Fyne's test driver (fyne.io/fyne/v2/test, whose
+// windows paint with the software painter of fyne.io/fyne/v2/driver/
+// software), used through its public API only: a Fyne upgrade that
+// changes it is a build error. The binary links the test package with
+// the testing package and testify for it, a few hundred KiB.
 //
-// It replaces the current Fyne app with an offscreen one: call it in a
-// process that runs no other Fyne app.
+// It replaces the current Fyne app with an app of the test driver: call
+// it in a process that runs no other Fyne app.
 func RenderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error) (image.Image, error) {
 	var img image.Image
 	err := RenderOffscreenFrames(w, h, stall, setup, 1, func(*Viewer, int) {}, func(_ int, im image.Image) error {
@@ -132,6 +128,22 @@ func RenderOffscreen(w, h int, stall time.Duration, setup func(v *Viewer) error)
 		return nil
 	})
 	return img, err
+}
+
+// newOffscreenWindow makes the current Fyne app a new app of Fyne's test
+// driver (fyne.io/fyne/v2/test), in voxlab's theme, and returns a window
+// of it. Its windows are never shown, and their Capture paints them with
+// Fyne's software painter at scale 1 (one device pixel per logical
+// pixel, whatever the screen: a screenshot is the same on every
+// machine); its preferences live in memory (a screenshot leaves the
+// user's recent files alone). Call it off the main goroutine: setting
+// the theme goes through fyne.Do.
+func newOffscreenWindow() fyne.Window {
+	a := test.NewApp()
+	// Widgets measure and draw their text in the app's theme, and the
+	// canvas's background is its background colour.
+	a.Settings().SetTheme(Theme())
+	return a.NewWindow("voxlab")
 }
 
 // settle runs queued callbacks until every loader is idle and the slices

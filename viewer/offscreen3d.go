@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-
-	"github.com/voxlab/voxlab/viewer/internal/offscreen"
 )
 
 // RenderOffscreenFrames is RenderOffscreen for a sequence: after setup
@@ -19,7 +17,7 @@ func RenderOffscreenFrames(w, h int, stall time.Duration, setup func(v *Viewer) 
 	before func(v *Viewer, i int), emit func(i int, img image.Image) error) error {
 	ch := make(chan error)
 	go func() {
-		win := offscreen.NewApp(Theme()).NewWindow("voxlab")
+		win := newOffscreenWindow()
 		q := &uiQueue{}
 		v := newViewer(win, q.post)
 		defer v.Close()

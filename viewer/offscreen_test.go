@@ -50,14 +50,15 @@ func offscreenScene(t *testing.T) func(v *Viewer) error {
 	}
 }
 
-// TestMatchesFyneSoftwarePainter: the offscreen rendering of a viewer
-// (RenderOffscreen, without Fyne's test driver) is, pixel for pixel,
-// what Fyne's test driver draws of the same viewer in a window of the
-// same size: the same layout, text, icons, rounded rectangles, slider
-// thumbs, scroll shadows, images and dialog. Its driver paints with
-// Fyne's software painter, reached by name (offscreen/fyne.go): a Fyne
-// upgrade that changes what it calls shows here.
-func TestMatchesFyneSoftwarePainter(t *testing.T) {
+// TestRenderOffscreenMatchesTestWindow: RenderOffscreen (a Fyne app and
+// window of its own, made on a goroutine of its own, in voxlab's theme,
+// sized to w x h, captured once the loaders are done) draws, pixel for
+// pixel, what a viewer of the same scene shows in a window of Fyne's test
+// driver set up here by hand: the same layout, text, icons, rounded
+// rectangles, slider thumbs, scroll shadows, images and dialog. A
+// screenshot taken in the wrong theme or size, or before the slices
+// loaded, differs.
+func TestRenderOffscreenMatchesTestWindow(t *testing.T) {
 	const w, h = 1000, 700
 	got, err := RenderOffscreen(w, h, 10*time.Second, offscreenScene(t))
 	if err != nil {

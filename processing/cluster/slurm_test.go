@@ -237,3 +237,28 @@ func TestStatusFailedWhenNothingRuns(t *testing.T) {
 		t.Errorf("merge dependency %q", got)
 	}
 }
+
+// TestResubmitSaysWhenTheRecordFails: when the merge job cannot be
+// submitted after the tasks were, and the submission cannot be recorded
+// either (its submission.json is taken by a folder), the error says
+// both, not only the first.
+func TestResubmitSaysWhenTheRecordFails(t *testing.T) {
+	f := newFakeSlurm(t, "500", "501")
+	sub, err := Slurm{}.Submit(context.Background(), testSpec(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.setQueue(t, "500_0|FAILED|None", "500_1|COMPLETED|None", "500_2|COMPLETED|None", "500_3|COMPLETED|None", "501|PENDING|DependencyNeverSatisfied")
+	path := submissionPath(sub.Spec.Shared)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(path, "taken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.setIDs(t, "510") // the merge job's sbatch fails
+	_, _, err = Slurm{}.Resubmit(context.Background(), sub, []int{0})
+	if err == nil || !strings.Contains(err.Error(), "merge job") || !strings.Contains(err.Error(), "recording the resubmission") {
+		t.Errorf("Resubmit: %v, want the merge's failure and the record's", err)
+	}
+}

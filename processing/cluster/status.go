@@ -179,8 +179,13 @@ func (s Slurm) Resubmit(ctx context.Context, sub *Submission, tasks []int) (task
 	}
 	merge, err := s.sbatch(ctx, sub.Spec.MergeScriptPath(), "--dependency="+dep)
 	if err != nil {
-		sub.Save()
-		return id, "", fmt.Errorf("tasks resubmitted as job %s, but the merge job: %w", id, err)
+		err = fmt.Errorf("tasks resubmitted as job %s, but the merge job: %w", id, err)
+		// The new attempts must be recorded even so, or status would
+		// follow the old ones; failing that is said too.
+		if serr := sub.Save(); serr != nil {
+			err = fmt.Errorf("%w; and recording the resubmission in %s failed: %v", err, sub.Spec.Shared, serr)
+		}
+		return id, "", err
 	}
 	sub.MergeJob = merge
 	return id, merge, sub.Save()

@@ -3,6 +3,8 @@ package detect
 import (
 	"cmp"
 	"slices"
+
+	"github.com/voxlab/voxlab/processing/pipeline"
 )
 
 // CellType says what a detected candidate is.
@@ -25,11 +27,21 @@ func (t CellType) String() string {
 }
 
 // Candidate is a detected cell candidate: voxel indices of the input volume
-// and its type. It is the element of the []Candidate partial results Run
-// emits.
+// and its type. Run emits the candidates it finds as partial results
+// (Points).
 type Candidate struct {
 	Z, Y, X int
 	Type    CellType
+}
+
+// Points returns candidates as the points partial results are made of
+// (pipeline.Points): what a viewer draws while a run goes on.
+func Points(c []Candidate) pipeline.Points {
+	pts := make(pipeline.Points, len(c))
+	for i, x := range c {
+		pts[i] = pipeline.Point{Z: float64(x.Z), Y: float64(x.Y), X: float64(x.X), Type: x.Type.String()}
+	}
+	return pts
 }
 
 // SortCandidates orders candidates by z, y, x (then type).

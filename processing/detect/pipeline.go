@@ -332,14 +332,14 @@ func (r *run) structures(ctx context.Context, batches <-chan centreBatch, free c
 		}
 		free <- b.slot
 		if found := r.finish(ctx, done); len(found) > 0 {
-			r.prog.Partial(found)
+			r.prog.Partial(Points(found))
 		}
 	}
 	if ctx.Err() != nil {
 		return
 	}
 	if last := r.finish(ctx, r.det.flush()); len(last) > 0 {
-		r.prog.Partial(last)
+		r.prog.Partial(Points(last))
 	}
 }
 

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -157,12 +159,12 @@ func TestPartialResultsAddUp(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BatchSize = 2
 	v, _ := scene(cfg, 20)
-	var parts []Candidate
+	var parts pipeline.Points
 	var planes int64
 	prog := job.NewProgress("detect", func(e job.Event) {
 		switch e.Kind {
 		case job.Partial:
-			parts = append(parts, e.Partial.([]Candidate)...)
+			parts = append(parts, e.Partial.(pipeline.Points)...)
 		case job.Progressed:
 			planes = e.Done
 		}
@@ -171,8 +173,13 @@ func TestPartialResultsAddUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	SortCandidates(parts)
-	if len(parts) == 0 || !slices.Equal(parts, res.Candidates) {
+	byPosition := func(a, b pipeline.Point) int {
+		return cmp.Or(cmp.Compare(a.Z, b.Z), cmp.Compare(a.Y, b.Y), cmp.Compare(a.X, b.X), cmp.Compare(a.Type, b.Type))
+	}
+	want := Points(res.Candidates)
+	slices.SortFunc(parts, byPosition)
+	slices.SortFunc(want, byPosition)
+	if len(parts) == 0 || !slices.Equal(parts, want) {
 		t.Errorf("partial results %d candidates, result %d", len(parts), len(res.Candidates))
 	}
 	if planes != 20 {

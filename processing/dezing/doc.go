@@ -21,6 +21,12 @@
 // device (buffers, transfers, streams, the launch API).
 //
 // The algorithm code takes volume.Sources and an Output, never files, so
-// it runs on a bare machine; app/cmd_dezing.go reads NeXus/HDF5 and writes
-// the result.
+// it runs on a bare machine. Spec (spec.go) is dezinging as voxlab offers
+// it — `voxlab dezing`, its YAML step and its panel form — and registers
+// itself: it opens a NeXus scan through volume.OpenScan (darks and flats
+// by image_key) or a plain volume with darks and flats files, writes an
+// HDF5 file or an OME-Zarr store through volume's container registry
+// (output.go: the layout of each), and splits into tasks of projections
+// whose parts the merge joins (parts.go). The HDF5 and Zarr libraries are
+// the binary's to link: this package and its tests link no C library.
 package dezing

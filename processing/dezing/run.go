@@ -7,6 +7,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -57,12 +58,7 @@ type Output interface {
 // block of projections when Config.Partials is set: a copy of the
 // processed frames [Z0, Z0+Shape[0]) (counted like Output.Slab's), which
 // the pipeline never touches again.
-type Block struct {
-	Z0    int
-	Shape [3]int
-	DType volume.DType
-	Data  []byte
-}
+type Block = pipeline.VolumeBlock
 
 // Result is what a run reports.
 type Result struct {
@@ -313,7 +309,7 @@ func (r *run) projections(src volume.Source, out Output) error {
 			if r.cfg.Partials {
 				// The copy is the sinks' to keep (the viewer's live
 				// layer decides how long): it is planned as one block.
-				r.p.Partial(&Block{Z0: i0, Shape: [3]int{len(data) / int(ofb), info.Shape[1], info.Shape[2]}, DType: outInfo.DType, Data: append([]byte(nil), data...)})
+				r.p.Partial(&Block{Z0: i0, Depth: z1 - z0, Shape: [3]int{len(data) / int(ofb), info.Shape[1], info.Shape[2]}, DType: outInfo.DType, Data: append([]byte(nil), data...)})
 			}
 			return nil
 		},

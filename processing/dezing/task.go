@@ -52,16 +52,6 @@ func TaskPlan(be gpu.Backend, s Shapes, c Config, t task.Task) (*plan.Plan, erro
 	return Plan(be, Shapes{Projections: s.Projections}, TaskConfig(s, c, t))
 }
 
-// TaskInfo describes what task t hands to out: its dezinged projections,
-// in the input's type.
-func TaskInfo(s Shapes, c Config, t task.Task) volume.Info {
-	s = s.kernelTypes()
-	info := s.Projections
-	lo, hi := TaskRange(s, c, t)
-	info.Shape[0] = hi - lo
-	return info
-}
-
 // RunTask runs task t of a split run: it dezings the task's projections of
 // in into out (Output.Slab gets them in order, counted from the task's
 // first projection; Frames gets nil frames) and leaves the darks and

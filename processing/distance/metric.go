@@ -21,16 +21,16 @@ const (
 )
 
 var metricInfo = [numMetrics]struct {
-	name, describe string
-	kind           Kind
+	name, describe, unit string
+	kind                 Kind
 }{
-	L2:           {"l2", "distance: ‖a − b‖ of the masked, normalised maps", KindL2},
-	L2Sq:         {"l2sq", "distance: ‖a − b‖²", KindL2Sq},
-	Corr:         {"corr", "similarity (not a distance: larger is closer): Σ a·b / n over the n masked voxels", KindCorr},
-	CorrDistance: {"corr-distance", "distance: 1 − Σ a·b / n", KindCorrDist},
-	BioEM:        {"bioem", "distance: −log P of Cossio & Hummer 2013 eq. 10 (BioEM), smaller is closer", KindBioEM},
-	FSC:          {"fsc", "distance: 1 − mean Fourier shell correlation over shells 1…box/2", KindFSC},
-	Res:          {"res", "resolution (Å) where the FSC first drops below 0.5 (Nyquist, 2 voxels, when it never does); smaller is closer", KindRes},
+	L2:           {"l2", "distance: ‖a − b‖ of the masked, normalised maps", "l2 distance", KindL2},
+	L2Sq:         {"l2sq", "distance: ‖a − b‖²", "squared l2 distance", KindL2Sq},
+	Corr:         {"corr", "similarity (not a distance: larger is closer): Σ a·b / n over the n masked voxels", "correlation (a similarity)", KindCorr},
+	CorrDistance: {"corr-distance", "distance: 1 − Σ a·b / n", "1 − correlation", KindCorrDist},
+	BioEM:        {"bioem", "distance: −log P of Cossio & Hummer 2013 eq. 10 (BioEM), smaller is closer", "BioEM −log P", KindBioEM},
+	FSC:          {"fsc", "distance: 1 − mean Fourier shell correlation over shells 1…box/2", "1 − mean FSC", KindFSC},
+	Res:          {"res", "resolution (Å) where the FSC first drops below 0.5 (Nyquist, 2 voxels, when it never does); smaller is closer", "resolution at FSC 0.5 (Å)", KindRes},
 }
 
 // DefaultMetrics are the metrics `voxlab distance` computes unless told.
@@ -46,6 +46,9 @@ func (m Metric) String() string {
 // Describe says what the metric's values mean (distance or similarity,
 // unit).
 func (m Metric) Describe() string { return metricInfo[m].describe }
+
+// Unit labels the metric's values on plots ("l2 distance").
+func (m Metric) Unit() string { return metricInfo[m].unit }
 
 // Similarity reports whether larger values mean closer maps.
 func (m Metric) Similarity() bool { return m == Corr }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -49,15 +50,11 @@ type Config struct {
 }
 
 // Chunk is the partial result a run hands to job.Progress.Partial after
-// each chunk or tile: rows [Row0, Row0+Rows) of one metric's matrix, Cols
-// (submitted maps) values each, row-major. Values is final: the pipeline
+// each chunk or tile: rows [Row0, Row0+Rows) of one metric's matrix
+// (Name), Cols (submitted maps) values each, row-major, of a matrix of
+// TotalRows rows (the ground-truth maps). Values is final: the pipeline
 // never changes it afterwards.
-type Chunk struct {
-	Metric     string
-	Row0, Rows int
-	Cols       int
-	Values     []float64
-}
+type Chunk = pipeline.MatrixChunk
 
 // Result is a finished run.
 type Result struct {
@@ -167,6 +164,9 @@ type run struct {
 	tile  int
 	box   int
 	nsub  int
+	// ngt is the whole ground-truth set's size (a task computes some
+	// of its rows).
+	ngt   int
 	stage *gpu.Staging
 	// raw are the two read buffers of batch maps each (one being read,
 	// one being prepared); conv the reader's conversion scratch.
@@ -195,7 +195,7 @@ func (r *run) kernelProgress(done, total int64) {
 
 // Run computes the distance matrices between the ground-truth maps gt
 // (rows) and the submitted maps sub (columns) on be. Both sets are masked
-// and normalised alike (one code path, MaskAndNormalize's) whatever the pipeline;
+// and normalised alike (one code path, the preparer's) whatever the pipeline;
 // in memory and low memory give the same matrices within rounding.
 // Progress: the stages "submitted maps", "ground-truth maps" (in memory)
 // and "distances" (rows), bytes moved, the device peak, and a Chunk per
@@ -229,7 +229,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 	}
 	r0, r1 := cfg.plannedRows(sh.NGT)
 	r := &run{ctx: ctx, p: p, be: be, ops: ops, cfg: cfg, tr: cfg.Tracker, lay: lay, direct: hostBuffers(be.Name()),
-		tile: pl.Block(), batch: pl.Phases[0].Block, box: sh.Box, nsub: sh.NSub}
+		tile: pl.Block(), batch: pl.Phases[0].Block, box: sh.Box, nsub: sh.NSub, ngt: sh.NGT}
 	if lay.Spec {
 		r.shells = NewShells(sh.Box)
 	}
@@ -641,7 +641,8 @@ func (r *run) compute(a *gpu.Buffer, a0, row0, m int) error {
 			return fmt.Errorf("distance: download %s of rows %d-%d: %w", met, row0, row0+m, err)
 		}
 		r.p.Transfer(0, int64(len(vals))*8)
-		r.p.Partial(Chunk{Metric: met.String(), Row0: r.res.Row0 + row0, Rows: m, Cols: n, Values: vals})
+		r.p.Partial(Chunk{Name: met.String(), Unit: met.Unit(), RowLabel: "ground-truth map", ColLabel: "submitted map",
+			Row0: r.res.Row0 + row0, Rows: m, Cols: n, TotalRows: r.ngt, Values: vals})
 	}
 	r.p.Memory(r.be.Stats().Peak, 0)
 	r.p.Add(int64(m))

@@ -282,13 +282,13 @@ func TestPartials(t *testing.T) {
 		t.Fatalf("%d partials, want 3 chunks x 2 metrics", len(got))
 	}
 	for _, c := range got {
-		k := map[string]int{"l2": 0, "corr": 1}[c.Metric]
-		if c.Cols != nsub || len(c.Values) != c.Rows*nsub {
+		k := map[string]int{"l2": 0, "corr": 1}[c.Name]
+		if c.Cols != nsub || c.TotalRows != ngt || len(c.Values) != c.Rows*nsub {
 			t.Errorf("partial %+v has the wrong shape", c)
 		}
 		for i, v := range c.Values {
 			if v != res.Matrices[k][c.Row0*nsub+i] {
-				t.Errorf("partial %s row %d differs from the result", c.Metric, c.Row0)
+				t.Errorf("partial %s row %d differs from the result", c.Name, c.Row0)
 			}
 		}
 	}

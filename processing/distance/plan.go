@@ -118,7 +118,7 @@ func writePhase(cfg Config, ngt, nsub, workers int) plan.Phase {
 	}}
 }
 
-// WriterBytes is what processing/distance/report holds to write one
+// WriterBytes is what WriteReport holds to write one
 // metric of an ngt x nsub matrix besides the matrix: the 800 x 600 heat
 // map's canvas, its RGBA copy and the PNG encoder's rows (three images of
 // 800 x 600 x 4 bytes), the image of the cells (each cell a block of

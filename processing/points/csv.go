@@ -2,24 +2,33 @@ package points
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
+
+// maxLine bounds a CSV line: a points row is tens of bytes, a header a
+// few hundred; a longer line is not a points file (a line of hundreds of
+// MB would otherwise be held whole, several times over, by encoding/csv).
+const maxLine = 1 << 20
 
 // ReadCSV reads points from a CSV file with columns z, y, x and
 // optionally type. A header row naming the columns (in any order; napari's
 // axis-0, axis-1, axis-2 too) is used when present; without one the first
 // three columns are z, y, x and a fourth is the type. Lines starting with
-// # are comments. A missing or non-numeric coordinate is an error naming
-// the file and the line, and no points are returned.
+// # are comments; a UTF-8 byte order mark (Excel's "CSV UTF-8") is
+// skipped. A missing or non-numeric coordinate, or a line longer than 1
+// MiB, is an error naming the file and the line, and no points are
+// returned. Only regular files are read.
 func ReadCSV(path string) ([]Point, error) {
-	f, err := os.Open(path)
+	f, _, err := fileio.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("points %s: %w", path, err)
 	}
@@ -31,8 +40,42 @@ func ReadCSV(path string) ([]Point, error) {
 	return pts, nil
 }
 
+// lineLimit passes a reader's bytes through until a line runs past max
+// bytes, then fails naming the line.
+type lineLimit struct {
+	r    io.Reader
+	max  int
+	run  int // bytes since the last line break
+	line int // lines ended so far
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	b := p[:n]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			l.run += len(b)
+			break
+		}
+		if l.run+i > l.max {
+			break
+		}
+		l.run, l.line, b = 0, l.line+1, b[i+1:]
+	}
+	if l.run > l.max || len(b) > 0 && bytes.IndexByte(b, '\n') >= 0 {
+		return 0, fmt.Errorf("line %d is longer than %d MiB: not a points file", l.line+1, l.max>>20)
+	}
+	return n, err
+}
+
 func readCSV(rd io.Reader, path string) ([]Point, error) {
-	r := csv.NewReader(rd)
+	br := bufio.NewReader(&lineLimit{r: rd, max: maxLine})
+	// Excel writes a byte order mark before the header.
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
+		br.Discard(3)
+	}
+	r := csv.NewReader(br)
 	r.FieldsPerRecord = -1
 	r.Comment = '#'
 	r.ReuseRecord = true
@@ -66,7 +109,7 @@ func readCSV(rd io.Reader, path string) ([]Point, error) {
 			}
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("points %s line %d: %s %q is not a number", path, line, names[i], rec[cols[i]])
+				return nil, fmt.Errorf("points %s line %d: %s %s is not a number", path, line, names[i], quote(rec[cols[i]]))
 			}
 			c[i] = v
 		}

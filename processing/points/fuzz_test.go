@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +63,33 @@ func TestScanSimpleDeclines(t *testing.T) {
 			t.Errorf("%q: encoding/xml took it", s)
 		}
 	}
+}
+
+// FuzzCSV: any bytes either read as points or give an error naming the
+// file; never a panic, never more points than lines.
+func FuzzCSV(f *testing.F) {
+	for _, s := range []string{
+		"z,y,x,type\n1,2,3,cell\n4,5,6,non-cell\n",
+		"\ufeffz,y,x\n1,2,3\n",
+		"# comment\naxis-0,axis-1,axis-2\n1.5,2,3\n",
+		"1,2,\"3\",\"a,b\"\n",
+		"1,2," + strings.Repeat("9", 400) + "x\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pts, err := readCSV(bytes.NewReader(data), "fuzz.csv")
+		if err != nil {
+			if !strings.Contains(err.Error(), "fuzz.csv") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			if len(err.Error()) > 400 {
+				t.Fatalf("error of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		if len(pts) > bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("%d points from %d lines", len(pts), bytes.Count(data, []byte("\n"))+1)
+		}
+	})
 }

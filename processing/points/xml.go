@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // XML marker types as cellfinder uses them (brainglobe-utils' Cell:
@@ -62,7 +64,7 @@ func codeOf(typ string) int {
 // else, and every error, goes through encoding/xml, which also finds the
 // line of the error.
 func ReadXML(path string) ([]Point, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("points %s: %w", path, err)
 	}
@@ -90,7 +92,7 @@ type markers struct {
 func (m *markers) start(name string) error {
 	if len(m.stack) == 0 {
 		if name != "CellCounter_Marker_File" {
-			return fmt.Errorf("root element is <%s>, not <CellCounter_Marker_File>: not a cell marker file", name)
+			return fmt.Errorf("root element is <%s>, not <CellCounter_Marker_File>: not a cell marker file", clip(name))
 		}
 		m.root = true
 	}
@@ -113,11 +115,11 @@ func (m *markers) start(name string) error {
 
 func (m *markers) end(closing string) error {
 	if len(m.stack) == 0 {
-		return fmt.Errorf("unexpected </%s>", closing)
+		return fmt.Errorf("unexpected </%s>", clip(closing))
 	}
 	name := m.stack[len(m.stack)-1]
 	if closing != name {
-		return fmt.Errorf("</%s> closes <%s>", closing, name)
+		return fmt.Errorf("</%s> closes <%s>", clip(closing), clip(name))
 	}
 	in := parent(m.stack)
 	m.stack = m.stack[:len(m.stack)-1]
@@ -127,7 +129,7 @@ func (m *markers) end(closing string) error {
 	case name == "Type" && in == "Marker_Type":
 		code, err := strconv.Atoi(string(b))
 		if err != nil {
-			return fmt.Errorf("marker type %q is not a number", b)
+			return fmt.Errorf("marker type %s is not a number", quote(string(b)))
 		}
 		m.typ, m.hasType = typeOfCode(code), true
 	case in == "Marker" && (name == "MarkerX" || name == "MarkerY" || name == "MarkerZ"):
@@ -140,7 +142,7 @@ func (m *markers) end(closing string) error {
 			var err error
 			v, err = strconv.ParseFloat(string(b), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%s %q is not a number", name, b)
+				return fmt.Errorf("%s %s is not a number", name, quote(string(b)))
 			}
 		}
 		m.coord[a], m.seen[a] = v, true
@@ -199,7 +201,7 @@ func (m *markers) finish() error {
 		return errors.New("no <CellCounter_Marker_File> element: not a cell marker file")
 	}
 	if len(m.stack) > 0 {
-		return fmt.Errorf("file ends inside <%s>", m.stack[len(m.stack)-1])
+		return fmt.Errorf("file ends inside <%s>", clip(m.stack[len(m.stack)-1]))
 	}
 	return nil
 }
@@ -362,4 +364,43 @@ func WriteXML(w io.Writer, pts []Point) error {
 	}
 	bw.WriteString("  </Marker_Data>\n</CellCounter_Marker_File>\n")
 	return bw.Flush()
+}
+
+// readRegular reads the regular file at path whole (a marker file is
+// read at once for the direct scanner); a FIFO or a device is refused.
+func readRegular(path string) ([]byte, error) {
+	f, size, err := fileio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data := make([]byte, size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// echoMax is how much of a value from the file an error repeats.
+const echoMax = 80
+
+// clip shortens s to echoMax bytes (on a rune boundary) with "…", so an
+// error never echoes a huge value whole.
+func clip(s string) string {
+	if len(s) <= echoMax {
+		return s
+	}
+	i := echoMax
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// quote is %q of clip(s).
+func quote(s string) string {
+	if len(s) <= echoMax {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(clip(s)[:len(clip(s))-len("…")]) + "…"
 }

@@ -5,14 +5,17 @@
 //
 // Readers and writers for NPY, MRC/MRCS and TIFF (multi-page files, classic
 // or BigTIFF, and folders of 2D planes sorted naturally; read uncompressed
-// or with LZW, Deflate or PackBits strips or tiles; OME-TIFF channels)
-// live here, for every element type (int8 to float64; MRC's float16 is
-// read as float32); HDF5 and
+// or with LZW, Deflate, PackBits or Zstandard strips or tiles, with the
+// horizontal or floating-point predictor; OME-TIFF channels) and folders
+// of MRC maps live here, for every element type (int8 to float64; MRC's
+// float16 is read as float32); inputs are opened through fileio, which
+// refuses anything but a regular file; HDF5 and
 // NeXus live in the h5 sub-package (it needs cgo and libhdf5) and register
 // themselves with RegisterFormat, so algorithm packages can import volume
 // without linking libhdf5. Open, Create and Inspect pick the format from
-// the file name; Inspect validates a file and describes it for `voxlab
-// info`.
+// the file name, or a folder's from what it holds (Format.Detect: a Zarr
+// or N5 store under any name, a folder of MRC maps); Inspect validates a
+// file and describes it for `voxlab info`.
 //
 // A Stack is a set of equally shaped maps (cryo-EM volumes) read lazily by
 // map: OpenStack opens 4D and flat (n, box³) NPY arrays, MRC stacks and

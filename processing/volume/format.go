@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // Format is a file format voxlab can read and, where Create is set, write.
@@ -31,6 +33,12 @@ type Format struct {
 	// Folders: the format's files are folders named with its extensions
 	// (a Zarr store, "brain.zarr"), not TIFF plane folders.
 	Folders bool
+	// Detect, when set, reports whether the folder dir holds this
+	// format's files (a Zarr store's .zarray or zarr.json, N5's
+	// attributes.json, MRC maps), so that a folder is recognised by
+	// what it holds whatever it is called. Formats of Folders are asked
+	// first, in the order they registered.
+	Detect func(dir string) bool
 }
 
 // singleVolume makes the Format of a file type that holds one volume
@@ -60,18 +68,10 @@ func singleVolume(name string, exts []string, noDatasets string, open func(path 
 }
 
 // openSized opens path read-only with its size, which the readers check
-// what a header promises against.
+// what a header promises against; anything but a regular file (a FIFO,
+// a device) is refused (fileio.Open).
 func openSized(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, err
-	}
-	return f, st.Size(), nil
+	return fileio.Open(path)
 }
 
 // Writer writes a volume slab by slab, in ascending order of z, into a
@@ -125,20 +125,42 @@ func SplitSpec(spec string) (path, dataset string) {
 	return spec, ""
 }
 
-// FormatFor returns the registered format of path, chosen by its extension
-// (or "/" for a directory, or a path ending in a separator), or nil.
+// FormatFor returns the registered format of path, or nil. A file's
+// format is chosen by its extension. An existing folder's is the first
+// whose Detect recognises what it holds (a Zarr or N5 store under any
+// name, a folder of MRC maps); else a format of folders claiming its
+// extension ("brain.zarr"); else a folder of TIFF planes ("/"), as is a
+// path ending in a separator.
 func FormatFor(path string) *Format {
 	ext := strings.ToLower(filepath.Ext(strings.TrimRight(path, "/"+string(filepath.Separator))))
 	formatsMu.RLock()
 	defer formatsMu.RUnlock()
-	// A folder is a folder of TIFF planes unless its extension is that of
-	// a format of folders (a Zarr store, "brain.zarr").
-	if st, err := os.Stat(path); ((err == nil && st.IsDir()) || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator))) && !folderExt(ext) {
+	st, err := os.Stat(path)
+	isDir := err == nil && st.IsDir()
+	if isDir {
+		if f := detectFolder(path); f != nil {
+			return f
+		}
+	}
+	if (isDir || strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator))) && !folderExt(ext) {
 		ext = "/"
 	}
 	for _, f := range formats {
 		for _, e := range f.Extensions {
 			if e == ext {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// detectFolder returns the format whose Detect recognises dir, formats
+// of Folders first; call with formatsMu held.
+func detectFolder(dir string) *Format {
+	for _, folders := range []bool{true, false} {
+		for _, f := range formats {
+			if f.Folders == folders && f.Detect != nil && f.Detect(dir) {
 				return f
 			}
 		}

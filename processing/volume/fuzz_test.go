@@ -89,6 +89,10 @@ func FuzzMRCHeader(f *testing.F) {
 func FuzzTIFF(f *testing.F) {
 	addGolden(f, "tiff/*.tif")
 	addGolden(f, "types/*.tif")
+	addGolden(f, "codecs/*.tif") // Zstandard, the floating-point predictor
+	// OME sizes whose product overflows; predictor 3 on integers.
+	f.Add(tiffWithTags(f, nil, `<OME><Image><Pixels DimensionOrder="XYZCT" SizeZ="3037000500" SizeC="3037000500" SizeT="2"/></Image></OME>`))
+	f.Add(tiffWithTags(f, map[uint16]uint64{tagPredictor: 3}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tf, err := readTIFF("fuzz.tif", bytes.NewReader(b), int64(len(b)), 64)
 		if err != nil {

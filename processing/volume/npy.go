@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // The NPY format (numpy.lib.format, NEP 1): the magic "\x93NUMPY", a
@@ -334,7 +336,7 @@ func clip(s string) string {
 // npyFile opens path and parses its header, checking that the file holds
 // all the data the header promises.
 func npyFile(path string) (*os.File, *npyHeader, error) {
-	f, err := os.Open(path)
+	f, _, err := fileio.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package volume
 import (
 	"encoding/xml"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -101,6 +102,19 @@ func imageJChannels(desc string) *omePixels {
 	return &omePixels{DimensionOrder: "XYCZT", SizeC: c, SizeZ: max(z, 1), SizeT: max(t, 1), imageJ: true}
 }
 
+// planes returns SizeZ·SizeC·SizeT, false when the product overflows
+// (sizes are at least 1).
+func (px *omePixels) planes() (int, bool) {
+	n := 1
+	for _, s := range [3]int{px.SizeZ, px.SizeC, px.SizeT} {
+		if s < 1 || n > math.MaxInt32/s {
+			return 0, false
+		}
+		n *= s
+	}
+	return n, true
+}
+
 // page returns the index of plane (z, c, t) among the file's pages.
 func (px *omePixels) page(z, c, t int) int {
 	idx := map[byte]int{'Z': z, 'C': c, 'T': t}
@@ -184,7 +198,9 @@ func (tf *tiffFile) selectChannel(c int) error {
 		if pageC >= px.SizeC {
 			return fmt.Errorf("%s: channel %d asked for, but the %s gives %d channels (0-%d)", tf.path, c, px.source(), px.SizeC, px.SizeC-1)
 		}
-		if want := px.SizeZ * px.SizeC * px.SizeT; len(tf.pages) != want {
+		if want, ok := px.planes(); !ok {
+			return fmt.Errorf("%s: the %s's sizes Z %d x C %d x T %d make more planes than any file holds (the file has %d pages)", tf.path, px.source(), px.SizeZ, px.SizeC, px.SizeT, len(tf.pages))
+		} else if len(tf.pages) != want {
 			return fmt.Errorf("%s: the %s promises %d planes (Z %d x C %d x T %d), the file has %d pages", tf.path, px.source(), want, px.SizeZ, px.SizeC, px.SizeT, len(tf.pages))
 		}
 		pages := make([]*tiffPage, px.SizeZ)

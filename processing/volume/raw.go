@@ -7,10 +7,10 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"unsafe"
 
 	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // conversion says how elements stored in a file become the volume's
@@ -42,15 +42,6 @@ type rawSource struct {
 	layout
 }
 
-// openRaw opens path read-only and returns a source over it.
-func openRaw(path string, info Info, l layout) (*rawSource, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return &rawSource{info: info, path: path, r: f, c: f, layout: l}, nil
-}
-
 func (s *rawSource) Info() Info { return s.info }
 
 // ReadSlab reads exactly the bytes of planes [z0, z1) with one ReadAt and
@@ -68,7 +59,7 @@ func (s *rawSource) ReadSlab(z0, z1 int, dst []byte) error {
 	off := s.offset + int64(z0)*int64(s.info.PlaneLen())*int64(s.elem)
 	r := s.r
 	if r == nil {
-		f, err := os.Open(s.path)
+		f, _, err := fileio.Open(s.path)
 		if err != nil {
 			return err
 		}

@@ -3,9 +3,11 @@ package volume
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -116,7 +118,10 @@ func OpenStack(spec string) (*Stack, error) {
 	}
 	switch ext := strings.ToLower(filepath.Ext(path)); {
 	case st.IsDir():
-		if names, _ := filepath.Glob(filepath.Join(path, "*.mrc")); len(names) > 0 {
+		if f := FormatFor(path); f != nil && f.Name == "mrc-dir" {
+			if dataset != "" {
+				return nil, fmt.Errorf("%s: a folder of MRC maps has no datasets; drop %q", path, dataset)
+			}
 			return openMRCDir(path)
 		}
 	case ext == ".npy" && dataset == "":
@@ -182,12 +187,95 @@ func openMRCStack(path string) (*Stack, error) {
 	return NewStack(path, n, &rawSource{info: h.info(), path: path, r: f, c: f, layout: h.layout()})
 }
 
+func init() {
+	RegisterFormat(&Format{
+		Name:   "mrc-dir",
+		Detect: isMRCDir,
+		Open: func(path, dataset string) (*Volume, error) {
+			if dataset != "" {
+				return nil, fmt.Errorf("%s: a folder of MRC maps has no datasets; drop %q", path, dataset)
+			}
+			s, err := openMRCDir(path)
+			if err != nil {
+				return nil, err
+			}
+			// The maps one after the other along z, as the viewer shows
+			// them; OpenStack reads them as maps.
+			return New(s.Name, s.src), nil
+		},
+		Inspect:  noDataset(inspectMRCDir),
+		Describe: describeWith(inspectMRCDir),
+	})
+}
+
+// mrcNames lists the MRC maps (*.mrc, any case) of dir, and whether it
+// also holds TIFF planes; with stopAtTIFF it stops listing at the first
+// TIFF (a folder of planes is then not a folder of maps).
+func mrcNames(dir string, stopAtTIFF bool) (names []string, tiff bool, err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	for {
+		entries, err := f.ReadDir(1024)
+		for _, e := range entries {
+			if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			switch strings.ToLower(filepath.Ext(e.Name())) {
+			case ".mrc":
+				names = append(names, filepath.Join(dir, e.Name()))
+			case ".tif", ".tiff":
+				if tiff = true; stopAtTIFF {
+					return names, tiff, nil
+				}
+			}
+		}
+		if err == io.EOF || len(entries) == 0 {
+			return names, tiff, nil
+		}
+		if err != nil {
+			return nil, tiff, err
+		}
+	}
+}
+
+// isMRCDir reports whether dir is a folder of MRC maps: it holds .mrc
+// files and no TIFF planes (a folder holding both is read as planes).
+func isMRCDir(dir string) bool {
+	names, tiff, err := mrcNames(dir, true)
+	return err == nil && !tiff && len(names) > 0
+}
+
+func inspectMRCDir(dir string) (*Description, error) {
+	s, err := openMRCDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	c := s.src.(*concat)
+	first, last := c.srcs[0].(*rawSource).path, c.srcs[len(c.srcs)-1].(*rawSource).path
+	d := &Description{Path: dir, Format: "mrc-dir", Shape: []int{s.N, s.Map.Shape[0], s.Map.Shape[1], s.Map.Shape[2]},
+		DType: s.Map.DType.String(), VoxelSize: voxelSlice(s.Map.VoxelSize), Volume: true, Maps: s.N}
+	d.Header = []Field{
+		{"files", strconv.Itoa(s.N) + " MRC maps, one map each"},
+		{"first", filepath.Base(first)},
+		{"last", filepath.Base(last)},
+	}
+	d.Notes = append(d.Notes, "opens as the maps one after the other along z; distance reads them as a stack of maps")
+	return d, nil
+}
+
 // openMRCDir opens every *.mrc of dir, in natural order, as one map each.
 // Files are opened only while a read needs them.
 func openMRCDir(dir string) (*Stack, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.mrc"))
+	names, _, err := mrcNames(dir, false)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: the folder holds no .mrc maps", dir)
 	}
 	SortNatural(names)
 	srcs := make([]Source, 0, len(names))

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // A hand-written baseline TIFF 6.0 parser (classic and BigTIFF) for
@@ -361,14 +363,14 @@ func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
 		if name == "" {
 			name = "unknown"
 		}
-		return nil, fmt.Errorf("compression %d (%s) is not supported: voxlab reads uncompressed, LZW, Deflate and PackBits TIFF (save with one of those, e.g. tifffile.imwrite(path, a, compression='zlib'))", c, name)
+		return nil, fmt.Errorf("compression %d (%s) is not supported: voxlab reads uncompressed, LZW, Deflate, PackBits and Zstandard TIFF (save with one of those, e.g. tifffile.imwrite(path, a, compression='zlib'))", c, name)
 	} else {
 		p.compression = int(c)
 	}
 	if pr, err := get(tagPredictor, 1); err != nil {
 		return nil, err
-	} else if pr != 1 && pr != 2 {
-		return nil, fmt.Errorf("predictor %d is not supported (3 is the floating-point predictor): voxlab undoes horizontal differencing, predictor 2, only", pr)
+	} else if pr != 1 && pr != 2 && pr != 3 {
+		return nil, fmt.Errorf("predictor %d is not supported: voxlab undoes horizontal differencing (2) and the floating-point predictor (3)", pr)
 	} else {
 		p.predictor = int(pr)
 	}
@@ -394,6 +396,9 @@ func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
 	if p.dtype, err = t.sampleType(en, get); err != nil {
 		return nil, err
 	}
+	if p.predictor == 3 && !p.dtype.IsFloat() {
+		return nil, fmt.Errorf("the floating-point predictor (3) on %s samples: it applies to float32 and float64 only (the file is damaged)", p.dtype)
+	}
 	if _, tiled := en[tagTileWidth]; tiled {
 		err = t.tiles(p, en, get)
 	} else {
@@ -403,6 +408,9 @@ func (t *tiffReader) page(en map[uint16]tiffEntry) (*tiffPage, error) {
 		return nil, err
 	}
 	if e, ok := en[tagDescription]; ok && e.typ == 2 {
+		if e.count > fileio.MetadataLimit {
+			return nil, fmt.Errorf("ImageDescription of %d bytes is larger than voxlab's limit of %d MiB for metadata (the file is damaged)", e.count, fileio.MetadataLimit>>20)
+		}
 		if b, err := t.data(e); err == nil {
 			p.desc = strings.TrimRight(string(b), "\x00")
 		}
@@ -613,12 +621,6 @@ func (p *tiffPage) planeBytes() int64 {
 	return int64(p.width) * int64(p.height) * int64(p.dtype.Size())
 }
 
-// read reads the page's image into dst (see readInto), with a strip
-// buffer of its own for compressed pages.
-func (p *tiffPage) read(r io.ReaderAt, bigEndian bool, dst []byte) error {
-	return p.readInto(r, bigEndian, dst, nil)
-}
-
 // readInto reads the page's image into dst. Uncompressed strips are read
 // straight into dst, one ReadAt per run of strips lying back to back (a
 // writer lays out a page as one run: one read per plane); compressed
@@ -648,7 +650,7 @@ func (p *tiffPage) readInto(r io.ReaderAt, bigEndian bool, dst []byte, sb *strip
 		}
 		at, i = at+n, j
 	}
-	p.finish(bigEndian, dst)
+	p.finish(bigEndian, dst, sb)
 	return nil
 }
 
@@ -681,27 +683,51 @@ func (p *tiffPage) stripBytes() int64 {
 	if p.samples > 1 { // the whole interleaved plane, and its strips or tiles
 		return p.wide().planeBytes() + p.wide().stripBytes()
 	}
+	var row int64 // the floating-point predictor's row
+	if p.predictor == 3 {
+		row = int64(max(p.width, p.tileW)) * int64(p.dtype.Size())
+	}
 	if p.tileW > 0 { // a stored tile and its decoded copy
-		return 2 * int64(p.tileW) * int64(p.tileH) * int64(p.dtype.Size())
+		return 2*int64(p.tileW)*int64(p.tileH)*int64(p.dtype.Size()) + row
 	}
 	if p.compression == 1 {
-		return 0
+		return row
 	}
 	var n int64
 	for _, c := range p.counts {
 		n = max(n, c)
 	}
-	return n
+	return n + row
 }
 
 // finish turns the stored samples of a whole image into host order and
-// undoes the predictor.
-func (p *tiffPage) finish(bigEndian bool, dst []byte) {
-	if bigEndian {
-		swapBytes(dst, p.dtype.Size())
+// undoes the predictor (sb lends the floating-point predictor a row; nil:
+// one for this call).
+func (p *tiffPage) finish(bigEndian bool, dst []byte, sb *stripBuf) {
+	undoPredictor(dst, p.width, p.dtype.Size(), max(p.stride, 1), p.predictor, bigEndian, sb)
+}
+
+// undoPredictor puts stored samples in rows of width samples of size
+// bytes into host order and undoes predictor 2 or 3 (stride: samples
+// between a sample and the one it was differenced against). The
+// floating-point predictor's output is in host order whatever the
+// file's byte order, so its rows are never swapped (as libtiff's fpAcc).
+func undoPredictor(b []byte, width, size, stride, predictor int, bigEndian bool, sb *stripBuf) {
+	if predictor == 3 {
+		if sb == nil {
+			sb = &stripBuf{}
+		}
+		if cap(sb.row) < width*size {
+			sb.row = make([]byte, width*size)
+		}
+		undoFloatPredictor(b, sb.row[:width*size], size, stride)
+		return
 	}
-	if p.predictor == 2 {
-		undoHorizontalDiff(dst, p.width, p.dtype.Size(), max(p.stride, 1))
+	if bigEndian {
+		swapBytes(b, size)
+	}
+	if predictor == 2 {
+		undoHorizontalDiff(b, width, size, stride)
 	}
 }
 

@@ -7,20 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
+	"github.com/klauspost/compress/zstd"
 	"golang.org/x/image/tiff/lzw"
 )
 
 // tiffCodecs are the compressions a page may use.
-var tiffCodecs = map[uint64]bool{1: true, 5: true, 8: true, 32946: true, 32773: true}
+var tiffCodecs = map[uint64]bool{1: true, 5: true, 8: true, 32946: true, 32773: true, 50000: true}
+
+// zstdStrips decode Zstandard strips and tiles (TIFF compression 50000,
+// libtiff's and tifffile's code) straight into the strip's rows: a
+// stream decoder fills exactly the bytes asked for, so a damaged frame
+// cannot make it allocate past them; the window cap bounds its history
+// buffer (128 MiB: zstd's --ultra levels use up to that).
+var zstdStrips = sync.Pool{New: func() any {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20), zstd.WithDecoderLowmem(true))
+	return d
+}}
 
 func (p *tiffPage) compressionName() string {
 	if p.compression == 1 {
 		return "none"
 	}
 	name := tiffCompression[uint64(p.compression)]
-	if p.predictor == 2 {
+	switch p.predictor {
+	case 2:
 		name += ", horizontal predictor"
+	case 3:
+		name += ", floating-point predictor"
 	}
 	return name
 }
@@ -32,6 +47,7 @@ type stripBuf struct {
 	buf   []byte
 	tile  []byte // a decoded tile
 	plane []byte // an interleaved plane of several samples
+	row   []byte // a row, for undoing the floating-point predictor
 	zr    io.ReadCloser
 }
 
@@ -63,7 +79,7 @@ func (p *tiffPage) readCompressed(r io.ReaderAt, bigEndian bool, dst []byte, sb 
 			return fmt.Errorf("strip %d (%s): %w", i, tiffCompression[uint64(p.compression)], err)
 		}
 	}
-	p.finish(bigEndian, dst)
+	p.finish(bigEndian, dst, sb)
 	return nil
 }
 
@@ -105,12 +121,7 @@ func (p *tiffPage) readTiles(r io.ReaderAt, bigEndian bool, dst []byte, sb *stri
 		} else if err := p.decodeStrip(tile, buf, sb); err != nil {
 			return fmt.Errorf("tile %d (%s): %w", i, tiffCompression[uint64(p.compression)], err)
 		}
-		if bigEndian {
-			swapBytes(tile, elem)
-		}
-		if p.predictor == 2 {
-			undoHorizontalDiff(tile, p.tileW, elem, max(p.stride, 1))
-		}
+		undoPredictor(tile, p.tileW, elem, max(p.stride, 1), p.predictor, bigEndian, sb)
 		y0, x0 := i/across*p.tileH, i%across*p.tileW
 		w := (min(x0+p.tileW, p.width) - x0) * elem
 		for y := y0; y < min(y0+p.tileH, p.height); y++ {
@@ -143,6 +154,13 @@ func (p *tiffPage) decodeStrip(dst, src []byte, sb *stripBuf) error {
 		rd = sb.zr
 	case 32773:
 		return unpackBits(dst, src)
+	case 50000:
+		d := zstdStrips.Get().(*zstd.Decoder)
+		defer zstdStrips.Put(d)
+		if err := d.Reset(bytes.NewReader(src)); err != nil {
+			return err
+		}
+		rd = d
 	default:
 		return fmt.Errorf("compression %d", p.compression)
 	}
@@ -247,6 +265,38 @@ func undoHorizontalDiff1(b []byte, width, size int) {
 			for i := 8; i < row; i += 8 {
 				prev += binary.NativeEndian.Uint64(s[i:])
 				binary.NativeEndian.PutUint64(s[i:], prev)
+			}
+		}
+	}
+}
+
+// undoFloatPredictor undoes TIFF's floating-point predictor (predictor
+// 3, Adobe Photoshop TIFF Technical Note 3, as libtiff's fpAcc) on rows
+// of len(row) bytes of b, in place: the encoder wrote each row's
+// samples byte plane by byte plane, most significant bytes of every
+// sample first, then differenced the bytes stride apart; the decoder
+// sums the bytes back and gathers each sample's bytes, giving samples in
+// host (little-endian) order. row is scratch of one row.
+func undoFloatPredictor(b, row []byte, size, stride int) {
+	n := len(row)
+	wc := n / size // samples in a row
+	for r := 0; r+n <= len(b); r += n {
+		s := b[r : r+n]
+		for i := stride; i < n; i++ {
+			s[i] += s[i-stride]
+		}
+		copy(row, s)
+		switch size {
+		case 4:
+			p0, p1, p2, p3 := row[3*wc:4*wc], row[2*wc:3*wc], row[wc:2*wc], row[:wc]
+			for i := range wc {
+				s[4*i], s[4*i+1], s[4*i+2], s[4*i+3] = p0[i], p1[i], p2[i], p3[i]
+			}
+		default:
+			for i := range wc {
+				for k := range size {
+					s[size*i+k] = row[(size-k-1)*wc+i]
+				}
 			}
 		}
 	}

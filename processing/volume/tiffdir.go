@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/voxlab/voxlab/processing/outfile"
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 func init() {
@@ -112,7 +113,7 @@ func (s *planeSource) ReadSlab(z0, z1 int, dst []byte) error {
 // readPlaneFile reads one plane's file into dst: open, one read per run
 // of strips (one for a plane written as one strip), close.
 func readPlaneFile(p planeFile, dst []byte, sb *stripBuf) error {
-	f, err := os.Open(p.path)
+	f, _, err := fileio.Open(p.path)
 	if err != nil {
 		return err
 	}

@@ -1,16 +1,19 @@
 // A decoder for the bitshuffle HDF5 filter (id 32008), which detectors
 // (Dectris Eiger, through their HDF5 writers) use and Debian 12 does not
 // package. Written here rather than linked because no Debian package holds
-// it; the LZ4 blocks are decoded by liblz4 (LZ4_decompress_safe), so only
-// the framing and the bit transpose are voxlab's. The format is
+// it; the LZ4 blocks are decoded by liblz4 (LZ4_decompress_safe) and the
+// zstd blocks by libzstd (ZSTD_decompress), so only the framing and the
+// bit transpose are voxlab's. The format is
 // K. Masui et al., "A compression scheme for radio data in high
 // performance computing", Astronomy and Computing 12 (2015), as
 // implemented by github.com/kiyo-masui/bitshuffle (bshuf_h5filter.c,
 // bitshuffle_core.c):
 //
-//   LZ4 chunk: 8-byte big-endian decoded size in bytes, 4-byte big-endian
-//   block size in bytes, then per block a 4-byte big-endian compressed
-//   size and an LZ4 block that decodes to the bit-shuffled block.
+//   LZ4 or zstd chunk: 8-byte big-endian decoded size in bytes, 4-byte
+//   big-endian block size in bytes, then per block a 4-byte big-endian
+//   compressed size and an LZ4 block (compressor 2) or a zstd frame
+//   (compressor 3, bitshuffle 0.4 on, as hdf5plugin writes it) that
+//   decodes to the bit-shuffled block.
 //   Shuffle-only chunk: the shuffled blocks one after the other.
 //
 // Blocks hold block_size elements, the last one the rest rounded down to
@@ -23,13 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hdf5.h>
 #include <lz4.h>
+#include <zstd.h>
 
 #include "bitshuffle.h"
 
 #define BSHUF_FILTER 32008
-#define BSHUF_LZ4 2
 // bitshuffle's default block: 8 KiB of elements, a multiple of 8, at
 // least 128 (bshuf_default_block_size).
 #define BSHUF_TARGET_BYTES 8192
@@ -92,10 +94,12 @@ long long voxlab_bshuf_lz4_size(const unsigned char *in, size_t inlen, size_t el
 }
 
 long long voxlab_bshuf_decode(const unsigned char *in, size_t inlen, unsigned char *out,
-                              size_t outlen, size_t elem, size_t block, int lz4) {
+                              size_t outlen, size_t elem, size_t block, int comp) {
 	if (elem == 0 || outlen % elem) return BSHUF_ERR_HEADER;
+	if (comp != 0 && comp != BSHUF_COMP_LZ4 && comp != BSHUF_COMP_ZSTD) return BSHUF_ERR_HEADER;
+	int packed = comp != 0;
 	size_t pos = 0;
-	if (lz4) {
+	if (packed) {
 		long long total = voxlab_bshuf_lz4_size(in, inlen, elem);
 		if (total < 0) return total;
 		if ((size_t)total != outlen) return BSHUF_ERR_OUTSIZE;
@@ -121,15 +125,24 @@ long long voxlab_bshuf_decode(const unsigned char *in, size_t inlen, unsigned ch
 		size_t m = b < nfull ? block : last;
 		size_t bytes = m * elem;
 		const unsigned char *src;
-		if (lz4) {
+		if (packed) {
 			if (inlen - pos < 4) goto trunc;
 			uint32_t csize = be32(in + pos);
 			pos += 4;
-			if (csize > inlen - pos || csize > (uint32_t)LZ4_compressBound((int)bytes) || bytes > (size_t)INT32_MAX) goto trunc;
-			int got = LZ4_decompress_safe((const char *)in + pos, (char *)scratch, (int)csize, (int)bytes);
-			if (got < 0 || (size_t)got != bytes) {
+			if (csize > inlen - pos || bytes > (size_t)INT32_MAX) goto trunc;
+			int ok;
+			if (comp == BSHUF_COMP_LZ4) {
+				int got = csize <= (uint32_t)LZ4_compressBound((int)bytes)
+				              ? LZ4_decompress_safe((const char *)in + pos, (char *)scratch, (int)csize, (int)bytes)
+				              : -1;
+				ok = got >= 0 && (size_t)got == bytes;
+			} else {
+				size_t got = ZSTD_decompress(scratch, bytes, in + pos, csize);
+				ok = !ZSTD_isError(got) && got == bytes;
+			}
+			if (!ok) {
 				free(scratch);
-				return BSHUF_ERR_LZ4;
+				return comp == BSHUF_COMP_LZ4 ? BSHUF_ERR_LZ4 : BSHUF_ERR_ZSTD;
 			}
 			pos += csize;
 			src = scratch;
@@ -151,52 +164,20 @@ trunc:
 	return BSHUF_ERR_TRUNC;
 }
 
-// filter is the H5Z_func_t: decode only (voxlab never writes bitshuffle).
-static size_t filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd_values[],
-                     size_t nbytes, size_t *buf_size, void **buf) {
-	if (!(flags & H5Z_FLAG_REVERSE)) {
-		H5Epush2(H5E_DEFAULT, __FILE__, "voxlab bitshuffle", __LINE__, H5E_ERR_CLS, H5E_PLINE,
-		         H5E_CANTFILTER, "voxlab decodes bitshuffle but does not encode it");
-		return 0;
+const char *voxlab_bshuf_error(long long r) {
+	switch (r) {
+	case BSHUF_ERR_HEADER:
+		return "invalid header or sizes";
+	case BSHUF_ERR_TRUNC:
+		return "chunk truncated";
+	case BSHUF_ERR_LZ4:
+		return "LZ4 block does not decode to its size";
+	case BSHUF_ERR_ZSTD:
+		return "zstd block does not decode to its size";
+	case BSHUF_ERR_OUTSIZE:
+		return "output size differs from the header's";
+	case BSHUF_ERR_NOMEM:
+		return "out of memory";
 	}
-	if (cd_nelmts < 3) return 0;
-	size_t elem = cd_values[2];
-	size_t block = cd_nelmts > 3 ? cd_values[3] : 0;
-	int lz4 = cd_nelmts > 4 && cd_values[4] == BSHUF_LZ4;
-	if (cd_nelmts > 4 && cd_values[4] != 0 && !lz4) {
-		H5Epush2(H5E_DEFAULT, __FILE__, "voxlab bitshuffle", __LINE__, H5E_ERR_CLS, H5E_PLINE,
-		         H5E_CANTFILTER, "bitshuffle with a compressor other than LZ4 (zstd?)");
-		return 0;
-	}
-	size_t outlen = nbytes;
-	if (lz4) {
-		long long total = voxlab_bshuf_lz4_size(*buf, nbytes, elem);
-		if (total < 0) return 0;
-		outlen = (size_t)total;
-	}
-	unsigned char *out = H5allocate_memory(outlen ? outlen : 1, 0);
-	if (out == NULL) return 0;
-	if (voxlab_bshuf_decode(*buf, nbytes, out, outlen, elem, block, lz4) < 0) {
-		H5free_memory(out);
-		H5Epush2(H5E_DEFAULT, __FILE__, "voxlab bitshuffle", __LINE__, H5E_ERR_CLS, H5E_PLINE,
-		         H5E_CANTFILTER, "damaged bitshuffle chunk");
-		return 0;
-	}
-	H5free_memory(*buf);
-	*buf = out;
-	*buf_size = outlen ? outlen : 1;
-	return outlen;
+	return "unknown error";
 }
-
-static const H5Z_class2_t bshuf_class = {
-	H5Z_CLASS_T_VERS,
-	(H5Z_filter_t)BSHUF_FILTER,
-	0, // encoder present
-	1, // decoder present
-	"bitshuffle (voxlab's decoder)",
-	NULL,
-	NULL,
-	filter,
-};
-
-int voxlab_bshuf_register(void) { return H5Zregister(&bshuf_class); }

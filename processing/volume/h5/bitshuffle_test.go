@@ -96,7 +96,7 @@ func TestBitshuffleRoundTrip(t *testing.T) {
 							t.Fatalf("header size %d, %v", size, err)
 						}
 					}
-					if err := decodeBitshuffle(dst, chunk, elem, block, lz4); err != nil {
+					if err := decodeBitshuffle(dst, chunk, elem, block, lz4Comp(lz4)); err != nil {
 						t.Fatalf("elem %d n %d block %d lz4 %v: %v", elem, n, block, lz4, err)
 					}
 					if !bytes.Equal(dst, data) {
@@ -114,7 +114,7 @@ func TestBitshuffleDefaultBlock(t *testing.T) {
 	data := pseudo(2 * 5000)
 	chunk := encodeBitshuffle(data, 2, 4096, false)
 	dst := make([]byte, len(data))
-	if err := decodeBitshuffle(dst, chunk, 2, 0, false); err != nil || !bytes.Equal(dst, data) {
+	if err := decodeBitshuffle(dst, chunk, 2, 0, 0); err != nil || !bytes.Equal(dst, data) {
 		t.Fatalf("default block: %v", err)
 	}
 }
@@ -150,7 +150,7 @@ func TestBitshuffleDamaged(t *testing.T) {
 			return c
 		}(),
 	} {
-		if err := decodeBitshuffle(dst, chunk, 2, 0, true); err == nil {
+		if err := decodeBitshuffle(dst, chunk, 2, 0, 2); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -159,7 +159,7 @@ func TestBitshuffleDamaged(t *testing.T) {
 	if _, err := bitshuffleSize(big, 2); err == nil {
 		t.Error("a 1 TiB chunk header is accepted")
 	}
-	if err := decodeBitshuffle(make([]byte, len(data)+2), good, 2, 0, true); err == nil {
+	if err := decodeBitshuffle(make([]byte, len(data)+2), good, 2, 0, 2); err == nil {
 		t.Error("an output size other than the header's is accepted")
 	}
 }
@@ -186,7 +186,7 @@ func FuzzBitshuffle(f *testing.F) {
 		for i := size; i < len(buf); i++ {
 			buf[i] = 0xa5
 		}
-		_ = decodeBitshuffle(buf[:size:size], in, elem, block, lz4)
+		_ = decodeBitshuffle(buf[:size:size], in, elem, block, lz4Comp(lz4))
 		for i := size; i < len(buf); i++ {
 			if buf[i] != 0xa5 {
 				t.Fatalf("decoder wrote past its output at %d", i)
@@ -196,11 +196,19 @@ func FuzzBitshuffle(f *testing.F) {
 		data := in[:len(in)/elem*elem]
 		chunk := encodeBitshuffle(data, elem, block, lz4)
 		dst := make([]byte, len(data))
-		if err := decodeBitshuffle(dst, chunk, elem, block, lz4); err != nil {
+		if err := decodeBitshuffle(dst, chunk, elem, block, lz4Comp(lz4)); err != nil {
 			t.Fatalf("valid chunk: %v", err)
 		}
 		if !bytes.Equal(dst, data) {
 			t.Fatal("round trip differs")
 		}
 	})
+}
+
+// lz4Comp is bitshuffle's compressor value: LZ4 (2) or none (0).
+func lz4Comp(lz4 bool) int {
+	if lz4 {
+		return 2
+	}
+	return 0
 }

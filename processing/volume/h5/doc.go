@@ -10,18 +10,34 @@
 // chunks holding them). libhdf5 as Debian builds it is not thread-safe,
 // so every call into it holds one package-wide lock.
 //
+// Without a dataset named, Open follows soft and external links (NeXus
+// files keep their frames in the detector's own file) and picks the only
+// 3D dataset, a scan's frames, or the only NXdata signal; otherwise its
+// error lists the 3D (or 2D) candidates with shape, dtype, chunks and
+// filters, and a link to a missing file says so (candidates.go,
+// links.go).
+//
 // A NeXus scan is found at Diamond's paths (TomoData, TomoImageKey,
 // TomoAngles), or else in an NXtomo entry laid out as the NeXus application
 // definition has it (frames at /entry/instrument/detector/data or
-// /entry/data/data beside an image_key); OpenNeXus splits its frames by
-// image_key into projections, flats and darks.
+// /entry/data/data beside an image_key, or data and image_key side by side
+// in a detector group of the entry's instrument, as DIAD writes them);
+// OpenNeXus splits its frames by image_key into projections, flats and
+// darks.
 //
-// Compressed datasets decode through libhdf5's filters: gzip and the
-// others built in, Debian's plugins (LZ4, BZip2, Blosc, LZF, ZFP; their
-// folder is added to the plugin path at start, see filters.go) and
-// voxlab's own decoder of bitshuffle (+LZ4), which Debian lacks
-// (bitshuffle.c). A dataset whose filter is missing fails to open with
-// an error naming the filter and the package that provides it.
+// Compressed datasets decode through libhdf5's filter pipeline, with
+// every filter behind voxlab's guard (guard.c): gzip, BZip2, LZF, LZ4,
+// Blosc, Zstd and bitshuffle (+LZ4 or +Zstd) through voxlab's own
+// decoders over the compression libraries (codecs.c, bitshuffle.c), the
+// others (shuffle, fletcher32, szip, nbit, scaleoffset, ZFP and any other
+// plugin on the plugin path, Debian's folder appended at start) through
+// the real filter. Before each read the chunks it touches are looked up
+// in the chunk index; a chunk stored in more than a chunk can take, or
+// whose decoding would exceed or fall short of the chunk's size, is an
+// error naming the file, dataset and chunk, with the decoder's reason,
+// and nothing larger than a chunk is ever allocated for it
+// (DecodeBytes). A dataset whose filter is missing fails to open with an
+// error naming the filter and the package that provides it.
 // Datasets of int8, uint8, int16, uint16, int32, uint32, float32 and
 // float64, in either byte order, read as those types.
 //

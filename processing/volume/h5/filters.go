@@ -1,23 +1,29 @@
 package h5
 
-// Compressed datasets. libhdf5 decodes gzip, shuffle, fletcher32, nbit
-// and scale-offset itself and loads other filters as plugins; Debian 12
-// packages LZ4, BZip2, Blosc, LZF and ZFP as plugins in the serial
+// Compressed datasets. libhdf5 decodes gzip, shuffle, fletcher32, szip,
+// nbit and scaleoffset itself and loads other filters as plugins; Debian
+// 12 packages LZ4, BZip2, Blosc, LZF and ZFP as plugins in the serial
 // library's plugin folder, its default. A user who points
 // HDF5_PLUGIN_PATH elsewhere (a conda install, a beamline's own folder)
 // replaces that default, so the folder is appended to the search path at
-// start: the user's plugins still come first. Bitshuffle (32008), which
-// Dectris Eiger files use, has no Debian package: bitshuffle.c decodes it
-// and is registered here. Debian's LZF plugin (hdf5-plugin-lzf, built
-// from h5py) leaves lzf_decompress to its host, which h5py provides; here
-// liblzf (liblzf1) is loaded with its symbols global before any plugin,
-// so the plugin finds them.
+// start: the user's plugins still come first.
+//
+// Every filter a dataset uses decodes through voxlab's guard (guard.c):
+// gzip, BZip2, LZF, LZ4, Blosc, zstd (32015, which Debian does not
+// package) and bitshuffle (32008, with LZ4 or zstd; Dectris Eiger files
+// use it, and Debian has no plugin) through voxlab's own decoders
+// (codecs.c, bitshuffle.c) over the compression libraries, which never
+// allocate more than a chunk holds; the others (shuffle, fletcher32,
+// szip, nbit, scaleoffset, ZFP and any other plugin) through the real
+// filter. Either way a chunk that does not decode to exactly its size is
+// an error naming the file, dataset and chunk, never heap bytes passed
+// off as data.
 
-// #cgo LDFLAGS: -llz4 -ldl
-// #include <dlfcn.h>
+// #cgo LDFLAGS: -llz4 -lzstd -lz -lbz2 -llzf -lblosc -ldl
 // #include <stdlib.h>
 // #include <hdf5.h>
 // #include "bitshuffle.h"
+// #include "guard.h"
 //
 // // filterAt fetches filter i of a dataset's pipeline: its id (negative
 // // on error), up to 16 client values (their count in *ncd) and flags.
@@ -57,23 +63,23 @@ var pluginDir = map[string]string{
 	"arm64": "/usr/lib/aarch64-linux-gnu/hdf5/serial/plugins",
 }[runtime.GOARCH]
 
-// bitshuffleErr is set when the bitshuffle decoder could not be
-// registered; files that need it then fail with it.
-var bitshuffleErr error
+// guardErr is set when voxlab's decoders could not be registered; every
+// compressed dataset then fails to open with it.
+var guardErr error
 
 func init() {
 	lib.Lock()
 	defer lib.Unlock()
-	if C.voxlab_bshuf_register() < 0 {
-		bitshuffleErr = fmt.Errorf("libhdf5 refused voxlab's bitshuffle decoder")
+	if pluginDir != "" {
+		if st, err := os.Stat(pluginDir); err == nil && st.IsDir() {
+			cs := C.CString(pluginDir)
+			C.H5PLappend(cs)
+			C.free(unsafe.Pointer(cs))
+		}
 	}
-	lzf := C.CString("liblzf.so.1")
-	C.dlopen(lzf, C.RTLD_NOW|C.RTLD_GLOBAL) // missing: LZF files fail with a message naming liblzf1
-	C.free(unsafe.Pointer(lzf))
-	if st, err := os.Stat(pluginDir); err == nil && st.IsDir() {
-		cs := C.CString(pluginDir)
-		C.H5PLappend(cs)
-		C.free(unsafe.Pointer(cs))
+	var msg [C.VOX_MSG]C.char
+	if C.vox_init(&msg[0], C.VOX_MSG) < 0 {
+		guardErr = fmt.Errorf("voxlab's HDF5 decoders could not be registered: %s", C.GoString(&msg[0]))
 	}
 }
 
@@ -104,7 +110,7 @@ var knownFilters = map[int]knownFilter{
 	32004: {"lz4", "hdf5-filter-plugin"},
 	32008: {"bitshuffle", ""},
 	32013: {"zfp", "hdf5-filter-plugin-zfp-serial"},
-	32015: {"zstd", ""},
+	32015: {"zstd", ""}, // voxlab's decoder
 	32017: {"sz", ""},
 	32026: {"blosc2", ""},
 }
@@ -144,21 +150,29 @@ func filters(ds *hdf5.Dataset) ([]Filter, error) {
 }
 
 // checkFilters returns an error naming the first filter of fs that this
-// libhdf5 cannot decode, and the Debian package that provides it. A
-// filter libhdf5 does not list as available is confirmed missing by
-// probe failing. Call with lib held.
-func checkFilters(fs []Filter, probe func() error) error {
+// libhdf5 cannot decode, and the Debian package that provides it; every
+// other filter is made to decode through voxlab's guard. Call with lib
+// held.
+func checkFilters(fs []Filter) error {
+	if len(fs) > C.VOX_MAXF {
+		return fmt.Errorf("%d filters in the pipeline, more than voxlab reads (%d)", len(fs), C.VOX_MAXF)
+	}
 	for _, f := range fs {
-		if f.ID == 32008 && bitshuffleErr != nil {
-			return bitshuffleErr
+		if guardErr != nil {
+			return guardErr
 		}
-		if f.ID == 32008 && len(f.Params) > 4 && f.Params[4] != 0 && f.Params[4] != 2 {
-			return fmt.Errorf("compressed with bitshuffle and compressor %d (zstd?), which voxlab's bitshuffle decoder lacks (it decodes bitshuffle alone and bitshuffle+LZ4)", f.Params[4])
+		if f.ID == 32008 && len(f.Params) > 4 && f.Params[4] != 0 && f.Params[4] != 2 && f.Params[4] != 3 {
+			return fmt.Errorf("compressed with bitshuffle and compressor %d, which voxlab's bitshuffle decoder does not know (it decodes bitshuffle alone, bitshuffle+LZ4 and bitshuffle+zstd)", f.Params[4])
 		}
-		if C.H5Zfilter_avail(C.H5Z_filter_t(f.ID)) > 0 || probe() == nil {
+		var msg [C.VOX_MSG]C.char
+		switch C.vox_guard(C.int(f.ID), &msg[0], C.VOX_MSG) {
+		case 0:
 			continue
+		case -2:
+			return missingFilter(f.ID)
+		default:
+			return fmt.Errorf("%s filter (HDF5 filter %d): %s", f.Name, f.ID, C.GoString(&msg[0]))
 		}
-		return missingFilter(f.ID)
 	}
 	return nil
 }
@@ -224,21 +238,32 @@ func filterText(f Filter) string {
 		if b, ok := p(3); ok {
 			s += fmt.Sprintf(" (block %d)", b)
 		}
-		if c, _ := p(4); c == 2 {
+		switch c, _ := p(4); c {
+		case 2:
 			s += " + lz4"
+		case 3:
+			s += " + zstd"
+			if lvl, ok := p(5); ok {
+				s += fmt.Sprintf(" (level %d)", lvl)
+			}
 		}
 		return s
 	case 32013:
 		return "zfp"
+	case 32015:
+		if lvl, ok := p(0); ok {
+			return fmt.Sprintf("zstd (level %d)", lvl)
+		}
 	}
 	return f.Name
 }
 
 // decodeBitshuffle decodes one bitshuffle chunk of elem-byte elements
-// into dst, which must hold the decoded size (with lz4, the size its
-// header gives: bitshuffleSize). It is the decoder libhdf5 calls, exposed
-// for tests and fuzzing.
-func decodeBitshuffle(dst, src []byte, elem, block int, lz4 bool) error {
+// into dst, which must hold the decoded size (with a compressor, the size
+// its header gives: bitshuffleSize); comp is the compressor (0 none,
+// 2 LZ4, 3 zstd). It is the decoder libhdf5 calls, exposed for tests and
+// fuzzing.
+func decodeBitshuffle(dst, src []byte, elem, block, comp int) error {
 	if elem <= 0 || block < 0 {
 		return fmt.Errorf("bitshuffle: element size %d, block %d", elem, block)
 	}
@@ -249,25 +274,15 @@ func decodeBitshuffle(dst, src []byte, elem, block int, lz4 bool) error {
 	if len(dst) > 0 {
 		out = (*C.uchar)(unsafe.Pointer(&dst[0]))
 	}
-	l := 0
-	if lz4 {
-		l = 1
-	}
-	r := C.voxlab_bshuf_decode(in, C.size_t(len(src)), out, C.size_t(len(dst)), C.size_t(elem), C.size_t(block), C.int(l))
+	r := C.voxlab_bshuf_decode(in, C.size_t(len(src)), out, C.size_t(len(dst)), C.size_t(elem), C.size_t(block), C.int(comp))
 	if r >= 0 {
 		return nil
 	}
-	return fmt.Errorf("bitshuffle: %s", map[C.longlong]string{
-		C.BSHUF_ERR_HEADER:  "invalid header or sizes",
-		C.BSHUF_ERR_TRUNC:   "chunk truncated",
-		C.BSHUF_ERR_LZ4:     "LZ4 block does not decode to its size",
-		C.BSHUF_ERR_OUTSIZE: "output size differs from the header's",
-		C.BSHUF_ERR_NOMEM:   "out of memory",
-	}[r])
+	return fmt.Errorf("bitshuffle: %s", C.GoString(C.voxlab_bshuf_error(r)))
 }
 
-// bitshuffleSize returns the decoded size an LZ4 bitshuffle chunk's
-// header gives.
+// bitshuffleSize returns the decoded size a compressed bitshuffle
+// chunk's header gives.
 func bitshuffleSize(src []byte, elem int) (int, error) {
 	if len(src) < 12 || elem <= 0 {
 		return 0, fmt.Errorf("bitshuffle: chunk of %d bytes has no header", len(src))

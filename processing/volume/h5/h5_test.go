@@ -132,7 +132,7 @@ func TestBadHDF5(t *testing.T) {
 		{"types.h5:/vector", []string{"shape [7]"}},
 		{"types.h5:/four", []string{"shape [2 2 2 2]"}},
 		{"types.h5:/huge", []string{"overflows"}},
-		{"many.h5", []string{"name the dataset", "/a [3 4 5] uint16", "/b [3 4 5] float32"}},
+		{"many.h5", []string{"name one as testdata/many.h5:/path", "/a  (3, 4, 5) uint16, contiguous", "/b  (3, 4, 5) float32, contiguous"}},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			spec := filepath.Join("testdata", tc.spec)

@@ -1,6 +1,7 @@
 package h5
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,14 +22,27 @@ const (
 // walk lists the groups and datasets of f, depth first, with the shape and
 // type of each dataset. Call with lib held.
 func walk(f *file) ([]volume.Node, error) {
-	nodes := []volume.Node{{Path: "/", Kind: "group"}}
+	w, err := walkLinks(f)
+	return w.nodes, err
+}
+
+// walker is a walk of a file's tree: its nodes, and where each soft or
+// external link leads.
+type walker struct {
+	f     *file
+	nodes []volume.Node
+	links map[string]target
+}
+
+// walkLinks walks f, keeping where its links lead. Call with lib held.
+func walkLinks(f *file) (*walker, error) {
+	w := &walker{f: f, nodes: []volume.Node{{Path: "/", Kind: "group"}}, links: map[string]target{}}
 	root, err := f.f.OpenGroup("/")
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the root group: the file is damaged", f.path)
+		return w, fmt.Errorf("%s: cannot open the root group: the file is damaged", f.path)
 	}
 	defer root.Close()
-	err = walkGroup(f.path, &root.CommonFG, "", 0, &nodes)
-	return nodes, err
+	return w, w.group(&root.CommonFG, "", 0)
 }
 
 // walkPath opens the file at p and walks it.
@@ -40,7 +54,8 @@ func walkPath(p string) (nodes []volume.Node, err error) {
 	return nodes, err
 }
 
-func walkGroup(p string, g *hdf5.CommonFG, prefix string, depth int, nodes *[]volume.Node) error {
+func (w *walker) group(g *hdf5.CommonFG, prefix string, depth int) error {
+	p := w.f.path
 	if depth > maxDepth {
 		return fmt.Errorf("%s: groups nest deeper than %d (a cycle of links?)", p, maxDepth)
 	}
@@ -49,7 +64,7 @@ func walkGroup(p string, g *hdf5.CommonFG, prefix string, depth int, nodes *[]vo
 		return fmt.Errorf("%s: cannot list group %s/: the file is damaged", p, prefix)
 	}
 	for i := uint(0); i < n; i++ {
-		if len(*nodes) >= maxNodes {
+		if len(w.nodes) >= maxNodes {
 			return fmt.Errorf("%s: more than %d objects", p, maxNodes)
 		}
 		name, err := g.ObjectNameByIndex(i)
@@ -57,36 +72,44 @@ func walkGroup(p string, g *hdf5.CommonFG, prefix string, depth int, nodes *[]vo
 			return fmt.Errorf("%s: cannot list group %s/: the file is damaged", p, prefix)
 		}
 		full := prefix + "/" + name
+		if k := linkAt(w.f, full).kind; k == linkSoft || k == linkExternal {
+			// NXtomo links its frames between NXdata and the detector,
+			// and to the detector's own file: described by what they
+			// point at, never walked into.
+			t := resolve(w.f, full)
+			w.links[full] = t
+			nd := volume.Node{Path: full, Kind: "link", DType: notDataset}
+			if t.dataset {
+				nd = datasetNode(g, name, full)
+				nd.Kind = "link"
+				if nd.DType == "unreadable" {
+					nd.DType = notDataset
+				}
+			}
+			w.nodes = append(w.nodes, nd)
+			continue
+		}
 		typ, err := g.ObjectTypeByIndex(i)
 		if err != nil {
-			*nodes = append(*nodes, volume.Node{Path: full, Kind: "link"}) // dangling or external
+			w.nodes = append(w.nodes, volume.Node{Path: full, Kind: "link", DType: notDataset})
 			continue
 		}
 		switch typ {
 		case hdf5.H5G_GROUP:
-			*nodes = append(*nodes, volume.Node{Path: full, Kind: "group"})
+			w.nodes = append(w.nodes, volume.Node{Path: full, Kind: "group"})
 			sub, err := g.OpenGroup(name)
 			if err != nil {
 				return fmt.Errorf("%s: cannot open group %s", p, full)
 			}
-			err = walkGroup(p, &sub.CommonFG, full, depth+1, nodes)
+			err = w.group(&sub.CommonFG, full, depth+1)
 			sub.Close()
 			if err != nil {
 				return err
 			}
 		case hdf5.H5G_DATASET:
-			*nodes = append(*nodes, datasetNode(g, name, full))
-		case hdf5.H5G_LINK:
-			// A soft link (NXtomo links its frames between NXdata and the
-			// detector): described by what it points at, never walked into.
-			nd := datasetNode(g, name, full)
-			nd.Kind = "link"
-			if nd.DType == "unreadable" {
-				nd.DType = notDataset
-			}
-			*nodes = append(*nodes, nd)
+			w.nodes = append(w.nodes, datasetNode(g, name, full))
 		default:
-			*nodes = append(*nodes, volume.Node{Path: full, Kind: typ.String()})
+			w.nodes = append(w.nodes, volume.Node{Path: full, Kind: typ.String()})
 		}
 	}
 	return nil
@@ -169,7 +192,15 @@ func Inspect(p, name string) (*volume.Description, error) {
 	case name != "":
 		return nil, err
 	default:
-		d.Notes = append(d.Notes, "no dataset opens by default (not one 3D dataset, no "+TomoData+"): name one as FILE:/path")
+		// Several candidates: listing them, and how to name one, is the
+		// description (info succeeds); a file whose data cannot be
+		// reached at all (a dangling link) fails.
+		var pe *pickError
+		if !errors.As(err, &pe) || len(pe.lines) == 0 {
+			return nil, err
+		}
+		d.Notes = append(d.Notes, pe.summary+":")
+		d.Notes = append(d.Notes, pe.lines...)
 	}
 	if format == "nexus" {
 		nx, err := openNeXus(p) // keys only: a scan without projections is still described

@@ -91,9 +91,18 @@ func openNeXus(p string) (nx *NeXus, err error) {
 	return nx, nil
 }
 
+// maxFrames bounds the frames of a scan whose image keys voxlab reads
+// (keys and angles are held whole: 2^28 frames take 2 GiB each as int
+// and float64), so that a small file declaring 10^12 frames is an error,
+// not an allocation that ends the process.
+const maxFrames = 1 << 28
+
 // readKeys reads image_key and rotation_angle. Call with lib held.
 func (nx *NeXus) readKeys(f *file, at tomoLayout) error {
 	n := nx.Data.Shape[0]
+	if n > maxFrames {
+		return fmt.Errorf("%s:%s: %d frames, more than the %d voxlab reads image keys for", nx.Path, at.data, n, maxFrames)
+	}
 	nx.ImageKey = make([]int, n)
 	if at.key != "" {
 		keys, err := readNumbers(f, at.key)
@@ -221,9 +230,23 @@ func readNumbers(f *file, name string) ([]float64, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s:%s: values of type %s, want numbers", f.path, name, tname)
 	}
+	if n > maxFrames {
+		return nil, fmt.Errorf("%s:%s: %d values, more than the %d frames voxlab reads", f.path, name, n, maxFrames)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	fs, err := filters(ds)
+	if err == nil {
+		err = checkFilters(fs)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s:%s: %w", f.path, name, err)
+	}
+	st := storage{path: f.path, name: name, shape: shape, chunk: chunkShape(ds), elem: ft.size, filters: fs}
 	buf := make([]byte, n*ft.size)
-	if err := ds.Read(&buf); err != nil {
-		return nil, fmt.Errorf("%s:%s: read failed: %w", f.path, name, err)
+	if err := st.read(ds, []int{0}, []int{n}, buf); err != nil {
+		return nil, err
 	}
 	return ft.decode(buf), nil
 }

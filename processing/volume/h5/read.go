@@ -85,6 +85,8 @@ type dataset struct {
 	cache int64
 	// filters is the chunks' filter pipeline.
 	filters []Filter
+	// st is what a checked read needs.
+	st storage
 }
 
 // openDataset opens name in f as a Source. Call with lib held.
@@ -105,7 +107,7 @@ func openDataset(f *file, name string) (*dataset, error) {
 		d.ds.Close()
 		return nil, fmt.Errorf("%s:%s: %w", f.path, name, err)
 	}
-	if err := checkFilters(d.filters, func() error { return d.probe(f) }); err != nil {
+	if err := checkFilters(d.filters); err != nil {
 		d.ds.Close()
 		return nil, fmt.Errorf("%s:%s: %w", f.path, name, err)
 	}
@@ -113,6 +115,7 @@ func openDataset(f *file, name string) (*dataset, error) {
 		d.ds.Close()
 		return nil, err
 	}
+	d.st = storage{path: f.path, name: name, shape: d.dims(), chunk: d.chunk, elem: d.elem, filters: d.filters}
 	f.refs++
 	d.file = f
 	return d, nil
@@ -220,6 +223,24 @@ func (d *dataset) sizeCache(f *file, name string) error {
 // the dataset, for the plan.
 func (d *dataset) CacheBytes() int64 { return d.cache }
 
+// DecodeBytes returns the host memory a read holds in flight for each
+// chunk it decodes, beyond the chunk cache and the destination: the
+// chunk as stored (at most maxStored of its decoded size: a chunk index
+// saying more is refused) and as decoded (never more than the chunk's
+// size: a chunk whose header or stream says more is refused before
+// anything is allocated); with two filters or more, the largest input
+// and output of one filter. 0 for a contiguous dataset. A plan counts it
+// once per reading thread (reads are serialised: one).
+func (d *dataset) DecodeBytes() int64 { return d.st.decodeBytes() }
+
+// dims returns the dataset's dimensions (rank 2 or 3).
+func (d *dataset) dims() []int {
+	if d.rank == 2 {
+		return []int{d.info.Shape[1], d.info.Shape[2]}
+	}
+	return d.info.Shape[:]
+}
+
 // Chunks returns the dataset's chunk shape, nil when contiguous.
 func (d *dataset) Chunks() []int { return d.chunk }
 
@@ -254,43 +275,20 @@ func (d *dataset) read(b volume.Box, dst []byte) error {
 	return d.readLocked(b, dst)
 }
 
-// probe reads the first voxel, which decodes the first chunk: libhdf5
-// reports some plugins (h5py's LZF) unavailable until they have been
-// used, so a filter it does not list is tried before being called
-// missing. Call with lib held.
-func (d *dataset) probe(f *file) error {
-	d.file = f
-	defer func() { d.file = nil }()
-	return d.readLocked(volume.Box{Z1: 1, Y1: 1, X1: 1}, make([]byte, d.elem))
-}
-
 // readLocked reads box b. Call with lib held.
 func (d *dataset) readLocked(b volume.Box, dst []byte) error {
 	if d.ds == nil {
 		return errors.New("dataset is closed")
 	}
-	off := []uint{uint(b.Z0), uint(b.Y0), uint(b.X0)}
-	count := []uint{uint(b.Z1 - b.Z0), uint(b.Y1 - b.Y0), uint(b.X1 - b.X0)}
+	off := []int{b.Z0, b.Y0, b.X0}
+	count := []int{b.Z1 - b.Z0, b.Y1 - b.Y0, b.X1 - b.X0}
 	if d.rank == 2 {
 		off, count = off[1:], count[1:]
 	}
-	fs := d.ds.Space()
-	if fs == nil {
-		return fmt.Errorf("%s:%s: cannot read the dataspace", d.file.path, d.name)
-	}
-	defer fs.Close()
-	if err := fs.SelectHyperslab(off, nil, count, nil); err != nil {
-		return fmt.Errorf("%s:%s: select %s: %w", d.file.path, d.name, d.boxText(b), err)
-	}
-	ms, err := hdf5.CreateSimpleDataspace(count, nil)
-	if err != nil {
-		return err
-	}
-	defer ms.Close()
 	// The memory type is the file type, so libhdf5 copies bytes without
 	// converting; big-endian data are swapped here.
-	if err := d.ds.ReadSubset(&dst, ms, fs); err != nil {
-		return fmt.Errorf("%s:%s: HDF5 read of %s failed (damaged file, or compressed with a filter this libhdf5 lacks)", d.file.path, d.name, d.boxText(b))
+	if err := d.st.read(d.ds, off, count, dst); err != nil {
+		return fmt.Errorf("%w (reading %s)", err, d.boxText(b))
 	}
 	if d.big {
 		swap(dst, d.elem)
@@ -325,8 +323,9 @@ func (d *dataset) closeLocked() error {
 }
 
 // Open opens a dataset of an HDF5 file as a volume. Without a dataset
-// path it opens the file's only 3D dataset (or only 2D one when it has no
-// 3D dataset), else a tomography scan's frames (see findTomo); otherwise the error lists the candidates.
+// path it picks one (defaultDataset: the only 3D dataset, links
+// followed, or a tomography scan's frames, or the only NXdata signal);
+// otherwise the error lists the candidates.
 func Open(p, name string) (*volume.Volume, error) {
 	var v *volume.Volume
 	err := withFile(p, func(f *file) (err error) {
@@ -344,38 +343,6 @@ func Open(p, name string) (*volume.Volume, error) {
 		return nil
 	})
 	return v, err
-}
-
-// defaultDataset picks the dataset Open uses when none is named. Call with
-// lib held.
-func defaultDataset(f *file) (string, error) {
-	nodes, err := walk(f)
-	if err != nil {
-		return "", err
-	}
-	var by [4][]string
-	var all []string
-	for _, n := range nodes {
-		if n.Kind == "dataset" {
-			all = append(all, fmt.Sprintf("%s %v %s", n.Path, n.Shape, n.DType))
-			if r := len(n.Shape); r == 2 || r == 3 {
-				by[r] = append(by[r], n.Path)
-			}
-		}
-	}
-	switch {
-	case len(by[3]) == 1:
-		return by[3][0], nil
-	case len(by[3]) > 1:
-		if at, ok := findTomo(f); ok {
-			return at.data, nil
-		}
-	case len(by[3]) == 0 && len(by[2]) == 1:
-		return by[2][0], nil
-	case len(all) == 0:
-		return "", fmt.Errorf("%s: the HDF5 file holds no datasets", f.path)
-	}
-	return "", fmt.Errorf("%s: name the dataset to open as FILE:/path; the file holds %s", f.path, strings.Join(all, ", "))
 }
 
 // exists reports whether every link on the path exists (H5Lexists fails

@@ -1,6 +1,10 @@
 package h5
 
-import "strings"
+import (
+	"path"
+	"sort"
+	"strings"
+)
 
 // tomoLayout is where a tomography scan keeps its frames, image keys and
 // rotation angles; key and angles are empty when the file has none.
@@ -12,8 +16,11 @@ type tomoLayout struct{ data, key, angles string }
 // other facilities lay it out: a top-level group E, or a group one level
 // below it (an NXsubentry), with frames at E/instrument/detector/data or
 // E/data/data and image_key at E/instrument/detector/image_key or
-// E/data/image_key. There image_key is required: without it a 3D dataset
-// is just a volume. Call with lib held.
+// E/data/image_key, or with data and image_key side by side in any group
+// of E/instrument (Diamond's DIAD names its detector "imaging"), the data
+// then named by the NXdata signal that links to it, if one does. Links,
+// soft and external, are followed. There image_key is required: without
+// it a 3D dataset is just a volume. Call with lib held.
 func findTomo(f *file) (tomoLayout, bool) {
 	if exists(f.f, TomoData) {
 		at := tomoLayout{data: TomoData}
@@ -25,10 +32,11 @@ func findTomo(f *file) (tomoLayout, bool) {
 		}
 		return at, true
 	}
-	nodes, err := walk(f)
+	w, err := walkLinks(f)
 	if err != nil {
 		return tomoLayout{}, false
 	}
+	nodes := w.nodes
 	datasets := map[string]bool{} // soft links to datasets included
 	for _, n := range nodes {
 		datasets[n.Path] = n.Kind == "dataset" || (n.Kind == "link" && n.DType != notDataset)
@@ -49,6 +57,31 @@ func findTomo(f *file) (tomoLayout, bool) {
 				return tomoLayout{data: data, key: key, angles: first(e+"/data/rotation_angle", e+"/sample/rotation_angle")}, true
 			}
 		}
+	}
+	for _, n := range nodes {
+		d := n.Path
+		if n.Kind != "group" || path.Dir(path.Dir(d)) == "/" || path.Base(path.Dir(d)) != "instrument" || strings.Count(d, "/") > 4 {
+			continue
+		}
+		if !datasets[d+"/data"] || !datasets[d+"/image_key"] {
+			continue
+		}
+		e := path.Dir(path.Dir(d))
+		at := tomoLayout{data: d + "/data", key: d + "/image_key", angles: first(e+"/data/rotation_angle", e+"/sample/rotation_angle", d+"/rotation_angle")}
+		// The NXdata signal leading to the same frames names them.
+		if want := resolve(f, at.data).key; want != "" {
+			var named []string
+			for s := range nxSignals(f, nodes) {
+				if datasets[s] && resolve(f, s).key == want {
+					named = append(named, s)
+				}
+			}
+			if len(named) > 0 {
+				sort.Strings(named)
+				at.data = named[0]
+			}
+		}
+		return at, true
 	}
 	return tomoLayout{}, false
 }

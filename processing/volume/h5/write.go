@@ -54,7 +54,7 @@ type DatasetWriter struct {
 	dims    []int
 	elem    int
 	rowLen  int // elements per index of dimension 0
-	written []bool
+	written planeSet
 }
 
 // CreateDataset adds a dataset of type dt and shape dims (1D, 2D or 3D)
@@ -101,7 +101,7 @@ func (f *File) createDataset(name string, t *hdf5.Datatype, elem int, shape []in
 	if err != nil {
 		return nil, fmt.Errorf("create %s:%s: %w", f.target, name, err)
 	}
-	w := &DatasetWriter{file: f, name: name, ds: ds, dims: shape, elem: elem, rowLen: 1, written: make([]bool, shape[0])}
+	w := &DatasetWriter{file: f, name: name, ds: ds, dims: shape, elem: elem, rowLen: 1}
 	for _, n := range shape[1:] {
 		w.rowLen *= n
 	}
@@ -233,9 +233,7 @@ func (w *DatasetWriter) WriteSlab(z0 int, src []byte) error {
 	if err := w.ds.WriteSubset(&src, ms, fs); err != nil {
 		return fmt.Errorf("write planes %d-%d of %s:%s: %w", z0, z1, w.file.target, w.name, ioCause(w.file.tmp, int64(len(src)), err))
 	}
-	for z := z0; z < z1; z++ {
-		w.written[z] = true
-	}
+	w.written.add(z0, z1)
 	return nil
 }
 
@@ -352,13 +350,8 @@ func (f *File) Commit() error {
 	}
 	var missing error
 	for _, w := range f.sets {
-		for z, ok := range w.written {
-			if !ok {
-				missing = fmt.Errorf("write %s: dataset %s: plane %d of %d was never written; nothing was saved", f.target, w.name, z, w.dims[0])
-				break
-			}
-		}
-		if missing != nil {
+		if z := w.written.firstMissing(w.dims[0]); z < w.dims[0] {
+			missing = fmt.Errorf("write %s: dataset %s: plane %d of %d was never written; nothing was saved", f.target, w.name, z, w.dims[0])
 			break
 		}
 	}

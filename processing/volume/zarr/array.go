@@ -11,8 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // piece is one chunk to decode and place: a whole stored object, or an
@@ -22,8 +25,9 @@ type piece struct {
 	path string
 	// off, n: the byte range of an inner chunk; n < 0 reads the whole file.
 	off, n int64
-	// fill: nothing is stored for this chunk.
-	fill   bool
+	// max is the most bytes the stored object (or range) can take with
+	// the chain's codecs: a larger one is refused before it is read.
+	max    int64
 	origin []int
 	shape  []int
 	chain  *chain
@@ -46,9 +50,14 @@ func (a *array) read(dst []byte, lo, hi []int) error {
 	if int64(len(dst)) != want {
 		return fmt.Errorf("%s: buffer of %d bytes for a region of %d", a.name, len(dst), want)
 	}
-	pieces, err := a.pieces(lo, hi)
+	pieces, fill, err := a.pieces(lo, hi)
 	if err != nil {
 		return err
+	}
+	if fill {
+		// Some chunks are not stored: the region starts as the fill
+		// value, and only stored chunks are placed over it.
+		fillWith(dst, a.fill)
 	}
 	dstStr := cStrides(rshape)
 	var next atomic.Int64
@@ -75,24 +84,73 @@ func (a *array) read(dst []byte, lo, hi []int) error {
 	return firstErr
 }
 
-// pieces lists the chunks (or inner chunks) that overlap [lo, hi).
-func (a *array) pieces(lo, hi []int) ([]piece, error) {
-	var out []piece
-	var err error
+// manyChunks and tinyChunk decide when a read lists the array's stored
+// objects (chunks, or shards) instead of trying each: when it touches
+// more than manyChunks of them, returning less than tinyChunk bytes of
+// each on average (a store of tiny chunks, most of them perhaps not
+// stored, where a file-system call and a piece per chunk would cost far
+// more than the data). The listing is made once and kept; only stored
+// objects are then placed, over the fill value, so such a read costs
+// what it returns. Chunks of a useful size are tried one by one, as
+// listing a large dense store would cost more.
+const (
+	manyChunks = 1024
+	tinyChunk  = 4 << 10
+)
+
+// maxListed bounds a listing: a folder of more entries than this is not
+// listed (its reads try chunk by chunk), so that a listing stays within
+// tens of MiB (a variable for tests).
+var maxListed = 1 << 22
+
+// pieces lists the stored chunks (or inner chunks) that overlap [lo,
+// hi), and whether the region must first be filled with the fill value
+// because some of them are not stored (a chunk not yet known to be
+// missing is listed: place fills it when it is not found).
+func (a *array) pieces(lo, hi []int) (out []piece, fill bool, err error) {
+	var stored []int64
+	var gstr []int64
+	region := int64(a.dtype.Size())
+	for d := range lo {
+		region *= int64(hi[d] - lo[d])
+	}
+	if n := regionChunks(a.chunks, lo, hi); n > manyChunks && region/n < tinyChunk {
+		var listed bool
+		if stored, listed, err = a.stored.get(a); err != nil {
+			return nil, false, err
+		}
+		if listed {
+			gstr = a.gridStrides()
+		}
+	}
 	eachChunk(a.chunks, lo, hi, func(idx []int) bool {
+		if gstr != nil {
+			lin := int64(0)
+			for d, i := range idx {
+				lin += int64(i) * gstr[d]
+			}
+			if _, found := slices.BinarySearch(stored, lin); !found {
+				fill = true
+				return true
+			}
+		}
 		origin := make([]int, len(idx))
 		for d, i := range idx {
 			origin[d] = i * a.chunks[d]
 		}
-		path := filepath.Join(a.dir, filepath.FromSlash(a.key(idx)))
+		path := filepath.Join(a.dir, filepath.FromSlash(a.keys.key(idx)))
 		if a.chain.shard == nil {
-			out = append(out, piece{path: path, n: -1, origin: origin, shape: a.chunks, chain: &a.chain})
+			out = append(out, piece{path: path, n: -1, max: a.storedBound(), origin: origin, shape: a.chunks, chain: &a.chain})
 			return true
 		}
 		s := a.chain.shard
 		var index []uint64
 		if index, err = a.shardIndex(path); err != nil {
 			return false
+		}
+		if index == nil {
+			fill = true // the shard is not stored
+			return true
 		}
 		// Inner chunks of this shard that overlap the region.
 		slo, shi := make([]int, len(idx)), make([]int, len(idx))
@@ -109,22 +167,52 @@ func (a *array) pieces(lo, hi []int) ([]piece, error) {
 				k = k*per[d] + i
 				o[d] = origin[d] + i*s.inner[d]
 			}
-			p := piece{path: path, origin: o, shape: s.inner, chain: &s.chain}
-			if index == nil || index[2*k] == math.MaxUint64 && index[2*k+1] == math.MaxUint64 {
-				p.fill = true
-			} else {
-				p.off, p.n = int64(index[2*k]), int64(index[2*k+1])
+			if index[2*k] == math.MaxUint64 && index[2*k+1] == math.MaxUint64 {
+				fill = true // the inner chunk is not stored
+				return true
 			}
-			out = append(out, p)
+			out = append(out, piece{path: path, off: int64(index[2*k]), n: int64(index[2*k+1]),
+				max: s.chain.storedBound(a.chunkBytes()), origin: o, shape: s.inner, chain: &s.chain})
 			return true
 		})
 		return true
 	})
-	return out, err
+	return out, fill, err
+}
+
+// regionChunks counts the chunks of shape chunks overlapping [lo, hi),
+// saturating at MaxInt64.
+func regionChunks(chunks, lo, hi []int) int64 {
+	n := int64(1)
+	for d := range chunks {
+		k := int64((hi[d]-1)/chunks[d] - lo[d]/chunks[d] + 1)
+		if n > math.MaxInt64/k {
+			return math.MaxInt64
+		}
+		n *= k
+	}
+	return n
+}
+
+// fillWith fills dst with copies of the element v, doubling the filled
+// part at each copy.
+func fillWith(dst, v []byte) {
+	if len(dst) == 0 {
+		return
+	}
+	if !slices.ContainsFunc(v, func(b byte) bool { return b != 0 }) {
+		clear(dst)
+		return
+	}
+	n := copy(dst, v)
+	for n < len(dst) {
+		n += copy(dst[n:], dst[:n])
+	}
 }
 
 // eachChunk calls f with the grid index of every chunk (of shape chunks)
-// overlapping [lo, hi), in C order, until f returns false.
+// overlapping [lo, hi), in C order, until f returns false. idx is
+// reused from call to call: f copies what it keeps.
 func eachChunk(chunks, lo, hi []int, f func(idx []int) bool) {
 	n := len(chunks)
 	first, last := make([]int, n), make([]int, n)
@@ -133,7 +221,7 @@ func eachChunk(chunks, lo, hi []int, f func(idx []int) bool) {
 	}
 	idx := append([]int(nil), first...)
 	for {
-		if !f(append([]int(nil), idx...)) {
+		if !f(idx) {
 			return
 		}
 		d := n - 1
@@ -182,41 +270,51 @@ func chunkStrides(shape, perm []int) []int {
 // a chunk that fills a run of dst is decoded straight into it.
 func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 	es := a.dtype.Size()
-	if !p.fill {
-		raw, err := readPiece(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			// Not stored: the fill value.
-		case err != nil:
-			return fmt.Errorf("%s: read chunk %s: %w", a.name, rel(a.dir, p.path), err)
-		default:
-			want := es
-			for _, n := range p.shape {
-				want *= n
-			}
-			if off, ok := inside(dstStr, lo, hi, p.origin, p.shape); ok && p.chain.perm == nil {
-				run := dst[off*es : off*es+want]
-				if err := p.chain.decodeInto(run, raw); err != nil {
-					return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
-				}
-				if p.chain.bigEndian {
-					swapBytes(run, es)
-				}
-				return nil
-			}
-			src, err := p.chain.decodeBytes(raw, want)
-			if err != nil {
-				return fmt.Errorf("%s: chunk %s at %v: %w", a.name, rel(a.dir, p.path), p.origin, err)
-			}
-			if p.chain.bigEndian {
-				swapBytes(src, es)
-			}
-			copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(p.shape, p.chain.perm), p.origin, p.shape, es)
-			return nil
+	raw, err := readPiece(p)
+	if errors.Is(err, fs.ErrNotExist) { // not stored: the fill value
+		copyOverlap(dst, dstStr, lo, hi, a.fill, make([]int, len(lo)), p.origin, p.shape, es)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: read %s %s: %w", a.name, a.chunkWord(), rel(a.dir, p.path), err)
+	}
+	shape := p.shape
+	if a.n5 {
+		if shape, raw, err = a.n5Block(raw, p.origin); err != nil {
+			return fmt.Errorf("%s: block %s: %w", a.name, rel(a.dir, p.path), err)
 		}
 	}
-	copyOverlap(dst, dstStr, lo, hi, a.fill, make([]int, len(lo)), p.origin, p.shape, es)
+	want := es
+	for _, n := range shape {
+		want *= n
+	}
+	if off, ok := inside(dstStr, lo, hi, p.origin, shape); ok && p.chain.perm == nil {
+		run := dst[off*es : off*es+want]
+		if err := p.chain.decodeInto(run, raw); err != nil {
+			return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
+		}
+		if p.chain.bigEndian {
+			swapBytes(run, es)
+		}
+		return nil
+	}
+	src, err := p.chain.decodeBytes(raw, want)
+	if err != nil {
+		return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
+	}
+	if p.chain.bigEndian {
+		swapBytes(src, es)
+	}
+	copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(shape, p.chain.perm), p.origin, shape, es)
 	return nil
+}
+
+// chunkWord is what the array's format calls a chunk, for messages.
+func (a *array) chunkWord() string {
+	if a.n5 {
+		return "block"
+	}
+	return "chunk"
 }
 
 // inside reports whether a chunk at origin of shape cshape lies whole in
@@ -252,24 +350,28 @@ func rel(dir, path string) string {
 	return path
 }
 
+// readPiece reads a piece's stored bytes: the whole file, or an inner
+// chunk's range of a shard. Only a regular file is read, and no more
+// than its codecs can make of a chunk (p.max).
 func readPiece(p *piece) ([]byte, error) {
-	if p.n < 0 {
-		return os.ReadFile(p.path)
-	}
-	f, err := os.Open(p.path)
+	f, size, err := fileio.Open(p.path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
+	off, n := p.off, p.n
+	if n < 0 {
+		off, n = 0, size
+		if n > p.max {
+			return nil, fmt.Errorf("the file holds %d bytes, more than a chunk can take with its codecs (%d)", n, p.max)
+		}
+	} else if off < 0 || off > size || n > size-off {
+		return nil, fmt.Errorf("inner chunk at byte %d of %d bytes lies outside the shard's %d bytes", off, n, size)
+	} else if n > p.max {
+		return nil, fmt.Errorf("inner chunk of %d bytes, more than a chunk can take with its codecs (%d)", n, p.max)
 	}
-	if p.off < 0 || p.n < 0 || p.off > st.Size() || p.n > st.Size()-p.off {
-		return nil, fmt.Errorf("inner chunk at byte %d of %d bytes lies outside the shard's %d bytes", p.off, p.n, st.Size())
-	}
-	buf := make([]byte, p.n)
-	if _, err := f.ReadAt(buf, p.off); err != nil && err != io.EOF {
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
 		return nil, err
 	}
 	return buf, nil
@@ -373,7 +475,7 @@ func (a *array) shardIndex(path string) ([]uint64, error) {
 
 func (a *array) readIndex(path string) ([]uint64, error) {
 	s := a.chain.shard
-	f, err := os.Open(path)
+	f, fileSize, err := fileio.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -381,10 +483,6 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
 	count := int64(1)
 	for d, n := range a.chunks {
 		count *= int64(n / s.inner[d])
@@ -393,12 +491,12 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 	if s.indexCRC {
 		size += 4
 	}
-	if size > st.Size() {
-		return nil, fmt.Errorf("%d bytes cannot hold the index of %d inner chunks (%d bytes)", st.Size(), count, size)
+	if size > fileSize {
+		return nil, fmt.Errorf("%d bytes cannot hold the index of %d inner chunks (%d bytes)", fileSize, count, size)
 	}
 	off := int64(0)
 	if !s.indexAtStart {
-		off = st.Size() - size
+		off = fileSize - size
 	}
 	buf := make([]byte, size)
 	if _, err := f.ReadAt(buf, off); err != nil {
@@ -419,9 +517,106 @@ func (a *array) readIndex(path string) ([]uint64, error) {
 		if o == math.MaxUint64 && n == math.MaxUint64 {
 			continue
 		}
-		if o > uint64(st.Size()) || n > uint64(st.Size())-o {
-			return nil, fmt.Errorf("inner chunk %d at byte %d of %d bytes lies outside the shard's %d bytes", k, o, n, st.Size())
+		if o > uint64(fileSize) || n > uint64(fileSize)-o {
+			return nil, fmt.Errorf("inner chunk %d at byte %d of %d bytes lies outside the shard's %d bytes", k, o, n, fileSize)
 		}
 	}
 	return idx, nil
+}
+
+// listing is the sorted places in the chunk grid (linear, C order) of
+// the objects stored in an array's folder, listed once, when a read
+// first touches many tiny chunks (listed false: the folder holds too
+// many entries to list). A chunk stored after the listing reads as the
+// fill value until the store is opened again.
+type listing struct {
+	once   sync.Once
+	stored []int64
+	listed bool
+	err    error
+}
+
+func (l *listing) get(a *array) ([]int64, bool, error) {
+	l.once.Do(func() { l.stored, l.listed, l.err = a.list() })
+	return l.stored, l.listed, l.err
+}
+
+// gridStrides returns the linear strides of the chunk grid (C order).
+func (a *array) gridStrides() []int64 {
+	n := len(a.shape)
+	s := make([]int64, n)
+	acc := int64(1)
+	for d := n - 1; d >= 0; d-- {
+		s[d] = acc
+		acc *= int64((a.shape[d] + a.chunks[d] - 1) / a.chunks[d])
+	}
+	return s
+}
+
+// errTooMany stops a listing of more than maxListed entries.
+var errTooMany = errors.New("too many entries")
+
+// list walks the array's folder for the keys of stored objects (at most
+// as deep as a key goes), reading folders a batch of entries at a time,
+// and returns their linear grid places, sorted; false when there are
+// more than maxListed entries.
+func (a *array) list() ([]int64, bool, error) {
+	nd := len(a.shape)
+	gstr := a.gridStrides()
+	idx := make([]int, nd)
+	var out []int64
+	seen := 0
+	var walk func(dir, rel string, depth int) error
+	walk = func(dir, rel string, depth int) error {
+		f, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		for {
+			entries, err := f.ReadDir(4096)
+			for _, e := range entries {
+				if seen++; seen > maxListed {
+					return errTooMany
+				}
+				key := rel + e.Name()
+				if e.IsDir() {
+					if depth < nd { // a key has at most nd+1 parts ("c/0/0/0")
+						if err := walk(filepath.Join(dir, e.Name()), key+"/", depth+1); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				if !a.keys.parse(key, idx) {
+					continue
+				}
+				lin, inGrid := int64(0), true
+				for k, i := range idx {
+					if i >= (a.shape[k]+a.chunks[k]-1)/a.chunks[k] {
+						inGrid = false // not a chunk of this array
+						break
+					}
+					lin += int64(i) * gstr[k]
+				}
+				if inGrid {
+					out = append(out, lin)
+				}
+			}
+			if err == io.EOF || len(entries) == 0 {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	switch err := walk(a.dir, "", 0); {
+	case errors.Is(err, errTooMany):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("%s: listing the stored chunks: %w", a.name, err)
+	}
+	slices.Sort(out)
+	return out, true, nil
 }

@@ -15,9 +15,25 @@ package zarr
 import "C"
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unsafe"
 )
+
+// bloscFrame returns the Blosc frame at the start of src: writers that
+// pad a chunk after its frame (z5py writes 16 bytes more) are read as
+// zarr-python and zarrita read them, up to the compressed size the
+// frame's header gives (bytes 12-15, little endian). A header promising
+// more than src holds is left for validation to refuse.
+func bloscFrame(src []byte) []byte {
+	if len(src) < C.BLOSC_MIN_HEADER_LENGTH {
+		return src
+	}
+	if cbytes := binary.LittleEndian.Uint32(src[12:16]); cbytes >= C.BLOSC_MIN_HEADER_LENGTH && uint64(cbytes) < uint64(len(src)) {
+		return src[:cbytes]
+	}
+	return src
+}
 
 // bloscDecode decompresses src, refusing a buffer whose header says it
 // holds more than limit bytes.
@@ -25,6 +41,7 @@ func bloscDecode(src []byte, limit int) ([]byte, error) {
 	if len(src) < C.BLOSC_MIN_HEADER_LENGTH {
 		return nil, fmt.Errorf("blosc: %d bytes is shorter than a header", len(src))
 	}
+	src = bloscFrame(src)
 	var n C.size_t
 	// validate checks the header's sizes against the buffer before any
 	// decoding, so a damaged header is an error, not a read past src.
@@ -52,6 +69,7 @@ func bloscDecodeInto(dst, src []byte) error {
 	if len(src) < C.BLOSC_MIN_HEADER_LENGTH {
 		return fmt.Errorf("blosc: %d bytes is shorter than a header", len(src))
 	}
+	src = bloscFrame(src)
 	var n C.size_t
 	if C.blosc_cbuffer_validate(unsafe.Pointer(&src[0]), C.size_t(len(src)), &n) < 0 {
 		return fmt.Errorf("blosc: the header is damaged (%d bytes)", len(src))

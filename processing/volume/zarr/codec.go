@@ -2,6 +2,7 @@ package zarr
 
 import (
 	"bytes"
+	"compress/bzip2"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -102,7 +104,7 @@ func (c bytesCodec) decode(src []byte, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("zstd: %v", err)
 		}
 		return out, nil
-	case "gzip", "zlib":
+	case "gzip", "zlib", "bzip2", "xz":
 		r, err := inflater(c.name, src)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", c.name, err)
@@ -118,6 +120,28 @@ func (c bytesCodec) decode(src []byte, limit int) ([]byte, error) {
 		return out.Bytes(), nil
 	}
 	return nil, fmt.Errorf("codec %q", c.name)
+}
+
+// storedBound returns the most bytes a chunk of n decoded bytes can take
+// once c's bytes-to-bytes codecs encoded it (no codecs: exactly n).
+func (c chain) storedBound(n int64) int64 {
+	for _, b := range c.b2b {
+		n = b.bound(n)
+	}
+	return n
+}
+
+// bound returns the most bytes n bytes can take once encoded. For the
+// compressors it is a common ceiling above each one's worst case on
+// incompressible data: zstd's ZSTD_compressBound (n + n/256 + a few
+// hundred bytes), deflate's stored blocks (5 bytes per 16 KiB, gzip's 18
+// of header), Blosc's 16-byte overhead (and the 16 bytes z5py writes
+// after a frame), bzip2's n/100 + 600 and xz's per-block headers.
+func (c bytesCodec) bound(n int64) int64 {
+	if c.name == "crc32c" {
+		return n + 4
+	}
+	return n + n/64 + 1<<16
 }
 
 // decodeBytes undoes the bytes-to-bytes codecs of c, giving the encoded
@@ -183,7 +207,7 @@ func (c bytesCodec) decodeTo(dst, src []byte) error {
 		return nil
 	case "blosc":
 		return bloscDecodeInto(dst, src)
-	case "gzip", "zlib":
+	case "gzip", "zlib", "bzip2", "xz":
 		r, err := inflater(c.name, src)
 		if err != nil {
 			return fmt.Errorf("%s: %v", c.name, err)
@@ -209,10 +233,25 @@ func (c bytesCodec) decodeTo(dst, src []byte) error {
 	return nil
 }
 
-// inflater reads the deflate stream of a gzip or zlib chunk.
+// inflater reads the stream of a gzip, zlib, bzip2 (Go's compress/bzip2)
+// or xz (github.com/ulikunitz/xz) chunk.
 func inflater(name string, src []byte) (io.ReadCloser, error) {
-	if name == "gzip" {
+	switch name {
+	case "gzip":
 		return gzip.NewReader(bytes.NewReader(src))
+	case "bzip2":
+		return io.NopCloser(bzip2.NewReader(bytes.NewReader(src))), nil
+	case "xz":
+		// The dictionary an xz stream asks for is allocated whole:
+		// checked first, so a damaged header cannot ask for 1.5 GiB.
+		if err := checkXZ(src, maxXZDict); err != nil {
+			return nil, err
+		}
+		r, err := xz.ReaderConfig{SingleStream: true}.NewReader(bytes.NewReader(src))
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(r), nil
 	}
 	return zlib.NewReader(bytes.NewReader(src))
 }

@@ -1,6 +1,7 @@
 package zarr
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,8 @@ import (
 // FuzzMetadata: any .zarray, zarr.json or OME attributes either parse
 // into an array whose grid is sound or give an error; never a panic.
 func FuzzMetadata(f *testing.F) {
-	for _, g := range []string{"testdata/v2/*.zarr/.zarray", "testdata/v3/*.zarr/zarr.json", "testdata/v*/ome.zarr/*/.zarray", "testdata/v*/ome.zarr/zarr.json", "testdata/v2/ome.zarr/.zattrs"} {
+	for _, g := range []string{"testdata/v2/*.zarr/.zarray", "testdata/v3/*.zarr/zarr.json", "testdata/v*/ome.zarr/*/.zarray", "testdata/v*/ome.zarr/zarr.json", "testdata/v2/ome.zarr/.zattrs",
+		"testdata/n5/*.n5/attributes.json", "testdata/n5/hand_*.n5/data/attributes.json", "testdata/n5/bdv.n5/setup0/timepoint0/s*/attributes.json"} {
 		files, _ := filepath.Glob(g)
 		for _, p := range files {
 			b, _ := os.ReadFile(p)
@@ -34,6 +36,16 @@ func FuzzMetadata(f *testing.F) {
 		if ms, _, err := multiscales(b); err == nil && ms != nil && len(ms.Datasets) == 0 {
 			t.Fatal("multiscales without datasets accepted")
 		}
+		var attrs n5Attrs
+		if json.Unmarshal(b, &attrs) == nil {
+			if a, err := parseN5("d", "d", attrs); err != nil {
+				if !strings.HasPrefix(err.Error(), "d") {
+					t.Fatalf("error %q does not name the dataset", err)
+				}
+			} else if a.checkGrid() != nil || a.chunkBytes() > maxChunkBytes || len(a.fill) != a.dtype.Size() {
+				t.Fatal("parsed an unsound N5 dataset")
+			}
+		}
 	})
 }
 
@@ -53,6 +65,16 @@ var chunkCases = []struct{ store, key string }{
 	{"testdata/v2/planes_blosc_lz4.zarr", "0.0.0"},
 	{"testdata/v2/planes_gzip.zarr", "0.0.0"},
 	{"testdata/v3/planes_zstd_crc32c.zarr", "c/0/0/0"},
+	// Blosc frames followed by z5py's padding.
+	{"testdata/padded_blosc.zarr", "0.0.0"},
+	// N5 blocks: a header, then big-endian elements.
+	{"testdata/n5/gzip.n5", "0/0/0"},
+	{"testdata/n5/raw.n5", "0/0/0"},
+	{"testdata/n5/blosc_lz4.n5", "0/0/0"},
+	{"testdata/n5/bzip2.n5", "0/0/0"},
+	{"testdata/n5/xz.n5", "0/0/0"},
+	{"testdata/n5/zstd.n5", "0/0/0"},
+	{"testdata/n5/planes_gzip.n5", "0/0/0"},
 }
 
 // FuzzChunk: any bytes stored as a chunk (or a shard) either decode, or
@@ -76,9 +98,12 @@ func FuzzChunk(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
 		c := chunkCases[int(which)%len(chunkCases)]
-		meta := ".zarray"
+		meta, open := ".zarray", Open
 		if strings.Contains(c.store, "/v3/") {
 			meta = "zarr.json"
+		}
+		if strings.HasSuffix(c.store, ".n5") {
+			meta, open = "attributes.json", OpenN5
 		}
 		m, err := os.ReadFile(filepath.Join(c.store, meta))
 		if err != nil {
@@ -90,7 +115,7 @@ func FuzzChunk(f *testing.F) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(filepath.Join(st, meta), m, 0o644)
 		os.WriteFile(p, b, 0o644)
-		v, err := Open(st, "")
+		v, err := open(st, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,10 +24,20 @@ func Inspect(path, dataset string) (*volume.Description, error) {
 		return nil, err
 	}
 	defer v.Close()
-	s := v.Source().(*Source)
+	return v.Source().(*Source).describe(path, dataset, v), nil
+}
+
+// describe describes the source (opened from path and dataset as v) for
+// voxlab info.
+func (s *Source) describe(path, dataset string, v *volume.Volume) *volume.Description {
 	st, a := s.st, s.arr
 	d := &volume.Description{Path: path, Format: fmt.Sprintf("Zarr v%d", a.format), Shape: a.shape, DType: a.dtype.String(), Volume: true}
-	if st.ms != nil {
+	switch {
+	case st.n5 && len(st.levels) > 1:
+		d.Format = "N5 multiscale"
+	case st.n5:
+		d.Format = "N5"
+	case st.ms != nil:
 		d.Format = fmt.Sprintf("OME-Zarr %s (Zarr v%d)", st.version, a.format)
 	}
 	if dataset != "" || st.paths[s.level] != "" {
@@ -40,15 +50,32 @@ func Inspect(path, dataset string) (*volume.Description, error) {
 		d.Header = append(d.Header, volume.Field{Name: name, Value: fmt.Sprintf(format, args...)})
 	}
 	field("volume", "%v %s (z, y, x)", v.Shape, v.DType)
-	field("codecs", "%s", a.codecs)
+	if a.n5 {
+		field("dimensions", "%s (as N5 lists them, x first)", n5Dims(a))
+		comp := "raw"
+		if len(a.chain.b2b) > 0 {
+			comp = a.chain.b2b[0].name
+			if c := a.chain.b2b[0].cname; c != "" {
+				comp += " (" + c + ")"
+			}
+		}
+		field("compression", "%s, big-endian elements", comp)
+		field("block shape", "%v (z, y, x; edge blocks may be stored cropped)", a.chunks)
+	} else {
+		field("codecs", "%s", a.codecs)
+	}
 	if sh := a.chain.shard; sh != nil {
 		field("shard shape", "%v", a.chunks)
 		field("chunk shape", "%v (inside each shard)", sh.inner)
-	} else {
+	} else if !a.n5 {
 		field("chunk shape", "%v", a.chunks)
 	}
 	field("order", "%s", a.order)
-	field("fill value", "%s", fillString(a))
+	if !a.n5 {
+		field("fill value", "%s", fillString(a))
+	} else {
+		field("blocks not stored", "read as 0")
+	}
 	if st.ms != nil && len(st.ms.axes) > 0 {
 		var axes []string
 		for _, ax := range st.ms.axes {
@@ -71,6 +98,7 @@ func Inspect(path, dataset string) (*volume.Description, error) {
 	}
 	if len(st.levels) > 1 || st.ms != nil {
 		field("levels", "%d", len(st.levels))
+
 		for i, la := range st.levels {
 			mark := ""
 			if i == s.level {
@@ -79,6 +107,8 @@ func Inspect(path, dataset string) (*volume.Description, error) {
 			extra := ""
 			if sc := st.scale(i); sc != nil {
 				extra = fmt.Sprintf(", scale %v", sc)
+			} else if st.factors != nil {
+				extra = fmt.Sprintf(", downsampled %v", st.factors[i])
 			}
 			chunks := fmt.Sprintf("chunks %v", la.chunks)
 			if la.chain.shard != nil {
@@ -87,7 +117,7 @@ func Inspect(path, dataset string) (*volume.Description, error) {
 			field(fmt.Sprintf("level %d", i), "/%s %v, %s, %s%s%s", st.paths[i], la.shape, chunks, la.codecs, extra, mark)
 		}
 	}
-	return d, nil
+	return d
 }
 
 func fillString(a *array) string {

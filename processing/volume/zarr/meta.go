@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
 // maxDims bounds the rank of an array: OME-Zarr images have at most five
@@ -33,14 +34,19 @@ type array struct {
 	fill []byte
 	// chain decodes a stored object.
 	chain chain
-	// key names the stored object of chunk-grid index idx.
-	key func(idx []int) string
+	// keys names the stored object of a chunk-grid index.
+	keys keyEncoding
+	// stored lists the objects stored, once a read needs it.
+	stored listing
 	// codecs describes the codec chain for people; order is "C" or "F"
 	// (or a transpose's permutation).
 	codecs, order string
 	attrs         json.RawMessage
 	dimNames      []string
 	index         *indexCache
+	// n5: the array is an N5 dataset, whose blocks start with a header
+	// giving their shape (n5.go).
+	n5 bool
 }
 
 // chain is a codec pipeline: bytes-to-bytes codecs (in encoding order),
@@ -74,13 +80,15 @@ type jsonCodec struct {
 	Configuration json.RawMessage `json:"configuration"`
 }
 
-// readJSON reads a metadata file, naming it in errors.
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
+// readMeta reads a metadata file (.zarray, zarr.json, .zattrs, N5's
+// attributes.json): a regular file of at most fileio.MetadataLimit
+// bytes. A file that does not exist gives nil and no error.
+func readMeta(path string) ([]byte, error) {
+	b, err := fileio.ReadFile(path, fileio.MetadataLimit, filepath.Base(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	return decodeJSON(path, b, v)
+	return b, err
 }
 
 func decodeJSON(path string, b []byte, v any) error {
@@ -167,29 +175,116 @@ func parseV2(dir, name string, b []byte) (*array, error) {
 	default:
 		return nil, bad("dimension_separator %q is neither . nor /", sep)
 	}
-	a.key = gridKey("", sep)
+	a.keys = keyEncoding{sep: sep}
+	if err := a.checkChunkBytes(); err != nil {
+		return nil, bad("%v", err)
+	}
 	a.codecs = a.chain.describe()
 	return a, nil
 }
 
-// gridKey returns the key function of a chunk key encoding: prefix then
-// the indices joined by sep ("0.0.0" for a zero-dimensional array is not
-// a volume and does not arise).
-func gridKey(prefix, sep string) func([]int) string {
-	return func(idx []int) string {
-		var b strings.Builder
-		b.WriteString(prefix)
-		for i, n := range idx {
-			if i > 0 {
-				b.WriteString(sep)
-			}
-			b.WriteString(strconv.Itoa(n))
-		}
-		return b.String()
-	}
+// keyEncoding is a chunk key encoding: prefix then the grid indices
+// joined by sep ("0.0.0", "c/0/0/0"); reversed writes them last axis
+// first (N5's "x/y/z" for an array read as z, y, x).
+type keyEncoding struct {
+	prefix, sep string
+	reversed    bool
 }
 
-// checkGrid checks shape against chunks.
+// key returns the key of grid index idx.
+func (k keyEncoding) key(idx []int) string {
+	var b strings.Builder
+	b.WriteString(k.prefix)
+	for i := range idx {
+		if i > 0 {
+			b.WriteString(k.sep)
+		}
+		n := idx[i]
+		if k.reversed {
+			n = idx[len(idx)-1-i]
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}
+
+// parse reads a key (with "/" separating folders) back into dst, the
+// grid index of an array of len(dst) dimensions; false if it is not a
+// chunk's key.
+func (k keyEncoding) parse(key string, dst []int) bool {
+	rest, ok := strings.CutPrefix(key, k.prefix)
+	if !ok {
+		return false
+	}
+	for i := range dst {
+		var part string
+		if i < len(dst)-1 {
+			if part, rest, ok = strings.Cut(rest, k.sep); !ok {
+				return false
+			}
+		} else {
+			part = rest
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 || len(part) > 1 && part[0] == '0' {
+			return false
+		}
+		if k.reversed {
+			dst[len(dst)-1-i] = n
+		} else {
+			dst[i] = n
+		}
+	}
+	return true
+}
+
+// maxChunkBytes bounds a decoded chunk (an inner chunk of a shard):
+// voxlab decodes a chunk whole, one per CPU at a time, so a chunk that
+// no memory budget can hold is refused when the array is opened rather
+// than when a read allocates it. 2 GiB is Blosc's own limit on a buffer;
+// writers chunk volumes at a few MiB to a few hundred.
+const maxChunkBytes = 2 << 30
+
+// checkChunkBytes refuses an array whose decoded chunks (inner chunks of
+// a sharded array) are larger than maxChunkBytes.
+func (a *array) checkChunkBytes() error {
+	shape := a.chunks
+	if a.chain.shard != nil {
+		shape = a.chain.shard.inner
+	}
+	if n := a.chunkBytes(); n > maxChunkBytes {
+		return fmt.Errorf("chunks of %v %s are %d MiB each, more than voxlab's limit of %d MiB for a chunk it decodes whole (rechunk the array)", shape, a.dtype, n>>20, maxChunkBytes>>20)
+	}
+	return nil
+}
+
+// chunkBytes returns the bytes of one decoded chunk (an inner chunk of
+// a sharded array).
+func (a *array) chunkBytes() int64 {
+	shape := a.chunks
+	if a.chain.shard != nil {
+		shape = a.chain.shard.inner
+	}
+	n := int64(a.dtype.Size())
+	for _, c := range shape {
+		n *= int64(c)
+	}
+	return n
+}
+
+// storedBound returns the most bytes one stored chunk can take: its
+// decoded bytes through the codecs' bounds, and an N5 block's header.
+func (a *array) storedBound() int64 {
+	n := a.chain.storedBound(a.chunkBytes())
+	if a.n5 {
+		n += n5HeaderBytes(len(a.shape))
+	}
+	return n
+}
+
+// checkGrid checks shape against chunks: positive sizes, chunks of at
+// most 2^31 elements, and an array of at most 2^63 elements (so that a
+// chunk's place in the grid is a number).
 func (a *array) checkGrid() error {
 	if len(a.shape) == 0 || len(a.shape) > maxDims {
 		return fmt.Errorf("shape %v: want 1 to %d dimensions", a.shape, maxDims)
@@ -197,7 +292,7 @@ func (a *array) checkGrid() error {
 	if len(a.chunks) != len(a.shape) {
 		return fmt.Errorf("chunk shape %v does not match shape %v", a.chunks, a.shape)
 	}
-	total := int64(1)
+	total, all := int64(1), int64(1)
 	for i, n := range a.shape {
 		if n <= 0 || a.chunks[i] <= 0 {
 			return fmt.Errorf("shape %v, chunks %v: every size must be positive", a.shape, a.chunks)
@@ -206,6 +301,10 @@ func (a *array) checkGrid() error {
 			return fmt.Errorf("chunk shape %v is too large (over 2^31 elements)", a.chunks)
 		}
 		total *= int64(a.chunks[i])
+		if all > math.MaxInt64/int64(n) {
+			return fmt.Errorf("shape %v is too large (over 2^63 elements)", a.shape)
+		}
+		all *= int64(n)
 	}
 	return nil
 }
@@ -283,7 +382,7 @@ func parseV3(dir, name string, b []byte) (*array, error) {
 		if sep != "/" && sep != "." {
 			return nil, bad("chunk_key_encoding separator %q is neither / nor .", sep)
 		}
-		a.key = gridKey("c"+sep, sep)
+		a.keys = keyEncoding{prefix: "c" + sep, sep: sep}
 	case "v2":
 		sep := m.KeyEncoding.Conf.Separator
 		if sep == "" {
@@ -292,7 +391,7 @@ func parseV3(dir, name string, b []byte) (*array, error) {
 		if sep != "/" && sep != "." {
 			return nil, bad("chunk_key_encoding separator %q is neither / nor .", sep)
 		}
-		a.key = gridKey("", sep)
+		a.keys = keyEncoding{sep: sep}
 	default:
 		return nil, bad("chunk_key_encoding %q: voxlab reads default and v2", m.KeyEncoding.Name)
 	}
@@ -304,6 +403,9 @@ func parseV3(dir, name string, b []byte) (*array, error) {
 	}
 	if a.fill, err = fillBytes(m.Fill, a.dtype); err != nil {
 		return nil, bad("fill_value: %v", err)
+	}
+	if err := a.checkChunkBytes(); err != nil {
+		return nil, bad("%v", err)
 	}
 	a.codecs = a.chain.describe()
 	if a.chain.shard != nil {
@@ -584,3 +686,8 @@ func fillBytes(raw json.RawMessage, dt volume.DType) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// n5HeaderBytes is the largest N5 block header of an array of nd
+// dimensions: mode and dimension count, the block's size, and a
+// varlength block's element count.
+func n5HeaderBytes(nd int) int64 { return 4 + 4*int64(nd) + 4 }

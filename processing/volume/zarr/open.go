@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,17 +23,33 @@ func init() {
 		Inspect:    Inspect,
 		Create:     createVolume,
 		Folders:    true,
+		Detect:     isZarr,
 	})
+}
+
+// isZarr reports whether dir holds Zarr metadata at its top (the
+// store's root array or group), whatever the folder is called.
+func isZarr(dir string) bool {
+	for _, name := range []string{"zarr.json", ".zarray", ".zgroup", ".zattrs"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // SpecHelp says how a spec names a level, channel and time point, for
 // commands' --help.
-const SpecHelp = `A Zarr or OME-Zarr store is a folder ending in .zarr; FILE.zarr opens the
-array, or level 0 of an OME-Zarr image at channel 0 and time point 0.
+const SpecHelp = `A Zarr or OME-Zarr store is a folder holding .zarray, .zgroup, .zattrs or
+zarr.json (usually named FILE.zarr); FILE.zarr opens the array, or level 0
+of an OME-Zarr image at channel 0 and time point 0.
 FILE.zarr:/PATH opens the array or OME-Zarr level at PATH inside it (a
 dataset path such as 2, or a level's index), and c=N and t=N after a
 comma choose the channel and time point: FILE.zarr:/2,c=1,t=0 or
-FILE.zarr:/c=1.`
+FILE.zarr:/c=1. An N5 container (a folder with attributes.json, usually
+FILE.n5) is named the same way: FILE.n5:/PATH opens the dataset at PATH,
+or the multiscale group there (levels s0, s1, ...), as BigStitcher's
+FILE.n5:/setup0/timepoint0.`
 
 // selection is what the part of a spec after ":/" chooses.
 type selection struct {
@@ -84,7 +99,11 @@ type node struct {
 
 func readNode(dir, name string) (*node, error) {
 	n := &node{dir: dir}
-	if b, err := os.ReadFile(filepath.Join(dir, "zarr.json")); err == nil {
+	b, err := readMeta(filepath.Join(dir, "zarr.json"))
+	if err != nil {
+		return nil, err
+	}
+	if b != nil {
 		var m struct {
 			Format   *int            `json:"zarr_format"`
 			NodeType string          `json:"node_type"`
@@ -105,17 +124,19 @@ func readNode(dir, name string) (*node, error) {
 			return nil, fmt.Errorf("%s: zarr.json: node_type %q is neither array nor group", name, m.NodeType)
 		}
 		return n, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	n.format = 2
-	if b, err := os.ReadFile(filepath.Join(dir, ".zattrs")); err == nil {
+	if b, err := readMeta(filepath.Join(dir, ".zattrs")); err != nil {
+		return nil, err
+	} else if b != nil {
 		if !json.Valid(b) {
 			return nil, fmt.Errorf("%s: .zattrs is not valid JSON", name)
 		}
 		n.attrs = b
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, ".zarray")); err == nil {
+	if b, err := readMeta(filepath.Join(dir, ".zarray")); err != nil {
+		return nil, err
+	} else if b != nil {
 		n.isArray, n.meta = true, b
 		return n, nil
 	}
@@ -227,6 +248,13 @@ type store struct {
 	// their paths inside the store.
 	levels []*array
 	paths  []string
+	// n5: an N5 container; voxel and factors are its levels' voxel sizes
+	// and downsampling factors per array dimension (nil: unknown), from
+	// the levels' attributes (levelAttrs).
+	n5         bool
+	voxel      [][]float64
+	factors    [][]float64
+	levelAttrs []n5Attrs
 }
 
 // openStore opens the store at root and the array or image sel.path names.
@@ -454,6 +482,9 @@ func (s *store) info(i int, l layout) volume.Info {
 // scale returns the physical voxel size of level i along every array
 // dimension (its own scale transform times the image's), or nil.
 func (s *store) scale(i int) []float64 {
+	if s.voxel != nil {
+		return s.voxel[i]
+	}
 	if s.ms == nil {
 		return nil
 	}
@@ -575,6 +606,9 @@ func (s *Source) LevelInfo(i int) (volume.Info, [3]float64) {
 		f[k] = float64(s.info.Shape[k]) / float64(in.Shape[k])
 		if s.info.VoxelSize[k] > 0 && in.VoxelSize[k] > 0 {
 			f[k] = in.VoxelSize[k] / s.info.VoxelSize[k]
+		} else if fs := s.st.factors; fs != nil && s.l.dims[k] >= 0 {
+			d := s.l.dims[k]
+			f[k] = fs[s.level+i][d] / fs[s.level][d]
 		}
 	}
 	return in, f

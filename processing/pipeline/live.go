@@ -1,0 +1,68 @@
+package pipeline
+
+import "github.com/voxlab/voxlab/processing/volume"
+
+// LiveKind is the kind of partial results a pipeline emits (as
+// job.Progress.Partial values) while it runs.
+type LiveKind int
+
+// The kinds of live results.
+const (
+	// NoLive: the run emits no partial results.
+	NoLive LiveKind = iota
+	// LiveVolume: *VolumeBlock values, the planes of the output volume
+	// as they are finished, shown as an image over the input.
+	LiveVolume
+	// LivePoints: Points, the points found since the previous ones,
+	// shown as a points layer over the input.
+	LivePoints
+	// LiveMatrices: MatrixChunk values, rows of one or more matrices,
+	// shown as heat maps with their plots.
+	LiveMatrices
+)
+
+// Live says how a run's results show in the viewer.
+type Live struct {
+	Kind LiveKind
+	// Title names the plots of LiveMatrices ("Distances").
+	Title string
+	// Result returns the spec of the output the viewer opens in place
+	// of the live layer when the run ends ("" for none), given the
+	// request's arguments: "out.h5:/data".
+	Result func(args []string) string
+}
+
+// VolumeBlock is a partial result of LiveVolume: planes [Z0,
+// Z0+Shape[0]) of an output volume of Depth planes, each Shape[1] x
+// Shape[2] of DType, in Data (a copy the pipeline never touches again).
+type VolumeBlock struct {
+	Z0 int
+	// Depth is the number of planes of the whole output (0: unknown).
+	Depth int
+	Shape [3]int
+	DType volume.DType
+	Data  []byte
+}
+
+// Point is a point found, in voxels of the input, with its class
+// ("cell", "artifact", "").
+type Point struct {
+	Z, Y, X float64
+	Type    string
+}
+
+// Points is a partial result of LivePoints: the points found since the
+// previous Points.
+type Points []Point
+
+// MatrixChunk is a partial result of LiveMatrices: rows [Row0,
+// Row0+Rows) of the matrix Name, which has TotalRows rows of Cols
+// values, row-major in Values (final: the pipeline never changes it).
+// Unit, RowLabel and ColLabel label its plots.
+type MatrixChunk struct {
+	Name                     string
+	Unit, RowLabel, ColLabel string
+	Row0, Rows, Cols         int
+	TotalRows                int
+	Values                   []float64
+}
