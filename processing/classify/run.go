@@ -257,6 +257,9 @@ func (s *Session) stream(ctx context.Context, prog *job.Progress, be gpu.Backend
 		} else {
 			prog.Add(int64(len(sl.idx)))
 			prog.Memory(be.Stats().Peak, 0)
+			if s.Live {
+				prog.Partial(s.livePoints(res, sl.idx))
+			}
 		}
 		if sl.wait != nil {
 			sl.wait() // a failed batch: its upload must end before reuse

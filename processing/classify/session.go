@@ -46,6 +46,9 @@ type Session struct {
 	// Order lists the candidates inside the volume by their first plane
 	// (then input order): the order cubes are extracted and classified.
 	Order []int
+	// Live: each batch's candidates are handed to the progress's sinks
+	// as pipeline.Points, classes known, as they are classified.
+	Live bool
 	// norm is the channels' normalisation of the run under way.
 	norm [2]Norm
 }

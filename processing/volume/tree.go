@@ -54,3 +54,41 @@ func OpenTree(path string) (Tree, error) {
 	}
 	return open(path)
 }
+
+// TreeWriter writes a hierarchical file (HDF5) of groups, string
+// attributes and float32 datasets: what a Keras weight file holds. It is
+// written under a temporary name: Commit renames it into place, Abort
+// removes it.
+type TreeWriter interface {
+	CreateGroup(group string) error
+	SetStrings(object, name string, vals []string) error
+	SetAttrs(object string, attrs map[string]any) error
+	WriteFloat32s(name string, shape []int, data []float32) error
+	Commit() error
+	Abort() error
+}
+
+var treeWriters struct {
+	sync.Mutex
+	create func(path string) (TreeWriter, error)
+}
+
+// RegisterTreeCreator makes CreateTree use create (processing/volume/h5
+// registers libhdf5's).
+func RegisterTreeCreator(create func(path string) (TreeWriter, error)) {
+	treeWriters.Lock()
+	defer treeWriters.Unlock()
+	treeWriters.create = create
+}
+
+// CreateTree creates path as a TreeWriter, through the format package
+// the binary links.
+func CreateTree(path string) (TreeWriter, error) {
+	treeWriters.Lock()
+	create := treeWriters.create
+	treeWriters.Unlock()
+	if create == nil {
+		return nil, ErrNoTreeOpener
+	}
+	return create(path)
+}

@@ -76,6 +76,13 @@ func init() {
 		}
 		return t, nil
 	})
+	volume.RegisterTreeCreator(func(path string) (volume.TreeWriter, error) {
+		f, err := Create(path)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	})
 }
 
 // Tree is an HDF5 file opened read-only to walk its groups and read its

@@ -1,8 +1,10 @@
 // Package kerasw writes Keras weight files of cellfinder's network in
 // the three layouts processing/classify/keras reads, laid out as Keras
 // writes them: the tests build their weight files with it (no weights
-// ship with voxlab). It links libhdf5 (processing/volume/h5), which the
-// reading side does not, so that the CUDA test binaries stay free of it.
+// ship with voxlab; the pipeline's example writes one). It writes through
+// volume.CreateTree, so it links no libhdf5 itself: a binary that links
+// processing/volume/h5 (voxlab, the tests in processing/classify/
+// modelfiles) can write, one that does not gets volume.ErrNoTreeOpener.
 package kerasw
 
 import (
@@ -17,7 +19,7 @@ import (
 	"github.com/voxlab/voxlab/processing/classify/keras"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 	"github.com/voxlab/voxlab/processing/outfile"
-	"github.com/voxlab/voxlab/processing/volume/h5"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // Save writes weights for the network arch to path in format f, laid out
@@ -42,7 +44,7 @@ func Save(path string, f keras.Format, arch resnet.Arch, w resnet.Weights) error
 const legacyInputName = "input_1"
 
 func saveLegacy(path string, arch resnet.Arch, w resnet.Weights) error {
-	f, err := h5.Create(path)
+	f, err := volume.CreateTree(path)
 	if err != nil {
 		return err
 	}
@@ -82,7 +84,7 @@ func saveLegacy(path string, arch resnet.Arch, w resnet.Weights) error {
 // writeKeras3 fills an HDF5 file as Keras 3's saving_lib does for a
 // functional model: the model's own (empty) vars, then a group per layer
 // under layers/, named by class, with its variables as vars/0, vars/1...
-func writeKeras3(f *h5.File, arch resnet.Arch, w resnet.Weights) error {
+func writeKeras3(f volume.TreeWriter, arch resnet.Arch, w resnet.Weights) error {
 	if err := f.CreateGroup("vars"); err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func writeKeras3(f *h5.File, arch resnet.Arch, w resnet.Weights) error {
 }
 
 func saveKeras3(path string, arch resnet.Arch, w resnet.Weights) error {
-	f, err := h5.Create(path)
+	f, err := volume.CreateTree(path)
 	if err != nil {
 		return err
 	}
@@ -128,7 +130,7 @@ func saveArchive(path string, arch resnet.Arch, w resnet.Weights) error {
 	tmp.Close()
 	os.Remove(tmpName)
 	defer os.Remove(tmpName)
-	hf, err := h5.Create(tmpName)
+	hf, err := volume.CreateTree(tmpName)
 	if err != nil {
 		return err
 	}

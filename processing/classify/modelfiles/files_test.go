@@ -1,10 +1,7 @@
-//go:build !cuda
+package modelfiles
 
-package classify
-
-// Tests that read weight files: they link libhdf5 (through kerasw and
-// processing/volume/h5), which the CUDA test binaries must not
-// (scripts/gpu-check.sh), so they are left out of the cuda build.
+// Tests that read weight files: they link libhdf5 (processing/volume/h5),
+// which the pipeline's own test binary must not (doc.go).
 
 import (
 	"os"
@@ -14,10 +11,12 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/classify/internal/kerasw"
 	"github.com/voxlab/voxlab/processing/classify/internal/synth"
 	"github.com/voxlab/voxlab/processing/classify/keras"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
+	_ "github.com/voxlab/voxlab/processing/volume/h5"
 )
 
 var modelFiles struct {
@@ -44,7 +43,7 @@ func modelFile(t testing.TB, c netConfig, format keras.Format) string {
 		}
 		modelFiles.dir, modelFiles.paths = d, map[string]string{}
 	}
-	cal, err := synth.ReadCalibration(filepath.Join("testdata", "calib_"+c.Tag+".json"))
+	cal, err := synth.ReadCalibration(filepath.Join(testdata, "calib_"+c.Tag+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +80,7 @@ func TestClassifyGolden(t *testing.T) {
 			format = keras.Keras3Model
 		}
 		t.Run(c.Tag, func(t *testing.T) {
-			res := classify(t, configFor(c, modelFile(t, c, format)), Inputs{Signal: sig, Background: bg, Points: pts}, gpu.NewCPU(), nil)
+			res := run(t, configFor(c, modelFile(t, c, format)), classify.Inputs{Signal: sig, Background: bg, Points: pts}, gpu.NewCPU(), nil)
 			checkGolden(t, c, res)
 		})
 	}
@@ -114,11 +113,11 @@ func TestBadModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := configFor(c, tc.model)
 			cfg.NetworkDepth = tc.depth
-			in := Inputs{Signal: sig, Points: pts}
+			in := classify.Inputs{Signal: sig, Points: pts}
 			if tc.bg {
 				in.Background = bg
 			}
-			_, err := Open(cfg, in)
+			_, err := classify.Open(cfg, in)
 			if err == nil {
 				t.Fatal("opened")
 			}
@@ -131,7 +130,7 @@ func TestBadModel(t *testing.T) {
 	}
 	cfg := configFor(c, model)
 	cfg.NetworkDepth = 0 // found from the file
-	s, err := Open(cfg, Inputs{Signal: sig, Background: bg, Points: pts})
+	s, err := classify.Open(cfg, classify.Inputs{Signal: sig, Background: bg, Points: pts})
 	if err != nil || s.Net.Arch.Depth != c.Depth {
 		t.Errorf("depth from the file: %v", err)
 	}
