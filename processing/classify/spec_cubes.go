@@ -34,11 +34,13 @@ var CubesSpec = &pipeline.Spec{
 		{Name: "out", Kind: pipeline.Output, Folder: true, Label: "Output folder", Default: "cubes",
 			Help: "the folder of cubes (replaced when it holds an earlier run's cubes) with cellfinder's training.yaml"},
 	},
-	Params:  classifyParams("background", "voxel-size", "network-voxel-size", "cube-size", "normalize-channels", "norm-sampling"),
-	Batch:   pipeline.Batch{Flag: "batch-size", Unit: "cubes", Label: "Cubes per batch"},
-	Suggest: suggest,
-	Open:    openCubes,
-	Example: exampleCubes,
+	Params:       classifyParams("background", "voxel-size", "network-voxel-size", "cube-size", "normalize-channels", "norm-sampling"),
+	Batch:        pipeline.Batch{Flag: "batch-size", Unit: "cubes", Label: "Cubes per batch"},
+	Suggest:      suggest,
+	PointsAction: "Export training cubes…",
+	PointsArg:    "points",
+	Open:         openCubes,
+	Example:      exampleCubes,
 }
 
 // classifyParams returns Spec's parameters named, the same words in

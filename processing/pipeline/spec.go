@@ -58,6 +58,10 @@ type Spec struct {
 	// run on the files open in the viewer; nil values are left as they
 	// are. Optional.
 	Suggest func(open []string) (args []string, params map[string]string)
+	// PointsAction, when set, is offered on the viewer's points layers
+	// as a button ("Export training cubes…"): it chooses the pipeline in
+	// the panel with the layer's points as its input PointsArg.
+	PointsAction, PointsArg string
 	// Open checks a request and opens its inputs (headers only): the
 	// Job plans, runs, splits and reports. Errors in how the pipeline was
 	// called are UsageErrors.
