@@ -118,7 +118,7 @@ func TestRunOnClusterFails(t *testing.T) {
 }
 
 // TestGUIRunOnCluster: with sbatch on the PATH the panel offers the
-// cluster for every pipeline; a run there goes through voxlab submit with
+// cluster for every pipeline that splits; a run there goes through voxlab submit with
 // the panel's settings and is followed to its end.
 func TestGUIRunOnCluster(t *testing.T) {
 	dir := installFakeSlurm(t, "401", "402")
@@ -126,7 +126,7 @@ func TestGUIRunOnCluster(t *testing.T) {
 	panelVoxlab = "/opt/voxlab/bin/voxlab"
 	defer func() { panelVoxlab = "" }()
 	for _, vp := range guiPipelines() {
-		if vp.RunCluster == nil {
+		if vp.Spec.Split && vp.RunCluster == nil {
 			t.Errorf("%s does not offer the cluster though sbatch is on the PATH", vp.Spec.Name)
 		}
 	}

@@ -10,16 +10,23 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // classifyReference runs the classify package directly on the example's
@@ -236,5 +243,94 @@ func TestCubesCommand(t *testing.T) {
 	defer cube.Close()
 	if cube.Info.Shape != [3]int{8, 20, 20} || cube.Info.DType != volume.Float32 {
 		t.Errorf("cube %v %v, want 8x20x20 float32", cube.Info.Shape, cube.Info.DType)
+	}
+}
+
+// TestExportTrainingCubesAction: a spec with a PointsAction (cubes:
+// "Export training cubes…") is offered on the viewer's points layers;
+// the action chooses the pipeline in the panel with the layer's file as
+// its points, or a copy of its points when it has unsaved edits, and the
+// panel's run writes cells/ and non_cells/ with cellfinder's
+// training.yaml.
+func TestExportTrainingCubesAction(t *testing.T) {
+	dir := t.TempDir()
+	args, err := classify.CubesSpec.Example(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A curated layer: the example's candidates, half of them cells.
+	pts, err := points.Read(args[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pts {
+		pts[i].Type = []string{"cell", "non-cell"}[i%2]
+	}
+	curated := filepath.Join(dir, "curated.xml")
+	if err := points.Save(curated, pts); err != nil {
+		t.Fatal(err)
+	}
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	hl := viewer.NewHeadless(w)
+	w.Resize(fyne.NewSize(1200, 800))
+	p := panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Hour}, guiPipelines()...)
+	defer func() {
+		p.Close()
+		hl.Close()
+	}()
+	addPointsActions(hl.Viewer, p)
+	const action = "Export training cubes…"
+	if !slices.Contains(hl.Viewer.PointsActions(), action) {
+		t.Fatalf("points actions %q lack %q", hl.Viewer.PointsActions(), action)
+	}
+	l, err := hl.Viewer.Open(curated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := l.(*viewer.PointsLayer)
+	if !hl.Viewer.RunPointsAction(action, pl) {
+		t.Fatal("the action did not run")
+	}
+	req, _ := p.Request()
+	if req.Command != "cubes" || len(req.Args) < 2 || req.Args[1] != curated {
+		t.Fatalf("the panel's request %q %q, want cubes on %s", req.Command, req.Args, curated)
+	}
+	// Edited: a copy of the layer's points.
+	first, _ := pl.Point(0)
+	flip := points.Cell
+	if points.ClassOf(first.Type) == points.Cell {
+		flip = points.NonCell
+	}
+	pl.SetSelected(false, 0)
+	pl.SetSelectedClass(flip)
+	hl.Viewer.RunPointsAction(action, pl)
+	req, _ = p.Request()
+	if req.Args[1] == curated {
+		t.Fatal("an edited layer's file was used, not its points")
+	}
+	defer os.Remove(req.Args[1])
+	got, err := points.Read(req.Args[1])
+	if err != nil || len(got) != len(pts) || points.ClassOf(got[0].Type) != flip {
+		t.Fatalf("the copy: %v, %d points, first %v", err, len(got), got)
+	}
+	// The run, as the panel's Run button starts it.
+	out := filepath.Join(dir, "training")
+	for name, v := range map[string]string{"in": args[0], "out": out, "background": args[4], "voxel-size": "5,1,1", "cube-size": "20,20,8"} {
+		if err := p.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, err = p.Request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runRequest(context.Background(), classify.CubesSpec, req, job.NewProgress("cubes")); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"cells", "non_cells", "training.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, sub)); err != nil {
+			t.Error(err)
+		}
 	}
 }
