@@ -158,7 +158,7 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 }
 
 // interruptJobs cancels the panel's jobs as soon as ctx is done (Ctrl-C,
-// SIGTERM), from a goroutine of its own rather than through the UI
+// SIGTERM, SIGHUP: stopSignals), from a goroutine of its own rather than through the UI
 // goroutine: Fyne ends its event loop on the same signal and drops the
 // callbacks still queued for it, a cancel among them. Once the jobs have
 // ended it calls quit, for a signal that came before Fyne listened. The

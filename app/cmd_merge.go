@@ -59,7 +59,7 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	out := addOutputFlags(fs)
 	// The merge declares the pipeline's own flags: the merge job gets
 	// the tasks' arguments unchanged.
-	_, run := specSetup(spec)(fs, out)
+	f, _, run := specBind(spec, fs, out)
 	pos, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandHelp(e.stdout, &command{name: "merge " + args[0], summary: "merge the tasks of " + args[0], usage: "ARGS... --tasks N"}, fs)
@@ -70,6 +70,10 @@ func runMerge(ctx context.Context, e *env, args []string) error {
 	}
 	if *tasks < 1 {
 		return usagef("--tasks: want the number of tasks (at least 1)")
+	}
+	if err := f.check(e, out, pos); err != nil {
+		recordFailure("merge "+args[0], err)
+		return err
 	}
 	// In a merge job, refuse to merge unless every task finished: after
 	// a resubmission the job may start once the others have merely ended.

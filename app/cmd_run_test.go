@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,12 +143,18 @@ func TestDemoHeadlessRunsThePipelines(t *testing.T) {
 }
 
 // sigintEnv makes the test binary run `voxlab` as main does (a context
-// cancelled by SIGINT and SIGTERM) with these arguments (tab separated),
+// cancelled by SIGINT, SIGTERM and SIGHUP: stopSignals) with these arguments (tab separated),
 // so the Ctrl-C tests can signal a real process. With sigintSlowEnv set,
 // every progress event takes 20 ms: a stand-in for a long job.
+// With sigintHoldEnv set, the job's first progress event prints
+// holdMarker and waits there until a signal stops the command: a job
+// caught in the middle, its temporary output on disk, for as long as the
+// test needs.
 const (
 	sigintEnv     = "VOXLAB_TEST_SIGINT_ARGS"
 	sigintSlowEnv = "VOXLAB_TEST_SIGINT_SLOW"
+	sigintHoldEnv = "VOXLAB_TEST_SIGINT_HOLD"
+	holdMarker    = "voxlab-test: holding"
 )
 
 func init() {
@@ -155,7 +162,7 @@ func init() {
 	if args == "" {
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	e := &env{stdout: os.Stdout, stderr: os.Stderr}
 	if os.Getenv(sigintSlowEnv) != "" {
 		e.sinks = []job.Sink{func(ev job.Event) {
@@ -163,6 +170,17 @@ func init() {
 				time.Sleep(20 * time.Millisecond)
 			}
 		}}
+	}
+	if os.Getenv(sigintHoldEnv) != "" {
+		var once sync.Once
+		e.sinks = append(e.sinks, func(ev job.Event) {
+			if ev.Kind == job.Progressed {
+				once.Do(func() {
+					fmt.Fprintln(os.Stderr, holdMarker)
+					<-ctx.Done()
+				})
+			}
+		})
 	}
 	code := run(ctx, strings.Split(args, "\t"), e)
 	stop()

@@ -82,7 +82,7 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("voxlab submit slurm "+p.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := addOutputFlags(fs)
-	specSetup(p)(fs, out)
+	f, _, _ := specBind(p, fs, out)
 	if !p.Split {
 		return fmt.Errorf("%s cannot run on a cluster yet: it does not split into tasks (no --task option or merge step)", p.Name)
 	}
@@ -96,6 +96,10 @@ func runSubmit(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	if err != nil {
+		return err
+	}
+	// Refused here, not on the nodes after the tasks ran.
+	if err := f.check(e, out, inputs); err != nil {
 		return err
 	}
 	spec, err := sf.spec(p.Name, fs, inputs)

@@ -64,8 +64,7 @@ type fakeJob struct {
 	units int
 }
 
-func (j *fakeJob) Close() error                      { return nil }
-func (j *fakeJob) Files() (inputs, outputs []string) { return nil, []string{j.r.Args[1]} }
+func (j *fakeJob) Close() error { return nil }
 
 func (j *fakeJob) Plan(d pipeline.Device) (*plan.Plan, error) {
 	b, err := d.BudgetFor(gpu.DeviceInfo{Name: "fake device", FreeBytes: 64 << 20})

@@ -67,8 +67,14 @@ type usageError = pipeline.UsageError
 
 func usagef(format string, a ...any) error { return pipeline.Usagef(format, a...) }
 
+// stopSignals cancel a command as Ctrl-C does: its jobs stop, remove
+// their partial outputs and the command exits 1. SIGHUP (the terminal
+// closed, an ssh session dropped) is one of them: by default it would end
+// the process at once, leaving its temporary files behind.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)

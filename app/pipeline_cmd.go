@@ -93,36 +93,55 @@ func (f *specFlags) invocation(e *env, out *outputFlags, args []string) (*invoca
 // when `voxlab merge` calls the runner (withMerge).
 func specSetup(spec *pipeline.Spec) func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
 	return func(fs *flag.FlagSet, out *outputFlags) (planFunc, runFunc) {
-		f := declareSpec(fs, spec)
-		planFn := func(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
-			iv, err := f.invocation(e, out, args)
-			if err != nil {
-				return nil, err
-			}
-			if f.task != nil && f.task.Count != 0 {
-				t := f.task.Task
-				return iv.plan(ctx, &t)
-			}
-			return iv.plan(ctx, nil)
-		}
-		runFn := func(ctx context.Context, e *env, args []string) error {
-			iv, err := f.invocation(e, out, args)
-			if err != nil {
-				return err
-			}
-			if n := mergeTasks(ctx); n > 0 {
-				if f.task != nil && f.task.Count != 0 {
-					return usagef("merge joins every task: give --tasks N, not --task")
-				}
-				return iv.merge(ctx, n)
-			}
-			// An explicit --task 0/1 is a task too: its part is what the
-			// merge of a one-task submission reads.
-			if f.task != nil && f.task.Count != 0 {
-				return iv.runTask(ctx, f.task.Task)
-			}
-			return iv.run(ctx)
-		}
+		_, planFn, runFn := specBind(spec, fs, out)
 		return planFn, runFn
 	}
+}
+
+// specBind is specSetup that also returns the flags, for the commands
+// that check a run before they hand it on (submit, merge: specFlags.check).
+func specBind(spec *pipeline.Spec, fs *flag.FlagSet, out *outputFlags) (*specFlags, planFunc, runFunc) {
+	f := declareSpec(fs, spec)
+	planFn := func(ctx context.Context, e *env, args []string) (*plan.Plan, error) {
+		iv, err := f.invocation(e, out, args)
+		if err != nil {
+			return nil, err
+		}
+		if f.task != nil && f.task.Count != 0 {
+			t := f.task.Task
+			return iv.plan(ctx, &t)
+		}
+		return iv.plan(ctx, nil)
+	}
+	runFn := func(ctx context.Context, e *env, args []string) error {
+		iv, err := f.invocation(e, out, args)
+		if err != nil {
+			return err
+		}
+		if n := mergeTasks(ctx); n > 0 {
+			if f.task != nil && f.task.Count != 0 {
+				return usagef("merge joins every task: give --tasks N, not --task")
+			}
+			return iv.merge(ctx, n)
+		}
+		// An explicit --task 0/1 is a task too: its part is what the
+		// merge of a one-task submission reads.
+		if f.task != nil && f.task.Count != 0 {
+			return iv.runTask(ctx, f.task.Task)
+		}
+		return iv.run(ctx)
+	}
+	return f, planFn, runFn
+}
+
+// check refuses, before anything is opened, a run of args with the
+// flags' values that would write over one of its inputs
+// (invocation.check): what a submission checks before its tasks run, and
+// a merge before it records its failure.
+func (f *specFlags) check(e *env, out *outputFlags, args []string) error {
+	iv, err := f.invocation(e, out, args)
+	if err != nil {
+		return err
+	}
+	return iv.check(iv.req, nil)
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/voxlab/voxlab/panel"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -42,6 +43,12 @@ func guiPipeline(s *pipeline.Spec) *panel.Pipeline {
 				return nil, err
 			}
 			pl, err := iv.plan(ctx, nil)
+			var c *iocheck.Clash
+			if errors.As(err, &c) {
+				// Shown beside the output, and run nowhere, on a
+				// cluster neither.
+				return nil, &panel.RequestError{Field: clashField(s, r, c), Err: err}
+			}
 			return pl, plainError(err)
 		},
 		Run: func(ctx context.Context, r panel.Request, prog *job.Progress) error {
@@ -49,6 +56,30 @@ func guiPipeline(s *pipeline.Spec) *panel.Pipeline {
 		},
 		RunCluster: clusterRunner(s),
 	}
+}
+
+// clashField names the form field of the output c is about: the output
+// argument or parameter that holds its path, or the first output
+// argument (a companion output, a task's part, go beside it).
+func clashField(s *pipeline.Spec, r panel.Request, c *iocheck.Clash) string {
+	first := ""
+	for i, a := range s.Args {
+		if a.Kind != pipeline.Output {
+			continue
+		}
+		if first == "" {
+			first = a.Name
+		}
+		if i < len(r.Args) && r.Args[i] == c.Output.Path {
+			return a.Name
+		}
+	}
+	for _, p := range s.Params {
+		if v, ok := r.Values[p.Name].(string); ok && p.Kind == pipeline.Output && v == c.Output.Path {
+			return p.Name
+		}
+	}
+	return first
 }
 
 // guiInvocation is the run a panel request describes: its arguments,

@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -46,9 +44,10 @@ func (o *opened) close() {
 	o.job.Close()
 }
 
-// open checks the arguments, opens the inputs through the spec, then the
-// backend and its budget.
-func (iv *invocation) open() (*opened, error) {
+// open checks the arguments and that no output (task t's part too, when
+// t is not nil) would write over an input, opens the inputs through the
+// spec, then the backend and its budget.
+func (iv *invocation) open(t *task.Task) (*opened, error) {
 	s, args := iv.spec, iv.req.Args
 	outputs := len(s.Args) - len(s.Inputs())
 	if len(args) > len(s.Args) || len(args) < len(s.Args)-outputs || (!iv.req.PlanOnly && len(args) < len(s.Args)) {
@@ -61,15 +60,12 @@ func (iv *invocation) open() (*opened, error) {
 		return nil, err
 	}
 	r.Batch, r.Pin, r.Partials = n, iv.dev.pin, iv.e.partials
+	if err := iv.check(r, t); err != nil {
+		return nil, err
+	}
 	j, err := s.Open(r)
 	if err != nil {
 		return nil, err
-	}
-	if !r.PlanOnly {
-		if err := checkFiles(j.Files()); err != nil {
-			j.Close()
-			return nil, err
-		}
 	}
 	o := &opened{job: j}
 	be, note, err := iv.dev.open()
@@ -86,29 +82,18 @@ func (iv *invocation) open() (*opened, error) {
 	return o, nil
 }
 
-// checkFiles refuses a run that would write an input: an output that
-// is an input (the same path, or the same file through a link) or lies
-// inside an input folder (a folder of planes, a store). Every pipeline
-// passes here, whatever it checks itself.
-func checkFiles(inputs, outputs []string) error {
-	for _, out := range outputs {
-		if out == "" {
-			continue
-		}
-		ao, _ := filepath.Abs(out)
-		so, errO := os.Stat(out)
-		for _, in := range inputs {
-			ai, _ := filepath.Abs(in)
-			si, errI := os.Stat(in)
-			switch {
-			case ao == ai || (errO == nil && errI == nil && os.SameFile(so, si)):
-				return fmt.Errorf("output %s is the input %s: inputs are never overwritten", out, in)
-			case errI == nil && si.IsDir() && strings.HasPrefix(ao, ai+string(filepath.Separator)):
-				return fmt.Errorf("output %s lies inside the input folder %s: inputs are never written into", out, in)
-			}
-		}
+// check refuses, before anything is opened or written, a run that
+// would write over one of its inputs: iocheck.Check of what the spec
+// says the request reads and writes (Spec.Paths), and of task t's part
+// when t is not nil (it goes beside the first output, or in the
+// submission's shared folder). Every pipeline passes here.
+func (iv *invocation) check(r pipeline.Request, t *task.Task) error {
+	ps := iv.spec.Paths(r)
+	if anchor := iv.partsAnchor(); t != nil && anchor != "" {
+		part := cluster.PartPath(cluster.PartsDir(anchor), iv.spec.Name, *t)
+		ps.Outputs = append(ps.Outputs, iocheck.Output{Name: "task part", Path: part})
 	}
-	return nil
+	return iocheck.Check(ps)
 }
 
 // splitter returns the job as a Splitter, or an error saying the
@@ -125,7 +110,7 @@ func (iv *invocation) splitter(o *opened) (pipeline.Splitter, error) {
 // only metadata.
 func (iv *invocation) plan(ctx context.Context, t *task.Task) (*plan.Plan, error) {
 	iv.req.PlanOnly = true
-	o, err := iv.open()
+	o, err := iv.open(t)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +157,7 @@ func (iv *invocation) runJob(ctx context.Context, o *opened, name string, pl *pl
 
 // run runs the whole pipeline and reports.
 func (iv *invocation) run(ctx context.Context) error {
-	o, err := iv.open()
+	o, err := iv.open(nil)
 	if err != nil {
 		return err
 	}
@@ -217,7 +202,7 @@ func (iv *invocation) partsAnchor() string {
 // its fields, the task, its part and seconds with --json, else what it
 // did with the time and the part.
 func (iv *invocation) runTask(ctx context.Context, t task.Task) error {
-	o, err := iv.open()
+	o, err := iv.open(&t)
 	if err != nil {
 		return err
 	}
@@ -265,7 +250,7 @@ func (iv *invocation) runTask(ctx context.Context, t task.Task) error {
 // merge joins the parts of tasks tasks into the outputs, removes the
 // parts and reports.
 func (iv *invocation) merge(ctx context.Context, tasks int) error {
-	o, err := iv.open()
+	o, err := iv.open(nil)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +17,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/voxlab/voxlab/panel"
+	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/pipeline"
+	"github.com/voxlab/voxlab/processing/task"
+	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -23,7 +30,9 @@ import (
 // import line in pipelines.go), a command whose --help lists its flags,
 // a YAML step taking them as keys, a form in the processing panel with a
 // field for each, a plan, and — when it splits — a plan per task, a
-// SLURM submission and tasks that merge, run here on its spec's example.
+// SLURM submission and tasks that merge, run here on its spec's example;
+// and from the generic path alone, that a run whose output is its input
+// is refused and a merge refuses a damaged part.
 func TestRegisteredPipelines(t *testing.T) {
 	specs := pipeline.All()
 	var names []string
@@ -53,8 +62,10 @@ func TestRegisteredPipelines(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkPlan(t, s, args)
+			checkInputsKept(t, s, args)
 			if s.Split {
 				checkSplit(t, s, dir, args)
+				checkDamagedPart(t, s, args)
 			}
 		})
 	}
@@ -193,10 +204,105 @@ func checkSplit(t *testing.T, s *pipeline.Spec, dir string, args []string) {
 	}
 }
 
-// TestCheckFiles: an output that is an input, by path or through a
-// link, or inside an input folder, is refused by the generic path
-// whatever the pipeline checks itself.
-func TestCheckFiles(t *testing.T) {
+// firstOutput is the index in args of s's first output argument.
+func firstOutput(t *testing.T, s *pipeline.Spec, args []string) int {
+	t.Helper()
+	for i, a := range s.Args {
+		if a.Kind == pipeline.Output && i < len(args) {
+			return i
+		}
+	}
+	t.Fatalf("%s's example has no output argument", s.Name)
+	return -1
+}
+
+// treeState lists what is at path (a file or a folder, recursively):
+// names, sizes, modes, modification times and the files' bytes.
+func treeState(t *testing.T, path string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(path, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %v %d\n", p, fi.Size(), fi.Mode(), fi.ModTime().UnixNano())
+		if fi.Mode().IsRegular() {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b.Write(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// checkInputsKept: the example with its first output named as its first
+// input, as a run, a plan and (when it splits) a task, a merge and a
+// SLURM submission, fails saying inputs are never overwritten, and the
+// input is as it was.
+func checkInputsKept(t *testing.T, s *pipeline.Spec, args []string) {
+	t.Helper()
+	in, _ := volume.SplitSpec(args[0])
+	before := treeState(t, in)
+	bad := slices.Clone(args)
+	bad[firstOutput(t, s, args)] = in
+	cmds := [][]string{{s.Name}, {"plan", s.Name}}
+	if s.Split {
+		cmds = append(cmds, []string{s.Name, "--task", "0/2"}, []string{"merge", s.Name, "--tasks", "2"},
+			[]string{"submit", "slurm", s.Name, "--tasks", "2", "--dry-run", "--shared", filepath.Join(t.TempDir(), "slurm")})
+	}
+	for _, c := range cmds {
+		code, _, stderr := runCmd(append(append(c, bad...), "--backend", "cpu")...)
+		if code != 1 || !strings.Contains(stderr, "inputs are never overwritten") {
+			t.Errorf("%s with its input as output: exit %d, want 1 saying inputs are never overwritten: %s", strings.Join(c, " "), code, stderr)
+		}
+	}
+	if treeState(t, in) != before {
+		t.Errorf("%s: the input %s changed", s.Name, in)
+	}
+}
+
+// checkDamagedPart: the example as two tasks, one byte of the second
+// part's payload changed, does not merge: the error names the part and
+// says it is damaged, and the merge writes no output.
+func checkDamagedPart(t *testing.T, s *pipeline.Spec, args []string) {
+	t.Helper()
+	t.Setenv(cluster.EnvShared, "")
+	out := args[firstOutput(t, s, args)]
+	os.RemoveAll(out)
+	flags := append(slices.Clone(args), "--backend", "cpu", "--quiet")
+	for i := range 2 {
+		mustRun(t, append([]string{s.Name, "--task", fmt.Sprintf("%d/2", i)}, flags...)...)
+	}
+	part := cluster.PartPath(cluster.PartsDir(out), s.Name, task.Task{Index: 1, Count: 2})
+	b := fileBytes(t, part)
+	b[len(b)/2] ^= 0x10
+	if err := os.WriteFile(part, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCmd(append([]string{"merge", s.Name, "--tasks", "2"}, flags...)...)
+	if code != 1 || !strings.Contains(stderr, part) || !strings.Contains(stderr, "damaged") {
+		t.Errorf("merge with a damaged part: exit %d, want 1 naming %s as damaged: %s", code, part, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused merge wrote %s (%v)", out, err)
+	}
+	os.RemoveAll(cluster.PartsDir(out))
+}
+
+// TestGenericPathChecksEveryPipeline: a pipeline that says nothing of
+// its files (no Spec.Files: a new one, classify or convert) is checked
+// on the Input and Output arguments and parameters its spec declares —
+// an output that is an input by path, through a symbolic or hard link,
+// or lies inside an input folder, or an output folder holding an input —
+// before its Open is called, for a run, a plan given its output and a
+// task (whose part is an output too).
+func TestGenericPathChecksEveryPipeline(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.npy")
 	os.WriteFile(in, []byte("x"), 0o644)
@@ -204,15 +310,73 @@ func TestCheckFiles(t *testing.T) {
 	if err := os.Symlink(in, link); err != nil {
 		t.Fatal(err)
 	}
+	hard := filepath.Join(dir, "hard.npy")
+	if err := os.Link(in, hard); err != nil {
+		t.Fatal(err)
+	}
 	planes := filepath.Join(dir, "planes")
 	os.Mkdir(planes, 0o755)
-	for out, want := range map[string]string{
-		in: "is the input", link: "is the input", filepath.Join(planes, "cells.csv"): "inside the input folder",
-		filepath.Join(dir, "out.h5"): "", filepath.Join(dir, "planes-cells.csv"): "",
+	ref := filepath.Join(dir, "ref", "ref.npy")
+	os.Mkdir(filepath.Dir(ref), 0o755)
+	os.WriteFile(ref, []byte("r"), 0o644)
+	opened := 0
+	s := &pipeline.Spec{
+		Name: "plain", Summary: "a pipeline without Files", Split: true,
+		Args: []pipeline.Param{{Name: "in", Kind: pipeline.Input}, {Name: "out", Kind: pipeline.Output}},
+		Params: []pipeline.Param{
+			{Name: "ref", Kind: pipeline.Input, Optional: true},
+			{Name: "report", Kind: pipeline.Output, Folder: true, Optional: true},
+		},
+		Batch: pipeline.Batch{Flag: "batch-size", Unit: "slices"},
+		Open: func(r pipeline.Request) (pipeline.Job, error) {
+			opened++
+			return nil, errors.New("opened")
+		},
+	}
+	newIv := func(in, out, report string) *invocation {
+		vals := s.Defaults()
+		vals["ref"], vals["report"] = ref, report
+		return &invocation{spec: s, req: pipeline.Request{Args: []string{in, out}, Values: vals},
+			dev: &deviceFlags{backend: "cpu"}, out: &outputFlags{quiet: true}, e: &env{stdout: io.Discard, stderr: io.Discard}}
+	}
+	other := filepath.Join(dir, "o.csv")
+	for _, c := range []struct {
+		in, out, report, want string
+	}{
+		{in, in, "", "is the in " + in},
+		{in, link, "", "through a symbolic link"},
+		{in, hard, "", "hard link"},
+		{planes, filepath.Join(planes, "o.csv"), "", "inside the in " + planes},
+		{in, ref, "", "is the --ref " + ref},
+		{in, other, filepath.Dir(ref), "the --ref " + ref + " is inside --report"},
+		{in, other, "", ""},
 	} {
-		err := checkFiles([]string{in, planes}, []string{out})
-		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
-			t.Errorf("output %s: %v, want %q", out, err, want)
+		for _, how := range []string{"run", "plan", "task"} {
+			iv := newIv(c.in, c.out, c.report)
+			iv.req.PlanOnly = how == "plan"
+			var tk *task.Task
+			if how == "task" {
+				tk = &task.Task{Index: 0, Count: 2}
+			}
+			before := opened
+			_, err := iv.open(tk)
+			switch {
+			case c.want == "":
+				if err == nil || err.Error() != "opened" {
+					t.Errorf("%s of %s: %v, want it opened", how, c.out, err)
+				}
+			case !iocheck.IsClash(err) || !strings.Contains(err.Error(), c.want) || opened != before:
+				t.Errorf("%s of %s (input %s): %v (opened %d times), want a clash %q before Open", how, c.out, c.in, err, opened-before, c.want)
+			}
 		}
+	}
+	// A task's part goes beside the first output: an input there is
+	// refused too.
+	out := filepath.Join(dir, "t.csv")
+	part := cluster.PartPath(cluster.PartsDir(out), s.Name, task.Task{Index: 1, Count: 2})
+	os.MkdirAll(filepath.Dir(part), 0o755)
+	os.WriteFile(part, []byte("p"), 0o644)
+	if _, err := newIv(part, out, "").open(&task.Task{Index: 1, Count: 2}); !iocheck.IsClash(err) || !strings.Contains(err.Error(), "task part") {
+		t.Errorf("a task whose part is its input: %v", err)
 	}
 }

@@ -171,3 +171,38 @@ func TestClusterRunsDoNotQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestErrorStopsEveryRun: a plan error about the request itself
+// (an output that is the input) shows beside the output, whatever the
+// message names, and stops Run here and on the cluster: the tasks would
+// meet it again on their nodes.
+func TestRequestErrorStopsEveryRun(t *testing.T) {
+	cf := &clusterFake{}
+	h := newClusterHarness(t, cf)
+	h.set("out", h.in)
+	h.planned()
+	for _, where := range []string{RunHere, RunCluster} {
+		h.p.Set("run-on", where)
+		h.planned()
+		if msg := h.p.FieldError("out"); !strings.Contains(msg, "is the input") {
+			t.Errorf("%s: beside the output: %q", where, msg)
+		}
+		if !h.p.RunButton().Disabled() {
+			t.Errorf("%s: Run is enabled", where)
+		}
+		if _, err := h.p.Run(); err == nil || !strings.Contains(err.Error(), "is the input") {
+			t.Errorf("%s: Run: %v", where, err)
+		}
+	}
+	if n := len(cf.requests()); n != 0 || h.p.Jobs().Len() != 0 {
+		t.Errorf("%d cluster runs, %d jobs", n, h.p.Jobs().Len())
+	}
+	if b, _ := os.ReadFile(h.in); string(b) != "x" {
+		t.Errorf("the input holds %q", b)
+	}
+	h.set("out", filepath.Join(h.dir, "other.txt"))
+	h.planned()
+	if msg := h.p.FieldError("out"); msg != "" || h.p.RunButton().Disabled() {
+		t.Errorf("another output: message %q, Run disabled %v", msg, h.p.RunButton().Disabled())
+	}
+}

@@ -508,7 +508,12 @@ func (p *Panel) planDone(gen int, pp *plan.Plan, err error) {
 	}
 	if err != nil {
 		p.pv.fail(err)
-		if fe, ok := p.fields[p.cur.fieldOf(err.Error())]; ok && fe.checkErr == nil {
+		name := p.cur.fieldOf(err.Error())
+		var re *RequestError
+		if errors.As(err, &re) {
+			name = re.Field
+		}
+		if fe, ok := p.fields[name]; ok && fe.checkErr == nil {
 			fe.planErr = err
 			fe.render()
 		}
@@ -548,9 +553,11 @@ func (p *Panel) updateRun() {
 // clusterReady reports whether a run on the cluster is chosen and its
 // request is valid: the plan on show is this machine's, so failing to
 // plan here (no GPU on this machine) does not stop a cluster run, whose
-// tasks plan on their nodes.
+// tasks plan on their nodes; a plan error about the request itself
+// (RequestError: an output over an input) does.
 func (p *Panel) clusterReady() bool {
-	if !p.cl.onCluster() {
+	var re *RequestError
+	if !p.cl.onCluster() || errors.As(p.planErr, &re) {
 		return false
 	}
 	_, err := p.Request()
@@ -568,7 +575,7 @@ func (p *Panel) Run() (int, error) {
 		return 0, errors.New("the plan is not ready yet")
 	}
 	req, err := p.Request()
-	if p.planErr != nil && (req.Cluster == nil || err != nil) {
+	if p.planErr != nil && !p.clusterReady() {
 		return 0, fmt.Errorf("cannot run: %w", p.planErr)
 	}
 	if err != nil {

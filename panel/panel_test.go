@@ -85,6 +85,9 @@ func (f *fakePipeline) pipeline() *Pipeline {
 	return &Pipeline{
 		Spec: spec,
 		Plan: func(ctx context.Context, r Request) (*plan.Plan, error) {
+			if r.Args[0] != "" && r.Args[0] == r.Args[1] {
+				return nil, &RequestError{Field: "out", Err: fmt.Errorf("output %s is the input %s", r.Args[1], r.Args[0])}
+			}
 			n := r.Values.Int("count")
 			if n > 100000 {
 				return nil, fmt.Errorf("count %d: too many steps", n)

@@ -136,6 +136,18 @@ type Pipeline struct {
 	Live func(v *viewer.Viewer, r Request) Live
 }
 
+// RequestError is a Plan error about the request itself rather than this
+// machine (an output that would write over an input): the panel shows it
+// beside the field Field names, and runs the request nowhere, on a
+// cluster neither.
+type RequestError struct {
+	Field string
+	Err   error
+}
+
+func (e *RequestError) Error() string { return e.Err.Error() }
+func (e *RequestError) Unwrap() error { return e.Err }
+
 // Name is the pipeline's name in the chooser ("Dezing").
 func (p *Pipeline) Name() string {
 	if p.Spec.Title != "" {

@@ -5,7 +5,8 @@
 // `voxlab merge PIPELINE …`. Each task hands its share to the merge in a
 // part file (CreatePart, OpenPart) in the submission's shared folder
 // (PartsDir), whose header names the run it belongs to, so a merge never
-// joins parts of different runs. The sbatch scripts quote every argument
+// joins parts of different runs, and whose CRC-32C checksum the merge
+// checks before it writes anything, so it never joins a damaged one. The sbatch scripts quote every argument
 // so a file name can never run anything (ShellQuote). Jobs are followed
 // with squeue and with the progress files the tasks write (ProgressFile:
 // JSON lines, one per event), because clusters without accounting storage

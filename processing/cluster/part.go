@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,15 +19,31 @@ import (
 
 // A part file is what one task of a split pipeline hands to the merge: a
 // line naming the format, a line of JSON (PartHeader: the pipeline, the
-// task, and what identifies the run), then the pipeline's own payload:
+// task, and what identifies the run), the pipeline's own payload, and a
+// trailer line of fixed length with the CRC-32C (Castagnoli) checksum and
+// the length of everything before it:
 //
-//	voxlab-part 1
+//	voxlab-part 2
 //	{"pipeline":"dezing","task":2,"tasks":4,"run":{…}}
 //	payload…
+//	voxlab-part-end crc32c 1a2b3c4d bytes 00000000000012345678
 //
 // The header lets the merge refuse a part written by another run (other
-// inputs, parameters or task count) instead of joining it silently.
-const partMagic = "voxlab-part 1\n"
+// inputs, parameters or task count) instead of joining it silently; the
+// checksum lets it refuse a part damaged on the way (a flipped or zeroed
+// byte, a file cut short) before it writes anything, whatever the
+// pipeline's payload, instead of merging wrong numbers. Version 1 parts
+// had no checksum: the merge asks for their task to be run again.
+const partMagic = "voxlab-part 2\n"
+
+// partTrailer is the format of the trailer line; every trailer has the
+// same length, so the reader finds it at the end of the file.
+const partTrailer = "voxlab-part-end crc32c %08x bytes %020d\n"
+
+var (
+	trailerLen = int64(len(fmt.Sprintf(partTrailer, 0, 0)))
+	castagnoli = crc32.MakeTable(crc32.Castagnoli)
+)
 
 // maxPartHeader bounds the header line, so that a damaged file cannot make
 // the reader buffer it whole.
@@ -75,6 +92,23 @@ func PartsDir(out string) string {
 type PartWriter struct {
 	f *outfile.File
 	w *bufio.Writer
+	// sum hashes, and counts, every byte written before the trailer.
+	sum *summer
+}
+
+// summer is an io.Writer that keeps the CRC-32C and length of what
+// passes through it to w.
+type summer struct {
+	w   io.Writer
+	crc uint32
+	n   int64
+}
+
+func (s *summer) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	s.crc = crc32.Update(s.crc, castagnoli, p[:n])
+	s.n += int64(n)
+	return n, err
 }
 
 // CreatePart starts the part file at path (creating its folder) and writes
@@ -91,7 +125,8 @@ func CreatePart(path string, h PartHeader) (*PartWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &PartWriter{f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	sum := &summer{w: f}
+	w := &PartWriter{f: f, w: bufio.NewWriterSize(sum, 1<<20), sum: sum}
 	w.w.WriteString(partMagic)
 	w.w.Write(line)
 	if err := w.w.WriteByte('\n'); err != nil {
@@ -110,9 +145,14 @@ func (w *PartWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// Commit flushes the part and renames it into place.
+// Commit flushes the part, appends its checksum and renames it into
+// place.
 func (w *PartWriter) Commit() error {
-	if err := w.w.Flush(); err != nil {
+	err := w.w.Flush()
+	if err == nil {
+		_, err = fmt.Fprintf(w.f, partTrailer, w.sum.crc, w.sum.n)
+	}
+	if err != nil {
 		w.f.Abort()
 		return fmt.Errorf("write part %s: %w", w.f.Target(), err)
 	}
@@ -131,8 +171,9 @@ type Part struct {
 	size   int64
 }
 
-// OpenPart opens the part of task t at path and checks that its header is
-// want: a missing part or one written by another run is an error that
+// OpenPart opens the part of task t at path, checks its checksum (reading
+// it whole once) and that its header is want: a missing or damaged part,
+// or one written by another run, is an error that names the part and
 // says which task to run again.
 func OpenPart(path string, want PartHeader) (*Part, error) {
 	rerun := fmt.Sprintf("run task %d/%d again (voxlab %s … --task %d/%d, or voxlab status JOBID --resubmit %d)",
@@ -144,6 +185,11 @@ func OpenPart(path string, want PartHeader) (*Part, error) {
 	if err != nil {
 		return nil, fmt.Errorf("part of task %d: %w", want.Task, err)
 	}
+	end, err := checkSum(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("part %s of task %d/%d is damaged: %v: %s", path, want.Task, want.Tasks, err, rerun)
+	}
 	h, off, err := readPartHeader(f)
 	if err != nil {
 		f.Close()
@@ -153,12 +199,46 @@ func OpenPart(path string, want PartHeader) (*Part, error) {
 		f.Close()
 		return nil, fmt.Errorf("part %s was written by another run (%s): %s", path, diff, rerun)
 	}
+	return &Part{Header: h, path: path, f: f, off: off, size: end - off}, nil
+}
+
+// checkSum reads a part's trailer and checks the checksum and length it
+// records against the bytes before it; it returns where the trailer
+// starts. A part of an older version, or one cut short, has no trailer
+// to read.
+func checkSum(f *os.File) (int64, error) {
+	magic := make([]byte, len(partMagic))
+	if _, err := f.ReadAt(magic, 0); err != nil || string(magic) != partMagic {
+		return 0, errors.New("not a voxlab part file of this version (voxlab-part 2, with a checksum)")
+	}
 	st, err := f.Stat()
 	if err != nil {
-		f.Close()
-		return nil, err
+		return 0, err
 	}
-	return &Part{Header: h, path: path, f: f, off: off, size: st.Size() - off}, nil
+	end := st.Size() - trailerLen
+	tr := make([]byte, trailerLen)
+	var want uint32
+	var n int64
+	if end < 0 {
+		return 0, fmt.Errorf("it is cut short (%d bytes)", st.Size())
+	}
+	if _, err := f.ReadAt(tr, end); err != nil {
+		return 0, err
+	}
+	if k, err := fmt.Sscanf(string(tr), partTrailer, &want, &n); err != nil || k != 2 {
+		return 0, errors.New("it has no checksum at its end (cut short, or damaged there)")
+	}
+	if n != end {
+		return 0, fmt.Errorf("it holds %d bytes before its checksum, which was taken over %d (cut short, or grown)", end, n)
+	}
+	h := crc32.New(castagnoli)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, end)); err != nil {
+		return 0, fmt.Errorf("read: %w", err)
+	}
+	if got := h.Sum32(); got != want {
+		return 0, fmt.Errorf("its contents do not match their checksum (CRC-32C %08x, written %08x)", got, want)
+	}
+	return end, nil
 }
 
 func readPartHeader(f *os.File) (PartHeader, int64, error) {

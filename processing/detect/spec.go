@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/job"
@@ -73,6 +72,7 @@ var Spec = &pipeline.Spec{
 		return args[1]
 	}},
 	Suggest: suggest,
+	Files:   files,
 	Open:    open,
 	Example: example,
 }
@@ -163,7 +163,7 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 
 // outputs checks the output paths before any work, so a bad one fails
 // at once.
-func outputs(out string, xml bool) (csvPath, xmlPath string, err error) {
+func outputs(out string, xml bool) (csvPath, xmlOut string, err error) {
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return "", "", fmt.Errorf("output %s is a folder: give a CSV file name", out)
 	}
@@ -171,25 +171,15 @@ func outputs(out string, xml bool) (csvPath, xmlPath string, err error) {
 		return "", "", fmt.Errorf("output %s: the folder %s does not exist", out, filepath.Dir(out))
 	}
 	if xml {
-		xmlPath = strings.TrimSuffix(out, filepath.Ext(out)) + ".xml"
-		if xmlPath == out {
+		xmlOut = xmlPath(out)
+		if xmlOut == out {
 			return "", "", fmt.Errorf("output %s: the XML file would replace it; name the CSV *.csv", out)
 		}
 	}
-	return out, xmlPath, nil
+	return out, xmlOut, nil
 }
 
 func (j *volumeJob) Close() error { return j.vol.Close() }
-
-func (j *volumeJob) Files() (inputs, outputs []string) {
-	p, _ := volume.SplitSpec(j.in)
-	for _, o := range []string{j.csv, j.xml} {
-		if o != "" {
-			outputs = append(outputs, o)
-		}
-	}
-	return []string{p}, outputs
-}
 
 // on is the configuration on device d: its pinned-memory cap.
 func (j *volumeJob) on(d pipeline.Device) Config {

@@ -63,6 +63,7 @@ var Spec = &pipeline.Spec{
 		return ResultSpec(args[1])
 	}},
 	Suggest: suggest,
+	Files:   files,
 	Open:    open,
 	Example: example,
 }
@@ -129,7 +130,7 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
 	if !r.PlanOnly {
-		if err := checkOutput(j.out, r.Args[0]); err != nil {
+		if err := checkOutput(j.out); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -141,16 +142,6 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 func (j *scanJob) Close() error {
 	j.s.Close()
 	return nil
-}
-
-func (j *scanJob) Files() (inputs, outputs []string) {
-	path, _ := volume.SplitSpec(j.s.name)
-	inputs = append(inputs, path)
-	for _, f := range j.s.files {
-		p, _ := volume.SplitSpec(f)
-		inputs = append(inputs, p)
-	}
-	return inputs, []string{j.out}
 }
 
 // Plan plans the whole run on d.
@@ -234,20 +225,15 @@ func openScan(in, darks, flats string) (*scan, error) {
 	return s, nil
 }
 
-// checkOutput refuses an output that is a folder, lies in a missing
-// folder, or is the input itself.
-func checkOutput(out, in string) error {
+// checkOutput refuses an output that is a folder or lies in a missing
+// folder. (One that would write over an input was refused before Open:
+// Spec.Paths.)
+func checkOutput(out string) error {
 	if st, err := os.Stat(out); err == nil && st.IsDir() && !isStore(out) {
 		return fmt.Errorf("output %s is a folder: give an .h5 file name, or a .zarr one for OME-Zarr", out)
 	}
 	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return fmt.Errorf("output %s: the folder %s does not exist", out, filepath.Dir(out))
-	}
-	inPath, _ := volume.SplitSpec(in)
-	a, errA := os.Stat(inPath)
-	b, errB := os.Stat(out)
-	if errA == nil && errB == nil && os.SameFile(a, b) {
-		return fmt.Errorf("output %s is the input: inputs are never overwritten", out)
 	}
 	if _, err := containerOf(out); err != nil {
 		return err

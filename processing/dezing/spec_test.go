@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -143,7 +144,8 @@ func TestSpecWritesTheLayout(t *testing.T) {
 }
 
 // TestSpecRefusesBadRequests: the request's values are checked as the
-// configuration's (usage errors), the output before any work.
+// configuration's (usage errors), the output before any work (an output
+// that is the input by Spec.Paths, before Open).
 func TestSpecRefusesBadRequests(t *testing.T) {
 	dir := t.TempDir()
 	args, err := Spec.Example(dir)
@@ -168,7 +170,12 @@ func TestSpecRefusesBadRequests(t *testing.T) {
 		if !filepath.IsAbs(out) {
 			out = filepath.Join(dir, out)
 		}
-		_, err := Spec.Open(pipeline.Request{Args: []string{args[0], out}, Values: v})
+		// As the application does: the paths checked, then Open.
+		r := pipeline.Request{Args: []string{args[0], out}, Values: v}
+		err := iocheck.Check(Spec.Paths(r))
+		if err == nil {
+			_, err = Spec.Open(r)
+		}
 		var ue pipeline.UsageError
 		if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.usage != (fmt.Sprintf("%T", err) == fmt.Sprintf("%T", ue))) {
 			t.Errorf("%s: %v (%T), want a usage error %v saying %q", name, err, err, tc.usage, tc.want)

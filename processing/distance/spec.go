@@ -61,6 +61,7 @@ var Spec = &pipeline.Spec{
 	Split:   true,
 	Live:    pipeline.Live{Kind: pipeline.LiveMatrices, Title: "Distances"},
 	Suggest: suggest,
+	Files:   files,
 	Open:    open,
 	Example: example,
 }
@@ -191,16 +192,6 @@ func (j *setsJob) Close() error {
 		}
 	}
 	return nil
-}
-
-func (j *setsJob) Files() (inputs, outputs []string) {
-	for _, s := range []string{j.gtArg, j.subArg, j.maskArg} {
-		if s != "" {
-			p, _ := volume.SplitSpec(s)
-			inputs = append(inputs, p)
-		}
-	}
-	return inputs, []string{j.outDir}
 }
 
 // on is the configuration on device d: its budget and pinned cap.

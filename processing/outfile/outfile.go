@@ -8,6 +8,25 @@ import (
 	"strings"
 )
 
+// exchange swaps two existing paths atomically, or returns errExchange
+// where the system cannot (a variable so that tests can take the
+// fallback).
+var exchange = renameExchange
+
+// errExchange: no atomic exchange here; swap falls back to two renames.
+var errExchange = errors.New("atomic exchange not supported")
+
+// crashPoint, when set (by tests only), is called at the points of a
+// commit where a crash leaves the most behind, named by point; a test
+// makes it kill the process there and checks what a rerun finds.
+var crashPoint func(point string)
+
+func reached(point string) {
+	if crashPoint != nil {
+		crashPoint(point)
+	}
+}
+
 // File is an output file being written under a temporary name.
 type File struct {
 	*os.File
@@ -15,13 +34,13 @@ type File struct {
 	done   bool
 }
 
-// Create opens a temporary file in the target's folder. The folder must
+// Create opens a temporary file in the target's folder (NewTemp: after
+// cleaning up what dead writers of target left there). The folder must
 // exist; the target itself is untouched until Commit.
 func Create(target string) (*File, error) {
-	dir := filepath.Dir(target)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".part-*")
+	f, err := NewTemp(target)
 	if err != nil {
-		return nil, fmt.Errorf("create output %s: %w", target, err)
+		return nil, err
 	}
 	return &File{File: f, target: target}, nil
 }
@@ -74,8 +93,10 @@ func (f *File) finish() error {
 // link, so the target never goes missing; a rename where links are not
 // supported) before its new file is renamed over it, so that a failed
 // rename (a target that is a folder, a read-only folder) can put the old
-// ones back. Only a crash between the renames can leave a mix, with the
-// old files still beside the targets under their hidden names.
+// ones back. Each target holds its old or its new file at every instant;
+// only a crash between the renames can leave a mix, with the old files
+// still beside the targets under their hidden names, which the next run
+// (Recover) removes.
 func CommitAll(files ...*File) error {
 	for _, f := range files {
 		if f.done {
@@ -117,6 +138,7 @@ func CommitAll(files ...*File) error {
 			return rollback(fmt.Errorf("write %s: %w", f.target, err))
 		}
 		kept[i], in = k, i+1
+		reached("files-renamed")
 	}
 	for i, f := range files {
 		f.done = true
@@ -148,7 +170,7 @@ func keepAside(target string) (aside, error) {
 	}
 	// A fresh file reserves a name that os.Link needs free; the folder
 	// is the output's, where nothing else makes such names.
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".old-*")
+	tmp, err := os.CreateTemp(filepath.Dir(target), tempPattern(target, oldTag))
 	if err != nil {
 		return aside{}, fmt.Errorf("write %s: %w", target, err)
 	}
@@ -239,7 +261,10 @@ func createDir(target string, replace bool, owned func(string) bool) (*Dir, erro
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("create output folder %s: %w", target, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(target)+".part-*")
+	if err := Recover(target); err != nil {
+		return nil, fmt.Errorf("create output folder %s: %w", target, err)
+	}
+	tmp, err := os.MkdirTemp(parent, tempPattern(target, partTag))
 	if err != nil {
 		return nil, fmt.Errorf("create output folder %s: %w", target, err)
 	}
@@ -307,11 +332,16 @@ func (d *Dir) Commit() error {
 	return nil
 }
 
-// swap renames the temporary folder to the target. A folder cannot be
-// renamed over another (os.Rename refuses even an empty one), so an
-// existing target is first moved into a new hidden folder beside it,
-// which is deleted once the new one is in place; if the second rename
-// fails the old target is put back.
+// swap puts the temporary folder in place of the target. A folder
+// cannot be renamed over another (os.Rename refuses even an empty one):
+// an existing target is exchanged with the temporary folder in one step
+// (renameat2 RENAME_EXCHANGE), so that the target's name holds the old
+// folder or the new one at every instant, and the old one, now under the
+// temporary name, is deleted. Where the file system cannot exchange, the
+// target is first moved into a new hidden folder beside it, which is
+// deleted once the new one is in place; if the second rename fails the
+// old target is put back, and if the process dies between the two, the
+// next run (Recover) puts it back.
 func (d *Dir) swap() error {
 	if err := os.Chmod(d.Path, 0o755); err != nil { // MkdirTemp makes it 0700
 		return fmt.Errorf("write %s: %w", d.target, err)
@@ -326,7 +356,15 @@ func (d *Dir) swap() error {
 	if err := d.checkOwned(); err != nil {
 		return err
 	}
-	holder, err := os.MkdirTemp(filepath.Dir(d.target), "."+filepath.Base(d.target)+".old-*")
+	switch err := exchange(d.Path, d.target); {
+	case err == nil:
+		// The old folder is now at d.Path, which Commit removes.
+		reached("dir-exchanged")
+		return nil
+	case !errors.Is(err, errExchange):
+		return fmt.Errorf("write %s: %w", d.target, err)
+	}
+	holder, err := os.MkdirTemp(filepath.Dir(d.target), tempPattern(d.target, oldTag))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", d.target, err)
 	}
@@ -335,6 +373,7 @@ func (d *Dir) swap() error {
 		os.Remove(holder)
 		return fmt.Errorf("write %s: %w", d.target, err)
 	}
+	reached("dir-moved-aside")
 	if err := os.Rename(d.Path, d.target); err != nil {
 		if rerr := os.Rename(old, d.target); rerr != nil {
 			return fmt.Errorf("write %s: %w; and putting the previous folder back failed: %v (it is in %s)", d.target, err, rerr, old)

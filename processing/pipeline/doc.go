@@ -12,7 +12,11 @@
 // the parsed Values) into a Job over the opened inputs, which plans
 // itself on a Device, runs and writes its outputs, and reports; a Job
 // that splits (Splitter) also plans and runs one task.Task into a part
-// and merges the parts.
+// and merges the parts. What a run reads and writes (Spec.Paths: the
+// Input and Output arguments and parameters, and what the spec's
+// optional Files adds) is checked by the application with
+// processing/iocheck before Open, so that no output writes over an
+// input.
 //
 // The application is generic over the registered specs (All, Lookup):
 // it declares each spec's flags, opens the backend and the memory budget

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/cluster"
+	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/task"
@@ -62,6 +63,14 @@ type Spec struct {
 	// as a button ("Export training cubes…"): it chooses the pipeline in
 	// the panel with the layer's points as its input PointsArg.
 	PointsAction, PointsArg string
+	// Files says what a run of r reads and writes beyond what the Input
+	// and Output arguments and parameters say by themselves (Paths adds
+	// those): companion outputs (detect's XML beside its CSV), how an
+	// output is written (a Zarr store or an output folder replaced as a
+	// whole, a folder written into), and the names messages give them.
+	// It only looks at r, opening nothing: the application checks the
+	// paths (iocheck.Check) before Open. Optional.
+	Files func(r Request) iocheck.Paths
 	// Open checks a request and opens its inputs (headers only): the
 	// Job plans, runs, splits and reports. Errors in how the pipeline was
 	// called are UsageErrors.
@@ -123,9 +132,6 @@ type Device struct {
 // only), its parameters checked. The application plans it, then runs it
 // inside a job.Run (progress, cancellation, sinks), and closes it.
 type Job interface {
-	// Files are the run's input and output paths, for the checks that
-	// no output is an input.
-	Files() (inputs, outputs []string)
 	// Plan plans the whole run on d, reading only metadata.
 	Plan(d Device) (*plan.Plan, error)
 	// Run runs the pipeline and writes its outputs (under temporary

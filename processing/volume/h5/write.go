@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/voxlab/voxlab/internal/bytesize"
+	"github.com/voxlab/voxlab/processing/outfile"
 	"github.com/voxlab/voxlab/processing/volume"
 	"gonum.org/v1/hdf5"
 )
@@ -27,9 +28,11 @@ type File struct {
 // Create starts a new HDF5 file at path (written to a temporary file in
 // the same folder until Commit).
 func Create(p string) (*File, error) {
-	tf, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".part-*")
+	// outfile names the temporary after its owner, and removes those of
+	// writers that died (kill -9) before their commit.
+	tf, err := outfile.NewTemp(p)
 	if err != nil {
-		return nil, fmt.Errorf("create output %s: %w", p, err)
+		return nil, err
 	}
 	tmp := tf.Name()
 	tf.Close()
