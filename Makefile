@@ -20,7 +20,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SLURM_PKGS := slurmctld slurmd munge slurm-client
 export CGO_ENABLED := 1
 
-.PHONY: all deps deps-slurm deps-bench build build-cuda run test fuzz bench bench-scale cuda-check gpu-check package test-cluster test-cluster-optional clean
+.PHONY: all deps deps-slurm deps-bench build build-cuda run test fuzz bench bench-scale bench-memory cuda-check gpu-check package test-cluster test-cluster-optional clean
 
 all: build
 
@@ -110,6 +110,15 @@ deps-bench:
 
 bench-scale: build deps-bench
 	scripts/bench-scale.sh --scale $(SCALE)
+
+# bench-memory runs dezinging with --host-memory 256MiB on the four
+# compressed layouts of issue 23 (a one-chunk Zarr, gzip HDF5 of
+# 400-frame chunks, Blosc and zstd Zarr of deep and cubic chunks; 3 GB
+# written by zarr-python and h5py) under /usr/bin/time -v: peak RSS
+# against the plan, outputs against SciPy (scripts/bench-memory.sh).
+bench-memory: build deps-bench
+	$(call apt_install,python3-zarr python3-numcodecs)
+	scripts/bench-memory.sh
 
 # cuda-check: what can be checked of the CUDA build without a GPU: the
 # committed PTX is what the .cu sources compile to, vet and build with the

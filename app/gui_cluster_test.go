@@ -118,7 +118,8 @@ func TestRunOnClusterFails(t *testing.T) {
 }
 
 // TestGUIRunOnCluster: with sbatch on the PATH the panel offers the
-// cluster for every pipeline that splits; a run there goes through voxlab submit with
+// cluster for every pipeline that splits into tasks (convert does not:
+// it is bound by one disk); a run there goes through voxlab submit with
 // the panel's settings and is followed to its end.
 func TestGUIRunOnCluster(t *testing.T) {
 	dir := installFakeSlurm(t, "401", "402")
@@ -128,6 +129,9 @@ func TestGUIRunOnCluster(t *testing.T) {
 	for _, vp := range guiPipelines() {
 		if vp.Spec.Split && vp.RunCluster == nil {
 			t.Errorf("%s does not offer the cluster though sbatch is on the PATH", vp.Spec.Name)
+		}
+		if !vp.Spec.Split && vp.RunCluster != nil {
+			t.Errorf("%s offers the cluster though it does not split into tasks", vp.Spec.Name)
 		}
 	}
 	h := newGUIHarness(t)

@@ -16,7 +16,7 @@ import (
 
 // pipelinePkg matches the pipelines' packages (the rooms
 // processing/<pipeline> of docs/ARCHITECTURE.md).
-var pipelinePkg = regexp.MustCompile(`^github\.com/voxlab/voxlab/processing/(dezing|detect|distance|classify)(/|$)`)
+var pipelinePkg = regexp.MustCompile(`^github\.com/voxlab/voxlab/processing/(dezing|detect|distance|classify|convert)(/|$)`)
 
 // goList returns the packages pkg depends on (with its tests' when
 // test is set).
@@ -54,6 +54,7 @@ func TestPackageLayout(t *testing.T) {
 		{"../processing/pipeline", false, regexp.MustCompile(`^(github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|fyne\.io/)`)},
 		{"../processing/dezing", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/detect", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
+		{"../processing/convert", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/distance", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/classify", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 	} {

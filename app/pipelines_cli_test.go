@@ -341,8 +341,10 @@ func TestDezingPartials(t *testing.T) {
 }
 
 // TestDezingDiskFull writes the output onto a tmpfs too small for it: the
-// run fails naming the file and the full disk, leaves nothing there, and
-// the input is untouched. Mounting needs root; elsewhere it is skipped.
+// run fails naming the file and the full disk (the plan refuses it before
+// anything is written: the output's bound passes the space free), leaves
+// nothing there, and the input is untouched. Mounting needs root;
+// elsewhere it is skipped.
 func TestDezingDiskFull(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a small tmpfs needs root")

@@ -40,7 +40,7 @@ func TestRegisteredPipelines(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	t.Logf("registered pipelines: %s", strings.Join(names, ", "))
-	for _, want := range []string{"dezing", "detect", "distance"} {
+	for _, want := range []string{"dezing", "detect", "distance", "convert"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("%s is not registered (pipelines.go imports it)", want)
 		}

@@ -178,6 +178,7 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 			item("Open…", openShortcut, v.ShowOpenDialog),
 			item("Open folder…", openFolderShortcut, v.ShowOpenFolderDialog),
 			recent,
+			item("Export layer…", nil, v.ExportSelected),
 			fyne.NewMenuItemSeparator(),
 			item("Save points", saveShortcut, v.SaveSelected),
 			item("Save points as…", nil, func() {

@@ -93,11 +93,12 @@ func runDetect(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Conf
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
-	reader := ReaderBytes(src)
-	pl, err := makePlan(&p, cfg, budget, be.Name(), reader)
+	rd := volume.ReadersOf(src.Source())
+	pl, err := makePlan(&p, cfg, budget, be.Name(), rd)
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
+	defer rd.Apply(pl.Choice, cfg.Memory)()
 	r := &run{p: p, be: be, ops: ops, prog: prog, pp: p.PlaneParams(), kern: BallKernel(p.Ball.XY, p.Ball.Z),
 		batch: pl.Block(), host: be.Name() == "cpu", mem: cfg.Memory,
 		res: &Result{Plan: pl, Batch: pl.Block(), Warnings: slices.Clone(pl.Warnings)}, divert: divert}
@@ -111,9 +112,9 @@ func runDetect(ctx context.Context, prog *job.Progress, be gpu.Backend, cfg Conf
 	for _, w := range r.res.Warnings {
 		prog.Warn(w)
 	}
-	// The reader's buffer is the source's own: counted as it says it is.
-	r.mem.Add("input reader buffer", reader)
-	defer r.mem.Add("input reader buffer", -reader)
+	// Other readers' buffers are their own: counted as they say they are.
+	r.mem.Add("input read buffers", rd.Other)
+	defer r.mem.Add("input read buffers", -rd.Other)
 	if err := r.alloc(); err != nil {
 		r.free()
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)

@@ -47,9 +47,9 @@ const (
 // or "cuda": on the CPU the planes are read straight into the input
 // buffer (no staging) and the structures are built from the centre
 // buffers themselves (no downloads), which are then two batches.
-// reader is the memory the input's reader holds for decoding
-// (ReaderBytes).
-func Phases(p *Params, cfg Config, backend string, reader int64) []plan.Phase {
+// reading is the memory the input's reader holds for decoding (its
+// decoders and cache, volume.Readers.Arrays).
+func Phases(p *Params, cfg Config, backend string, reading []plan.Array) []plan.Phase {
 	h, w := p.Shape[1], p.Shape[2]
 	hw := int64(h) * int64(w)
 	pb := hw * int64(p.DType.Size())
@@ -84,9 +84,7 @@ func Phases(p *Params, cfg Config, backend string, reader int64) []plan.Phase {
 			plan.Array{Name: "staging (2 batches)", Where: staging, PerUnit: stagingBuffers * pb},
 			plan.Array{Name: "centre planes (downloaded, 2 batches)", Where: plan.Host, PerUnit: centreSlots * hw})
 	}
-	if reader > 0 {
-		arrays = append(arrays, plan.Array{Name: "input reader buffer", Where: plan.Host, Fixed: reader})
-	}
+	arrays = append(arrays, reading...)
 	maxBlock := autoBatchCPU
 	if backend == "cuda" {
 		maxBlock = autoBatchCUDA
@@ -111,16 +109,6 @@ func outputBytes(p *Params) int64 {
 	return n * candidateBytes
 }
 
-// ReaderBytes returns the memory src's reader holds besides the caller's
-// buffer, such as a TIFF reader's buffer for a compressed strip: sources
-// that hold any say so with a ReadBufferBytes method.
-func ReaderBytes(src *volume.Volume) int64 {
-	if r, ok := src.Source().(interface{ ReadBufferBytes() int64 }); ok {
-		return r.ReadBufferBytes()
-	}
-	return 0
-}
-
 // MakePlan plans a run of cfg on src: the batch is cfg.BatchSize, or the
 // largest that fits the budget up to the backend's auto cap.
 func MakePlan(src *volume.Volume, cfg Config, b plan.Budget, backend string) (*plan.Plan, error) {
@@ -128,9 +116,25 @@ func MakePlan(src *volume.Volume, cfg Config, b plan.Budget, backend string) (*p
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", src.Name, err)
 	}
-	return makePlan(&p, cfg, b, backend, ReaderBytes(src))
+	return makePlan(&p, cfg, b, backend, volume.ReadersOf(src.Source()))
 }
 
-func makePlan(p *Params, cfg Config, b plan.Budget, backend string, reader int64) (*plan.Plan, error) {
-	return plan.Make("detect", Phases(p, cfg, backend, reader), b)
+// makePlan plans the run at each level of the reader's memory, fastest
+// first (volume.ReadOptions: a cache of the chunk layer a batch ends
+// inside, so that the next batch finds it decoded, and every CPU
+// decoding, down to one chunk at a time and no cache), and takes the
+// first that fits; it refuses, naming the smallest budget that works,
+// when not even the leanest does. Batches follow each other without
+// sharing planes.
+func makePlan(p *Params, cfg Config, b plan.Budget, backend string, rd volume.Readers) (*plan.Plan, error) {
+	alts := make([][]plan.Phase, rd.Levels())
+	for k := range alts {
+		alts[k] = Phases(p, cfg, backend, rd.Arrays(k))
+	}
+	pl, err := plan.Choose("detect", alts, b, nil)
+	if err != nil {
+		return nil, err
+	}
+	pl.Reading = rd.Describe(pl.Choice)
+	return pl, nil
 }

@@ -75,6 +75,10 @@ type Config struct {
 	// WriterBytes is the host memory the output writer holds of its own
 	// (its library's caches), for the plan.
 	WriterBytes int64
+	// Output, when set, is the file or store the run writes: the plan
+	// bounds its size on disk (OutputBytes) and refuses a run whose
+	// output would not fit the space free there.
+	Output string
 	// Track, when set, counts the run's host arrays (tests hold the peak
 	// against the plan).
 	Track *plan.Tracker
@@ -112,9 +116,10 @@ func (c Config) Validate() error {
 // are the zero Info when absent.
 type Shapes struct {
 	Projections, Darks, Flats volume.Info
-	// Cache is the host memory the inputs' library caches while they are
-	// open (libhdf5's chunk cache).
-	Cache int64
+	// Readers are the inputs' readers: what they hold to decode chunks
+	// (the decoders at once and a cache of decoded chunks) is planned
+	// with the rest, and the plan sets it (Run).
+	Readers volume.Readers
 }
 
 // HasDarks and HasFlats report whether the sets are present.

@@ -1,6 +1,8 @@
 package dezing
 
 import (
+	"fmt"
+
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -44,6 +46,18 @@ func maxBlock(fb int64, kernel, units int) int {
 	return min(byBytes, max((units+7)/8, kernel))
 }
 
+// alignedMax is the largest auto block over an input whose chunks span
+// depth planes: maxBlock, or depth itself when it is larger but still
+// within four times the byte target, so that where the budget allows a
+// block ends where a chunk does.
+func alignedMax(fb int64, kernel, units, depth int) int {
+	m := maxBlock(fb, kernel, units)
+	if depth > m && int64(depth)*fb <= 4*blockTarget*9/int64(kernel*kernel) {
+		return min(depth, units)
+	}
+	return m
+}
+
 // Plan describes the memory of a run and sizes its blocks. Each set is a
 // phase of its own, holding only what is resident while it runs:
 //
@@ -74,11 +88,51 @@ func Plan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan.Make("dezing", phases(ops, s.kernelTypes(), c), c.Budget)
+	return choose("dezing", s, c, func(reading []plan.Array) []plan.Phase {
+		return phases(ops, s.kernelTypes(), c, reading)
+	})
 }
 
-// phases are the run's phases, with the scratch that ops ask for.
-func phases(ops Ops, s Shapes, c Config) []plan.Phase {
+// readers returns the inputs' readers for a run of c: consecutive blocks
+// read their shared halo frames, twice the kernel's radius.
+func (s Shapes) readers(c Config) volume.Readers { return s.Readers.Overlap(2 * (c.Kernel / 2)) }
+
+// choose plans the run (build makes its phases with the readers' arrays)
+// at each level of the readers' memory, fastest first (volume.ReadOptions:
+// every CPU decoding, with a cache of the chunks consecutive blocks share,
+// down to one chunk at a time and no cache), and takes the first level
+// whose blocks are at least twice the kernel; it refuses, naming the
+// smallest budget that works, when not even the leanest fits. With an
+// output, the plan also bounds its size on disk and refuses one that the
+// space free there cannot hold.
+func choose(name string, s Shapes, c Config, build func(reading []plan.Array) []plan.Phase) (*plan.Plan, error) {
+	rd := s.readers(c)
+	alts := make([][]plan.Phase, rd.Levels())
+	for k := range alts {
+		alts[k] = build(rd.Arrays(k))
+	}
+	p, err := plan.Choose(name, alts, c.Budget, func(p *plan.Plan) bool {
+		ph := p.Phases[p.Main]
+		return ph.Block >= min(ph.Units, 2*c.Kernel)
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Reading = rd.Describe(p.Choice)
+	if w := decodesWarning(rd, p.Choice, p.Phases[p.Main].Block); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
+	if c.Output != "" {
+		if err := p.CheckDisk(c.Output, OutputBytes(s, c)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// phases are the run's phases, with the scratch that ops ask for and the
+// memory of the inputs' readers (reading).
+func phases(ops Ops, s Shapes, c Config, reading []plan.Array) []plan.Phase {
 	var out []plan.Phase
 	var frames int64 // host bytes of reduced frames already resident
 	stage := plan.Host
@@ -107,7 +161,7 @@ func phases(ops Ops, s Shapes, c Config) []plan.Phase {
 				{Name: "median scratch", Where: plan.Device, Fixed: ops.MedianScratch(mp)},
 				{Name: "staging", Where: stage, PerUnit: stagingBuffers * fb, Halo: true},
 				dezinged, resident,
-			}, libraries(s, c)...),
+			}, libraries(c, reading)...),
 		})
 		rp := reduceParams(set.in, c.Reduce, 1)
 		out = append(out, plan.Phase{
@@ -122,7 +176,7 @@ func phases(ops Ops, s Shapes, c Config) []plan.Phase {
 		})
 		// The reduction works on the dezinged frames in memory: the
 		// input file is not read, but its cache stays allocated.
-		out[len(out)-1].Arrays = append(out[len(out)-1].Arrays, libraries(s, c)...)
+		out[len(out)-1].Arrays = append(out[len(out)-1].Arrays, libraries(c, reading)...)
 		frames += frameLen * 4
 	}
 	p := s.Projections
@@ -137,7 +191,7 @@ func phases(ops Ops, s Shapes, c Config) []plan.Phase {
 		{Name: "downloads", Where: plan.Host, PerUnit: downloadBuffers * outB},
 		{Name: "reduced frames", Where: plan.Host, Fixed: frames},
 	}
-	arrays = append(arrays, libraries(s, c)...)
+	arrays = append(arrays, libraries(c, reading)...)
 	if c.FlatField {
 		arrays = append(arrays,
 			plan.Array{Name: "dark frame", Where: plan.Device, Fixed: frameLen * 4},
@@ -156,19 +210,18 @@ func phases(ops Ops, s Shapes, c Config) []plan.Phase {
 	if c.Partials {
 		arrays = append(arrays, plan.Array{Name: "partial result copy", Where: plan.Host, PerUnit: outB})
 	}
+	depth := s.Readers.Depth()
 	return append(out, plan.Phase{
 		Name: StageProjections, Units: z1 - z0, Unit: "slices", Halo: c.Kernel / 2, Block: c.Block,
-		MaxBlock: maxBlock(fb, c.Kernel, z1-z0), Arrays: arrays,
+		MaxBlock: alignedMax(fb, c.Kernel, z1-z0, depth), Align: depth, Arrays: arrays,
 	})
 }
 
-// libraries are the host memory the input's and the output's libraries
-// hold while the run has them open.
-func libraries(s Shapes, c Config) []plan.Array {
-	var a []plan.Array
-	if s.Cache > 0 {
-		a = append(a, plan.Array{Name: "input chunk cache", Where: plan.Host, Fixed: s.Cache})
-	}
+// libraries are the host memory the input's readers (reading: their
+// decode buffers and caches) and the output's library hold while the run
+// has them open.
+func libraries(c Config, reading []plan.Array) []plan.Array {
+	a := append([]plan.Array(nil), reading...)
 	if c.WriterBytes > 0 {
 		a = append(a, plan.Array{Name: "output writer", Where: plan.Host, Fixed: c.WriterBytes})
 	}
@@ -201,4 +254,21 @@ func rangeHalo(s Shapes, c Config) int {
 	z0, z1 := c.span(s)
 	r := c.Kernel / 2
 	return min(r, z0) + min(r, s.Projections.Shape[0]-z1)
+}
+
+// decodesWarning says, when the reads at level k keep no cache and the
+// input's chunks span more frames than a block, how many times each
+// chunk is decoded: about once per block that reads it.
+func decodesWarning(rd volume.Readers, k, block int) string {
+	depth := rd.Depth()
+	if block <= 0 || depth <= block {
+		return ""
+	}
+	for _, m := range rd.At(k) {
+		if m.Cache > 0 {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the input's chunks span %d frames and blocks are %d without a cache of decoded chunks: each chunk is decoded about %d times (a larger --host-memory caches them)",
+		depth, block, (depth+block-1)/block+1)
 }

@@ -31,12 +31,8 @@ func (in Input) Shapes() Shapes {
 		s.Flats = in.Flats.Info()
 	}
 	// Darks and flats are usually picked out of the projections' own
-	// dataset, which has one cache: the largest is what is held.
-	for _, src := range []volume.Source{in.Projections, in.Darks, in.Flats} {
-		if src != nil {
-			s.Cache = max(s.Cache, volume.CacheBytes(src))
-		}
-	}
+	// dataset: one reader, planned once.
+	s.Readers = volume.ReadersOf(in.Projections, in.Darks, in.Flats)
 	return s
 }
 
@@ -86,7 +82,8 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in In
 	if err != nil {
 		return nil, err
 	}
-	pl, err := Plan(be, in.Shapes(), cfg)
+	s := in.Shapes()
+	pl, err := Plan(be, s, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +91,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in In
 	if err != nil {
 		return nil, err
 	}
+	defer s.readers(cfg).Apply(pl.Choice, cfg.Track)()
 	return r.execute(in, out, func(r *run) error { return r.projections(in.Projections, out) })
 }
 

@@ -136,6 +136,9 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 		}
 	}
 	j.cfg.WriterBytes = writerBytes(j.out, OutInfo(j.shapes, cfg).PlaneBytes())
+	// The plan bounds the output's size on disk and refuses one the free
+	// space cannot hold, before anything is written.
+	j.cfg.Output = j.out
 	return j, nil
 }
 
@@ -174,6 +177,9 @@ type volSource struct{ v *volume.Volume }
 func (s volSource) Info() volume.Info                     { return s.v.Info }
 func (s volSource) ReadSlab(z0, z1 int, dst []byte) error { return s.v.ReadSlab(z0, z1, dst) }
 func (s volSource) Close() error                          { return s.v.Close() }
+
+// Source is the volume's reader, which the plan sizes (volume.ChunkedOf).
+func (s volSource) Source() volume.Source { return s.v.Source() }
 
 // openScan opens a tomography scan with its own darks and flats (a
 // NeXus file, split by image_key) or a plain volume, and darks and

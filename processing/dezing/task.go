@@ -42,6 +42,8 @@ func TaskConfig(s Shapes, c Config, t task.Task) Config {
 	tc := c
 	tc.Range[0], tc.Range[1] = TaskRange(s, c, t)
 	tc.FlatField, tc.MinusLog = false, false
+	// A task writes a part, not the output, whose size the merge checks.
+	tc.Output = ""
 	return tc
 }
 
@@ -49,7 +51,7 @@ func TaskConfig(s Shapes, c Config, t task.Task) Config {
 // (TaskRange is not empty): RunTask's, over the task's projections
 // alone, without the flat-field correction.
 func TaskPlan(be gpu.Backend, s Shapes, c Config, t task.Task) (*plan.Plan, error) {
-	return Plan(be, Shapes{Projections: s.Projections}, TaskConfig(s, c, t))
+	return Plan(be, Shapes{Projections: s.Projections, Readers: s.Readers}, TaskConfig(s, c, t))
 }
 
 // RunTask runs task t of a split run: it dezings the task's projections of
@@ -94,7 +96,14 @@ func MergePlan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := phases(ops, s, c)
+	return choose("dezing merge", s, c, func(reading []plan.Array) []plan.Phase {
+		all := phases(ops, s, c, reading)
+		return append(all[:len(all)-1], mergePhase(ops, s, c))
+	})
+}
+
+// mergePhase is the merge's last phase, in place of the projections.
+func mergePhase(ops Ops, s Shapes, c Config) plan.Phase {
 	frames := int64(0)
 	frameLen := int64(s.Projections.PlaneLen())
 	for _, set := range []bool{s.HasDarks(), s.HasFlats()} {
@@ -120,8 +129,7 @@ func MergePlan(be gpu.Backend, s Shapes, c Config) (*plan.Plan, error) {
 			arrays = append(arrays, plan.Array{Name: "flat-field output", Where: plan.Device, PerUnit: frameLen * 4})
 		}
 	}
-	merge := plan.Phase{Name: StageMerge, Units: z1 - z0, Unit: "slices", Block: c.Block, Arrays: arrays}
-	return plan.Make("dezing merge", append(all[:len(all)-1], merge), c.Budget)
+	return plan.Phase{Name: StageMerge, Units: z1 - z0, Unit: "slices", Block: c.Block, Arrays: arrays}
 }
 
 // Merge finishes a split run. parts holds the tasks' projections, in
@@ -150,6 +158,7 @@ func Merge(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in 
 	if err != nil {
 		return nil, err
 	}
+	defer s.readers(cfg).Apply(pl.Choice, cfg.Track)()
 	return r.execute(in, out, func(r *run) error { return r.mergeProjections(parts, out) })
 }
 

@@ -136,11 +136,16 @@ func (c Config) check(sh Shape) error {
 // ShapeOf returns the shape of a run over gt and sub, for MakePlan.
 func ShapeOf(gt, sub Maps) Shape {
 	sh := Shape{NGT: gt.Len(), NSub: sub.Len(), Box: gt.Box()}
+	var srcs []volume.Source
 	for _, m := range []Maps{gt, sub} {
 		if c, ok := m.(interface{ ConvertBytes() int64 }); ok {
 			sh.ConvertBytes = max(sh.ConvertBytes, c.ConvertBytes())
 		}
+		if r, ok := m.(interface{ Reader() volume.Source }); ok {
+			srcs = append(srcs, r.Reader())
+		}
 	}
+	sh.Readers = volume.ReadersOf(srcs...)
 	return sh
 }
 
@@ -218,6 +223,7 @@ func Run(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, gt, s
 		return nil, err
 	}
 	_, lay, _ := Phases(cfg, sh, be.Name(), workers)
+	defer sh.Readers.Apply(pl.Choice, cfg.Tracker)()
 	for _, w := range pl.Warnings {
 		p.Warn(w)
 	}

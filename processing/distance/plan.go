@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // Shape is what planning needs to know of the inputs: read from headers,
@@ -16,6 +17,9 @@ type Shape struct {
 	// ConvertBytes is the host scratch a set's reader needs per map to
 	// convert its file's type to float32 (0 for float32 files).
 	ConvertBytes int64
+	// Readers are the sets' readers: what they hold to decode chunks is
+	// planned with the rest (Phases' reading), and Run sets it.
+	Readers volume.Readers
 }
 
 // plannedRows returns the ground-truth rows a run computes.
@@ -50,6 +54,12 @@ func (c Config) plannedRows(ngt int) (int, int) {
 // block, the tile, is the run's chunk) once the read buffers are gone,
 // and "write" holds the matrices while the output is written.
 func Phases(cfg Config, sh Shape, backend string, workers int) ([]plan.Phase, Layout, error) {
+	return phasesAt(cfg, sh, backend, workers, nil)
+}
+
+// phasesAt is Phases with the readers' memory (reading, resident through
+// the run).
+func phasesAt(cfg Config, sh Shape, backend string, workers int, reading []plan.Array) ([]plan.Phase, Layout, error) {
 	if err := cfg.check(sh); err != nil {
 		return nil, Layout{}, err
 	}
@@ -73,6 +83,7 @@ func Phases(cfg Config, sh Shape, backend string, workers int) ([]plan.Phase, La
 		{Name: "mask and shell tables", Where: plan.Host, Fixed: tableBytes(voxels, sh.Box, shells)},
 		{Name: "prepare scratch", Where: plan.Host, Fixed: int64(workers) * prepScratchBytes(lay, sh.Box)},
 	}
+	resident = append(resident, reading...)
 	loading := []plan.Array{
 		{Name: "read buffers", Where: plan.Host, PerUnit: readBytes(sh)},
 	}
@@ -179,19 +190,29 @@ func chunkCap(units int) int { return max(1, (units+3)/4) }
 // memory, phase by phase. On the CPU backend the "device" is host memory:
 // the budget is shared (plan.Budget.Shared), device and host arrays
 // counted once against the host budget.
+//
+// The maps' readers are planned at each level of their memory, fastest
+// first (volume.ReadOptions), and the first level that fits is taken
+// (Plan.Choice; Run sets the readers to it).
 func MakePlan(cfg Config, sh Shape, backend string, workers int) (*plan.Plan, error) {
-	phases, _, err := Phases(cfg, sh, backend, workers)
-	if err != nil {
-		return nil, err
+	rd := sh.Readers
+	alts := make([][]plan.Phase, rd.Levels())
+	for k := range alts {
+		phases, _, err := phasesAt(cfg, sh, backend, workers, rd.Arrays(k))
+		if err != nil {
+			return nil, err
+		}
+		alts[k] = phases
 	}
 	b := cfg.Budget
 	if hostBuffers(backend) {
 		b.Shared = true
 	}
-	p, err := plan.Make("distance", phases, b)
+	p, err := plan.Choose("distance", alts, b, nil)
 	if err != nil {
-		return nil, hint(cfg, binding(err, phases, b))
+		return nil, hint(cfg, err)
 	}
+	p.Reading = rd.Describe(p.Choice)
 	// The run is known by its chunk (tile): the distances phase's block,
 	// not the last phase's (the output).
 	for i, ph := range p.Phases {
@@ -200,35 +221,6 @@ func MakePlan(cfg Config, sh Shape, backend string, workers int) (*plan.Plan, er
 		}
 	}
 	return p, nil
-}
-
-// binding makes a TooSmallError name the phase that needs the most at
-// its smallest block, rather than the first that does not fit, so that
-// the smallest budget it names is one with which every phase fits.
-func binding(err error, phases []plan.Phase, b plan.Budget) error {
-	var ts *plan.TooSmallError
-	if !errors.As(err, &ts) {
-		return err
-	}
-	e := *ts
-	for _, ph := range phases {
-		blk := max(ph.MinBlock, 1)
-		if ph.Block > 0 {
-			continue // a fixed block only warns
-		}
-		u := ph.UsageAt(min(blk, max(ph.Units, 1)))
-		need := u.RAM(b.Shared)
-		switch e.Where {
-		case plan.Device:
-			need = u.Device
-		case plan.Pinned:
-			need = u.Pinned
-		}
-		if need > e.Need {
-			e.Phase, e.Need = ph.Name, need
-		}
-	}
-	return &e
 }
 
 // hint adds what to do to an in-memory run that does not fit.

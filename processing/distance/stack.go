@@ -96,5 +96,8 @@ func (m *StackMaps) ReadMapsScratch(i0, i1 int, dst []float32, scratch []byte) e
 	return nil
 }
 
+// Reader returns the source the maps are read from (volume.ReadersOf).
+func (m *StackMaps) Reader() volume.Source { return m.s.Reader() }
+
 // Close closes the stack.
 func (m *StackMaps) Close() error { return m.s.Close() }

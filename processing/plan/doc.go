@@ -10,6 +10,13 @@
 // itself for people (Format, with a breakdown table) and as JSON for
 // `voxlab plan --json` (MarshalJSON).
 //
+// Choose plans alternatives of one run that trade memory for speed (how
+// an input's reader decodes: every core with a cache of decoded chunks,
+// down to one chunk at a time) and takes the fastest that fits; a
+// phase's Align keeps blocks a multiple of the input's chunk depth.
+// CheckDisk bounds what a run writes against the free space of the
+// output's file system before anything is written.
+//
 // The model follows httomo's per-method memory estimators (bytes per slice
 // times slices, available memory = free x 0.9), but counts every resident
 // array, which fixes the failure reported in httomo issue 245 where darks

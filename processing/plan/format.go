@@ -62,6 +62,14 @@ func (p *Plan) MarshalJSON() ([]byte, error) {
 		"margin":               p.Budget.margin(),
 		"warnings":             append([]string{}, p.Warnings...),
 	}
+	if p.Reading != "" {
+		m["reading"] = p.Reading
+		m["choice"] = p.Choice
+	}
+	if p.Output > 0 {
+		m["output_bytes"] = p.Output
+		m["free_bytes"] = p.Free
+	}
 	if p.Budget.PinnedCap > 0 {
 		m["pinned_cap_bytes"] = p.Budget.PinnedCap
 	}
@@ -123,6 +131,19 @@ func (p *Plan) Format(w io.Writer) error {
 		fmt.Fprintf(&b, "host memory:   peak %s of %s\n\n", hostPeak, p.budgetText(p.Budget.Host, p.Budget.HostSource))
 	}
 
+	if p.Reading != "" || p.Output > 0 {
+		if p.Reading != "" {
+			fmt.Fprintf(&b, "input reads:   %s\n", p.Reading)
+		}
+		if p.Output > 0 {
+			fmt.Fprintf(&b, "output:        at most %s on disk", FormatBytes(p.Output))
+			if p.Free > 0 {
+				fmt.Fprintf(&b, ", %s free there", FormatBytes(p.Free))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "phase\tunits\thalo\tblock\tblocks\tdevice\tpinned\thost")
 	for _, ph := range p.Phases {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -51,7 +52,12 @@ type Phase struct {
 	// throughput needs start showing progress and overlapping reads with
 	// compute sooner.
 	MaxBlock int
-	Arrays   []Array
+	// Align, when above 1, makes a block the planner picks a multiple of
+	// Align planes whenever it is at least that (the depth of the input's
+	// chunks: a block then ends where a chunk does, and no chunk is
+	// decoded for two blocks).
+	Align  int
+	Arrays []Array
 }
 
 // Budget is the memory a plan may use.
@@ -160,6 +166,13 @@ type Plan struct {
 	Budget    Budget
 	// Warnings, e.g. a fixed block that exceeds the budget.
 	Warnings []string
+	// Choice is the alternative Choose took (0 for Make), and Reading
+	// says what it means for people (how the input's reader decodes).
+	Choice  int
+	Reading string
+	// Output is the most bytes the run writes to disk (0: not planned),
+	// Free the bytes free where it writes (0: not known).
+	Output, Free int64
 }
 
 // Block returns the main phase's block size.
@@ -188,6 +201,9 @@ type TooSmallError struct {
 	// the share of it a plan may fill.
 	Need, Have, Usable int64
 	Source             string
+	// Good, when set, is the smallest budget with which Choose takes the
+	// run's fastest alternative (a cache of decoded chunks).
+	Good int64
 }
 
 func (e *TooSmallError) Error() string {
@@ -195,19 +211,26 @@ func (e *TooSmallError) Error() string {
 	if e.Source != "" {
 		src = " (" + e.Source + ")"
 	}
-	return fmt.Sprintf("%s: not enough %s memory for %s: the smallest block needs %s, %s is usable of %s available%s; the smallest budget that works is %s",
+	msg := fmt.Sprintf("%s: not enough %s memory for %s: the smallest block needs %s, %s is usable of %s available%s; the smallest budget that works is %s",
 		e.Pipeline, e.Where, e.Phase, FormatBytes(e.Need), FormatBytes(e.Usable), FormatBytes(e.Have), src, FormatBytes(e.Smallest()))
+	if e.Good > e.Smallest() {
+		msg += fmt.Sprintf(" (%s runs with every chunk of the input decoded once)", FormatBytes(e.Good))
+	}
+	return msg
 }
 
 // Smallest returns the smallest budget whose usable share holds Need:
 // what to give --host-memory or --device-memory (the pinned cap is used
 // whole).
-func (e *TooSmallError) Smallest() int64 {
+func (e *TooSmallError) Smallest() int64 { return e.budgetFor(e.Need) }
+
+// budgetFor returns the smallest budget whose usable share holds need.
+func (e *TooSmallError) budgetFor(need int64) int64 {
 	if e.Where == Pinned || e.Have <= 0 || e.Usable >= e.Have {
-		return e.Need
+		return need
 	}
 	m := float64(e.Usable) / float64(e.Have)
-	n := int64(math.Ceil(float64(e.Need) / m))
+	n := int64(math.Ceil(float64(need) / m))
 	// Round up to a whole MiB, so that the figure can be typed back.
 	return (n + 1<<20 - 1) &^ (1<<20 - 1)
 }
@@ -280,9 +303,86 @@ func planPhase(pipeline string, ph Phase, b Budget) (PhasePlan, string, error) {
 			hi = mid - 1
 		}
 	}
+	if ph.Align > 1 && lo >= ph.Align {
+		lo -= lo % ph.Align
+	}
 	pp.Block, pp.Usage = lo, ph.UsageAt(lo)
 	pp.Blocks = ceilDiv(ph.Units, lo)
 	return pp, "", nil
+}
+
+// Choose plans alternatives of one run (alts[i] are its phases), from
+// the fastest, which holds the most, to the leanest: how an input's
+// reader decodes, say, every CPU at once with a cache of decoded chunks
+// or one chunk at a time without. It returns the plan of the first whose
+// every phase fits without warnings and that good accepts (nil: any),
+// else of the first that fits, with Plan.Choice set to its index. When
+// none fits it returns the leanest's error: its TooSmallError names the
+// smallest budget with which the run works at all, and Good, when the
+// fastest alternative needs more, the one with which it runs best.
+func Choose(pipeline string, alts [][]Phase, b Budget, good func(*Plan) bool) (*Plan, error) {
+	if len(alts) == 0 {
+		return nil, fmt.Errorf("%s: nothing to plan", pipeline)
+	}
+	var fallback *Plan
+	var err error
+	for i, phases := range alts {
+		var p *Plan
+		p, err = Make(pipeline, phases, b)
+		if err != nil || len(p.Warnings) > 0 && i < len(alts)-1 {
+			continue
+		}
+		p.Choice = i
+		if good == nil || good(p) {
+			return p, nil
+		}
+		if fallback == nil {
+			fallback = p
+		}
+	}
+	if fallback != nil {
+		return fallback, nil
+	}
+	err = Binding(err, alts[len(alts)-1], b)
+	var ts *TooSmallError
+	if errors.As(err, &ts) && len(alts) > 1 {
+		ts.Good = smallestGood(pipeline, alts[0], b, ts.Where, good)
+	}
+	return nil, err
+}
+
+// smallestGood returns the smallest budget of kind w, in whole MiB, with
+// which phases plan without warnings and good accepts the plan: what
+// Choose needs to take them. It returns 0 when none below 1 PiB does.
+func smallestGood(pipeline string, phases []Phase, b Budget, w Where, good func(*Plan) bool) int64 {
+	ok := func(n int64) bool {
+		bb := b
+		switch w {
+		case Device:
+			bb.Device = n
+		case Pinned:
+			bb.PinnedCap = n
+		default:
+			bb.Host = n
+		}
+		p, err := Make(pipeline, phases, bb)
+		return err == nil && len(p.Warnings) == 0 && (good == nil || good(p))
+	}
+	const mib = 1 << 20
+	lo, hi := int64(0), int64(mib)
+	for !ok(hi) {
+		if lo, hi = hi, 2*hi; hi > 1<<50 {
+			return 0
+		}
+	}
+	for hi-lo > mib {
+		if mid := (lo + hi) / 2 &^ (mib - 1); ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 func tooSmall(pipeline, phase string, u Usage, b Budget) *TooSmallError {
@@ -290,12 +390,54 @@ func tooSmall(pipeline, phase string, u Usage, b Budget) *TooSmallError {
 	usable := func(n int64) int64 { return int64(m * float64(n)) }
 	switch {
 	case b.Device > 0 && float64(u.Device) > m*float64(b.Device):
-		return &TooSmallError{pipeline, phase, Device, u.Device, b.Device, usable(b.Device), b.DeviceSource}
+		return &TooSmallError{pipeline, phase, Device, u.Device, b.Device, usable(b.Device), b.DeviceSource, 0}
 	case b.PinnedCap > 0 && u.Pinned > b.PinnedCap:
-		return &TooSmallError{pipeline, phase, Pinned, u.Pinned, b.PinnedCap, b.PinnedCap, "pinned memory cap"}
+		return &TooSmallError{pipeline, phase, Pinned, u.Pinned, b.PinnedCap, b.PinnedCap, "pinned memory cap", 0}
 	default:
-		return &TooSmallError{pipeline, phase, Host, u.RAM(b.Shared), b.Host, usable(b.Host), b.HostSource}
+		return &TooSmallError{pipeline, phase, Host, u.RAM(b.Shared), b.Host, usable(b.Host), b.HostSource, 0}
 	}
+}
+
+// NeedAtSmallest returns the phase that needs the most memory of kind w
+// at its smallest block, and that need: what a budget must hold for the
+// run to go ahead. Phases of a fixed block are left out (they only warn
+// when they do not fit). shared counts device buffers as host RAM, as
+// Budget.Shared does.
+func NeedAtSmallest(phases []Phase, w Where, shared bool) (string, int64) {
+	var name string
+	var need int64
+	for _, ph := range phases {
+		if ph.Block > 0 {
+			continue
+		}
+		u := ph.UsageAt(min(max(ph.MinBlock, 1), max(ph.Units, 1)))
+		n := u.RAM(shared)
+		switch w {
+		case Device:
+			n = u.Device
+		case Pinned:
+			n = u.Pinned
+		}
+		if n > need {
+			name, need = ph.Name, n
+		}
+	}
+	return name, need
+}
+
+// Binding makes a TooSmallError name the phase of phases that needs the
+// most at its smallest block, rather than the first that did not fit, so
+// that the smallest budget it names is one with which every phase fits.
+func Binding(err error, phases []Phase, b Budget) error {
+	var ts *TooSmallError
+	if !errors.As(err, &ts) {
+		return err
+	}
+	e := *ts
+	if name, need := NeedAtSmallest(phases, e.Where, b.Shared); need > e.Need {
+		e.Phase, e.Need = name, need
+	}
+	return &e
 }
 
 func ceilDiv(a, b int) int {

@@ -232,3 +232,104 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestAlign: a block the planner picks is a multiple of Align when it is
+// at least Align, and the largest that fits otherwise; a fixed block is
+// kept.
+func TestAlign(t *testing.T) {
+	ph := Phase{Name: "p", Units: 1000, Align: 16, Arrays: []Array{{Name: "a", Where: Host, PerUnit: 10}}}
+	for _, tc := range []struct {
+		host  int64
+		fixed int
+		want  int
+	}{
+		{1000, 0, 100 - 100%16}, // 100 fit: 96
+		{150, 0, 15},            // 15 fit, fewer than 16
+		{170, 0, 16},
+		{0, 0, 1000 - 1000%16},
+		{1000, 50, 50},
+	} {
+		ph.Block = tc.fixed
+		p, err := Make("t", []Phase{ph}, Budget{Host: tc.host, Margin: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Block() != tc.want {
+			t.Errorf("host %d, fixed %d: block %d, want %d", tc.host, tc.fixed, p.Block(), tc.want)
+		}
+	}
+}
+
+// TestChoose: the first alternative that fits and is good wins, else the
+// first that fits; when none fits, the leanest's error names the phase
+// that binds and the smallest budget with which it works, and what the
+// fastest needs.
+func TestChoose(t *testing.T) {
+	alt := func(fixed int64) []Phase {
+		return []Phase{
+			{Name: "small", Units: 10, Arrays: []Array{{Name: "a", Where: Host, PerUnit: 10, Fixed: fixed}}},
+			{Name: "big", Units: 100, Arrays: []Array{{Name: "b", Where: Host, PerUnit: 10, Fixed: fixed + 100}}},
+		}
+	}
+	alts := [][]Phase{alt(3000), alt(1000), alt(0)}
+	good := func(p *Plan) bool { return p.Block() >= 50 }
+	for _, tc := range []struct {
+		host   int64
+		choice int
+		good   func(*Plan) bool
+		block  int
+	}{
+		{0, 0, good, 100},    // unlimited: the fastest
+		{4000, 0, good, 90},  // 3100 + 10b ≤ 4000: b = 90, good
+		{3500, 1, good, 100}, // 0: b = 40, not good; 1: 1100 + 10b: b = 100
+		{1700, 1, good, 60},  // 1: b = 60, good
+		{1500, 2, good, 100}, // 1: b = 40; 2: 100 + 10b: b = 100
+		{1300, 1, nil, 20},   // no judge: the first that fits
+		{1150, 2, good, 100}, // 1 fits only b = 5; 2 holds 100
+	} {
+		p, err := Choose("t", alts, Budget{Host: tc.host, Margin: 1}, tc.good)
+		if err != nil {
+			t.Fatalf("host %d: %v", tc.host, err)
+		}
+		if p.Choice != tc.choice || p.Block() != tc.block {
+			t.Errorf("host %d: alternative %d (block %d), want %d (block %d)", tc.host, p.Choice, p.Block(), tc.choice, tc.block)
+		}
+	}
+	_, err := Choose("t", alts, Budget{Host: 50, Margin: 1}, good)
+	var ts *TooSmallError
+	if !errors.As(err, &ts) {
+		t.Fatalf("budget of 50: %v", err)
+	}
+	// The leanest needs 10 + 100 + 10 at its smallest blocks: "big" binds
+	// with 110.
+	if ts.Phase != "big" || ts.Need != 110 || ts.Smallest() != 110 {
+		t.Errorf("error %+v", ts)
+	}
+	if p, err := Choose("t", alts, Budget{Host: ts.Smallest(), Margin: 1}, good); err != nil || p.Choice != 2 {
+		t.Errorf("at the smallest budget it names: %v", err)
+	}
+
+	// The budget with which the fastest is taken, in whole MiB: 30 MiB
+	// and blocks of 50 MiB.
+	const mib = 1 << 20
+	big := func(fixed int64) []Phase {
+		return []Phase{{Name: "big", Units: 100, Arrays: []Array{{Name: "b", Where: Host, PerUnit: mib, Fixed: fixed}}}}
+	}
+	alts = [][]Phase{big(30 * mib), big(0)}
+	_, err = Choose("t", alts, Budget{Host: mib / 2, Margin: 1}, good)
+	if !errors.As(err, &ts) || ts.Smallest() != mib || ts.Good != 80*mib {
+		t.Fatalf("error %v (%+v)", err, ts)
+	}
+	if !strings.Contains(err.Error(), "the smallest budget that works is 1 MiB (80 MiB runs with every chunk") {
+		t.Errorf("message: %v", err)
+	}
+	for _, tc := range []struct{ host, choice int64 }{{80 * mib, 0}, {80*mib - 1, 1}} {
+		p, err := Choose("t", alts, Budget{Host: tc.host, Margin: 1}, good)
+		if err != nil {
+			t.Fatalf("host %d: %v", tc.host, err)
+		}
+		if int64(p.Choice) != tc.choice {
+			t.Errorf("host %d: alternative %d, want %d", tc.host, p.Choice, tc.choice)
+		}
+	}
+}

@@ -68,8 +68,8 @@ func (v *float32View) ReadBox(b Box, dst []byte) error {
 	return widenFloat32(dst, stored, v.in.DType)
 }
 
-// CacheBytes is the underlying source's cache.
-func (v *float32View) CacheBytes() int64 { return CacheBytes(v.src) }
+// base is the underlying source, whose reader is the view's.
+func (v *float32View) base() Source { return v.src }
 
 func (v *float32View) Close() error { return v.src.Close() }
 

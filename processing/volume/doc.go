@@ -23,6 +23,12 @@
 // Source by index (the projections of a NeXus scan) and Concat joins
 // sources along z.
 //
+// Sources that decode whole chunks (compressed Zarr, chunked HDF5) are
+// Chunked: they say their chunk layout and what their reads hold (the
+// chunks decoded at once and a cache of decoded chunks, ChunkCache), and
+// a pipeline's plan sets both (ReadOptions, Readers), so that reading
+// slab after slab decodes each chunk once within the budget.
+//
 // Slab buffers are raw bytes in the machine's native byte order (little
 // endian on every platform voxlab supports); Uint16s, Float32s and friends
 // view them as typed slices without copying, ToFloat32 and ToFloat64

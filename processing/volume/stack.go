@@ -92,6 +92,10 @@ func (s *Stack) Planes() *Volume {
 // Close closes the underlying source.
 func (s *Stack) Close() error { return s.src.Close() }
 
+// Reader returns the source the maps are read from, whose read memory a
+// plan counts and sets (ReadersOf).
+func (s *Stack) Reader() Source { return s.src }
+
 func rangeInts(a, b int) []int {
 	out := make([]int, b-a)
 	for i := range out {
@@ -102,6 +106,8 @@ func rangeInts(a, b int) []int {
 
 // unclosing shares a Source without owning it.
 type unclosing struct{ Source }
+
+func (u unclosing) base() Source { return u.Source }
 
 func (unclosing) Close() error { return nil }
 

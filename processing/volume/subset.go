@@ -103,8 +103,8 @@ func cropPlane(dst, plane []byte, in Info, b Box) {
 	}
 }
 
-// CacheBytes is the parent's: its cache serves the subset's reads.
-func (s *subset) CacheBytes() int64 { return CacheBytes(s.src) }
+// base is the parent: its reader (and cache) serves the subset's reads.
+func (s *subset) base() Source { return s.src }
 
 func (s *subset) Close() error { return nil }
 

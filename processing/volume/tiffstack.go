@@ -229,7 +229,9 @@ type tiffLayout struct {
 	ifdBytes   int64  // any other IFD plus its values
 }
 
-const tiffClassicLimit = 1<<32 - 1
+// tiffClassicLimit is the largest classic TIFF; SetBigTIFFThreshold
+// lowers it in tests.
+var tiffClassicLimit int64 = 1<<32 - 1
 
 // CreateTIFF starts writing a multi-page TIFF: uncompressed planes of any
 // voxlab type (SampleFormat 2 for the signed ones), one strip per page, little endian. Files that

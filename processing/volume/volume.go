@@ -89,22 +89,6 @@ func CheckBox(in Info, b Box, dstLen int) error {
 	return nil
 }
 
-// Cacher is implemented by sources whose library keeps a cache of its
-// own while they are open (libhdf5's chunk cache), so that a plan can
-// count it.
-type Cacher interface {
-	CacheBytes() int64
-}
-
-// CacheBytes returns the bytes src's library may cache, 0 when it says
-// nothing.
-func CacheBytes(src Source) int64 {
-	if c, ok := unwrap(src).(Cacher); ok {
-		return c.CacheBytes()
-	}
-	return 0
-}
-
 // AsBoxReader returns src, or the source a wrapper of it reads, as a
 // BoxReader, if it is one.
 func AsBoxReader(src Source) (BoxReader, bool) {

@@ -490,3 +490,19 @@ done:
 	if (fs >= 0) H5Sclose(fs);
 	return r;
 }
+
+int vox_encoder(int id, char *msg, size_t len) {
+	struct slot *s = find_slot(id);
+	if (s == NULL) return vox_guard(id, msg, len);
+	if (s->has_orig) return 0;
+	// voxlab decodes this filter itself; writing it needs the plugin's
+	// encoder and its set_local (Blosc's type size and chunk bytes).
+	H5Z_class2_t c;
+	if (!find_plugin(id, &c)) {
+		say(msg, len, "no plugin for filter %d in libhdf5's plugin path", id);
+		return -2;
+	}
+	s->orig = c;
+	s->has_orig = 1;
+	return install(s, msg, len);
+}

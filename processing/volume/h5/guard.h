@@ -18,6 +18,10 @@ int vox_init(char *msg, size_t len);
 // (the filter is missing, no guard slot is left) in msg.
 int vox_guard(int id, char *msg, size_t len);
 
+// vox_encoder makes filter id encode through its plugin (voxlab's guard
+// still decodes it); -2 when no plugin is found.
+int vox_encoder(int id, char *msg, size_t len);
+
 // vox_begin starts a read: every chunk it decodes runs the filters ids
 // (in the order they run, the pipeline's last first) and must decode to
 // exactly chunk bytes; a filter whose output another filter reads may

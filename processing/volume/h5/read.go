@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 	"gonum.org/v1/hdf5"
 )
@@ -83,6 +84,10 @@ type dataset struct {
 	// libhdf5's chunk cache for the dataset.
 	chunk []int
 	cache int64
+	// track counts the chunk cache's tracked bytes while the dataset is
+	// open (SetReadMemory).
+	track   *plan.Tracker
+	tracked int64
 	// filters is the chunks' filter pipeline.
 	filters []Filter
 	// st is what a checked read needs.
@@ -112,6 +117,12 @@ func openDataset(f *file, name string) (*dataset, error) {
 		return nil, fmt.Errorf("%s:%s: %w", f.path, name, err)
 	}
 	if err := d.sizeCache(f, name); err != nil {
+		if d.ds != nil {
+			d.ds.Close()
+		}
+		return nil, err
+	}
+	if err := d.checkStored(f); err != nil {
 		d.ds.Close()
 		return nil, err
 	}
@@ -119,6 +130,20 @@ func openDataset(f *file, name string) (*dataset, error) {
 	f.refs++
 	d.file = f
 	return d, nil
+}
+
+// checkStored refuses a contiguous dataset whose declared shape the file
+// does not hold: its data are uncompressed, so a dataset that stores
+// fewer bytes than its shape and type take (a header declaring 10^12
+// frames in a file of kilobytes) is damaged or was never written, and a
+// run over it would only read fill values. Call with lib held.
+func (d *dataset) checkStored(f *file) error {
+	stored, ok := contiguousStored(d.ds)
+	if !ok || stored >= d.info.Bytes() {
+		return nil
+	}
+	return fmt.Errorf("%s:%s: the dataset declares %v of %s (%s) but the file stores %s of it: it is damaged, truncated or was never written",
+		f.path, d.name, d.info.Shape, d.info.DType, plan.FormatBytes(d.info.Bytes()), plan.FormatBytes(stored))
 }
 
 // describeDataset checks that ds is a 2D or 3D dataset of a type voxlab
@@ -163,18 +188,22 @@ func (d *dataset) Info() volume.Info { return d.info }
 // defaultChunkCache is libhdf5's own chunk cache per dataset.
 const defaultChunkCache = 1 << 20
 
-// maxChunkCache bounds the chunk cache voxlab asks for.
+// maxChunkCache bounds the chunk cache voxlab asks for without a plan.
 const maxChunkCache = 256 << 20
 
+// filterState is what a filter holds besides its input and output (a
+// deflate window, a plugin's scratch).
+const filterState = 1 << 20
+
 // sizeCache records the chunk layout and sizes libhdf5's chunk cache for
-// how voxlab reads. Chunks that span several planes get a cache holding
-// one layer of chunks across the plane: a block of planes that ends
-// inside a chunk then finds it decoded when the next block starts,
-// instead of decoding it twice. Chunks of one plane get no cache: a block
-// reads each whole, once, and a y or x slice (ReadBox) touches each once,
-// where an uncompressed chunk small enough for the default 1 MiB cache
-// would be read whole for the one row the slice needs. Call with lib
-// held.
+// how voxlab reads when no plan sizes it (SetReadMemory). Chunks that
+// span several planes get a cache holding one layer of chunks across the
+// plane: a block of planes that ends inside a chunk then finds it
+// decoded when the next block starts, instead of decoding it twice.
+// Chunks of one plane get no cache: a block reads each whole, once, and
+// a y or x slice (ReadBox) touches each once, where an uncompressed
+// chunk small enough for the default 1 MiB cache would be read whole for
+// the one row the slice needs. Call with lib held.
 func (d *dataset) sizeCache(f *file, name string) error {
 	d.chunk = chunkShape(d.ds)
 	if d.chunk == nil {
@@ -184,44 +213,113 @@ func (d *dataset) sizeCache(f *file, name string) error {
 	if d.rank != 3 {
 		return nil
 	}
-	chunkBytes := int64(d.elem)
-	for _, c := range d.chunk {
-		chunkBytes *= int64(c)
-	}
 	want := int64(0) // one-plane chunks: no cache
 	if d.chunk[0] > 1 {
-		cy, cx := d.chunk[1], d.chunk[2]
-		layer := int64((d.info.Shape[1]+cy-1)/cy) * int64((d.info.Shape[2]+cx-1)/cx)
-		if want = min(layer*chunkBytes, maxChunkCache); want <= defaultChunkCache {
+		if want = min(d.layout().Layer, maxChunkCache); want <= defaultChunkCache {
 			return nil
 		}
 	}
+	return d.setCache(f, want)
+}
+
+// setCache reopens the dataset with a chunk cache of want bytes. libhdf5
+// evicts chunks already read whole first (w0 = 1): those a sequential
+// reader is done with. libhdf5 applies an access list's cache only when
+// it opens a dataset no handle holds open, so the handle is closed first.
+// Call with lib held.
+func (d *dataset) setCache(f *file, want int64) error {
 	dapl, err := hdf5.NewPropList(hdf5.P_DATASET_ACCESS)
 	if err != nil {
-		return fmt.Errorf("%s:%s: %w", f.path, name, err)
+		return fmt.Errorf("%s:%s: %w", f.path, d.name, err)
 	}
 	defer dapl.Close()
 	// libhdf5 wants a hash table of about 100 slots per cached chunk,
 	// preferably prime.
 	slots := 10007
-	if want/chunkBytes > 100 {
+	if chunk := d.layout().Chunk; chunk > 0 && want/chunk > 100 {
 		slots = 1000003
 	}
 	if err := dapl.SetChunkCache(slots, int(want), 1); err != nil {
-		return fmt.Errorf("%s:%s: set the chunk cache: %w", f.path, name, err)
-	}
-	ds, err := f.f.OpenDatasetWith(name, dapl)
-	if err != nil {
-		return fmt.Errorf("%s:%s: reopen with a chunk cache: %w", f.path, name, err)
+		return fmt.Errorf("%s:%s: set the chunk cache: %w", f.path, d.name, err)
 	}
 	d.ds.Close()
-	d.ds, d.cache = ds, want
-	return nil
+	ds, err := f.f.OpenDatasetWith(d.name, dapl)
+	if err != nil {
+		// Keep a handle with libhdf5's own cache, so that reads go on.
+		ds, _ = f.f.OpenDataset(d.name)
+	}
+	d.ds = ds
+	if ds == nil {
+		return fmt.Errorf("%s:%s: reopen with a chunk cache: %w", f.path, d.name, err)
+	}
+	// What libhdf5 applied: another handle of the dataset open elsewhere
+	// keeps the cache it was opened with.
+	if d.cache = cacheInEffect(ds); d.cache < 0 {
+		d.cache = want
+	}
+	return err
 }
 
-// CacheBytes returns the host memory libhdf5's chunk cache may hold for
-// the dataset, for the plan.
-func (d *dataset) CacheBytes() int64 { return d.cache }
+// layout returns the chunk layout of a chunked dataset. libhdf5 decodes
+// one chunk at a time (voxlab holds its lock): a decoder holds what the
+// checked read allows one chunk in flight (storage.decodeBytes: the
+// stored chunk and the decoded one, which becomes the cached chunk or is
+// dropped once copied) and, when filtered, the filters' own state.
+func (d *dataset) layout() volume.ChunkLayout {
+	if d.chunk == nil {
+		return volume.ChunkLayout{}
+	}
+	n := int64(d.elem)
+	for _, c := range d.chunk {
+		n *= int64(c)
+	}
+	st := storage{chunk: d.chunk, elem: d.elem, filters: d.filters}
+	l := volume.ChunkLayout{Depth: 1, Layers: 1, Chunk: n, Layer: n, PerDecoder: st.decodeBytes(), MaxDecoders: 1}
+	if len(d.filters) > 0 {
+		l.PerDecoder += filterState
+	}
+	plane := d.chunk
+	if d.rank == 3 {
+		l.Depth, plane = d.chunk[0], d.chunk[1:]
+		l.Layers = (d.info.Shape[0] + l.Depth - 1) / l.Depth
+	}
+	shape := d.info.Shape[1:]
+	for i, c := range plane {
+		l.Layer *= int64((shape[i] + c - 1) / c)
+	}
+	return l
+}
+
+// ChunkLayout implements volume.Chunked.
+func (d *dataset) ChunkLayout() volume.ChunkLayout { return d.layout() }
+
+// ReadMemory implements volume.Chunked: libhdf5's chunk cache and the
+// buffers of the chunk it decodes.
+func (d *dataset) ReadMemory() volume.ReadMemory {
+	lib.Lock()
+	defer lib.Unlock()
+	return volume.ReadMemory{Decoders: 1, PerDecoder: d.layout().PerDecoder, Cache: d.cache}
+}
+
+// SetReadMemory implements volume.Chunked: libhdf5's chunk cache gets
+// m.Cache bytes (none when 0: every chunk is decoded for each read that
+// needs it). The cache's bytes are counted in m.Track while the dataset
+// is open; libhdf5 decodes one chunk at a time whatever m.Decoders says.
+func (d *dataset) SetReadMemory(m volume.ReadMemory) {
+	lib.Lock()
+	defer lib.Unlock()
+	if d.ds == nil || d.chunk == nil {
+		return
+	}
+	if m.Cache != d.cache {
+		// On failure the dataset keeps its cache: reads go on, and the
+		// tracker counts what it is.
+		_ = d.setCache(d.file, m.Cache)
+	}
+	d.track.Add(volume.LabelCache, -d.tracked)
+	d.track, d.tracked = m.Track, d.cache
+	d.track.Add(volume.LabelCache, d.tracked)
+}
 
 // DecodeBytes returns the host memory a read holds in flight for each
 // chunk it decodes, beyond the chunk cache and the destination: the
@@ -319,6 +417,8 @@ func (d *dataset) closeLocked() error {
 	}
 	err := d.ds.Close()
 	d.ds = nil
+	d.track.Add(volume.LabelCache, -d.tracked)
+	d.tracked = 0
 	return errors.Join(err, d.file.release())
 }
 

@@ -23,6 +23,8 @@ type File struct {
 	f           *hdf5.File
 	sets        []*DatasetWriter
 	done        bool
+	// layout, when set, chunks and compresses 3-D datasets (export.go).
+	layout *exportLayout
 }
 
 // Create starts a new HDF5 file at path (written to a temporary file in
@@ -156,6 +158,9 @@ func OutputChunks(shape []int, elem int) []uint {
 // createChunked creates a dataset with the chunks OutputChunks gives.
 // Call with lib held.
 func (f *File) createChunked(name string, t *hdf5.Datatype, space *hdf5.Dataspace, shape []int, elem int) (*hdf5.Dataset, error) {
+	if f.layout != nil && len(shape) == 3 {
+		return f.createLaidOut(name, t, space)
+	}
 	chunks := OutputChunks(shape, elem)
 	if chunks == nil {
 		return f.f.CreateDataset(name, t, space)

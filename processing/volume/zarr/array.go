@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/fileio"
 )
 
@@ -34,8 +36,9 @@ type piece struct {
 }
 
 // read reads the region [lo, hi) of the array into dst, C order over the
-// region, native byte order, decoding the chunks it touches in parallel.
-func (a *array) read(dst []byte, lo, hi []int) error {
+// region, native byte order. Chunks the cache holds are copied first;
+// the others are decoded by r's decoders in parallel.
+func (a *array) read(dst []byte, lo, hi []int, r *reads) error {
 	n := len(a.shape)
 	es := a.dtype.Size()
 	rshape := make([]int, n)
@@ -60,20 +63,50 @@ func (a *array) read(dst []byte, lo, hi []int) error {
 		fillWith(dst, a.fill)
 	}
 	dstStr := cStrides(rshape)
+	// The cached chunks are all looked up, and copied, before any
+	// decoding adds to the cache: they are then the most recently used,
+	// what a full cache lets go are the chunks this read is done with,
+	// and none is let go while it is copied.
+	type hit struct {
+		p       piece
+		data    []byte
+		release func()
+	}
+	todo := pieces[:0]
+	var hits []hit
+	for _, p := range pieces {
+		if src, release, ok := r.cache.Get(p.key()); ok {
+			hits = append(hits, hit{p, src, release})
+			continue
+		}
+		todo = append(todo, p)
+	}
+	// Copies hold no memory of their own: every CPU takes part.
+	parallel(len(hits), runtime.GOMAXPROCS(0), func(i int) error {
+		h := &hits[i]
+		copyOverlap(dst, dstStr, lo, hi, h.data, chunkStrides(h.p.shape, h.p.chain.perm), h.p.origin, h.p.shape, es)
+		h.release()
+		return nil
+	})
+	return parallel(len(todo), max(r.decoders, 1), func(i int) error { return a.place(dst, dstStr, lo, hi, &todo[i], r) })
+}
+
+// parallel calls f(i) for i in [0, n) on up to workers goroutines, and
+// returns the first error (the others stop taking work once one fails).
+func parallel(n, workers int, f func(i int) error) error {
 	var next atomic.Int64
 	var failed atomic.Bool
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), len(pieces))
-	for range workers {
+	for range min(workers, n) {
 		wg.Go(func() {
 			for !failed.Load() {
 				i := int(next.Add(1)) - 1
-				if i >= len(pieces) {
+				if i >= n {
 					return
 				}
-				if err := a.place(dst, dstStr, lo, hi, &pieces[i]); err != nil {
+				if err := f(i); err != nil {
 					failed.Store(true)
 					once.Do(func() { firstErr = err })
 				}
@@ -82,6 +115,40 @@ func (a *array) read(dst []byte, lo, hi []int) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// chunkKey names a decoded chunk in a cache: its file, and its byte
+// offset in a shard.
+type chunkKey struct {
+	path string
+	off  int64
+}
+
+func (p *piece) key() chunkKey { return chunkKey{p.path, p.off} }
+
+// reads is how a Source's reads use memory: the chunks decoded at once
+// and the cache of decoded chunks, set from a plan (SetReadMemory); by
+// default every CPU decodes and nothing is cached.
+type reads struct {
+	decoders int
+	cache    *volume.ChunkCache[chunkKey]
+	// keep: the planes a read shares with the next; zdim the array
+	// dimension of the volume's z axis (-1: none).
+	keep, zdim int
+	track      *plan.Tracker
+	// decoded counts the chunks decoded (tests hold it against the
+	// chunks read).
+	decoded atomic.Int64
+}
+
+// keeps reports whether chunk p is worth caching after a read of [lo,
+// hi): it holds planes the next read reads too (the last keep planes,
+// or planes past the end).
+func (r *reads) keeps(p *piece, hi []int) bool {
+	if r.cache.Capacity() == 0 || r.zdim < 0 {
+		return false
+	}
+	return p.origin[r.zdim]+p.shape[r.zdim] > hi[r.zdim]-r.keep
 }
 
 // manyChunks and tinyChunk decide when a read lists the array's stored
@@ -266,9 +333,11 @@ func chunkStrides(shape, perm []int) []int {
 	return s
 }
 
-// place decodes piece p and copies its overlap with [lo, hi) into dst;
-// a chunk that fills a run of dst is decoded straight into it.
-func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
+// place decodes piece p and copies its overlap with [lo, hi) into dst:
+// a chunk that fills a run of dst is decoded straight into it unless the
+// next read needs it too (keeps), others into a buffer the cache lends
+// and then keeps. The decode buffers are counted in r.track while held.
+func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece, r *reads) error {
 	es := a.dtype.Size()
 	raw, err := readPiece(p)
 	if errors.Is(err, fs.ErrNotExist) { // not stored: the fill value
@@ -278,6 +347,9 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 	if err != nil {
 		return fmt.Errorf("%s: read %s %s: %w", a.name, a.chunkWord(), rel(a.dir, p.path), err)
 	}
+	r.decoded.Add(1)
+	r.track.Add(volume.LabelDecode, int64(len(raw)))
+	defer r.track.Add(volume.LabelDecode, -int64(len(raw)))
 	shape := p.shape
 	if a.n5 {
 		if shape, raw, err = a.n5Block(raw, p.origin); err != nil {
@@ -288,7 +360,11 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 	for _, n := range shape {
 		want *= n
 	}
-	if off, ok := inside(dstStr, lo, hi, p.origin, shape); ok && p.chain.perm == nil {
+	// An N5 block stored cropped to the array's edge is smaller than the
+	// cache's slots: it is decoded into a buffer of its own, not cached.
+	whole := slices.Equal(shape, p.shape)
+	keep := whole && r.keeps(p, hi)
+	if off, ok := inside(dstStr, lo, hi, p.origin, shape); ok && p.chain.perm == nil && !keep {
 		run := dst[off*es : off*es+want]
 		if err := p.chain.decodeInto(run, raw); err != nil {
 			return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
@@ -298,14 +374,37 @@ func (a *array) place(dst []byte, dstStr, lo, hi []int, p *piece) error {
 		}
 		return nil
 	}
-	src, err := p.chain.decodeBytes(raw, want)
+	// A buffer the cache lends (a slot in it, when it has a capacity),
+	// else a new one.
+	var src []byte
+	if whole {
+		src = r.cache.Alloc()
+	}
+	if src == nil {
+		src = make([]byte, want)
+	}
+	r.track.Add(volume.LabelDecode, int64(want))
+	err = p.chain.decodeInto(src, raw)
+	if err == nil && p.chain.bigEndian {
+		swapBytes(src, es)
+	}
+	if err == nil {
+		copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(shape, p.chain.perm), p.origin, shape, es)
+	}
+	switch {
+	case !whole:
+	case err == nil && r.cache.Capacity() > 0:
+		// The decoded chunk takes its slot in the cache, which counts
+		// it: one the next read needs stays; one it does not goes out
+		// first when the cache is full.
+		r.cache.Add(p.key(), src, keep)
+	default:
+		r.cache.Recycle(src)
+	}
+	r.track.Add(volume.LabelDecode, -int64(want))
 	if err != nil {
 		return fmt.Errorf("%s: %s %s at %v: %w", a.name, a.chunkWord(), rel(a.dir, p.path), p.origin, err)
 	}
-	if p.chain.bigEndian {
-		swapBytes(src, es)
-	}
-	copyOverlap(dst, dstStr, lo, hi, src, chunkStrides(shape, p.chain.perm), p.origin, shape, es)
 	return nil
 }
 
@@ -376,6 +475,25 @@ func readPiece(p *piece) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// decodeHeld is the most one chunk of n decoded bytes holds while it is
+// decoded through c, stored in at most stored bytes: its stored bytes,
+// the decoded chunk (n, in a slot of the cache when there is one), the
+// output of every codec but the last (a checksum's is a view of its
+// input) and the decompressors' state.
+func decodeHeld(n, stored int64, c *chain) int64 {
+	total := stored + n + codecState
+	for i := 1; i < len(c.b2b); i++ {
+		if c.b2b[i].name != "crc32c" {
+			total += n + 1<<16
+		}
+	}
+	return total
+}
+
+// codecState is what a decompressor holds besides its input and output:
+// a zstd or deflate window and block buffers, Blosc's per-call scratch.
+const codecState = 1 << 20
 
 // copyOverlap copies the overlap of a chunk (src, with element strides
 // srcStr per axis — all zero for a fill value of one element — placed at

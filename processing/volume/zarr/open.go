@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -517,6 +518,7 @@ type Source struct {
 	arr   *array
 	l     layout
 	info  volume.Info
+	rd    atomic.Pointer[reads]
 }
 
 // Open opens the Zarr array or OME-Zarr image at path; dataset is the
@@ -592,7 +594,7 @@ func (s *Source) ReadBox(b volume.Box, dst []byte) error {
 			lo[d], hi[d] = box[k][0], box[k][1]
 		}
 	}
-	return s.arr.read(dst, lo, hi)
+	return s.arr.read(dst, lo, hi, s.reads())
 }
 
 // Levels implements volume.Pyramid.
@@ -622,18 +624,73 @@ func (s *Source) OpenLevel(i int) (*volume.Volume, error) {
 	return volume.New(s.st.levelName(s.level+i), s.st.source(s.level+i, s.l)), nil
 }
 
-// CacheBytes implements volume.Cacher: a read holds, per CPU decoding, a
-// chunk's stored bytes and, for a chunk that does not fill a run of the
-// slab, its decoded bytes (an inner chunk's for a sharded array), so a
-// plan counts them.
-func (s *Source) CacheBytes() int64 {
-	shape := s.arr.chunks
+// chunk returns the shape of the chunks a read decodes (the inner chunks
+// of a sharded array), their codecs and the most bytes one is stored in.
+func (s *Source) chunk() ([]int, *chain, int64) {
 	if sh := s.arr.chain.shard; sh != nil {
-		shape = sh.inner
+		return sh.inner, &sh.chain, sh.chain.storedBound(s.arr.chunkBytes())
 	}
+	return s.arr.chunks, &s.arr.chain, s.arr.storedBound()
+}
+
+// ChunkLayout implements volume.Chunked.
+func (s *Source) ChunkLayout() volume.ChunkLayout {
+	shape, c, stored := s.chunk()
 	n := int64(s.arr.dtype.Size())
-	for _, c := range shape {
-		n *= int64(c)
+	for _, k := range shape {
+		n *= int64(k)
 	}
-	return int64(runtime.GOMAXPROCS(0)) * 2 * n
+	l := volume.ChunkLayout{Depth: 1, Layers: 1, Chunk: n, Layer: n, PerDecoder: decodeHeld(n, stored, c), Decoded: n}
+	chunks := 1
+	for k, d := range s.l.dims {
+		if d < 0 {
+			continue
+		}
+		across := (s.arr.shape[d] + shape[d] - 1) / shape[d]
+		chunks = min(chunks*across, 1<<20)
+		if k == 0 {
+			l.Depth, l.Layers = shape[d], across
+		} else {
+			l.Layer *= int64(across)
+		}
+	}
+	// More decoders than chunks would hold buffers for nothing.
+	l.MaxDecoders = min(runtime.GOMAXPROCS(0), chunks)
+	return l
+}
+
+// ReadMemory implements volume.Chunked.
+func (s *Source) ReadMemory() volume.ReadMemory {
+	r := s.reads()
+	return volume.ReadMemory{Decoders: r.decoders, PerDecoder: s.ChunkLayout().PerDecoder, Cache: r.cache.Capacity(), Keep: r.keep, Track: r.track}
+}
+
+// SetReadMemory implements volume.Chunked: the next reads decode at most
+// m.Decoders chunks at once and cache up to m.Cache bytes of decoded
+// chunks (a new, empty cache).
+func (s *Source) SetReadMemory(m volume.ReadMemory) {
+	l := s.ChunkLayout()
+	r := &reads{decoders: max(1, min(m.Decoders, l.MaxDecoders)), keep: max(m.Keep, 0), zdim: s.l.dims[0], track: m.Track}
+	// One spare chunk buffer per decoder: decodes reuse memory.
+	r.cache = volume.NewChunkCache[chunkKey](m.Cache, l.Chunk, r.decoders, m.Track)
+	if old := s.rd.Swap(r); old != nil {
+		old.cache.Purge()
+	}
+}
+
+// ResetReadMemory sets the reads back to their defaults (every CPU
+// decoding, no cache, no spare buffers), letting the cache go.
+func (s *Source) ResetReadMemory() {
+	if old := s.rd.Swap(nil); old != nil {
+		old.cache.Purge()
+	}
+}
+
+// reads returns the reads' settings: the plan's, or every CPU decoding
+// and no cache.
+func (s *Source) reads() *reads {
+	if r := s.rd.Load(); r != nil {
+		return r
+	}
+	return &reads{decoders: runtime.GOMAXPROCS(0), zdim: s.l.dims[0]}
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/panel"
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer"
+)
+
+// TestExportLayer: File ▸ Export layer… on an image layer shows the
+// convert form with the layer as its input, an output named after it,
+// and the layer's contrast as a hint, and the request it makes is a
+// conversion of that layer.
+func TestExportLayer(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "scan.npy")
+	info := volume.Info{Shape: [3]int{3, 4, 5}, DType: volume.Uint16}
+	w, err := volume.Create(in, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]uint16, info.Len())
+	for i := range data {
+		data[i] = uint16(100 * i)
+	}
+	w.WriteSlab(0, volume.Bytes(data))
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	test.NewTempApp(t)
+	win := test.NewTempWindow(t, nil)
+	hl := viewer.NewHeadless(win)
+	win.Resize(fyne.NewSize(1200, 800))
+	p := panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Hour}, guiPipelines()...)
+	defer func() {
+		p.Close()
+		hl.Close()
+	}()
+	hl.Viewer.SetExporter(func(r viewer.ExportRequest) {
+		if err := p.ExportLayer(r); err != nil {
+			t.Error(err)
+		}
+	})
+	l, err := hl.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl.Select(l)
+	hl.ExportSelected()
+	if got := p.Pipeline().Spec.Name; got != "convert" {
+		t.Fatalf("the panel shows %s, want convert", got)
+	}
+	req, err := p.Request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{in, filepath.Join(dir, "scan-export.ome.zarr")}
+	if strings.Join(req.Args, " ") != strings.Join(want, " ") {
+		t.Errorf("request args %q, want %q", req.Args, want)
+	}
+	lo, hi := l.(*viewer.ImageLayer).ContrastLimits()
+	found := false
+	for _, o := range test.LaidOutObjects(p.Object()) {
+		if lb, ok := o.(*widget.Label); ok && strings.Contains(lb.Text, "contrast") {
+			found = strings.Contains(lb.Text, fmt.Sprintf("contrast %g to %g", lo, hi))
+		}
+	}
+	if !found {
+		t.Errorf("no hint naming the layer's contrast %g to %g", lo, hi)
+	}
+}
