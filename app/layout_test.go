@@ -58,6 +58,7 @@ func TestPackageLayout(t *testing.T) {
 		{"../processing/detect", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/convert", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/distance", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
+		{"../processing/classify", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 	} {
 		for _, dep := range goList(t, tc.pkg, tc.test) {
 			if tc.banned.MatchString(dep) {

@@ -89,6 +89,9 @@ func (v *Viewer) WalkNext(dir int) bool {
 	if pl == nil {
 		return false
 	}
+	if pl.reviewOrder != nil {
+		return v.walkOrdered(pl, dir)
+	}
 	s := pl.store
 	s.mu.RLock()
 	match := func(i int32) bool {

@@ -43,8 +43,9 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		if err != nil {
 			return nil, err
 		}
+		order := reviewOrder(path, pts) // classified points: see points_order.go
 		pl := v.AddPoints(name, pts)
-		pl.path = path
+		pl.path, pl.reviewOrder = path, order
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)

@@ -516,6 +516,8 @@ type PointsLayer struct {
 	reviewed  []bool
 	nReviewed int
 	walkAt    int32
+	// reviewOrder, when set, is the walk's order (points_order.go).
+	reviewOrder []int32
 	// outN counts the points outside the volume of extent outExt at
 	// store version outVer (counting 10^6 points on every pointer move
 	// would cost milliseconds).
