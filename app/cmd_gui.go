@@ -133,7 +133,7 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 	}
 	pn := panel.NewPanel(v, panel.PanelOptions{}, guiPipelines()...)
 	addPointsActions(v, pn)
-	v.SetExporter(func(r viewer.ExportRequest) { pn.ExportLayer(r) }) // File ▸ Export layer…
+	v.Actions().SetExport(func(r viewer.ExportRequest) { pn.ExportLayer(r) }) // File ▸ Export layer…
 	if g.run != "" {
 		if _, err := startRun(pn, g); err != nil {
 			pn.Close()

@@ -235,7 +235,7 @@ func addPointsActions(v *viewer.Viewer, pn *panel.Panel) {
 		if s.PointsAction == "" {
 			continue
 		}
-		v.AddPointsAction(s.PointsAction, func(l *viewer.PointsLayer) {
+		v.Actions().AddPoints(s.PointsAction, func(l *viewer.PointsLayer) {
 			path := l.Path()
 			if path == "" || l.Modified() {
 				f, err := os.CreateTemp("", "voxlab-points-*.csv")

@@ -281,15 +281,15 @@ func TestExportTrainingCubesAction(t *testing.T) {
 	}()
 	addPointsActions(hl.Viewer, p)
 	const action = "Export training cubes…"
-	if !slices.Contains(hl.Viewer.PointsActions(), action) {
-		t.Fatalf("points actions %q lack %q", hl.Viewer.PointsActions(), action)
+	if !slices.Contains(hl.Viewer.Actions().Points(), action) {
+		t.Fatalf("points actions %q lack %q", hl.Viewer.Actions().Points(), action)
 	}
 	l, err := hl.Viewer.Open(curated)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pl := l.(*viewer.PointsLayer)
-	if !hl.Viewer.RunPointsAction(action, pl) {
+	if !hl.Viewer.Actions().RunPoints(action, pl) {
 		t.Fatal("the action did not run")
 	}
 	req, _ := p.Request()
@@ -304,7 +304,7 @@ func TestExportTrainingCubesAction(t *testing.T) {
 	}
 	pl.SetSelected(false, 0)
 	pl.SetSelectedClass(flip)
-	hl.Viewer.RunPointsAction(action, pl)
+	hl.Viewer.Actions().RunPoints(action, pl)
 	req, _ = p.Request()
 	if req.Args[1] == curated {
 		t.Fatal("an edited layer's file was used, not its points")

@@ -554,13 +554,6 @@ func (v *Viewer) playEnded() <-chan struct{} {
 	return v.playDone
 }
 
-// Playing reports whether the play button is animating the slices.
-func (v *Viewer) Playing() bool {
-	v.playMu.Lock()
-	defer v.playMu.Unlock()
-	return v.playStop != nil
-}
-
 // sliderDone is the OnChangeEnded of the viewer's sliders: a slider
 // takes the focus when tapped, and would keep the arrow keys (they move
 // it, not the slice) without it.

@@ -89,22 +89,49 @@ func (v *Viewer) WalkNext(dir int) bool {
 	if pl == nil {
 		return false
 	}
+	var found int32
 	if pl.reviewOrder != nil {
-		return v.walkOrdered(pl, dir)
+		found = pl.nextInReviewOrder(v.edit.walk, dir)
+	} else {
+		found = pl.nextInPlaneOrder(v.edit.walk, dir, v.axis, v.index[v.axis])
 	}
+	if found < 0 {
+		v.bar.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
+		return false
+	}
+	pl.walkAt = found
+	pl.markReviewed(found)
+	p, _ := pl.Point(int(found))
+	sl, r, c := coords(&p, v.axis)
+	v.Batch(func() {
+		v.SetSlice(planeOf(sl))
+		v.centreOn(r, c)
+		pl.SetSelected(false, int(found))
+	})
+	return true
+}
+
+// walkMatch reports whether point i is a target of the walk (WalkAll,
+// WalkUnreviewed or a class); the caller holds the store's lock.
+func (pl *PointsLayer) walkMatch(walk int, i int32) bool {
+	switch walk {
+	case WalkAll:
+		return true
+	case WalkUnreviewed:
+		return !pl.isReviewed(i)
+	}
+	return int(pl.store.cls[i]) == walk
+}
+
+// nextInPlaneOrder returns the next (dir > 0) or previous point of the
+// walk target in plane, row, column order along axis after where the
+// walk stands (its last point, else the first selected, else the plane
+// on show); -1 when there is none that way.
+func (pl *PointsLayer) nextInPlaneOrder(walk, dir int, axis Axis, plane int) int32 {
 	s := pl.store
 	s.mu.RLock()
-	match := func(i int32) bool {
-		switch v.edit.walk {
-		case WalkAll:
-			return true
-		case WalkUnreviewed:
-			return !pl.isReviewed(i)
-		}
-		return int(s.cls[i]) == v.edit.walk
-	}
 	key := func(i int32) walkKey {
-		sl, r, c := coords(&s.pts[i], v.axis)
+		sl, r, c := coords(&s.pts[i], axis)
 		return walkKey{sl, r, c, i}
 	}
 	// Where the walk stands: its last point, else the first selected,
@@ -122,19 +149,19 @@ func (v *Viewer) WalkNext(dir int) bool {
 		}
 	}
 	if !have {
-		at = walkKey{s: float64(v.index[v.axis]) - 0.5, i: -1}
+		at = walkKey{s: float64(plane) - 0.5, i: -1}
 		if dir < 0 {
-			at = walkKey{s: float64(v.index[v.axis]) + 0.5, i: -1}
+			at = walkKey{s: float64(plane) + 0.5, i: -1}
 		}
 	}
-	planes := s.planes[v.axis]
+	planes := s.planes[axis]
 	found := int32(-1)
 	var buf []walkKey
 	k0 := min(max(planeOf(at.s), 0), len(planes)-1)
 	for k := k0; k >= 0 && k < len(planes) && found < 0; k += cmp.Compare(dir, 0) | 1 {
 		buf = buf[:0]
 		for _, i := range planes[k] {
-			if match(i) {
+			if pl.walkMatch(walk, i) {
 				buf = append(buf, key(i))
 			}
 		}
@@ -156,20 +183,7 @@ func (v *Viewer) WalkNext(dir int) bool {
 		}
 	}
 	s.mu.RUnlock()
-	if found < 0 {
-		v.bar.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
-		return false
-	}
-	pl.walkAt = found
-	pl.markReviewed(found)
-	p, _ := pl.Point(int(found))
-	sl, r, c := coords(&p, v.axis)
-	v.Batch(func() {
-		v.SetSlice(planeOf(sl))
-		v.centreOn(r, c)
-		pl.SetSelected(false, int(found))
-	})
-	return true
+	return found
 }
 
 // centreOn pans so that data (row, col) is at the centre of the first

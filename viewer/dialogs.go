@@ -180,20 +180,6 @@ func (v *Viewer) modalKey(e *fyne.KeyEvent) bool {
 	return true
 }
 
-// Dialog returns the title and button labels of the dialog of kind on
-// show ("error", "unsaved", "remove", "save", "overwrite",
-// "unknown-xml"), and whether there is one: for tests and scripts.
-func (v *Viewer) Dialog(kind string) (title string, buttons []string, ok bool) {
-	m := v.modals[kind]
-	if m == nil {
-		return "", nil, false
-	}
-	for _, b := range m.buttons {
-		buttons = append(buttons, b.Text)
-	}
-	return m.title, buttons, true
-}
-
 // DialogButton returns the button labelled label of the dialog of kind
 // on show, or nil: tests tap it as a user would.
 func (v *Viewer) DialogButton(kind, label string) *widget.Button {
@@ -206,9 +192,6 @@ func (v *Viewer) DialogButton(kind, label string) *widget.Button {
 	}
 	return nil
 }
-
-// Dialogs returns how many dialogs are on show.
-func (v *Viewer) Dialogs() int { return len(v.modalOrder) }
 
 // messageContent is a message, wrapped, beside an icon (nil: none).
 func messageContent(icon fyne.Resource, msg string) fyne.CanvasObject {

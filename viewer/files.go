@@ -186,7 +186,7 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 			item("Open…", openShortcut, v.ShowOpenDialog),
 			item("Open folder…", openFolderShortcut, v.ShowOpenFolderDialog),
 			recent,
-			item("Export layer…", nil, v.ExportSelected),
+			item("Export layer…", nil, v.actions.Export),
 			fyne.NewMenuItemSeparator(),
 			item("New points layer", newPointsShortcut, func() { v.NewPointsLayer() }),
 			item("Save points", saveShortcut, v.SaveSelected),

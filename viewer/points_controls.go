@@ -221,7 +221,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 		widget.NewFormItem("± planes", oos),
 		widget.NewFormItem("opacity", v.ctl.opacity),
 	)
-	return append([]fyne.CanvasObject{widget.NewLabel(l.Name()), r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.pointsActionButtons(l)...)
+	return append([]fyne.CanvasObject{widget.NewLabel(l.Name()), r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
 }
 
 // syncPoints puts the layer's counts, progress and file into its

@@ -62,8 +62,6 @@ type editState struct {
 	walk int
 	// onMode are called when the mode changes (the layer controls).
 	onMode func()
-	// actions are offered on every points layer (points_actions.go).
-	actions []pointsAction
 }
 
 // Mode returns the edit mode.

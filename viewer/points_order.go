@@ -143,10 +143,10 @@ func (l *PointsLayer) SetReviewOrder(order []int) {
 	}
 }
 
-// walkOrdered is WalkNext on a layer with a review order: the next (dir
-// > 0) or previous point of the walk target after the one the walk
-// stands on.
-func (v *Viewer) walkOrdered(pl *PointsLayer, dir int) bool {
+// nextInReviewOrder is nextInPlaneOrder on a layer with a review order:
+// the next (dir > 0) or previous point of the walk target after the one
+// the walk stands on; -1 when there is none.
+func (pl *PointsLayer) nextInReviewOrder(walk, dir int) int32 {
 	s := pl.store
 	s.mu.RLock()
 	pos := -1
@@ -166,32 +166,11 @@ func (v *Viewer) walkOrdered(pl *PointsLayer, dir int) bool {
 		if int(i) >= len(s.pts) || s.dead[i] {
 			continue
 		}
-		ok := true
-		switch v.edit.walk {
-		case WalkAll:
-		case WalkUnreviewed:
-			ok = !pl.isReviewed(i)
-		default:
-			ok = int(s.cls[i]) == v.edit.walk
-		}
-		if ok {
+		if pl.walkMatch(walk, i) {
 			found = i
 			break
 		}
 	}
 	s.mu.RUnlock()
-	if found < 0 {
-		v.status.SetText(pl.Name() + ": no more points that way (" + pl.Progress() + ")")
-		return false
-	}
-	pl.walkAt = found
-	pl.markReviewed(found)
-	p, _ := pl.Point(int(found))
-	sl, r, c := coords(&p, v.axis)
-	v.Batch(func() {
-		v.SetSlice(planeOf(sl))
-		v.centreOn(r, c)
-		pl.SetSelected(false, int(found))
-	})
-	return true
+	return found
 }

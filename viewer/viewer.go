@@ -28,7 +28,9 @@ type Viewer struct {
 	// stack is the layers and the selection, the model the views
 	// observe (layerstack.go).
 	stack layerStack
-	axis  Axis
+	// actions are the application's (File ▸ Export layer…, points actions).
+	actions Actions
+	axis    Axis
 	// index is the slice shown along each axis; want is the one last
 	// asked for (SetSlice), which index returns to when hiding a layer
 	// had clamped it and showing the layer again makes room.
@@ -125,6 +127,7 @@ func New(win fyne.Window) *Viewer {
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
+	v.actions.v = v
 	v.stack.watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
