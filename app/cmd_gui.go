@@ -132,7 +132,8 @@ func runGUI(ctx context.Context, e *env, specs []string, o *viewOpts, g *guiOpts
 		return err
 	}
 	pn := panel.NewPanel(v, panel.PanelOptions{}, guiPipelines()...)
-	v.SetExporter(func(r viewer.ExportRequest) { pn.ExportLayer(r) }) // File ▸ Export layer…
+	addPointsActions(v, pn)
+	v.Actions().SetExport(func(r viewer.ExportRequest) { pn.ExportLayer(r) }) // File ▸ Export layer…
 	if g.run != "" {
 		if _, err := startRun(pn, g); err != nil {
 			pn.Close()
@@ -233,6 +234,9 @@ func renderGUI(w, h int, open func(*viewer.Viewer) error, g *guiOpts) (image.Ima
 	}
 	pn := panel.NewPanel(hl.Viewer, panel.PanelOptions{}, guiPipelines()...)
 	defer pn.Close()
+	if err := fits(hl.Viewer, w, h); err != nil {
+		return nil, err
+	}
 	if g.run != "" {
 		id, err := startRun(pn, g)
 		if err != nil {

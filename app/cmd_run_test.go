@@ -17,6 +17,7 @@ import (
 
 	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/demo"
+	"github.com/voxlab/voxlab/processing/dezing"
 	"github.com/voxlab/voxlab/processing/job"
 )
 
@@ -143,9 +144,13 @@ func TestDemoHeadlessRunsThePipelines(t *testing.T) {
 }
 
 // sigintEnv makes the test binary run `voxlab` as main does (a context
-// cancelled by SIGINT, SIGTERM and SIGHUP: stopSignals) with these arguments (tab separated),
-// so the Ctrl-C tests can signal a real process. With sigintSlowEnv set,
-// every progress event takes 20 ms: a stand-in for a long job.
+// cancelled by SIGINT, SIGTERM and SIGHUP: stopSignals) with these
+// arguments (tab separated), so the Ctrl-C tests can signal a real
+// process. With sigintSlowEnv set,
+// the job holds at its first progress event of the projections (once the
+// terminal sink has printed it) until the signal arrives: a long job that
+// is still running when the test sees the line and signals, however fast
+// or slow the machine.
 // With sigintHoldEnv set, the job's first progress event prints
 // holdMarker and waits there until a signal stops the command: a job
 // caught in the middle, its temporary output on disk, for as long as the
@@ -166,8 +171,8 @@ func init() {
 	e := &env{stdout: os.Stdout, stderr: os.Stderr}
 	if os.Getenv(sigintSlowEnv) != "" {
 		e.sinks = []job.Sink{func(ev job.Event) {
-			if ev.Kind == job.Progressed {
-				time.Sleep(20 * time.Millisecond)
+			if ev.Kind == job.Progressed && ev.Stage == dezing.StageProjections {
+				<-ctx.Done()
 			}
 		}}
 	}
@@ -217,7 +222,7 @@ func interrupt(t *testing.T, after string, args ...string) (int, string) {
 	}()
 	select {
 	case <-seen:
-	case <-time.After(60 * time.Second):
+	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
 		t.Fatalf("no %q in the output", after)
 	}
@@ -229,9 +234,9 @@ func interrupt(t *testing.T, after string, args ...string) (int, string) {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang, not a speed
 		cmd.Process.Kill()
-		t.Fatal("voxlab did not stop within 30 s of Ctrl-C")
+		t.Fatal("voxlab did not stop within two minutes of Ctrl-C")
 	}
 	pw.Close()
 	<-scanned
@@ -245,7 +250,8 @@ func interrupt(t *testing.T, after string, args ...string) (int, string) {
 func TestCtrlCLeavesNoPartialOutput(t *testing.T) {
 	dir := writeDemo(t)
 	out := filepath.Join(dir, "out.h5")
-	// One projection per block: 90 blocks, each 20 ms or more here.
+	// One projection per block: the job holds at the projections until
+	// the signal (sigintSlowEnv), so Ctrl-C lands in the middle of it.
 	code, log := interrupt(t, "projections", "dezing", filepath.Join(dir, demo.TomoScan), out, "--batch-size", "1")
 	if code != 1 || !strings.Contains(log, "cancelled; no output was written") {
 		t.Errorf("exit %d, output:\n%s", code, log)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/voxlab/voxlab/resources"
 	"github.com/voxlab/voxlab/viewer"
 	"github.com/voxlab/voxlab/viewer/render3d"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 func init() {
@@ -111,7 +113,10 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 	setup := func(v *viewer.Viewer) (err error) {
 		// One batch: the first slice read is the one asked for.
 		v.Batch(func() { err = openAll(e, v, specs, o, axis) })
-		return err
+		if err != nil {
+			return err
+		}
+		return fits(v, w, h)
 	}
 
 	if o.v3.turntable > 0 {
@@ -149,7 +154,6 @@ func runViewer(ctx context.Context, e *env, specs []string, o *viewOpts) error {
 // well as on stderr; alone, or for a screenshot, it is the command's
 // error.
 func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.Axis) error {
-	var opened []string
 	var skipped []error
 	for _, s := range specs {
 		l, err := v.Open(s)
@@ -166,13 +170,9 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 			skipped = append(skipped, fmt.Errorf("skipped %s: %w", s, err))
 			continue
 		}
-		opened = append(opened, displayNames(s))
 	}
 	if len(skipped) > 0 {
 		v.ShowError(errors.Join(skipped...))
-	}
-	if len(opened) > 0 {
-		v.Window().SetTitle("voxlab — " + strings.Join(opened, ", "))
 	}
 	v.SetAxis(axis)
 	if err := checkPosition(v, o, axis); err != nil {
@@ -239,7 +239,7 @@ func newWindow() (fyne.App, fyne.Window, error) {
 	a.SetIcon(resources.Icon)
 	// voxlab's theme (dark, every text at least 4.5:1 against its
 	// background), as the screenshots have it.
-	a.Settings().SetTheme(viewer.Theme())
+	a.Settings().SetTheme(widgets.Theme())
 	return a, a.NewWindow("voxlab"), nil
 }
 
@@ -281,11 +281,6 @@ func writeScreenshot(e *env, path string, img image.Image) error {
 	return nil
 }
 
-func displayNames(spec string) string {
-	p, _ := volume.SplitSpec(spec)
-	return p[strings.LastIndex(p, "/")+1:]
-}
-
 // middleSlice is the slice a view opens on: the middle of the shortest
 // image layer along the axis (one map of a stack), so that every layer
 // has data there (the demo's maps are 32 deep, its brain 60 and its scan
@@ -310,6 +305,20 @@ func imageLayers(v *viewer.Viewer) int {
 		}
 	}
 	return n
+}
+
+// fits refuses a --size smaller than the window's content can be laid
+// out in (its minimum size, which depends on what is open): a window
+// squeezed below it gave panels negative heights, and the screenshot a
+// crash. A desktop window is never made smaller than its minimum.
+func fits(v *viewer.Viewer, w, h int) error {
+	ms := v.Content().MinSize()
+	if float32(w) < ms.Width || float32(h) < ms.Height {
+		mw, mh := int(math.Ceil(float64(ms.Width))), int(math.Ceil(float64(ms.Height)))
+		return usagef("--size %dx%d: the window cannot be laid out smaller than %dx%d with these files; use at least --size %dx%d",
+			w, h, mw, mh, max(w, mw), max(h, mh))
+	}
+	return nil
 }
 
 func parseSize(s string) (int, int, error) {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
-	"os"
+	"fmt"
+	"image"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -61,7 +63,42 @@ func TestViewCellfinderXML(t *testing.T) {
 	if code, _, stderr := runCmd("view", vol, xml, "--walk", "3", "--screenshot", png, "--size", "640x480"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if st, err := os.Stat(png); err != nil || st.Size() == 0 {
-		t.Errorf("no screenshot: %v", err)
+	// The PNG shows the walk's point selected: its box (a white outline
+	// ringed in black, which neither the ramp nor the markers draw) is
+	// there, and not in the same plane's screenshot without the walk.
+	if !hasSelectionBox(testutil.ReadPNG(t, png)) {
+		t.Error("the --walk screenshot shows no selected point")
 	}
+	plain := filepath.Join(dir, "plain.png")
+	if code, _, stderr := runCmd("view", vol, xml, "--slice", fmt.Sprint(int(pts[idx[2]].Z)), "--screenshot", plain, "--size", "640x480"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if hasSelectionBox(testutil.ReadPNG(t, plain)) {
+		t.Error("the screenshot without --walk shows a selected point: the check cannot tell")
+	}
+}
+
+// hasSelectionBox reports whether img holds the top edge of a selected
+// point's box: a run of at least 6 pure white pixels right below a run of
+// pure black ones (the box's outer ring). Images change little from one
+// row to the next, and text and markers are drawn translucent.
+func hasSelectionBox(img image.Image) bool {
+	b := img.Bounds()
+	is := func(x, y int, v uint32) bool {
+		r, g, bl, a := img.At(x, y).RGBA()
+		return r>>8 == v && g>>8 == v && bl>>8 == v && a>>8 == 0xff
+	}
+	for y := b.Min.Y + 1; y < b.Max.Y; y++ {
+		run := 0
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if is(x, y, 0xff) && is(x, y-1, 0) {
+				if run++; run >= 6 {
+					return true
+				}
+			} else {
+				run = 0
+			}
+		}
+	}
+	return false
 }

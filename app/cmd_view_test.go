@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/voxlab/voxlab/internal/testutil"
+	"github.com/voxlab/voxlab/processing/demo"
 	"github.com/voxlab/voxlab/viewer"
 )
 
@@ -267,7 +269,41 @@ func TestNoDisplay(t *testing.T) {
 		}
 	}
 	png := filepath.Join(t.TempDir(), "shot.png")
-	if code, _, stderr := runCmd("view", scan, "--screenshot", png, "--size", "320x240"); code != 0 {
+	if code, _, stderr := runCmd("view", scan, "--screenshot", png, "--size", "640x480"); code != 0 {
 		t.Errorf("view --screenshot without a display: exit %d, %s", code, stderr)
+	}
+}
+
+// TestViewSizeTooSmall: a --size below what the window can be laid out
+// in (200x150 on the brain, 300x200 on a stack of maps, which crashed
+// with SIGSEGV and exit 2) is refused as a usage error naming the
+// smallest size that works, with no PNG; that size renders.
+func TestViewSizeTooSmall(t *testing.T) {
+	dir := writeDemo(t)
+	for _, c := range []struct{ cmd, spec, size string }{
+		{"view", filepath.Join(dir, demo.BrainPlanes), "200x150"},
+		{"view", filepath.Join(dir, demo.MapsGT), "300x200"},
+		{"gui", filepath.Join(dir, demo.MapsGT), "300x200"},
+	} {
+		png := filepath.Join(t.TempDir(), "shot.png")
+		code, _, stderr := runCmd(c.cmd, c.spec, "--size", c.size, "--screenshot", png)
+		var w, h int
+		i := strings.Index(stderr, "use at least --size ")
+		if i >= 0 {
+			fmt.Sscanf(stderr[i+len("use at least --size "):], "%dx%d", &w, &h)
+		}
+		if code != 2 || w == 0 || h == 0 {
+			t.Fatalf("%s --size %s: exit %d, %q; want a usage error naming a size", c.cmd, c.size, code, stderr)
+		}
+		if _, err := os.Stat(png); err == nil {
+			t.Errorf("%s --size %s left a PNG", c.cmd, c.size)
+		}
+		size := fmt.Sprintf("%dx%d", w, h)
+		if code, _, stderr := runCmd(c.cmd, c.spec, "--size", size, "--screenshot", png); code != 0 {
+			t.Fatalf("%s --size %s (the size named): exit %d, %s", c.cmd, size, code, stderr)
+		}
+		if img := testutil.ReadPNG(t, png); img.Bounds().Dx() != w || img.Bounds().Dy() != h {
+			t.Errorf("%s --size %s: PNG %v", c.cmd, size, img.Bounds())
+		}
 	}
 }

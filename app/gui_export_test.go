@@ -45,7 +45,7 @@ func TestExportLayer(t *testing.T) {
 		p.Close()
 		hl.Close()
 	}()
-	hl.Viewer.SetExporter(func(r viewer.ExportRequest) {
+	hl.Viewer.Actions().SetExport(func(r viewer.ExportRequest) {
 		if err := p.ExportLayer(r); err != nil {
 			t.Error(err)
 		}
@@ -55,7 +55,7 @@ func TestExportLayer(t *testing.T) {
 		t.Fatal(err)
 	}
 	hl.Select(l)
-	hl.ExportSelected()
+	hl.Actions().Export()
 	if got := p.Pipeline().Spec.Name; got != "convert" {
 		t.Fatalf("the panel shows %s, want convert", got)
 	}

@@ -35,7 +35,8 @@ func goList(t *testing.T, pkg string, test bool) []string {
 
 // TestPackageLayout holds the rooms to the arrows docs/ARCHITECTURE.md
 // draws: the device knows no pipeline, the viewer no job or pipeline,
-// the panel and the spec package no pipeline's package, no pipeline
+// the panel and the spec package no pipeline's package, the shared
+// widgets no voxlab package at all, no pipeline
 // another's; a pipeline's tests link neither Fyne nor HDF5 (their CUDA
 // binaries must start on a bare GPU machine, scripts/gpu-check.sh) nor
 // gonum/plot and its fonts (they must stay small enough to carry).
@@ -51,11 +52,13 @@ func TestPackageLayout(t *testing.T) {
 		{"../gpu", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(processing|viewer|panel)\b`)},
 		{"../viewer", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|processing/(job|dezing|detect|distance|classify|cluster|pipeline))\b`)},
 		{"../panel", false, pipelinePkg},
+		{"../widgets", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(app|panel|viewer|processing|gpu|internal|resources)\b`)},
 		{"../processing/pipeline", false, regexp.MustCompile(`^(github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|fyne\.io/)`)},
 		{"../processing/dezing", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/detect", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/convert", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/distance", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
+		{"../processing/classify", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 	} {
 		for _, dep := range goList(t, tc.pkg, tc.test) {
 			if tc.banned.MatchString(dep) {

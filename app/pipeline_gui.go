@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"sync"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/points"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // The processing panel runs the registered pipelines through the same
@@ -220,5 +223,39 @@ func relay(p *job.Progress) job.Sink {
 		case job.Warning:
 			p.Warn(e.Message)
 		}
+	}
+}
+
+// addPointsActions offers, on the viewer's points layers, the pipelines
+// whose spec has a PointsAction: the panel chooses the pipeline with the
+// layer's points as its PointsArg — the layer's file, or a copy of its
+// points when it has unsaved edits (the viewer imports no pipeline).
+func addPointsActions(v *viewer.Viewer, pn *panel.Panel) {
+	for _, s := range sortedPipelines(true) {
+		if s.PointsAction == "" {
+			continue
+		}
+		v.Actions().AddPoints(s.PointsAction, func(l *viewer.PointsLayer) {
+			path := l.Path()
+			if path == "" || l.Modified() {
+				f, err := os.CreateTemp("", "voxlab-points-*.csv")
+				if err == nil {
+					path = f.Name()
+					f.Close()
+					err = points.Save(path, l.Points())
+				}
+				if err != nil {
+					v.ShowError(fmt.Errorf("%s: %w", s.PointsAction, err))
+					return
+				}
+			}
+			if err := pn.Select(s.Name); err != nil {
+				v.ShowError(err)
+				return
+			}
+			if err := pn.Set(s.PointsArg, path); err != nil {
+				v.ShowError(err)
+			}
+		})
 	}
 }

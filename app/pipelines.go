@@ -4,6 +4,7 @@ import (
 	"github.com/voxlab/voxlab/processing/pipeline"
 
 	// The pipelines voxlab offers: each registers its spec.
+	_ "github.com/voxlab/voxlab/processing/classify"
 	_ "github.com/voxlab/voxlab/processing/convert"
 	_ "github.com/voxlab/voxlab/processing/detect"
 	_ "github.com/voxlab/voxlab/processing/dezing"

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 )
 
 // The binding of a job to the CPU backend (Bind, Begin, Work, ForDynamic),
@@ -53,22 +52,32 @@ func TestBindCancelsWithinUnits(t *testing.T) {
 	ended := make(chan error, 1)
 	go func() { ended <- rowsKernel(be, out, 1<<20) }()
 	var err error
-	var cancelled time.Time
+	var atCancel int64 // rows the last report before the cancel counted
 	select {
 	case <-first:
-		cancelled = time.Now()
+		mu.Lock()
+		atCancel = reports[len(reports)-1][0]
+		mu.Unlock()
 		cancel()
 		err = <-ended
 	case err = <-ended:
 		t.Fatalf("the call ended (%v) before any progress report", err)
 	}
-	latency := time.Since(cancelled)
-	t.Logf("cancel latency %v; %d reports before it", latency, len(reports))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled call returned %v, want context.Canceled", err)
 	}
-	if latency > time.Second {
-		t.Errorf("the call stopped %v after the cancel, want within a second", latency)
+	// Rows, not seconds: the workers stop taking rows once the cancel
+	// is seen, so the rows computed after it are the rows in hand and
+	// the few taken before the flag was set, whatever the machine's load.
+	computed := int64(0)
+	for _, x := range out {
+		if x != 0 {
+			computed++
+		}
+	}
+	t.Logf("%d rows computed, %d reported before the cancel", computed, atCancel)
+	if after := computed - atCancel; after > int64(len(out))/4 {
+		t.Errorf("%d rows computed after the cancel (of %d), want the few in hand", after, len(out))
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -248,15 +248,31 @@ func TestLoadOrderAndContent(t *testing.T) {
 
 // TestLoadOverlap shows that reading batch i+1 happens while the consumer
 // still holds batch i, and that the loader runs at most the pool's size
-// ahead.
+// ahead: every read is checked, when it starts, against the batches the
+// consumer has not yet put back (no sleep stands for "the loader is
+// blocked").
 func TestLoadOverlap(t *testing.T) {
 	s, _ := NewStaging(NewCPU(), 2, 4, false, 0)
+	var mu sync.Mutex
+	putBack := 0 // batches the consumer has put back
 	var reads atomic.Int32
 	readStarted := make(chan int, 10)
 	read := func(i int, dst []byte) (int, error) {
+		mu.Lock()
+		ahead := i - putBack
+		mu.Unlock()
+		if ahead >= 2 {
+			t.Errorf("batch %d read while %d batches were not put back: more than the pool's 2 buffers ahead", i, ahead)
+		}
 		reads.Add(1)
 		readStarted <- i
 		return len(dst), nil
+	}
+	put := func(b Batch) {
+		mu.Lock()
+		putBack++
+		mu.Unlock()
+		s.Put(b.Buf)
 	}
 	batches, wait := Load(context.Background(), s, 5, read)
 	b0 := <-batches
@@ -265,7 +281,7 @@ func TestLoadOverlap(t *testing.T) {
 		if i != 0 {
 			t.Fatalf("first read of batch %d", i)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("no read")
 	}
 	select {
@@ -273,19 +289,19 @@ func TestLoadOverlap(t *testing.T) {
 		if i != 1 {
 			t.Fatalf("read of batch %d while batch 0 is held, want 1", i)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("batch 1 was not read while the consumer held batch 0: no overlap")
 	}
 	b1 := <-batches
-	// Both buffers are held: the loader must wait for one to come back.
-	time.Sleep(50 * time.Millisecond)
-	if n := reads.Load(); n != 2 {
-		t.Errorf("%d reads with both buffers of a 2-buffer pool held, want 2", n)
+	put(b0)
+	put(b1)
+	n := 0
+	for b := range batches {
+		put(b)
+		n++
 	}
-	s.Put(b0.Buf)
-	s.Put(b1.Buf)
-	if n := drain(t, s, batches, nil); n != 3 {
-		t.Errorf("%d remaining batches, want 3", n)
+	if n != 3 || reads.Load() != 5 {
+		t.Errorf("%d remaining batches after %d reads, want 3 after 5", n, reads.Load())
 	}
 	if err := wait(); err != nil {
 		t.Error(err)

@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/cluster"
-	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // ClusterOptions say how a request runs on a SLURM cluster: as a job
@@ -54,7 +54,7 @@ type clusterControls struct {
 
 func newClusterControls(p *Panel) *clusterControls {
 	c := &clusterControls{p: p}
-	c.where = widget.NewSelect([]string{RunHere, RunCluster}, func(string) { c.update(); p.changed(); p.v.Refocus(false) })
+	c.where = widget.NewSelect([]string{RunHere, RunCluster}, func(string) { c.update(); p.changed(); widgets.Refocus(p.v.Window(), false) })
 	var entries []*widget.Entry
 	entry := func(placeholder, text string) *widget.Entry {
 		e := widget.NewEntry()
@@ -67,8 +67,8 @@ func newClusterControls(p *Panel) *clusterControls {
 	c.partition = entry("the cluster's default", "")
 	c.gres = entry("none, or gpu:1", "")
 	c.time = entry("the partition's limit, or 2:00:00", "")
-	c.msg = viewer.WrapLabel("", widget.DangerImportance)
-	help := viewer.WrapLabel(clusterHelp, widget.LowImportance)
+	c.msg = widgets.WrapLabel("", widget.DangerImportance)
+	help := widgets.WrapLabel(clusterHelp, widget.LowImportance)
 	c.opts = container.NewVBox(
 		container.NewGridWithColumns(2,
 			container.NewVBox(widget.NewLabel("Tasks"), c.tasks),
@@ -79,10 +79,10 @@ func newClusterControls(p *Panel) *clusterControls {
 	c.box = container.NewVBox(heading("Run on"), c.where, c.opts)
 	for _, e := range entries {
 		e.OnChanged = func(string) { c.check(); p.changed() }
-		e.OnSubmitted = func(string) { p.v.Refocus(true) }
+		e.OnSubmitted = func(string) { widgets.Refocus(p.v.Window(), true) }
 	}
 	c.where.SetSelected(RunHere)
-	viewer.SetLabel(c.msg, "")
+	widgets.SetLabel(c.msg, "")
 	c.box.Hide()
 	return c
 }
@@ -126,7 +126,7 @@ func (c *clusterControls) options() (*ClusterOptions, error) {
 // check validates the options beside them and returns the first error.
 func (c *clusterControls) check() error {
 	if !c.onCluster() {
-		viewer.SetLabel(c.msg, "")
+		widgets.SetLabel(c.msg, "")
 		return nil
 	}
 	var msgs []string
@@ -136,7 +136,7 @@ func (c *clusterControls) check() error {
 	if err := cluster.CheckOptions(strings.TrimSpace(c.partition.Text), strings.TrimSpace(c.gres.Text), strings.TrimSpace(c.time.Text)); err != nil {
 		msgs = append(msgs, err.Error())
 	}
-	viewer.SetLabel(c.msg, strings.Join(msgs, "\n"))
+	widgets.SetLabel(c.msg, strings.Join(msgs, "\n"))
 	if len(msgs) > 0 {
 		return errors.New(msgs[0])
 	}

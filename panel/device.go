@@ -14,7 +14,7 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
-	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // pinHelp explains the pin_memory trade-off (docs/ARCHITECTURE.md, Rules).
@@ -69,17 +69,17 @@ type deviceControls struct {
 func newDeviceControls(p *Panel) *deviceControls {
 	d := &deviceControls{p: p}
 	opts := []string{"auto", "cpu", "cuda"}
-	d.backend = widget.NewSelect(opts, func(string) { d.reprobe(); p.changed(); p.v.Refocus(false) })
-	d.info = viewer.WrapLabel("", widget.LowImportance)
-	d.pin = widget.NewCheck("pin_memory", func(bool) { p.changed(); p.v.Refocus(false) })
-	d.pinNote = viewer.WrapLabel("", widget.LowImportance)
-	help := p.v.NewButton("", theme.QuestionIcon(), func() { p.showInfo("pin_memory", pinHelp) })
+	d.backend = widget.NewSelect(opts, func(string) { d.reprobe(); p.changed(); widgets.Refocus(p.v.Window(), false) })
+	d.info = widgets.WrapLabel("", widget.LowImportance)
+	d.pin = widget.NewCheck("pin_memory", func(bool) { p.changed(); widgets.Refocus(p.v.Window(), false) })
+	d.pinNote = widgets.WrapLabel("", widget.LowImportance)
+	help := widgets.NewButton(p.v.Window(), "", theme.QuestionIcon(), func() { p.showInfo("pin_memory", pinHelp) })
 	help.Importance = widget.LowImportance
 	d.batchLbl = widget.NewLabel("Block size")
 	d.batch = widget.NewEntry()
 	d.batch.SetPlaceHolder("auto")
 	d.batch.OnChanged = func(string) { d.check(); p.changed() }
-	d.batchMsg = viewer.WrapLabel("", widget.DangerImportance)
+	d.batchMsg = widgets.WrapLabel("", widget.DangerImportance)
 	d.devMem = widget.NewEntry()
 	d.devMem.SetPlaceHolder("free memory")
 	d.hostMem = widget.NewEntry()
@@ -87,11 +87,11 @@ func newDeviceControls(p *Panel) *deviceControls {
 	d.devMem.OnChanged = func(string) { d.check(); p.changed() }
 	d.hostMem.OnChanged = func(string) { d.check(); p.changed() }
 	for _, e := range []*widget.Entry{d.batch, d.devMem, d.hostMem} {
-		e.OnSubmitted = func(string) { p.v.Refocus(true) }
+		e.OnSubmitted = func(string) { widgets.Refocus(p.v.Window(), true) }
 	}
-	d.memMsg = viewer.WrapLabel("", widget.DangerImportance)
-	d.measure = p.v.NewButton("Measure transfer speed", theme.SearchIcon(), d.runMeasure)
-	d.result = viewer.WrapLabel("", widget.MediumImportance)
+	d.memMsg = widgets.WrapLabel("", widget.DangerImportance)
+	d.measure = widgets.NewButton(p.v.Window(), "Measure transfer speed", theme.SearchIcon(), d.runMeasure)
+	d.result = widgets.WrapLabel("", widget.MediumImportance)
 	d.result.Hide()
 
 	caps := container.NewGridWithColumns(2,
@@ -104,8 +104,8 @@ func newDeviceControls(p *Panel) *deviceControls {
 		caps, d.memMsg,
 		d.measure, d.result,
 	)
-	viewer.SetLabel(d.batchMsg, "")
-	viewer.SetLabel(d.memMsg, "")
+	widgets.SetLabel(d.batchMsg, "")
+	widgets.SetLabel(d.memMsg, "")
 	d.backend.SetSelected("auto")
 	return d
 }
@@ -175,7 +175,7 @@ func (d *deviceControls) cuda() bool { return d.probeErr == nil && d.dev.Backend
 func (d *deviceControls) updatePin() {
 	if d.cuda() {
 		d.pin.Enable()
-		viewer.SetLabel(d.pinNote, "Faster uploads, but pinned RAM cannot be swapped out (capped at "+plan.FormatBytes(gpu.DefaultPinnedCap())+" here).")
+		widgets.SetLabel(d.pinNote, "Faster uploads, but pinned RAM cannot be swapped out (capped at "+plan.FormatBytes(gpu.DefaultPinnedCap())+" here).")
 		return
 	}
 	d.pin.SetChecked(false)
@@ -184,7 +184,7 @@ func (d *deviceControls) updatePin() {
 	if d.dev.Backend == "cpu" {
 		why = "the CPU backend computes in host memory: there is no upload to speed up"
 	}
-	viewer.SetLabel(d.pinNote, "pin_memory is off: "+why+".")
+	widgets.SetLabel(d.pinNote, "pin_memory is off: "+why+".")
 }
 
 // key is the queue's device key: one job at a time per device.
@@ -204,10 +204,10 @@ func (d *deviceControls) check() error {
 	var errs []error
 	if err := checkBatch(d.batch.Text); err != nil {
 		errs = append(errs, err)
-		viewer.SetLabel(d.batchMsg, err.Error())
+		widgets.SetLabel(d.batchMsg, err.Error())
 	} else {
 		d.batchMsg.Importance = widget.DangerImportance
-		viewer.SetLabel(d.batchMsg, "")
+		widgets.SetLabel(d.batchMsg, "")
 	}
 	var msgs []string
 	for _, m := range []struct {
@@ -220,7 +220,7 @@ func (d *deviceControls) check() error {
 			}
 		}
 	}
-	viewer.SetLabel(d.memMsg, strings.Join(msgs, "\n"))
+	widgets.SetLabel(d.memMsg, strings.Join(msgs, "\n"))
 	if len(msgs) > 0 {
 		errs = append(errs, errors.New(msgs[0]))
 	}
@@ -254,7 +254,7 @@ func (d *deviceControls) warnBatch(warnings []string) {
 		}
 	}
 	d.batchMsg.Importance = widget.WarningImportance
-	viewer.SetLabel(d.batchMsg, strings.Join(msg, "\n"))
+	widgets.SetLabel(d.batchMsg, strings.Join(msg, "\n"))
 }
 
 // device returns the controls' part of a request.

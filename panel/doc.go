@@ -26,7 +26,8 @@
 // checks the command line's own — with messages beside wrong fields, device controls (backend, pin_memory, block size, memory
 // caps, a bandwidth probe), where it runs (this machine or a SLURM
 // cluster, where the pipeline has RunCluster), a plan preview with
-// MemBars, and a JobList of queued, running and finished jobs (job.Queue,
+// MemBars, Run and Cancel in a bar under the form that never scrolls
+// away, and a JobList of queued, running and finished jobs (job.Queue,
 // one job at a time per device; progress through job.Throttle and the UI
 // goroutine). Live views show partial results with the viewer's
 // LiveVolume (an image filled block by block), PointsLayer.Append and

@@ -15,7 +15,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/volume"
-	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // fieldEditor edits one parameter or argument of a pipeline's spec, with
@@ -54,7 +54,7 @@ func (fe *fieldEditor) edited() bool { return fe.user }
 // Output, an entry for the others (numbers, lists, sizes, text), which
 // the parameter parses.
 func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
-	fe := &fieldEditor{f: f, arg: arg, msg: viewer.WrapLabel("", widget.DangerImportance)}
+	fe := &fieldEditor{f: f, arg: arg, msg: widgets.WrapLabel("", widget.DangerImportance)}
 	fe.msg.Hide()
 	changed := func() {
 		if fe.ready {
@@ -65,12 +65,12 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 	label := f.Title()
 	switch f.Kind {
 	case pipeline.Bool:
-		c := widget.NewCheck(label, func(bool) { changed(); p.v.Refocus(false) })
+		c := widget.NewCheck(label, func(bool) { changed(); widgets.Refocus(p.v.Window(), false) })
 		fe.get = func() string { return strconv.FormatBool(c.Checked) }
 		fe.set = func(s string) { c.SetChecked(s == "true") }
 		w, fe.widget = c, c
 	case pipeline.Choice:
-		s := widget.NewSelect(f.Options, func(string) { changed(); p.v.Refocus(false) })
+		s := widget.NewSelect(f.Options, func(string) { changed(); widgets.Refocus(p.v.Window(), false) })
 		fe.get = func() string { return s.Selected }
 		fe.set = s.SetSelected
 		w, fe.widget = s, s
@@ -80,7 +80,7 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 		checks := make([]*widget.Check, len(f.Options))
 		objs := make([]fyne.CanvasObject, len(f.Options))
 		for i, o := range f.Options {
-			checks[i] = widget.NewCheck(o, func(bool) { changed(); p.v.Refocus(false) })
+			checks[i] = widget.NewCheck(o, func(bool) { changed(); widgets.Refocus(p.v.Window(), false) })
 			objs[i] = checks[i]
 		}
 		fe.get = func() string {
@@ -106,28 +106,28 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 	case pipeline.Input:
 		se := widget.NewSelectEntry(nil)
 		se.OnChanged = func(string) { changed() }
-		se.OnSubmitted = func(string) { p.v.Refocus(true) }
+		se.OnSubmitted = func(string) { widgets.Refocus(p.v.Window(), true) }
 		fe.get = func() string { return strings.TrimSpace(se.Text) }
 		fe.set = se.SetText
 		fe.options = func(specs []string) { se.SetOptions(specs) }
-		browse := p.v.NewButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		browse := widgets.NewButton(p.v.Window(), "", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, se), se
 	case pipeline.Output:
 		e := widget.NewEntry()
 		e.OnChanged = func(string) { changed() }
-		e.OnSubmitted = func(string) { p.v.Refocus(true) }
+		e.OnSubmitted = func(string) { widgets.Refocus(p.v.Window(), true) }
 		// Until there is an input, the placeholder says how the output
 		// will be named; the default name alone would be a file in
 		// whatever folder voxlab was started in.
 		e.SetPlaceHolder("named after the input: …-" + f.DefaultText())
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
 		fe.set = e.SetText
-		browse := p.v.NewButton("", theme.FolderOpenIcon(), func() { p.browse(fe) })
+		browse := widgets.NewButton(p.v.Window(), "", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, e), e
 	default:
 		e := widget.NewEntry()
 		e.OnChanged = func(string) { changed() }
-		e.OnSubmitted = func(string) { p.v.Refocus(true) }
+		e.OnSubmitted = func(string) { widgets.Refocus(p.v.Window(), true) }
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
 		fe.set = e.SetText
 		w, fe.widget = e, e
@@ -141,7 +141,7 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 	}
 	objs = append(objs, w)
 	if f.Help != "" {
-		objs = append(objs, viewer.WrapLabel(f.Help, widget.LowImportance))
+		objs = append(objs, widgets.WrapLabel(f.Help, widget.LowImportance))
 	}
 	fe.box = container.NewVBox(append(objs, fe.msg)...)
 	fe.ready = true
@@ -156,10 +156,10 @@ func (fe *fieldEditor) render() {
 		err = fe.planErr
 	}
 	if err == nil {
-		viewer.SetLabel(fe.msg, "")
+		widgets.SetLabel(fe.msg, "")
 		return
 	}
-	viewer.SetLabel(fe.msg, err.Error())
+	widgets.SetLabel(fe.msg, err.Error())
 }
 
 // check validates the field's value on its own: a required argument is

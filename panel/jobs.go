@@ -16,7 +16,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
-	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // JobStatus is what the job list shows of one job.
@@ -77,12 +77,12 @@ type JobList struct {
 func newJobList(p *Panel) *JobList {
 	jl := &JobList{p: p, rows: map[int]*jobRow{}}
 	jl.list = container.NewVBox()
-	jl.banner = viewer.WrapLabel("", widget.SuccessImportance)
+	jl.banner = widgets.WrapLabel("", widget.SuccessImportance)
 	jl.banner.Hide()
 	clear := widget.NewButtonWithIcon("Clear finished", theme.ContentClearIcon(), jl.clearEnded)
 	clear.Importance = widget.LowImportance
 	head := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Jobs", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), clear)
-	jl.empty = viewer.WrapLabel("No jobs yet: choose a pipeline above and press Run.", widget.LowImportance)
+	jl.empty = widgets.WrapLabel("No jobs yet: choose a pipeline above and press Run.", widget.LowImportance)
 	jl.list.Add(jl.empty)
 	jl.top = container.NewVBox(widget.NewSeparator(), head, jl.banner)
 	jl.scroll = container.NewVScroll(jl.list)
@@ -127,6 +127,20 @@ func (jl *JobList) arrange(started bool) {
 	if started {
 		jl.scroll.ScrollToTop()
 	}
+	if jl.p.cancelBtn != nil {
+		jl.p.updateCancel()
+	}
+}
+
+// newestActive returns the id of the job submitted last that has not
+// ended (0: none).
+func (jl *JobList) newestActive() int {
+	for i := len(jl.order) - 1; i >= 0; i-- {
+		if r := jl.rows[jl.order[i]]; !r.ended && !r.st.State.Ended() {
+			return jl.order[i]
+		}
+	}
+	return 0
 }
 
 // Order returns the listed jobs' ids as the list shows them, top first.
@@ -153,6 +167,7 @@ func (jl *JobList) Cancel(id int) bool {
 		r.cancelling = true
 		r.render()
 	}
+	jl.p.updateCancel()
 	return true
 }
 
@@ -204,14 +219,14 @@ func (jl *JobList) add(id int, name, device string, outputs []string, live Live)
 	}
 	r.title = widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.title.Truncation = fyne.TextTruncateEllipsis
-	r.state = viewer.WrapLabel("", widget.MediumImportance)
+	r.state = widgets.WrapLabel("", widget.MediumImportance)
 	r.bar = widget.NewProgressBar()
 	// A running row says its state on its bar, a line fewer.
 	r.bar.TextFormatter = func() string {
 		return fmt.Sprintf("%s · %.0f%%", r.state.Text, 100*r.bar.Value)
 	}
-	r.detail = viewer.WrapLabel("", widget.LowImportance)
-	r.warn = viewer.WrapLabel("", widget.WarningImportance)
+	r.detail = widgets.WrapLabel("", widget.LowImportance)
+	r.warn = widgets.WrapLabel("", widget.WarningImportance)
 	r.warn.Hide()
 	r.cancel = widget.NewButtonWithIcon("", theme.CancelIcon(), func() { jl.Cancel(id) })
 	r.cancel.Importance = widget.LowImportance
@@ -271,7 +286,7 @@ func (jl *JobList) progress(id int, e job.Event) {
 func (jl *JobList) warning(id int, msg string) {
 	if r, ok := jl.rows[id]; ok {
 		r.st.Warnings = append(r.st.Warnings, msg)
-		viewer.SetLabel(r.warn, strings.Join(r.st.Warnings, "\n"))
+		widgets.SetLabel(r.warn, strings.Join(r.st.Warnings, "\n"))
 		jl.relayout()
 	}
 }
@@ -315,6 +330,11 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 	jl.banner.Show()
 	jl.arrange(false)
 	jl.relayout()
+	// Its outputs are on disk now, or (cancelled, failed) free again:
+	// the form's output names follow.
+	if jl.p.cur != nil {
+		jl.p.freshOutputs()
+	}
 	if r.live != nil {
 		func() {
 			// A result that cannot be shown is reported, never a crash.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // panelScene docks the processing panel in hl with the fake pipeline
@@ -75,7 +76,7 @@ func TestOffscreenMatchesFyne(t *testing.T) {
 	panelScene(t, off, vol, in, out)
 	got := off.Capture()
 
-	test.NewTempApp(t).Settings().SetTheme(viewer.Theme())
+	test.NewTempApp(t).Settings().SetTheme(widgets.Theme())
 	win := test.NewTempWindow(t, nil)
 	hl := viewer.NewHeadless(win)
 	win.Resize(fyne.NewSize(w, h))

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -22,6 +20,7 @@ import (
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // PanelOptions tune a processing panel; zero values take the defaults.
@@ -62,15 +61,23 @@ type Panel struct {
 	cl       *clusterControls
 	pv       *planView
 	runBtn   *widget.Button
-	jobs     *JobList
-	form     *fyne.Container
-	scroll   *container.Scroll
-	root     fyne.CanvasObject
+	// cancelBtn cancels the newest job not ended; with Run it sits in a
+	// bar under the form that never scrolls away.
+	cancelBtn *widget.Button
+	jobs      *JobList
+	form      *fyne.Container
+	scroll    *container.Scroll
+	root      fyne.CanvasObject
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	queue  *job.Queue
 	async  sync.WaitGroup
+
+	// offset is where the user scrolled the form; relayingOut is set
+	// while relayout moves it back there.
+	offset      fyne.Position
+	relayingOut bool
 
 	planGen   int
 	planTimer *time.Timer
@@ -103,13 +110,13 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	for _, pl := range pipelines {
 		names = append(names, pl.Name())
 	}
-	p.summary = viewer.WrapLabel("", widget.LowImportance)
+	p.summary = widgets.WrapLabel("", widget.LowImportance)
 	p.args = container.NewVBox()
 	p.params = container.NewVBox()
 	p.advanced = container.NewVBox()
 	p.pv = newPlanView()
 	p.jobs = newJobList(p)
-	p.runBtn = v.NewButton("Run", theme.MediaPlayIcon(), func() {
+	p.runBtn = widgets.NewButton(v.Window(), "Run", theme.MediaPlayIcon(), func() {
 		if _, err := p.Run(); err != nil {
 			p.v.ShowError(err)
 		}
@@ -119,9 +126,11 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p.cl = newClusterControls(p)
 	p.choose = widget.NewSelect(names, func(name string) {
 		p.Select(name)
-		v.Refocus(false)
+		widgets.Refocus(v.Window(), false)
 	})
 
+	p.cancelBtn = widgets.NewButton(v.Window(), "Cancel", theme.CancelIcon(), p.cancelNewest)
+	p.cancelBtn.Disable()
 	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
 	p.form = container.NewVBox(
 		heading("Pipeline"), p.choose, p.summary,
@@ -130,10 +139,17 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 		heading("Device"), p.dev.box,
 		p.cl.box,
 		heading("Plan"), p.pv.box,
-		p.runBtn,
 	)
-	p.scroll = viewer.PanelScroll(container.NewPadded(p.form))
-	split := container.NewVSplit(p.scroll, p.jobs.box)
+	p.scroll = widgets.PanelScroll(container.NewPadded(p.form))
+	p.scroll.OnScrolled = func(off fyne.Position) {
+		if !p.relayingOut {
+			p.offset = off
+		}
+	}
+	// Run and Cancel stay in view whatever the form's length or scroll
+	// (at 1280 x 800 the form is several screens long).
+	actions := container.NewPadded(container.NewBorder(widget.NewSeparator(), nil, nil, p.cancelBtn, p.runBtn))
+	split := container.NewVSplit(container.NewBorder(nil, actions, nil, nil, p.scroll), p.jobs.box)
 	split.Offset = 0.7
 	p.root = split
 	v.OnLayersChanged(p.layersChanged)
@@ -149,11 +165,47 @@ func heading(s string) fyne.CanvasObject {
 }
 
 // relayout lays the form out again: Fyne does not tell a container when
-// a child is shown or hidden (messages appear and go beside fields).
+// a child is shown or hidden (messages appear and go beside fields). The
+// form stays where the user scrolled it: a part that shrinks for a
+// moment (the plan while it is computed) would otherwise pull the
+// scroll back for good.
 func (p *Panel) relayout() {
+	p.relayingOut = true
 	p.form.Refresh()
 	p.scroll.Refresh()
+	if p.scroll.Offset != p.offset {
+		p.scroll.ScrollToOffset(p.offset)
+	}
+	p.relayingOut = false
 }
+
+// cancelNewest cancels the job submitted last that has not ended (the
+// Cancel button beside Run).
+func (p *Panel) cancelNewest() {
+	if id := p.jobs.newestActive(); id > 0 {
+		p.jobs.Cancel(id)
+	}
+	p.updateCancel()
+}
+
+// updateCancel enables Cancel while a job is queued or running (the
+// newest, listed at the top of Jobs; its name is not on the button, which
+// would widen the dock under the user).
+func (p *Panel) updateCancel() {
+	id := p.jobs.newestActive()
+	if id == 0 {
+		p.cancelBtn.Disable()
+		return
+	}
+	if r := p.jobs.rows[id]; r.cancelling {
+		p.cancelBtn.Disable()
+	} else {
+		p.cancelBtn.Enable()
+	}
+}
+
+// CancelButton returns the Cancel button beside Run.
+func (p *Panel) CancelButton() *widget.Button { return p.cancelBtn }
 
 // ShowPlan scrolls the form to the plan preview.
 func (p *Panel) ShowPlan() {
@@ -161,6 +213,7 @@ func (p *Panel) ShowPlan() {
 	p.relayout()
 	y := d.AbsolutePositionForObject(p.pv.box).Y - d.AbsolutePositionForObject(p.form).Y
 	p.scroll.ScrollToOffset(fyne.NewPos(0, max(y-50, 0)))
+	p.offset = p.scroll.Offset
 }
 
 // Object returns the panel's root object.
@@ -278,6 +331,11 @@ func OutputBeside(input, name string) string {
 		path = abs
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	// OME's double extensions name the format, not the data: x.ome.zarr
+	// and x.ome.tif give x-dezinged.h5, not x.ome-dezinged.h5.
+	if n := len(stem) - len(".ome"); n > 0 && strings.EqualFold(stem[n:], ".ome") {
+		stem = stem[:n]
+	}
 	return filepath.Join(filepath.Dir(path), stem+"-"+name)
 }
 
@@ -661,15 +719,6 @@ func (p *Panel) event(id int, e job.Event) {
 	case e.Kind.Terminal():
 		if r, ok := p.jobs.rows[id]; ok {
 			p.jobs.end(r, e)
-			// Its output now exists: offer a fresh name if it is shown.
-			if p.cur != nil {
-				for _, f := range p.cur.Spec.Args {
-					if f.Kind == pipeline.Output && slices.Contains(r.outputs, p.fields[f.Name].get()) {
-						p.freshOutputs()
-						break
-					}
-				}
-			}
 		}
 	default:
 		p.jobs.progress(id, e)
@@ -713,10 +762,8 @@ func (p *Panel) goAsync(f func()) {
 	}()
 }
 
-// showInfo shows a help text in a dialog that wraps it.
+// showInfo shows a help text in a dialog that wraps it and closes on
+// Enter, Escape or Space.
 func (p *Panel) showInfo(title, text string) {
-	l := widget.NewLabel(text)
-	l.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom(title, "Close", container.NewGridWrap(fyne.NewSize(420, 180), l), p.v.Window())
-	d.Show()
+	p.v.ShowDialog("info", title, theme.InfoIcon(), text, []viewer.DialogButton{{Label: "Close", Importance: widget.HighImportance}}, 0, 0)
 }

@@ -202,7 +202,7 @@ func (h *panelHarness) set(name, value string) {
 // planned waits until the plan preview is up to date.
 func (h *panelHarness) planned() {
 	h.t.Helper()
-	if err := h.hl.Until(10*time.Second, func() bool { return !h.p.Planning() }); err != nil {
+	if err := h.hl.Until(2*time.Minute, func() bool { return !h.p.Planning() }); err != nil {
 		h.t.Fatalf("plan: %v", err)
 	}
 }
@@ -210,7 +210,7 @@ func (h *panelHarness) planned() {
 // until waits for cond, draining the UI queue.
 func (h *panelHarness) until(what string, cond func() bool) {
 	h.t.Helper()
-	if err := h.hl.Until(10*time.Second, cond); err != nil {
+	if err := h.hl.Until(2*time.Minute, cond); err != nil {
 		h.t.Fatalf("%s: %v", what, err)
 	}
 }
@@ -330,12 +330,16 @@ func TestPanelQueuesOneJobPerDevice(t *testing.T) {
 	h.set("out", out2)
 	id2 := h.run()
 	h.until("job 1 to run", func() bool { return h.status(id1).State == job.StateRunning })
-	// Job 1 waits on its gate: job 2 must wait its turn on the same device.
-	time.Sleep(50 * time.Millisecond)
-	h.hl.Drain()
-	if st := h.status(id2); st.State != job.StateQueued {
-		t.Fatalf("job 2 is %v while job 1 runs on the same device", st.State)
+	// Job 1 waits on its gate: job 2 must wait its turn on the same
+	// device. The queue starts a job only at its submission or when the
+	// job before it on the device ends, under its lock: job 2 queued now
+	// stays queued until job 1 ends, with no time to wait out.
+	for _, e := range h.p.queue.Entries() {
+		if e.ID == id2 && e.State != job.StateQueued {
+			t.Fatalf("job 2 is %v while job 1 runs on the same device", e.State)
+		}
 	}
+	h.until("job 2's row", func() bool { return h.status(id2).State == job.StateQueued })
 	if r := h.p.jobs.rows[id2]; !strings.Contains(r.state.Text, "queued") {
 		t.Errorf("queued row says %q", r.state.Text)
 	}

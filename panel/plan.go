@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/plan"
-	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // MemBar shows a predicted memory peak against what is available: the
@@ -69,7 +69,7 @@ func (b *MemBar) CreateRenderer() fyne.WidgetRenderer {
 		tick: canvas.NewRectangle(theme.Color(theme.ColorNameForeground)),
 		// The caption wraps: in a narrow dock the numbers and the note
 		// take two lines rather than running past the edge.
-		text: viewer.WrapLabel("", widget.MediumImportance),
+		text: widgets.WrapLabel("", widget.MediumImportance),
 	}
 	r.bg.CornerRadius = 3
 	r.fill.CornerRadius = 3
@@ -162,13 +162,13 @@ type planView struct {
 
 func newPlanView() *planView {
 	pv := &planView{
-		blocks: viewer.WrapLabel("", widget.MediumImportance),
+		blocks: widgets.WrapLabel("", widget.MediumImportance),
 		device: NewMemBar("device"),
 		pinned: NewMemBar("pinned host"),
 		host:   NewMemBar("host"),
-		warn:   viewer.WrapLabel("", widget.WarningImportance),
-		err:    viewer.WrapLabel("", widget.DangerImportance),
-		cmd:    viewer.WrapLabel("", widget.LowImportance),
+		warn:   widgets.WrapLabel("", widget.WarningImportance),
+		err:    widgets.WrapLabel("", widget.DangerImportance),
+		cmd:    widgets.WrapLabel("", widget.LowImportance),
 	}
 	pv.cmd.Selectable = true
 	pv.cmd.TextStyle.Monospace = true
@@ -179,18 +179,18 @@ func newPlanView() *planView {
 
 func (pv *planView) clear(msg string) {
 	pv.last = nil
-	viewer.SetLabel(pv.blocks, msg)
+	widgets.SetLabel(pv.blocks, msg)
 	pv.device.Hide()
 	pv.pinned.Hide()
 	pv.host.Hide()
-	viewer.SetLabel(pv.warn, "")
-	viewer.SetLabel(pv.err, "")
+	widgets.SetLabel(pv.warn, "")
+	widgets.SetLabel(pv.err, "")
 }
 
 // show displays a plan.
 func (pv *planView) show(p *plan.Plan) {
 	pv.last = p
-	viewer.SetLabel(pv.blocks, planBlocks(p))
+	widgets.SetLabel(pv.blocks, planBlocks(p))
 	b := p.Budget
 	usable := func(n int64) int64 {
 		m := b.Margin
@@ -208,14 +208,14 @@ func (pv *planView) show(p *plan.Plan) {
 	pv.host.Show()
 	pv.pinned.Hidden = p.PeakPinned == 0
 	pv.pinned.Refresh()
-	viewer.SetLabel(pv.warn, strings.Join(p.Warnings, "\n"))
-	viewer.SetLabel(pv.err, "")
+	widgets.SetLabel(pv.warn, strings.Join(p.Warnings, "\n"))
+	widgets.SetLabel(pv.err, "")
 }
 
 // fail shows why there is no plan.
 func (pv *planView) fail(err error) {
 	pv.clear("")
-	viewer.SetLabel(pv.err, err.Error())
+	widgets.SetLabel(pv.err, err.Error())
 }
 
 // planBlocks describes each phase's blocks: "projections: 90 slices in 1

@@ -16,6 +16,7 @@ import (
 	"github.com/voxlab/voxlab/processing/matrix"
 	"github.com/voxlab/voxlab/processing/matrix/heatplot"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // Matrix is a row-major matrix to plot: a distance matrix, with NaN in
@@ -34,7 +35,7 @@ type Matrix struct {
 // Plot sizes in logical pixels (96 dpi): the first rendering, before the
 // tab has been laid out, and the height of a row of plots. Once laid out,
 // each plot is drawn at the size it is shown at, so that its text keeps
-// the size the style gives it (at least viewer.MinTextSize) instead of
+// the size the style gives it (at least widgets.MinTextSize) instead of
 // being scaled down with the image.
 const (
 	heatW, heatH = 560, 420
@@ -105,11 +106,11 @@ func NewPlots(v *viewer.Viewer, title string) *Plots {
 	p.style = heatplot.Style{
 		Background: theme.Color(theme.ColorNameBackground),
 		Foreground: theme.Color(theme.ColorNameForeground),
-		TextPx:     math.Max(heatplot.Paper.TextPx, viewer.MinTextSize),
+		TextPx:     math.Max(heatplot.Paper.TextPx, widgets.MinTextSize),
 	}
 	p.rows = container.NewVBox()
-	p.note = viewer.WrapLabel("The plots fill in as the job computes the matrices.", widget.MediumImportance)
-	p.scroll = viewer.PanelScroll(p.rows)
+	p.note = widgets.WrapLabel("The plots fill in as the job computes the matrices.", widget.MediumImportance)
+	p.scroll = widgets.PanelScroll(p.rows)
 	p.tab = v.AddTab(title, container.NewBorder(p.note, nil, nil, nil, p.scroll))
 	return p
 }

@@ -14,15 +14,16 @@ import (
 
 	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // TestPlotsTabFillsIn: the plots tab draws each matrix's heat map with,
 // beside it, its histogram, in the app theme's colours (dark background,
 // light text and axes, contrast at least 4.5:1), at the size they are
-// shown (so that their text keeps at least viewer.MinTextSize pixels), and
+// shown (so that their text keeps at least widgets.MinTextSize pixels), and
 // redraws them when the tab is resized.
 func TestPlotsTabFillsIn(t *testing.T) {
-	test.NewTempApp(t).Settings().SetTheme(viewer.Theme())
+	test.NewTempApp(t).Settings().SetTheme(widgets.Theme())
 	w := test.NewTempWindow(t, nil)
 	hl := viewer.NewHeadless(w)
 	w.Resize(fyne.NewSize(1200, 800))
@@ -34,7 +35,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	vals[0], vals[1] = 1, 2 // Set copied the values
 	m.Values = []float64{1, 2, 3, 4}
 	p.Set(m)
-	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 }); err != nil {
+	if err := hl.Until(2*time.Minute, func() bool { return p.Idle() && hl.Drain() == 0 }); err != nil {
 		t.Fatal(err)
 	}
 	heat, hist := p.Images("l2")
@@ -45,13 +46,13 @@ func TestPlotsTabFillsIn(t *testing.T) {
 		t.Error("the plots tab is not beside the view")
 	}
 	st := p.Style()
-	if st.TextPx < viewer.MinTextSize {
-		t.Errorf("plot text %v px, want at least %d", st.TextPx, viewer.MinTextSize)
+	if st.TextPx < widgets.MinTextSize {
+		t.Errorf("plot text %v px, want at least %d", st.TextPx, widgets.MinTextSize)
 	}
 	if r := testutil.Contrast(st.Foreground, st.Background, st.Background); r < 4.5 {
 		t.Errorf("plot text contrast %.2f:1", r)
 	}
-	if st.Background != viewer.Theme().Color(theme.ColorNameBackground, theme.VariantDark) {
+	if st.Background != widgets.Theme().Color(theme.ColorNameBackground, theme.VariantDark) {
 		t.Errorf("plot background %v is not the theme's", st.Background)
 	}
 	// Shown, the plots are redrawn at their size on screen.
@@ -66,7 +67,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 		}
 		return true
 	}
-	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil {
+	if err := hl.Until(2*time.Minute, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil {
 		t.Fatalf("plots %v and %v shown at %v and %v: %v", it.heat.Image.Bounds(), it.hist.Image.Bounds(), it.heat.Size(), it.hist.Size(), err)
 	}
 	d := fyne.CurrentApp().Driver()
@@ -94,7 +95,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 	// A narrower window redraws them smaller.
 	before := it.heat.Image.Bounds().Dx()
 	w.Resize(fyne.NewSize(900, 800))
-	if err := hl.Until(10*time.Second, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil || it.heat.Image.Bounds().Dx() >= before {
+	if err := hl.Until(2*time.Minute, func() bool { return p.Idle() && hl.Drain() == 0 && drawnAtSize() }); err != nil || it.heat.Image.Bounds().Dx() >= before {
 		t.Errorf("after resizing: heat map %d px wide (was %d): %v", it.heat.Image.Bounds().Dx(), before, err)
 	}
 	if p.Err() != nil {

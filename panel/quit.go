@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // Quitter decides what closing the window does while jobs are queued or
@@ -17,8 +19,8 @@ import (
 type Quitter struct {
 	p    *Panel
 	quit func()
-	// dlg is the question on screen (nil: none).
-	dlg *dialog.ConfirmDialog
+	// hide closes the question on screen (nil: none).
+	hide func()
 	// stopping: the jobs were cancelled and quit follows once they end.
 	stopping bool
 }
@@ -39,21 +41,21 @@ func NewQuitter(p *Panel, quit func()) *Quitter { return &Quitter{p: p, quit: qu
 // the jobs are stopping, another close does nothing more.
 func (q *Quitter) Close() {
 	switch {
-	case q.stopping || q.dlg != nil:
+	case q.stopping || q.hide != nil:
 		return
 	case !q.p.Busy():
 		q.quit()
 		return
 	}
-	q.dlg = dialog.NewConfirm("Jobs are running", q.question(), func(yes bool) {
-		q.dlg = nil
-		if yes {
+	// Enter keeps the jobs running, as Escape does: quitting is the
+	// choice that costs work, so it takes a click (or Tab, then Enter).
+	q.hide = q.p.v.ShowDialog("quit", "Jobs are running", theme.QuestionIcon(), q.question(), []viewer.DialogButton{
+		{Label: quitDismiss, Do: func() { q.hide = nil }},
+		{Label: quitConfirm, Importance: widget.DangerImportance, Do: func() {
+			q.hide = nil
 			q.Stop()
-		}
-	}, q.p.v.Window())
-	q.dlg.SetConfirmText(quitConfirm)
-	q.dlg.SetDismissText(quitDismiss)
-	q.dlg.Show()
+		}},
+	}, 0, 0)
 }
 
 // question says which jobs would be cancelled.
@@ -85,9 +87,9 @@ func (q *Quitter) Stop() {
 		return
 	}
 	q.stopping = true
-	if q.dlg != nil {
-		q.dlg.Hide()
-		q.dlg = nil
+	if q.hide != nil {
+		q.hide()
+		q.hide = nil
 	}
 	done := q.p.StopJobs()
 	go func() {
@@ -97,21 +99,21 @@ func (q *Quitter) Stop() {
 }
 
 // Asking reports whether the question is on screen.
-func (q *Quitter) Asking() bool { return q.dlg != nil }
+func (q *Quitter) Asking() bool { return q.hide != nil }
 
 // Answer answers the question on screen as its buttons do (yes: cancel
 // the jobs and quit), for tests and scripted use; without a question it
 // does nothing.
 func (q *Quitter) Answer(yes bool) {
-	if q.dlg == nil {
+	if q.hide == nil {
 		return
 	}
 	if yes {
 		q.Stop()
 		return
 	}
-	q.dlg.Hide()
-	q.dlg = nil
+	q.hide()
+	q.hide = nil
 }
 
 // StopJobs cancels every queued and running job and returns at once; the

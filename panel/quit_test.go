@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/viewer"
 )
 
 // slowToStop makes the fake pipeline take until windDown is closed to
@@ -33,19 +33,13 @@ func slowToStop(windDown <-chan struct{}) func(*Pipeline) {
 
 // dialogButton returns the button labelled text of the dialog on top of
 // w.
-func dialogButton(t *testing.T, w fyne.Window, text string) *widget.Button {
+func dialogButton(t *testing.T, v *viewer.Viewer, kind, text string) *widget.Button {
 	t.Helper()
-	top := w.Canvas().Overlays().Top()
-	if top == nil {
-		t.Fatal("no dialog is shown")
+	b := v.DialogButton(kind, text)
+	if b == nil {
+		t.Fatalf("no %s dialog with a %q button is shown", kind, text)
 	}
-	for _, o := range test.LaidOutObjects(top) {
-		if b, ok := o.(*widget.Button); ok && b.Text == text {
-			return b
-		}
-	}
-	t.Fatalf("the dialog has no %q button", text)
-	return nil
+	return b
 }
 
 // startBlocked starts a fake job of count steps whose second step waits,
@@ -78,14 +72,14 @@ func TestQuitAsksThenCancelsAndWaits(t *testing.T) {
 	if !q.Asking() || quits != 0 {
 		t.Fatalf("closing with a running job: asking %v, %d quits; want the question and no quit", q.Asking(), quits)
 	}
-	test.Tap(dialogButton(t, h.p.v.Window(), quitDismiss))
+	test.Tap(dialogButton(t, h.p.v, "quit", quitDismiss))
 	h.hl.Drain()
 	if q.Asking() || quits != 0 || h.status(id).State != job.StateRunning {
 		t.Fatalf("after Keep running: asking %v, %d quits, job %v", q.Asking(), quits, h.status(id).State)
 	}
 
 	q.Close()
-	test.Tap(dialogButton(t, h.p.v.Window(), quitConfirm))
+	test.Tap(dialogButton(t, h.p.v, "quit", quitConfirm))
 	h.until("the row to say it is cancelling", func() bool {
 		return strings.Contains(h.p.jobs.rows[id].state.Text, "Cancelling")
 	})

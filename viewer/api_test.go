@@ -47,7 +47,7 @@ func TestPlayAdvancesAndStops(t *testing.T) {
 	if !h.v.Playing() {
 		t.Fatal("play did not start")
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for h.v.Slice() < 2 && time.Now().Before(deadline) {
 		time.Sleep(playInterval / 4)
 		h.q.drain()
@@ -59,13 +59,18 @@ func TestPlayAdvancesAndStops(t *testing.T) {
 	if h.v.Playing() {
 		t.Fatal("play did not stop")
 	}
-	time.Sleep(playInterval)
+	// Once its goroutine has returned, play posts nothing more: the
+	// steps it posted before run, and the slice stays where they left it.
+	select {
+	case <-h.v.playEnded():
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the play goroutine did not end after stop")
+	}
 	h.q.drain()
 	at := h.v.Slice()
-	time.Sleep(2 * playInterval)
-	h.q.drain()
+	h.settle() // the loads the last steps asked for: they do not step
 	if h.v.Slice() != at {
-		t.Errorf("slices still advance after stop: %d -> %d", at, h.v.Slice())
+		t.Errorf("slices still advance after play ended: %d -> %d", at, h.v.Slice())
 	}
 }
 

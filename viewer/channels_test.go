@@ -34,6 +34,10 @@ func TestTIFFChannelChooser(t *testing.T) {
 			if o.Text == "Open" {
 				open = o
 			}
+		case *keyButton:
+			if o.Text == "Open" {
+				open = &o.Button
+			}
 		}
 	}
 	if radio == nil || open == nil || len(radio.Options) != 3 {

@@ -2,7 +2,9 @@ package viewer
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -12,49 +14,57 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/resources"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // newLayerList lists the layers top first, as napari does: a visibility
-// check and the name per row; selecting a row selects the layer.
+// check, an icon for the kind of layer and the name per row (the kind
+// as an icon leaves the name the room: long file names were cut off at
+// 1280 px); selecting a row selects the layer.
 func (v *Viewer) newLayerList() *widget.List {
 	l := widget.NewList(
-		func() int { return len(v.layers) },
+		func() int { return len(v.stack.layers) },
 		func() fyne.CanvasObject {
-			return container.NewHBox(widget.NewCheck("", nil), widget.NewLabel("layer name"))
+			name := widget.NewLabel("layer name")
+			name.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, container.NewHBox(widget.NewCheck("", nil), widget.NewIcon(theme.MediaPhotoIcon())), nil, name)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= len(v.layers) {
+			if id >= len(v.stack.layers) {
 				return
 			}
-			l := v.layers[len(v.layers)-1-id]
+			l := v.stack.layers[len(v.stack.layers)-1-id]
 			row := o.(*fyne.Container)
-			chk := row.Objects[0].(*widget.Check)
+			left := row.Objects[1].(*fyne.Container)
+			chk := left.Objects[0].(*widget.Check)
 			chk.OnChanged = nil
 			chk.SetChecked(l.Visible())
 			chk.OnChanged = func(on bool) {
 				l.SetVisible(on)
-				v.Refocus(false)
+				widgets.Refocus(v.win, false)
 			}
-			row.Objects[1].(*widget.Label).SetText(fmt.Sprintf("%s  (%s)", l.Name(), kindOf(l)) + unsavedMark(l))
+			left.Objects[1].(*widget.Icon).SetResource(kindIcon(l))
+			row.Objects[0].(*widget.Label).SetText(l.Name() + unsavedMark(l))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
-		if id < len(v.layers) {
-			v.Select(v.layers[len(v.layers)-1-id])
+		if id < len(v.stack.layers) {
+			v.Select(v.stack.layers[len(v.stack.layers)-1-id])
 		}
 		// A tapped list keeps the keys (they move its selection).
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	}
 	return l
 }
 
-func kindOf(l Layer) string {
+// kindIcon is the layer list's icon for the kind of l.
+func kindIcon(l Layer) fyne.Resource {
 	switch l.(type) {
 	case *PointsLayer:
-		return "points"
+		return theme.RadioButtonCheckedIcon()
 	case *HeatmapLayer:
-		return "heat map"
+		return theme.GridIcon()
 	}
-	return "image"
+	return theme.MediaPhotoIcon()
 }
 
 // controlRefs are the controls of the selected layer that change when
@@ -63,6 +73,11 @@ type controlRefs struct {
 	layer    Layer
 	contrast *RangeSlider
 	lo, hi   *widget.Entry
+	// limitsMsg says why typed contrast limits were refused.
+	limitsMsg *widget.Label
+	// voxel is the voxel size entry, voxelMsg its message.
+	voxel    *widget.Entry
+	voxelMsg *widget.Label
 	auto     *widget.Check
 	gamma    *widget.Slider
 	gammaLbl *widget.Label
@@ -76,9 +91,9 @@ type controlRefs struct {
 
 // rebuildControls shows the controls of the selected layer.
 func (v *Viewer) rebuildControls() {
-	v.ctl = controlRefs{layer: v.sel}
+	v.ctl = controlRefs{layer: v.stack.sel}
 	var objs []fyne.CanvasObject
-	switch l := v.sel.(type) {
+	switch l := v.stack.sel.(type) {
 	case nil:
 		objs = []fyne.CanvasObject{widget.NewLabel("No layer selected")}
 	case *PointsLayer:
@@ -103,24 +118,32 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		l.SetContrastLimits(a, b)
 	}
 	c.lo, c.hi = widget.NewEntry(), widget.NewEntry()
+	c.limitsMsg = widgets.WrapLabel("", widget.DangerImportance)
+	widgets.SetLabel(c.limitsMsg, "")
 	setLimits := func(string) {
-		a, err1 := strconv.ParseFloat(c.lo.Text, 64)
-		b, err2 := strconv.ParseFloat(c.hi.Text, 64)
-		if err1 != nil || err2 != nil || b < a {
-			v.status.SetText("contrast limits: enter two numbers, low ≤ high")
+		if msg := checkLimits(c.lo.Text, c.hi.Text); msg != "" {
+			// Said beside the entries, where the user looks, until
+			// mended (the status bar's line is overwritten by the next
+			// pointer move).
+			widgets.SetLabel(c.limitsMsg, msg)
+			v.controls.Refresh()
 			return
 		}
+		a, _ := strconv.ParseFloat(strings.TrimSpace(c.lo.Text), 64)
+		b, _ := strconv.ParseFloat(strings.TrimSpace(c.hi.Text), 64)
+		widgets.SetLabel(c.limitsMsg, "")
 		l.SetContrastLimits(a, b)
 		// Enter ends the typing: the keys step through slices again.
-		v.Refocus(true)
+		widgets.Refocus(v.win, true)
 	}
 	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
-	autoOnce := v.NewButton("Auto", nil, func() { l.AutoContrast() })
+	voxelRow := v.voxelControl(l)
+	autoOnce := widgets.NewButton(v.win, "Auto", nil, func() { l.AutoContrast() })
 	c.auto = widget.NewCheck("continuous", func(on bool) {
 		if !c.syncing && on != l.ContinuousAutoContrast() {
 			l.SetContinuousAutoContrast(on)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	c.gamma = widget.NewSlider(0.2, 5)
 	c.gamma.Step = 0.01
@@ -135,7 +158,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		if !c.syncing && name != l.Colormap() {
 			_ = l.SetColormap(name)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	c.opacity = widget.NewSlider(0, 1)
 	c.opacity.Step = 0.01
@@ -153,20 +176,99 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		if m != l.Blending() {
 			l.SetBlending(m)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	blend.SetSelected(l.Blending().String())
 	v.syncControls()
 	form := widget.NewForm(
 		widget.NewFormItem("contrast", c.contrast),
-		widget.NewFormItem("", container.NewGridWithColumns(2, c.lo, c.hi)),
+		widget.NewFormItem("", container.NewVBox(container.NewGridWithColumns(2, c.lo, c.hi), c.limitsMsg)),
 		widget.NewFormItem("", container.NewHBox(autoOnce, c.auto)),
 		widget.NewFormItem("gamma", container.NewBorder(nil, nil, nil, c.gammaLbl, c.gamma)),
 		widget.NewFormItem("colormap", c.cmap),
 		widget.NewFormItem("opacity", c.opacity),
 		widget.NewFormItem("blending", blend),
 	)
-	return []fyne.CanvasObject{widget.NewLabel(describe(l)), form}
+	if voxelRow != nil {
+		form.Append("voxel", container.NewVBox(voxelRow, c.voxelMsg))
+	}
+	name := widget.NewLabel(describe(l))
+	name.Wrapping = fyne.TextWrapBreak // long file names are read whole
+	return []fyne.CanvasObject{name, form}
+}
+
+// checkLimits says what is wrong with contrast limits typed as lo and
+// hi ("" when nothing).
+func checkLimits(lo, hi string) string {
+	a, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	b, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	switch {
+	case err1 != nil:
+		return fmt.Sprintf("%q is not a number: type the low limit as one (e.g. 100)", lo)
+	case err2 != nil:
+		return fmt.Sprintf("%q is not a number: type the high limit as one (e.g. 4000)", hi)
+	case math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0):
+		return "the limits must be finite numbers"
+	case a > b:
+		return fmt.Sprintf("the low limit %s is above the high limit %s: swap them", formatValue(a), formatValue(b))
+	}
+	return ""
+}
+
+// voxelControl is an image layer's voxel size, z, y and x in its unit,
+// typed as three numbers (or one for cubic voxels): it sets the
+// physical shape of y and x slices, the scale bar and the orthogonal
+// views' proportions. nil for a heat map.
+func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
+	if l.vol == nil {
+		return nil
+	}
+	c := &v.ctl
+	c.voxel = widget.NewEntry()
+	c.voxel.SetPlaceHolder("z, y, x (e.g. 5, 2, 2)")
+	if vs := l.vol.VoxelSize; vs != [3]float64{} {
+		c.voxel.SetText(fmt.Sprintf("%g, %g, %g", vs[0], vs[1], vs[2]))
+	}
+	c.voxelMsg = widgets.WrapLabel("", widget.DangerImportance)
+	widgets.SetLabel(c.voxelMsg, "")
+	c.voxel.OnSubmitted = func(s string) {
+		vs, err := parseVoxelSize(s)
+		if err != nil {
+			widgets.SetLabel(c.voxelMsg, err.Error())
+			v.controls.Refresh()
+			return
+		}
+		widgets.SetLabel(c.voxelMsg, "")
+		l.SetVoxelSize(vs)
+		widgets.Refocus(v.win, true)
+	}
+	unit := l.unit
+	if unit == "" {
+		unit = "µm"
+	}
+	return container.NewBorder(nil, nil, nil, widget.NewLabel(unit), c.voxel)
+}
+
+// parseVoxelSize reads "z, y, x" (commas, spaces or x between them) or
+// one number for all three; each must be a positive number.
+func parseVoxelSize(s string) ([3]float64, error) {
+	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == 'x' || r == '×' || r == '\t' })
+	var vs [3]float64
+	switch len(f) {
+	case 1:
+		f = []string{f[0], f[0], f[0]}
+	case 3:
+	default:
+		return vs, fmt.Errorf("type the voxel size as z, y, x (e.g. 5, 2, 2) or one number: %q has %d", s, len(f))
+	}
+	for i, t := range f {
+		x, err := strconv.ParseFloat(t, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return vs, fmt.Errorf("voxel size %q: %q is not a positive number", s, t)
+		}
+		vs[i] = x
+	}
+	return vs, nil
 }
 
 func describe(l *ImageLayer) string {
@@ -189,7 +291,7 @@ func describe(l *ImageLayer) string {
 // syncControls puts the selected layer's settings into its controls.
 func (v *Viewer) syncControls() {
 	c := &v.ctl
-	if c.layer == nil || c.layer != v.sel {
+	if c.layer == nil || c.layer != v.stack.sel {
 		return
 	}
 	if pl, ok := c.layer.(*PointsLayer); ok {
@@ -246,12 +348,12 @@ type dimsBar struct {
 
 func (v *Viewer) newDimsBar() dimsBar {
 	d := dimsBar{}
-	d.play = v.NewButton("", theme.MediaPlayIcon(), v.togglePlay)
+	d.play = widgets.NewButton(v.win, "", theme.MediaPlayIcon(), v.togglePlay)
 	d.axis = widget.NewRadioGroup([]string{"z", "y", "x"}, func(s string) {
 		if a, err := ParseAxis(s); err == nil {
 			v.SetAxis(a)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	d.axis.Horizontal = true
 	d.axis.Required = true
@@ -414,12 +516,13 @@ func (v *Viewer) togglePlay() {
 		v.stopPlay()
 		return
 	}
-	stop := make(chan struct{})
+	stop, done := make(chan struct{}), make(chan struct{})
 	v.playMu.Lock()
-	v.playStop = stop
+	v.playStop, v.playDone = stop, done
 	v.playMu.Unlock()
 	v.dims.play.SetIcon(theme.MediaPauseIcon())
 	go func() {
+		defer close(done)
 		t := time.NewTicker(playInterval)
 		defer t.Stop()
 		for {
@@ -443,17 +546,18 @@ func (v *Viewer) stopPlay() {
 	}
 }
 
-// Playing reports whether the play button is animating the slices.
-func (v *Viewer) Playing() bool {
+// playEnded returns a channel closed once the last play goroutine has
+// returned (it posts no more steps); nil when play never ran.
+func (v *Viewer) playEnded() <-chan struct{} {
 	v.playMu.Lock()
 	defer v.playMu.Unlock()
-	return v.playStop != nil
+	return v.playDone
 }
 
 // sliderDone is the OnChangeEnded of the viewer's sliders: a slider
 // takes the focus when tapped, and would keep the arrow keys (they move
 // it, not the slice) without it.
-func (v *Viewer) sliderDone(float64) { v.Refocus(false) }
+func (v *Viewer) sliderDone(float64) { widgets.Refocus(v.win, false) }
 
 // focused reports whether the user is typing in o.
 func (v *Viewer) focused(o fyne.Focusable) bool {

@@ -3,13 +3,8 @@ package viewer
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/points"
 )
@@ -94,19 +89,49 @@ func (v *Viewer) WalkNext(dir int) bool {
 	if pl == nil {
 		return false
 	}
+	var found int32
+	if pl.reviewOrder != nil {
+		found = pl.nextInReviewOrder(v.edit.walk, dir)
+	} else {
+		found = pl.nextInPlaneOrder(v.edit.walk, dir, v.axis, v.index[v.axis])
+	}
+	if found < 0 {
+		v.bar.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
+		return false
+	}
+	pl.walkAt = found
+	pl.markReviewed(found)
+	p, _ := pl.Point(int(found))
+	sl, r, c := coords(&p, v.axis)
+	v.Batch(func() {
+		v.SetSlice(planeOf(sl))
+		v.centreOn(r, c)
+		pl.SetSelected(false, int(found))
+	})
+	return true
+}
+
+// walkMatch reports whether point i is a target of the walk (WalkAll,
+// WalkUnreviewed or a class); the caller holds the store's lock.
+func (pl *PointsLayer) walkMatch(walk int, i int32) bool {
+	switch walk {
+	case WalkAll:
+		return true
+	case WalkUnreviewed:
+		return !pl.isReviewed(i)
+	}
+	return int(pl.store.cls[i]) == walk
+}
+
+// nextInPlaneOrder returns the next (dir > 0) or previous point of the
+// walk target in plane, row, column order along axis after where the
+// walk stands (its last point, else the first selected, else the plane
+// on show); -1 when there is none that way.
+func (pl *PointsLayer) nextInPlaneOrder(walk, dir int, axis Axis, plane int) int32 {
 	s := pl.store
 	s.mu.RLock()
-	match := func(i int32) bool {
-		switch v.edit.walk {
-		case WalkAll:
-			return true
-		case WalkUnreviewed:
-			return !pl.isReviewed(i)
-		}
-		return int(s.cls[i]) == v.edit.walk
-	}
 	key := func(i int32) walkKey {
-		sl, r, c := coords(&s.pts[i], v.axis)
+		sl, r, c := coords(&s.pts[i], axis)
 		return walkKey{sl, r, c, i}
 	}
 	// Where the walk stands: its last point, else the first selected,
@@ -124,19 +149,19 @@ func (v *Viewer) WalkNext(dir int) bool {
 		}
 	}
 	if !have {
-		at = walkKey{s: float64(v.index[v.axis]) - 0.5, i: -1}
+		at = walkKey{s: float64(plane) - 0.5, i: -1}
 		if dir < 0 {
-			at = walkKey{s: float64(v.index[v.axis]) + 0.5, i: -1}
+			at = walkKey{s: float64(plane) + 0.5, i: -1}
 		}
 	}
-	planes := s.planes[v.axis]
+	planes := s.planes[axis]
 	found := int32(-1)
 	var buf []walkKey
 	k0 := min(max(planeOf(at.s), 0), len(planes)-1)
 	for k := k0; k >= 0 && k < len(planes) && found < 0; k += cmp.Compare(dir, 0) | 1 {
 		buf = buf[:0]
 		for _, i := range planes[k] {
-			if match(i) {
+			if pl.walkMatch(walk, i) {
 				buf = append(buf, key(i))
 			}
 		}
@@ -158,27 +183,14 @@ func (v *Viewer) WalkNext(dir int) bool {
 		}
 	}
 	s.mu.RUnlock()
-	if found < 0 {
-		v.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
-		return false
-	}
-	pl.walkAt = found
-	pl.markReviewed(found)
-	p, _ := pl.Point(int(found))
-	sl, r, c := coords(&p, v.axis)
-	v.Batch(func() {
-		v.SetSlice(planeOf(sl))
-		v.centreOn(r, c)
-		pl.SetSelected(false, int(found))
-	})
-	return true
+	return found
 }
 
 // centreOn pans so that data (row, col) is at the centre of the first
 // panel showing the selected layer.
 func (v *Viewer) centreOn(row, col float64) {
 	for _, p := range v.panels {
-		if p.group != nil && !slices.Contains(p.group, v.sel) {
+		if p.group != nil && !slices.Contains(p.group, v.stack.sel) {
 			continue
 		}
 		sz := p.Size()
@@ -246,7 +258,7 @@ func (l *PointsLayer) outside(e [3]int) int {
 // belong to), zero without one.
 func (v *Viewer) imageExtent() [3]int {
 	var e [3]int
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
 			x := il.extent()
 			for a := range e {
@@ -256,131 +268,3 @@ func (v *Viewer) imageExtent() [3]int {
 	}
 	return e
 }
-
-// Path returns the file the layer saves to ("" when it has none yet).
-func (l *PointsLayer) Path() string { return l.path }
-
-// Save writes the layer's points to path (cellfinder XML for .xml, else
-// CSV) through a temporary file, and makes it the layer's file: the
-// layer is no longer modified.
-func (l *PointsLayer) Save(path string) error {
-	if err := points.Save(path, l.Points()); err != nil {
-		return err
-	}
-	l.path = path
-	l.savedID = l.editID()
-	l.changed()
-	return nil
-}
-
-// SaveSelected saves the selected points layer to its file, or asks
-// where when it has none.
-func (v *Viewer) SaveSelected() {
-	pl, ok := v.sel.(*PointsLayer)
-	if !ok {
-		v.status.SetText("select a points layer to save")
-		return
-	}
-	if pl.path == "" {
-		v.ShowSaveDialog(pl)
-		return
-	}
-	if err := pl.Save(pl.path); err != nil {
-		v.ShowError(err)
-		return
-	}
-	v.status.SetText(fmt.Sprintf("saved %d points to %s", pl.Len(), pl.path))
-}
-
-// ShowSaveDialog asks where to save pl (.xml for cellfinder, .csv).
-func (v *Viewer) ShowSaveDialog(pl *PointsLayer) {
-	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
-		if err != nil {
-			v.ShowError(err)
-			return
-		}
-		if w == nil {
-			return
-		}
-		path := w.URI().Path()
-		w.Close()
-		if !points.IsPointsFile(path) {
-			path += ".csv"
-		}
-		if err := pl.Save(path); err != nil {
-			v.ShowError(err)
-			return
-		}
-		v.status.SetText(fmt.Sprintf("saved %d points to %s", pl.Len(), path))
-	}, v.win)
-	name := pl.Name()
-	if !points.IsPointsFile(name) {
-		name += ".xml"
-	}
-	d.SetFileName(filepath.Base(name))
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
-}
-
-// Unsaved returns the points layers with edits not saved.
-func (v *Viewer) Unsaved() []*PointsLayer {
-	var out []*PointsLayer
-	for _, l := range v.layers {
-		if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
-			out = append(out, pl)
-		}
-	}
-	return out
-}
-
-// ConfirmUnsaved runs quit at once when no points layer has unsaved
-// edits; otherwise it asks first, naming the layers: save them (each to
-// its file; offered when every one has a file) and quit, quit without
-// saving, or keep editing. Use it as (or inside) the window's close
-// intercept.
-func (v *Viewer) ConfirmUnsaved(quit func()) {
-	un := v.Unsaved()
-	if len(un) == 0 {
-		quit()
-		return
-	}
-	names := make([]string, len(un))
-	canSave := true
-	for i, l := range un {
-		names[i] = l.Name()
-		canSave = canSave && l.path != ""
-	}
-	where := "layer " + names[0]
-	if len(names) > 1 {
-		where = fmt.Sprintf("%d layers (%s)", len(names), strings.Join(names, ", "))
-	}
-	var d *dialog.CustomDialog
-	save := widget.NewButton(quitSave, func() {
-		for _, l := range un {
-			if err := l.Save(l.path); err != nil {
-				d.Hide()
-				v.ShowError(err)
-				return
-			}
-		}
-		d.Hide()
-		quit()
-	})
-	save.Importance = widget.HighImportance
-	if !canSave {
-		save.Disable()
-	}
-	discard := widget.NewButton(quitDiscard, func() { d.Hide(); quit() })
-	keep := widget.NewButton(quitKeep, func() { d.Hide() })
-	d = dialog.NewCustomWithoutButtons("Unsaved edits",
-		widget.NewLabel(fmt.Sprintf("The points of %s have unsaved edits.", where)), v.win)
-	d.SetButtons([]fyne.CanvasObject{keep, discard, save})
-	d.Show()
-}
-
-// Labels of the unsaved-edits question.
-const (
-	quitSave    = "Save and quit"
-	quitDiscard = "Quit without saving"
-	quitKeep    = "Keep editing"
-)

@@ -6,6 +6,13 @@
 // map while a stack of maps is on show), and a status bar with the voxel
 // under the pointer and each visible layer's value there.
 //
+// The layers and the selection are a model of their own (layerStack,
+// layerstack.go: add, remove, move, choose, edits) that the Viewer
+// observes to list, lay out and draw again; the status bar is its own
+// widget (statusbar.go); the Viewer's navigation, painting, input,
+// loading state, docking and compare offer are in nav.go, paint.go,
+// input.go, loading.go, dock.go and offer.go.
+//
 // # Using it from the application
 //
 //	w := app.NewWindow("voxlab")
@@ -33,9 +40,9 @@
 // AddTab, hears of changes to the layer stack through OnLayersChanged,
 // runs its plot renderers with Go (which WaitBackground and Headless.Idle
 // wait for) and shows a running job's results through the live-update
-// methods below and a LiveVolume. NewButton, Refocus and PanelScroll give
-// its controls the viewer's keyboard and wheel behaviour, WrapLabel and
-// SetLabel its captions the viewer's look.
+// methods below and a LiveVolume. The small widgets both share (the
+// theme, caption labels, buttons that give the keys back to the canvas,
+// the side panels' scroller) are in package widgets.
 //
 // Viewer methods and layer setters run on the UI goroutine (wrap calls
 // from elsewhere in fyne.Do). The live-update methods are safe from any
@@ -53,8 +60,18 @@
 // store indexed by plane along each axis; deleted points stay as
 // tombstones so that indices (selection, undo history) never move, and an
 // edit reindexes only the planes it touches. WalkNext is the curation
-// walk; Save writes CSV or cellfinder XML (processing/points) and
-// ConfirmUnsaved asks before unsaved edits are lost.
+// walk; Save writes CSV or cellfinder XML (processing/points), through a
+// temporary file, after the questions it needs (points_save.go: replace
+// another file, unknown points into XML); ConfirmUnsaved and
+// AskRemoveLayer ask before unsaved edits are lost. Clicks and boxes
+// select on the plane on show only. NewPointsLayer starts a layer on an
+// image.
+//
+// # Dialogs
+//
+// The viewer's dialogs (dialogs.go; ShowDialog for the processing
+// panel's) answer Enter, Space and Escape and take the keys from the
+// canvas under them; one of each kind is on show at a time.
 //
 // # Large data
 //
@@ -71,8 +88,12 @@
 // got ("loading y 500: 40%"), a newer slider position abandons it, and
 // RenderOffscreen waits for it as long as bytes keep coming.
 //
+// A plane larger than planeBudget (256 MiB) is read decimated to the
+// screen through the source's box reads (decimate.go), never whole.
+//
 // A LiveVolume (a running job's output) holds only a budget of finished
 // planes: the newest, and the slice on screen when its block arrives.
+// Planes not computed yet draw transparent.
 //
 // # Navigation
 //
@@ -97,13 +118,16 @@
 //
 // SetOrtho shows three panels, the xy, xz and zy planes through one
 // point (the slice index along each axis, SetPoint), at one physical
-// scale, with a crosshair; a click or drag in one moves the point.
+// scale (z stretched in the side panels of a thin stack), with a
+// crosshair; a click or drag in one moves the point, the side panels
+// following from a coarse copy of the layer while their planes load
+// (preview.go).
 // Set3D shows the 3D view instead of the panels (view3d.go): the
 // visible image layers rendered by render3d in the mode of Set3DMode,
 // through their lookup tables, with the points layers over them. Each
 // layer's volume is read once, on its loader goroutine a slab at a
 // time, into a coarse grid for frames while the view moves and a fine
-// one (Set3DBudget) for the still view; rendering runs on a goroutine
+// one (Default3DBudget) for the still view; rendering runs on a goroutine
 // of the view's own. RenderOffscreenFrames renders a turntable.
 //
 // # Rendering
@@ -114,7 +138,7 @@
 // physical shape.
 //
 // Each panel renders into a reused *image.RGBA the size of the panel in
-// device pixels (shown by a canvas.Image, which the GL painter uploads
+// whole device pixels, shown at exactly that size (shown by a canvas.Image, which the GL painter uploads
 // without conversion). Contrast limits, gamma and the colormap are baked
 // into a lookup table per layer (65536 entries for uint16, 4096 levels
 // for floats), so drawing is one table lookup per pixel through

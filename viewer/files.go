@@ -18,6 +18,7 @@ import (
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // Recent files are kept in the app's Preferences under this key, newest
@@ -42,8 +43,9 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		if err != nil {
 			return nil, err
 		}
+		order := reviewOrder(path, pts) // classified points: see points_order.go
 		pl := v.AddPoints(name, pts)
-		pl.path = path
+		pl.path, pl.reviewOrder = path, order
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)
@@ -59,6 +61,7 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		}
 	}
 	l.base().spec = spec
+	v.updateTitle()
 	v.addRecent(spec)
 	return l, nil
 }
@@ -148,10 +151,16 @@ var (
 	openFolderShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
 	resetShortcut      = &desktop.CustomShortcut{KeyName: fyne.Key0, Modifier: fyne.KeyModifierShortcutDefault}
 	gridShortcut       = &desktop.CustomShortcut{KeyName: fyne.KeyG, Modifier: fyne.KeyModifierShortcutDefault}
+	saveAsShortcut     = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	newPointsShortcut  = &desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault}
+	quitShortcut       = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
-// mainMenu is File (Open, Open folder, Open recent; Fyne adds Quit) and
-// View (Reset view, Toggle grid), with their shortcuts.
+// mainMenu is File (Open, Open folder, Open recent, New points layer,
+// Save points, Save points as, Quit) and View (Reset view, Toggle grid),
+// with their shortcuts. Quit has no action of its own: Fyne gives it one
+// that closes the window through its close intercept, so Ctrl+Q asks
+// about unsaved edits (and running jobs) as the close button does.
 func (v *Viewer) mainMenu() *fyne.MainMenu {
 	recent := fyne.NewMenuItem("Open recent", nil)
 	var items []*fyne.MenuItem
@@ -177,25 +186,33 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 			item("Open…", openShortcut, v.ShowOpenDialog),
 			item("Open folder…", openFolderShortcut, v.ShowOpenFolderDialog),
 			recent,
-			item("Export layer…", nil, v.ExportSelected),
+			item("Export layer…", nil, v.actions.Export),
 			fyne.NewMenuItemSeparator(),
+			item("New points layer", newPointsShortcut, func() { v.NewPointsLayer() }),
 			item("Save points", saveShortcut, v.SaveSelected),
-			item("Save points as…", nil, func() {
-				if pl, ok := v.sel.(*PointsLayer); ok {
-					v.ShowSaveDialog(pl)
-				}
-			})),
+			item("Save points as…", saveAsShortcut, v.SaveSelectedAs),
+			fyne.NewMenuItemSeparator(),
+			quitItem()),
 		view,
 		v.editMenu(),
 	)
 }
 
+// quitItem is File ▸ Quit with Ctrl+Q, its action left to Fyne (see
+// mainMenu).
+func quitItem() *fyne.MenuItem {
+	q := fyne.NewMenuItem("Quit", nil)
+	q.IsQuit = true
+	q.Shortcut = quitShortcut
+	return q
+}
+
 // openDialog is the Open dialog: a path to type or paste (Fyne's file
 // chooser has no field for one), with the file and folder choosers a
-// click away.
+// click away. Enter opens, Escape cancels.
 type openDialog struct {
-	d     *dialog.CustomDialog
-	path  *widget.Entry
+	m     *modal
+	path  *dialogEntry
 	msg   *widget.Label
 	open  *widget.Button
 	files *widget.Button
@@ -205,19 +222,17 @@ type openDialog struct {
 // pasted (a leading ~ is the home folder), or picked with Browse files…
 // or Browse folders…. HDF5 files then get a dataset chooser.
 func (v *Viewer) ShowOpenDialog() {
-	o := &openDialog{path: widget.NewEntry(), msg: WrapLabel("", widget.DangerImportance)}
+	o := &openDialog{path: &dialogEntry{}, msg: widgets.WrapLabel("", widget.DangerImportance)}
+	o.path.ExtendBaseWidget(o.path)
 	o.path.SetPlaceHolder("a file, a folder of TIFF planes, or FILE.h5:/dataset")
 	if recent := v.Recent(); len(recent) > 0 {
 		p, _ := volume.SplitSpec(recent[0])
 		o.path.SetText(filepath.Dir(p) + string(filepath.Separator))
 		o.path.CursorColumn = len([]rune(o.path.Text))
 	}
-	SetLabel(o.msg, "")
+	widgets.SetLabel(o.msg, "")
 	o.path.OnSubmitted = func(string) { v.openTyped(o) }
-	o.path.OnChanged = func(string) { SetLabel(o.msg, "") }
-	o.open = widget.NewButtonWithIcon("Open", theme.ConfirmIcon(), func() { v.openTyped(o) })
-	o.open.Importance = widget.HighImportance
-	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { v.closeOpenDialog(o) })
+	o.path.OnChanged = func(string) { widgets.SetLabel(o.msg, "") }
 	o.files = widget.NewButtonWithIcon("Browse files…", theme.FileIcon(), func() {
 		v.closeOpenDialog(o)
 		v.showFileChooser()
@@ -228,18 +243,23 @@ func (v *Viewer) ShowOpenDialog() {
 	})
 	content := container.NewVBox(
 		widget.NewLabel("Path of a file or folder"), o.path, o.msg,
-		container.NewBorder(nil, nil, container.NewHBox(o.files, folders), container.NewHBox(cancel, o.open)),
+		container.NewHBox(o.files, folders),
 	)
-	o.d = dialog.NewCustomWithoutButtons("Open", content, v.win)
-	o.d.Resize(fyne.NewSize(640, 0))
+	o.m = v.showModal("open", "Open", content, []DialogButton{
+		{Label: "Cancel", Icon: theme.CancelIcon(), Do: func() { v.closeOpenDialog(o) }},
+		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Stay: true, Do: func() { v.openTyped(o) }},
+	}, 1, 0)
+	o.open = &o.m.buttons[1].Button
+	o.path.m = o.m
+	o.m.keep = o.path
+	o.m.d.Resize(fyne.NewSize(640, 0))
 	v.openDlg = o
-	o.d.Show()
-	v.win.Canvas().Focus(o.path)
+	o.m.focus(v)
 }
 
 // closeOpenDialog hides the Open dialog.
 func (v *Viewer) closeOpenDialog(o *openDialog) {
-	o.d.Hide()
+	o.m.hide(v)
 	if v.openDlg == o {
 		v.openDlg = nil
 	}
@@ -250,12 +270,12 @@ func (v *Viewer) closeOpenDialog(o *openDialog) {
 func (v *Viewer) openTyped(o *openDialog) {
 	spec := expandHome(strings.TrimSpace(o.path.Text))
 	if spec == "" {
-		SetLabel(o.msg, "type the path of a file or folder, or browse for one")
+		widgets.SetLabel(o.msg, "type the path of a file or folder, or browse for one")
 		return
 	}
 	p, _ := volume.SplitSpec(spec)
 	if _, err := os.Stat(p); err != nil {
-		SetLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
+		widgets.SetLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
 		return
 	}
 	v.closeOpenDialog(o)
@@ -387,11 +407,14 @@ func datasets(path string) []string {
 func (v *Viewer) chooseDataset(path string, names []string) {
 	sel := widget.NewRadioGroup(names, nil)
 	sel.SetSelected(names[0])
-	dialog.ShowCustomConfirm("Dataset of "+filepath.Base(path), "Open", "Cancel", sel, func(ok bool) {
-		if ok && sel.Selected != "" {
-			if _, err := v.Open(path + ":" + sel.Selected); err != nil {
-				v.ShowError(err)
+	v.showModal("dataset", "Dataset of "+filepath.Base(path), sel, []DialogButton{
+		{Label: "Cancel", Icon: theme.CancelIcon()},
+		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Do: func() {
+			if sel.Selected != "" {
+				if _, err := v.Open(path + ":" + sel.Selected); err != nil {
+					v.ShowError(err)
+				}
 			}
-		}
-	}, v.win)
+		}},
+	}, 1, 0)
 }

@@ -182,12 +182,12 @@ func TestStatusPerPanel(t *testing.T) {
 		p.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(float32(x), float32(y))}})
 	}
 	hoverAt(h.panelOf(img), 20, 30)
-	if want := "z 3  y 20  x 30  │  img: 2030"; h.v.status.Text != want {
-		t.Errorf("over the image: %q, want %q", h.v.status.Text, want)
+	if want := "z 3  y 20  x 30  │  img: 2030"; h.v.bar.status.Text != want {
+		t.Errorf("over the image: %q, want %q", h.v.bar.status.Text, want)
 	}
 	hoverAt(h.panelOf(maps), 5, 6)
-	if want := "map 2  z 3  y 5  x 6  │  maps: 146"; h.v.status.Text != want {
-		t.Errorf("over the maps: %q, want %q", h.v.status.Text, want)
+	if want := "map 2  z 3  y 5  x 6  │  maps: 146"; h.v.bar.status.Text != want {
+		t.Errorf("over the maps: %q, want %q", h.v.bar.status.Text, want)
 	}
 	if title := h.v.panelTitle(h.panelOf(maps).group); title != "maps: map 2" {
 		t.Errorf("map panel title %q", title)
@@ -222,8 +222,8 @@ func TestHeatmapClickSelectsMap(t *testing.T) {
 	x, y := p.xf().toScreen(1.5, 3.5, float64(sz.Width), float64(sz.Height))
 	at := fyne.NewPos(float32(x), float32(y))
 	p.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at}})
-	if want := "row 3  col 1 (click: map 3)  │  l2: 10"; h.v.status.Text != want {
-		t.Errorf("over the heat map: %q, want %q", h.v.status.Text, want)
+	if want := "row 3  col 1 (click: map 3)  │  l2: 10"; h.v.bar.status.Text != want {
+		t.Errorf("over the heat map: %q, want %q", h.v.bar.status.Text, want)
 	}
 	p.Tapped(&fyne.PointEvent{Position: at})
 	h.settle()

@@ -54,6 +54,10 @@ func TestHDF5DatasetChooser(t *testing.T) {
 			if o.Text == "Open" {
 				open = o
 			}
+		case *keyButton:
+			if o.Text == "Open" {
+				open = &o.Button
+			}
 		}
 	}
 	if radio == nil || open == nil || len(radio.Options) != 2 {

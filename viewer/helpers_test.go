@@ -38,7 +38,7 @@ func newHarness(t *testing.T) *harness {
 // slices are loaded.
 func (h *harness) settle() {
 	h.t.Helper()
-	if err := h.v.settle(h.q, 10*time.Second); err != nil {
+	if err := h.v.settle(h.q, 2*time.Minute); err != nil {
 		h.t.Fatal(err)
 	}
 }

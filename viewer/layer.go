@@ -80,7 +80,7 @@ func (b *layerBase) SetBlending(m Blending) { b.blend = m; b.changed() }
 
 func (b *layerBase) changed() {
 	if b.v != nil {
-		b.v.layerChanged()
+		b.v.stack.edited()
 	}
 }
 
@@ -134,6 +134,13 @@ type ImageLayer struct {
 	// loads; shownKey names it.
 	shown    *plane
 	shownKey sliceKey
+	// last is the last plane drawn along each axis, with its key: an
+	// ortho panel keeps its plane while the next one loads.
+	last    [3]*plane
+	lastKey [3]sliceKey
+	// preview is the coarse copy side slices are drawn from while they
+	// load (preview.go); nil until one is needed.
+	preview *preview
 
 	// fixed returns the one plane of a 2D layer (heat maps), else nil.
 	fixed func() *plane
@@ -198,6 +205,23 @@ func (l *ImageLayer) setLimits(lo, hi float64) {
 	l.rangeLo, l.rangeHi = math.Min(l.rangeLo, lo), math.Max(l.rangeHi, hi)
 	l.contrastSet = true
 	l.lutDirty = true
+	l.changed()
+}
+
+// SetVoxelSize sets the layer's voxel size (z, y, x, in its unit; all
+// positive): y and x slices keep the physical shape it gives, the scale
+// bar and the orthogonal views follow it.
+func (l *ImageLayer) SetVoxelSize(vs [3]float64) {
+	if l.vol == nil || l.vol.VoxelSize == vs {
+		return
+	}
+	l.vol.VoxelSize = vs
+	if l.unit == "" {
+		l.unit = "µm"
+	}
+	if l.v != nil && l.v.ortho {
+		l.v.panelBox.Refresh() // the panels' proportions follow
+	}
 	l.changed()
 }
 
@@ -333,19 +357,30 @@ func (l *ImageLayer) planeFor(axis Axis, idx, m int) (p *plane, exact bool) {
 			if l.ld.err(k) != nil {
 				return nil, true
 			}
-			if l.shown != nil && l.shownKey.axis == axis {
-				return l.shown, false
+			// Meanwhile: the slice from the layer's coarse copy (a
+			// side view of a big volume), else the last slice shown
+			// along this axis (each ortho panel keeps its own).
+			if pv := l.previewPlane(axis, idx, m); pv != nil {
+				return pv, false
+			}
+			if last := l.last[axis]; last != nil {
+				return last, false
 			}
 			return nil, false
 		}
 		l.shownKey = k
+		l.last[axis], l.lastKey[axis] = p, k
 	}
 	if p != l.shown {
 		l.shown = p
-		l.rangeLo = math.Min(l.rangeLo, p.stats.min)
-		l.rangeHi = math.Max(l.rangeHi, p.stats.max)
-		if !l.contrastSet {
-			l.rangeLo, l.rangeHi = p.stats.min, p.stats.max
+		// A plane with no value (a running job's plane not computed
+		// yet) says nothing about the range.
+		if p.stats.finite || p.off == nil {
+			l.rangeLo = math.Min(l.rangeLo, p.stats.min)
+			l.rangeHi = math.Max(l.rangeHi, p.stats.max)
+			if !l.contrastSet {
+				l.rangeLo, l.rangeHi = p.stats.min, p.stats.max
+			}
 		}
 		if (l.auto || !l.contrastSet) && p.stats.finite {
 			switch {
@@ -473,11 +508,16 @@ type PointsLayer struct {
 	savedID    uint64
 	// path is the file Save writes to ("" until saved or opened).
 	path string
+	// xmlAccepted is the XML file the user chose to save this layer's
+	// unknown points to as non-cells, not to be asked again.
+	xmlAccepted string
 	// reviewed marks the points the curation walk visited or the user
 	// classed; walkAt is the point the walk stands on (-1: none).
 	reviewed  []bool
 	nReviewed int
 	walkAt    int32
+	// reviewOrder, when set, is the walk's order (points_order.go).
+	reviewOrder []int32
 	// outN counts the points outside the volume of extent outExt at
 	// store version outVer (counting 10^6 points on every pointer move
 	// would cost milliseconds).

@@ -13,7 +13,8 @@ import (
 // LiveVolume is a volume being computed: a Source that a job fills block
 // by block (Write) while an image layer shows it (call
 // ImageLayer.RefreshPlanes after each Write). Planes not yet written
-// read as zeros. Safe for concurrent use.
+// read as zeros, and the layer draws them transparent (what is below
+// it, the raw scan, shows through). Safe for concurrent use.
 //
 // It never holds the whole output (a 1800-frame scan is 10-20 GB): it
 // keeps finished planes within a byte budget, newest first, except that
@@ -121,6 +122,23 @@ func (l *LiveVolume) ReadSlab(z0, z1 int, dst []byte) error {
 		}
 	}
 	return nil
+}
+
+// unwritten reports, for planes [z0, z1), which have not been written
+// yet (nil when all have).
+func (l *LiveVolume) unwritten(z0, z1 int) []bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var off []bool
+	for z := z0; z < z1; z++ {
+		if !l.done[z] {
+			if off == nil {
+				off = make([]bool, z1-z0)
+			}
+			off[z-z0] = true
+		}
+	}
+	return off
 }
 
 // want records that plane z was read as a z slice (with l.mu held).
@@ -238,9 +256,9 @@ func Spec(l Layer) string { return l.base().spec }
 // cleaned paths with their datasets), or nil.
 func (v *Viewer) LayerFor(spec string) Layer {
 	want := cleanSpec(spec)
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		if s := v.layers[i].base().spec; s != "" && cleanSpec(s) == want {
-			return v.layers[i]
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		if s := v.stack.layers[i].base().spec; s != "" && cleanSpec(s) == want {
+			return v.stack.layers[i]
 		}
 	}
 	return nil
@@ -259,8 +277,8 @@ func cleanSpec(spec string) string {
 func (v *Viewer) Specs() []string {
 	var out []string
 	seen := map[string]bool{}
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		if s := v.layers[i].base().spec; s != "" && !seen[s] {
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		if s := v.stack.layers[i].base().spec; s != "" && !seen[s] {
 			seen[s] = true
 			out = append(out, s)
 		}
@@ -271,7 +289,7 @@ func (v *Viewer) Specs() []string {
 // PlaceAbove moves l to just above ref in the stack (a points layer over
 // the image it was found in, so grid mode draws them in one panel).
 func (v *Viewer) PlaceAbove(l, ref Layer) {
-	i, j := v.indexOf(l), v.indexOf(ref)
+	i, j := v.stack.indexOf(l), v.stack.indexOf(ref)
 	if i < 0 || j < 0 {
 		return
 	}
@@ -288,7 +306,7 @@ func (v *Viewer) PlaceAbove(l, ref Layer) {
 // asks (Compare); a result arriving only offers it (OfferCompare).
 func (v *Viewer) Focus(grid bool, show ...Layer) {
 	v.Batch(func() {
-		for _, l := range v.layers {
+		for _, l := range v.stack.layers {
 			on := false
 			for _, s := range show {
 				on = on || s == l

@@ -78,7 +78,11 @@ func TestLiveVolumeStaysWithinBudget(t *testing.T) {
 			v, ok := h.v.ValueAt(l, 3, 4)
 			want := float64(liveValue(watched, 3, 4))
 			if z0+block <= watched {
-				want = 0 // not computed yet
+				// Not computed yet: no value (drawn transparent).
+				if ok {
+					t.Fatalf("after planes %d-%d slice %d, not computed, shows %v", z0, z0+block, watched, v)
+				}
+				continue
 			}
 			if !ok || v != want {
 				t.Fatalf("after planes %d-%d slice %d shows %v %v, want %v", z0, z0+block, watched, v, ok, want)
@@ -100,8 +104,8 @@ func TestLiveVolumeStaysWithinBudget(t *testing.T) {
 			t.Errorf("read back slice shows %v %v", v, ok)
 		case !readBack && ok:
 			t.Errorf("an evicted slice shows %v", v)
-		case !readBack && !strings.Contains(h.v.info.Text, "z 10 finished, shown when the job ends"):
-			t.Errorf("status %q does not say the slice shows when the job ends", h.v.info.Text)
+		case !readBack && !strings.Contains(h.v.bar.info.Text, "z 10 finished, shown when the job ends"):
+			t.Errorf("status %q does not say the slice shows when the job ends", h.v.bar.info.Text)
 		}
 		if h.v.lastErr != "" {
 			t.Errorf("an error was shown: %s", h.v.lastErr)
@@ -186,5 +190,70 @@ func TestLiveVolume(t *testing.T) {
 	}
 	if err := lv.Write(0, block[:5]); err == nil {
 		t.Error("a partial plane was written")
+	}
+}
+
+// TestLiveUnwrittenPlanesShowWhatIsBelow: a running job's result layer
+// over the raw scan draws the planes it has not computed yet as
+// transparent — the raw scan shows, not black — in z slices and in the
+// rows of a side view, and gives no value there; computed planes cover
+// the raw as before, and its contrast comes from them alone.
+func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
+	h := newHarness(t)
+	shape := [3]int{10, 16, 24}
+	raw := memVolume(t, volume.Uint8, shape, func(z, y, x int) float64 { return 200 })
+	if _, err := h.v.AddImage("raw", raw, ImageOptions{Contrast: [2]float64{0, 255}}); err != nil {
+		t.Fatal(err)
+	}
+	lv, err := NewLiveVolume(volume.Info{Shape: shape, DType: volume.Uint16}, LiveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lv.Write(0, liveBlock(shape, 0, 4)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := h.v.AddImage("out (running)", volume.New("out", lv), ImageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawColour := func(c [4]uint8) bool { return c[0] == 200 && c[1] == 200 && c[2] == 200 }
+	at := func(row, col float64) [4]uint8 {
+		c := h.pixelAt(h.panel(), row, col)
+		return [4]uint8{c.R, c.G, c.B, c.A}
+	}
+	h.v.SetSlice(7) // not computed
+	h.settle()
+	if c := at(5, 5); !rawColour(c) {
+		t.Errorf("uncomputed plane 7 draws %v over the raw scan, want the raw's gray 200", c)
+	}
+	if _, ok := h.v.ValueAt(l, 5, 5); ok {
+		t.Error("an uncomputed plane gives a value")
+	}
+	h.v.SetSlice(2) // computed: covers the raw
+	h.settle()
+	if c := at(5, 5); rawColour(c) {
+		t.Errorf("computed plane 2 does not cover the raw scan: %v", c)
+	}
+	if lo, hi := l.ContrastLimits(); lo < 1 || hi <= lo {
+		t.Errorf("contrast %v-%v, want it from the computed values (all ≥ 1)", lo, hi)
+	}
+	// A y slice: rows z 0-3 computed, z 4-9 show the raw.
+	h.v.SetAxis(Y)
+	h.v.SetSlice(5)
+	h.settle()
+	if c := at(8, 5); !rawColour(c) {
+		t.Errorf("y slice, row z 8 (uncomputed): %v, want the raw's gray", c)
+	}
+	if c := at(1, 5); rawColour(c) {
+		t.Errorf("y slice, row z 1 (computed): %v, want the result", c)
+	}
+	// The job writes more: the refreshed planes cover the raw.
+	if err := lv.Write(4, liveBlock(shape, 4, 10)); err != nil {
+		t.Fatal(err)
+	}
+	l.RefreshPlanes(4, 10)
+	h.settle()
+	if c := at(8, 5); rawColour(c) {
+		t.Errorf("y slice after plane 8 was written: %v, still the raw", c)
 	}
 }

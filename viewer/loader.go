@@ -68,10 +68,12 @@ type loader struct {
 	tasks    []func()
 	pending  *sliceKey
 	prefetch []sliceKey
-	last     sliceKey
-	busy     bool
-	gen      uint64 // bumped by invalidate; a load from an older gen is discarded
-	closed   bool
+	// last is the slice requested last and prev the one before it that
+	// differs: the direction of travel.
+	last, prev sliceKey
+	busy       bool
+	gen        uint64 // bumped by invalidate; a load from an older gen is discarded
+	closed     bool
 	// reads counts source reads, for tests of laziness.
 	reads int
 	// loading is the slice being read now (when loadingOn), with the
@@ -306,6 +308,33 @@ func (ld *loader) load(k sliceKey, gen uint64) error {
 // volume from a copy of the whole volume in memory (read again after an
 // invalidate), anything else from the volume.
 func (ld *loader) readSlice(k sliceKey, gen uint64) (*plane, error) {
+	// Which planes a running job has not written, taken before the read:
+	// one written meanwhile is invalidated, and this read dropped.
+	var off []bool
+	if lv, ok := ld.vol.Source().(*LiveVolume); ok && k.level == 0 {
+		z0 := k.m * ld.depth
+		if k.axis == Z {
+			off = lv.unwritten(z0+k.idx, z0+k.idx+1)
+		} else {
+			off = lv.unwritten(z0, z0+ld.depth)
+		}
+	}
+	p, err := ld.readSlice0(k, gen)
+	if err == nil && off != nil {
+		if k.axis == Z {
+			off = make([]bool, p.rows)
+			for r := range off {
+				off[r] = true
+			}
+		}
+		p.off = off
+		p.stats = statsOn(p)
+	}
+	return p, err
+}
+
+// readSlice0 is readSlice without the marks of planes not written.
+func (ld *loader) readSlice0(k sliceKey, gen uint64) (*plane, error) {
 	if k.level > 0 {
 		return ld.readLevel(k)
 	}
@@ -355,7 +384,7 @@ func (ld *loader) commit(k sliceKey, gen uint64, p *plane, err error) {
 func (ld *loader) readPlane(src *volume.Volume, k sliceKey) (*plane, error) {
 	z0 := k.m * ld.depth
 	if k.axis == Z {
-		p, err := readPlane(src, Z, z0+k.idx, ld.slabBytes)
+		p, err := readPlaneStep(src, Z, z0+k.idx, ld.slabBytes, ld.step(k))
 		if err == nil {
 			ld.bytesRead.Add(int64(len(p.data)))
 		}
@@ -404,8 +433,12 @@ func (ld *loader) loadProgress(k sliceKey) (done, total int64, ok bool) {
 func (ld *loader) queueNeighbours(k sliceKey) {
 	ld.mu.Lock()
 	defer ld.mu.Unlock()
-	last := ld.last
-	ld.last = k
+	// The same slice asked for again (a redraw before it was cached)
+	// keeps the direction the move to it set.
+	if k != ld.last {
+		ld.prev, ld.last = ld.last, k
+	}
+	last := ld.prev
 	if ld.pending != nil || k.axis != Z {
 		return
 	}

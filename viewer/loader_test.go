@@ -83,10 +83,11 @@ func (s *gatedSource) Close() error {
 	return nil
 }
 
-// until polls cond until it holds, failing the test after 10 s.
+// until polls cond until it holds, failing the test after two minutes (a
+// hang: the condition is an event).
 func until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -124,7 +125,7 @@ func TestLoaderCloseWaitsForTheReadInFlight(t *testing.T) {
 	close(src.gate) // the storage answers
 	select {
 	case <-removed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute):
 		t.Fatal("close did not return after the read ended")
 	}
 	if src.closedInRead.Load() {
@@ -277,5 +278,22 @@ func TestLoaderNeverCachesAPlaneThatAnInvalidateMadeStale(t *testing.T) {
 	}
 	if p, ok := ld.cache.Get(k); ok && p.value(0, 0) != 1 {
 		t.Fatalf("plane 5 is cached with the data from before the invalidate (%v, want 1)", p.value(0, 0))
+	}
+}
+
+// TestRepeatedRequestKeepsDirection: a slice asked for again before it
+// was cached (a redraw while it loads) keeps the direction of the move
+// to it: after map 30 -> 31 the next maps are prefetched, not the next
+// slices (the race behind a flaky TestStackReadsOnlyTheShownMap).
+func TestRepeatedRequestKeepsDirection(t *testing.T) {
+	const depth, maps = 8, 50
+	ld := &loader{depth: depth, vol: volume.New("maps", &synthSource{volume.Info{Shape: [3]int{depth * maps, 4, 4}, DType: volume.Uint8}})}
+	ld.queueNeighbours(sliceKey{axis: Z, idx: 5, m: 30})
+	k := sliceKey{axis: Z, idx: 5, m: 31}
+	ld.queueNeighbours(k)
+	ld.prefetch = ld.prefetch[:0] // the repeated request drops the queue
+	ld.queueNeighbours(k)
+	if len(ld.prefetch) == 0 || ld.prefetch[0] != (sliceKey{axis: Z, idx: 5, m: 32}) {
+		t.Errorf("prefetch after map 30, 31, 31: %v, want map 32 slice 5 first", ld.prefetch)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // offscreenScene fills a viewer with what a screenshot shows: image
@@ -65,7 +66,7 @@ func TestRenderOffscreenMatchesTestWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	test.NewTempApp(t).Settings().SetTheme(Theme())
+	test.NewTempApp(t).Settings().SetTheme(widgets.Theme())
 	win := test.NewTempWindow(t, nil)
 	hl := NewHeadless(win)
 	defer hl.Close()

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"fmt"
 	"math"
 
 	"fyne.io/fyne/v2"
@@ -21,9 +22,6 @@ import (
 // orthoAxes are the axes of the three panels, in panel order.
 var orthoAxes = [3]Axis{Z, Y, X}
 
-// Ortho reports whether the orthogonal views are on show.
-func (v *Viewer) Ortho() bool { return v.ortho }
-
 // SetOrtho shows the orthogonal views (on) or the single or grid view.
 // The point starts at the middle of the data along the axes not sliced
 // until now.
@@ -40,9 +38,10 @@ func (v *Viewer) SetOrtho(on bool) {
 		e := v.dimsExtent()
 		pt := v.index
 		for a := range 3 {
-			if Axis(a) != v.axis && pt[a] == 0 && v.want[a] == 0 {
+			if Axis(a) != v.axis && !v.axisSeen[a] && pt[a] == 0 {
 				pt[a] = e[a] / 2
 			}
+			v.axisSeen[a] = true
 		}
 		v.index, v.want = pt, pt
 	} else {
@@ -64,6 +63,7 @@ func (v *Viewer) SetPoint(zyx [3]int) {
 	for a := range 3 {
 		i := min(max(zyx[a], 0), max(e[a]-1, 0))
 		v.index[a], v.want[a] = i, i
+		v.axisSeen[a] = true
 	}
 	v.updateDims()
 	v.redraw()
@@ -107,6 +107,14 @@ func orthoTitle(a Axis) string {
 	return [...]string{"xy", "xz", "zy"}[a]
 }
 
+// orthoPanelTitle is orthoTitle with z's stretch in the side panels.
+func (v *Viewer) orthoPanelTitle(a Axis) string {
+	if a != Z && v.orthoZ > 1.05 {
+		return fmt.Sprintf("%s (z ×%.3g)", orthoTitle(a), v.orthoZ)
+	}
+	return orthoTitle(a)
+}
+
 // orthoPick moves the point to the voxel under pos in panel p: the two
 // coordinates p shows (its own slice stays).
 func (v *Viewer) orthoPick(p *sliceView, pos fyne.Position) {
@@ -130,7 +138,7 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 	}
 	ax := p.axis()
 	pl, exact := il.planeFor(ax, v.index[ax], v.mapIdx)
-	if pl == nil || !exact || row < 0 || col < 0 || row >= pl.rows || col >= pl.cols {
+	if pl == nil || !exact || row < 0 || col < 0 || row >= pl.rows || col >= pl.cols || pl.offAt(row) {
 		return 0, false
 	}
 	return pl.value(row, col), true
@@ -174,7 +182,7 @@ type orthoLayout struct{ v *Viewer }
 func (l orthoLayout) physical() [3]float64 {
 	e := l.v.dimsExtent()
 	vs := [3]float64{1, 1, 1}
-	for _, ly := range l.v.layers {
+	for _, ly := range l.v.stack.layers {
 		if il, ok := ly.(*ImageLayer); ok && ly.Visible() {
 			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
 				vs = s
@@ -189,13 +197,29 @@ func (l orthoLayout) physical() [3]float64 {
 	return p
 }
 
-// Layout sizes the panels to their planes at one scale.
+// minStrip is the least height the xz and zy panels get, as a share of
+// the xy panel's: a thin stack (10 planes of 5 µm under 4 mm of xy)
+// would otherwise get strips a few pixels tall. z is stretched in them
+// to fill it, and their titles say by how much.
+const minStrip = 0.25
+
+// zStretch returns how much the side panels stretch z for physical
+// sizes p (1: not at all).
+func zStretch(p [3]float64) float64 {
+	return math.Max(1, minStrip*p[1]/p[0])
+}
+
+// Layout sizes the panels to their planes at one scale (z stretched in
+// the side panels of a thin stack, zStretch).
 func (l orthoLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	if len(objs) != 3 {
 		gridLayout(l).Layout(objs, size)
 		return
 	}
 	p := l.physical()
+	ez := zStretch(p)
+	l.v.orthoZ = ez
+	p[0] *= ez
 	pad := float64(theme.Padding())
 	w, h := float64(size.Width)-pad, float64(size.Height)-pad
 	s := math.Max(math.Min(w/(p[2]+p[1]), h/(p[1]+p[0])), 0)

@@ -2,9 +2,13 @@ package viewer
 
 import (
 	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/voxlab/voxlab/processing/volume"
@@ -125,5 +129,178 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 	h.v.SetOrtho(false)
 	if len(h.v.panels) != 1 || h.v.panels[0].ortho != nil {
 		t.Fatalf("%d panels after ortho off", len(h.v.panels))
+	}
+}
+
+// TestPanelsShowTheirFramePixelForPixel: every panel's image is shown
+// at its frame's size in device pixels, whatever fraction of a pixel
+// the layout gives the panel (the ortho layout's scale makes them
+// fractional). A frame a fraction of a pixel larger than its image was
+// squeezed by the GPU's nearest sampling, which dropped the column
+// through the middle: the ortho crosshair's, at the start.
+func TestPanelsShowTheirFramePixelForPixel(t *testing.T) {
+	h := newHarness(t)
+	vol := memVolume(t, volume.Uint16, [3]int{60, 256, 256}, func(z, y, x int) float64 { return float64(x) })
+	vol.VoxelSize = [3]float64{5, 2, 2}
+	if _, err := h.v.AddImage("planes", vol, ImageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fractional := false
+	for _, ortho := range []bool{false, true} {
+		h.v.SetOrtho(ortho)
+		for _, w := range []float32{900, 1001, 1280} {
+			h.w.Resize(fyne.NewSize(w, w*0.62))
+			h.settle()
+			for _, p := range h.v.panels {
+				r := test.WidgetRenderer(p).(*sliceRenderer)
+				ps := p.pixelScale()
+				sz := p.Size()
+				fractional = fractional || float64(sz.Width)*ps != math.Floor(float64(sz.Width)*ps)
+				iw, ih := float64(r.img.Size().Width)*ps, float64(r.img.Size().Height)*ps
+				if math.Abs(iw-float64(p.f.w)) > 1e-3 || math.Abs(ih-float64(p.f.h)) > 1e-3 || iw > float64(sz.Width)*ps+1e-3 {
+					t.Errorf("ortho %v, window %v: panel %v shows its %dx%d frame at %.3fx%.3f device pixels", ortho, w, sz, p.f.w, p.f.h, iw, ih)
+				}
+			}
+		}
+	}
+	if !fractional {
+		t.Error("no panel got a fractional size: the check proves nothing")
+	}
+}
+
+// yRamp is a volume whose voxels are 40 × their row (y), read from no
+// file; while gate is set, reads wait for release.
+type yRamp struct {
+	info    volume.Info
+	gate    atomic.Bool
+	release chan struct{}
+}
+
+func (s *yRamp) Info() volume.Info { return s.info }
+func (s *yRamp) Close() error      { return nil }
+func (s *yRamp) ReadSlab(z0, z1 int, dst []byte) error {
+	if s.gate.Load() {
+		<-s.release
+	}
+	u := volume.Uint16s(dst)
+	ny, nx := s.info.Shape[1], s.info.Shape[2]
+	for i := range u {
+		u[i] = uint16(40 * ((i / nx) % ny))
+	}
+	return nil
+}
+
+// TestOrthoSideViewsFollowADrag: a drag in the xy panel of a volume
+// whose side slices are slow (read plane by plane) updates the xz and zy
+// panels at once, from the layer's coarse copy, instead of leaving them
+// blank until the read ends; the real planes replace them when read.
+func TestOrthoSideViewsFollowADrag(t *testing.T) {
+	h := newHarness(t)
+	src := &yRamp{info: volume.Info{Shape: [3]int{40, 512, 2048}, DType: volume.Uint16}, release: make(chan struct{})}
+	if src.info.Bytes() <= wholeBytes {
+		t.Fatal("the volume is read whole: no slow side views")
+	}
+	l, err := h.v.AddImage("big", volume.New("big.raw", src), ImageOptions{Contrast: [2]float64{0, 20000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.v.SetOrtho(true)
+	h.settle() // side views read, coarse copy built
+	if l.preview == nil || l.preview.grid == nil {
+		t.Fatal("no coarse copy after the first side views")
+	}
+	// The storage hangs from here on: no slice can load.
+	src.gate.Store(true)
+	var once sync.Once
+	open := func() { once.Do(func() { close(src.release) }) }
+	defer open()
+	xy := h.orthoPanel(Z)
+	sz := xy.Size()
+	from, to := [2]float64{100, 300}, [2]float64{400, 1500} // (y, x)
+	sx, sy := xy.xf().toScreen(from[1]+0.5, from[0]+0.5, float64(sz.Width), float64(sz.Height))
+	ex, ey := xy.xf().toScreen(to[1]+0.5, to[0]+0.5, float64(sz.Width), float64(sz.Height))
+	const steps = 5
+	for i := 1; i <= steps; i++ {
+		x := sx + (ex-sx)*float64(i)/steps
+		y := sy + (ey-sy)*float64(i)/steps
+		xy.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(float32(x), float32(y))}})
+		h.q.drain()
+		pt := h.v.Point()
+		// The xz panel shows the plane y = pt[1], coarse: 40 y, the
+		// mean over the copy's block of rows.
+		p, exact := l.planeFor(Y, pt[1], 0)
+		if p == nil || exact || p.fy <= 1 {
+			t.Fatalf("step %d (point %v): xz panel plane %v (exact %v): want the coarse copy's", i, pt, p, exact)
+		}
+		f := int(p.fy)
+		want := 40 * (float64(pt[1]/f*f) + float64(f-1)/2)
+		if got := p.value(0, 0); math.Abs(got-want) > 40 {
+			t.Errorf("step %d: xz panel at y %d shows %v, want about %v", i, pt[1], got, want)
+		}
+		if p, _ := l.planeFor(X, pt[2], 0); p == nil {
+			t.Fatalf("step %d: zy panel blank", i)
+		}
+	}
+	if pt := h.v.Point(); pt[1] != int(to[0]) || pt[2] != int(to[1]) {
+		t.Fatalf("the drag ended at %v, want y %v x %v", pt, to[0], to[1])
+	}
+	// The storage answers: the real planes replace the coarse ones.
+	src.gate.Store(false)
+	open()
+	h.settle()
+	if p, exact := l.planeFor(Y, int(to[0]), 0); p == nil || !exact || p.value(0, 0) != 40*to[0] {
+		t.Errorf("after the reads: xz plane exact %v", exact)
+	}
+}
+
+// TestOrthoThinStackGetsUsableStrips: a stack of 4 planes under 200 x
+// 200 pixels gets xz and zy panels a quarter of the xy panel's height
+// (not a few pixels), z stretched in them and their titles saying by how
+// much; a click in them still lands on the voxel under the pointer.
+func TestOrthoThinStackGetsUsableStrips(t *testing.T) {
+	h := newHarness(t)
+	vol := memVolume(t, volume.Uint16, [3]int{4, 200, 200}, func(z, y, x int) float64 { return orthoValue(z, y, x) })
+	vol.VoxelSize = [3]float64{1, 1, 1}
+	l, err := h.v.AddImage("thin", vol, ImageOptions{Contrast: [2]float64{0, 6000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.v.SetOrtho(true)
+	h.settle()
+	xy, xz, zy := h.orthoPanel(Z), h.orthoPanel(Y), h.orthoPanel(X)
+	if r := xz.Size().Height / xy.Size().Height; r < 0.24 || zy.Size().Height != xz.Size().Height {
+		t.Fatalf("xz panel %v, zy %v under xy %v: want side strips a quarter of xy's height", xz.Size(), zy.Size(), xy.Size())
+	}
+	if got := test.WidgetRenderer(xz).(*sliceRenderer).title.Text; got != "xz (z ×12.5)" {
+		t.Errorf("xz title %q, want it to say z is stretched 12.5 times", got)
+	}
+	sz := xz.Size()
+	px, py := xz.xf().toScreen(150.5, 2.5, float64(sz.Width), float64(sz.Height))
+	xz.Tapped(&fyne.PointEvent{Position: fyne.NewPos(float32(px), float32(py))})
+	h.settle()
+	if pt := h.v.Point(); pt[0] != 2 || pt[2] != 150 {
+		t.Fatalf("click at z 2, x 150 of the stretched xz panel moved the point to %v", pt)
+	}
+	h.checkPlanes(l, h.v.Point())
+	// The voxel size set in the controls shapes the panels too: z of 50
+	// needs no stretch.
+	h.v.Select(l)
+	h.v.ctl.voxel.SetText("50, 1, 1")
+	h.v.ctl.voxel.OnSubmitted(h.v.ctl.voxel.Text)
+	h.settle()
+	if vs := l.Volume().VoxelSize; vs != [3]float64{50, 1, 1} {
+		t.Fatalf("voxel size %v after typing 50, 1, 1", vs)
+	}
+	if got := test.WidgetRenderer(xz).(*sliceRenderer).title.Text; got != "xz" {
+		t.Errorf("xz title %q with 200 µm of z, want no stretch", got)
+	}
+	if r := xz.Size().Height / xy.Size().Height; math.Abs(float64(r)-1) > 0.01 {
+		t.Errorf("xz/xy heights %v for 200 µm of z under 200 µm of y, want 1", r)
+	}
+	// A bad size is refused beside the entry.
+	h.v.ctl.voxel.SetText("5, abc, 2")
+	h.v.ctl.voxel.OnSubmitted(h.v.ctl.voxel.Text)
+	if h.v.ctl.voxelMsg.Hidden || !strings.Contains(h.v.ctl.voxelMsg.Text, "abc") || l.Volume().VoxelSize != [3]float64{50, 1, 1} {
+		t.Errorf("bad voxel size: message %q (hidden %v), size %v", h.v.ctl.voxelMsg.Text, h.v.ctl.voxelMsg.Hidden, l.Volume().VoxelSize)
 	}
 }

@@ -56,6 +56,32 @@ type plane struct {
 	// fy, fx: the level-0 rows and columns one row and column of a
 	// pyramid level's plane span (0: the plane is level 0).
 	fy, fx float64
+	// off marks rows that hold no data yet (nil: every row does): the
+	// rows of planes a running job has not computed, drawn transparent
+	// so that the layers below show through.
+	off []bool
+}
+
+// offAt reports whether row r holds no data.
+func (p *plane) offAt(r int) bool { return p.off != nil && r >= 0 && r < len(p.off) && p.off[r] }
+
+// statsOn computes p's statistics over the rows that hold data.
+func statsOn(p *plane) planeStats {
+	if p.off == nil {
+		return computeStats(p)
+	}
+	rb := p.cols * p.dtype.Size()
+	on := &plane{dtype: p.dtype, cols: p.cols}
+	for r, off := range p.off {
+		if !off {
+			on.data = append(on.data, p.data[r*rb:(r+1)*rb]...)
+			on.rows++
+		}
+	}
+	if on.rows == 0 {
+		return planeStats{}
+	}
+	return computeStats(on)
 }
 
 // planeStats summarises a plane's finite values for contrast limits.
@@ -81,14 +107,27 @@ func (p *plane) value(r, c int) float64 {
 	return volume.At(p.data, p.dtype, r*p.cols+c)
 }
 
+// planeBudget bounds the bytes of one plane read whole: a larger one is
+// read decimated (decimate.go), never allocated whole.
+const planeBudget = 256 << 20
+
 // readPlane reads slice idx along axis from v. Z slices read exactly one
 // plane; Y and X slices read every plane (see readSide).
 func readPlane(v *volume.Volume, axis Axis, idx int, slabBytes int64) (*plane, error) {
+	return readPlaneStep(v, axis, idx, slabBytes, nil)
+}
+
+// readPlaneStep is readPlane with its progress told to step (nil:
+// none), which may abandon it.
+func readPlaneStep(v *volume.Volume, axis Axis, idx int, slabBytes int64, step stepFunc) (*plane, error) {
 	if axis != Z {
-		return readSide(v, axis, idx, 0, v.Shape[0], slabBytes, nil)
+		return readSide(v, axis, idx, 0, v.Shape[0], slabBytes, step)
 	}
 	if idx < 0 || idx >= v.Shape[Z] {
 		return nil, fmt.Errorf("z slice %d outside [0,%d) of %s", idx, v.Shape[Z], v.Name)
+	}
+	if s := decimation(v.Shape[1], v.Shape[2], v.DType.Size()); s > 1 {
+		return readDecimatedZ(v, idx, s, step)
 	}
 	p := &plane{dtype: v.DType, rows: v.Shape[1], cols: v.Shape[2]}
 	p.data = make([]byte, v.PlaneBytes())
@@ -114,19 +153,24 @@ const boxPieces = 50
 // rows (or columns) at a time: a scan chunked one frame per chunk then
 // never reads frames whole. Other sources read whole z planes, so they
 // are streamed in slabs of at most slabBytes keeping one line of each.
-// step (nil: none) follows the read piece by piece.
+// step (nil: none) follows the read piece by piece. A slice larger than
+// planeBudget is read decimated (readDecimatedSide).
 func readSide(v *volume.Volume, axis Axis, idx, z0, z1 int, slabBytes int64, step stepFunc) (*plane, error) {
 	_, colAx := axis.displayAxes()
 	if idx < 0 || idx >= v.Shape[axis] {
 		return nil, fmt.Errorf("%s slice %d outside [0,%d) of %s", axis, idx, v.Shape[axis], v.Name)
 	}
-	p := &plane{dtype: v.DType, rows: z1 - z0, cols: v.Shape[colAx]}
-	p.data = make([]byte, p.rows*p.cols*v.DType.Size())
 	if step == nil {
 		step = func(int64, int64) error { return nil }
 	}
+	br, boxes := v.Source().(volume.BoxReader)
+	if s := decimation(z1-z0, v.Shape[colAx], v.DType.Size()); s > 1 || !boxes && v.PlaneBytes() > planeBudget {
+		return readDecimatedSide(v, br, axis, idx, z0, z1, max(s, 1), step)
+	}
+	p := &plane{dtype: v.DType, rows: z1 - z0, cols: v.Shape[colAx]}
+	p.data = make([]byte, p.rows*p.cols*v.DType.Size())
 	var err error
-	if br, ok := v.Source().(volume.BoxReader); ok {
+	if boxes {
 		err = readSideBox(v, br, p, axis, idx, z0, z1, step)
 	} else {
 		err = readSideSlabs(v, p, axis, idx, z0, z1, slabBytes, step)

@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"image/color"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -12,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/points"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // editHints are the status bar's hints in each edit mode.
@@ -96,7 +98,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 				v.SetMode(EditMode(m))
 			}
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	r.mode.SetSelectedIndex(int(v.edit.mode))
 	v.edit.onMode = func() {
@@ -104,12 +106,12 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 			r.mode.SetSelectedIndex(int(v.edit.mode))
 		}
 	}
-	del := v.NewButton("Delete", theme.DeleteIcon(), func() { l.DeleteSelected() })
+	del := widgets.NewButton(v.win, "Delete", theme.DeleteIcon(), func() { l.DeleteSelected() })
 	classBtn := func(label string, c points.Class) *widget.Button {
-		return v.NewButton(label, nil, func() { l.SetSelectedClass(c) })
+		return widgets.NewButton(v.win, label, nil, func() { l.SetSelectedClass(c) })
 	}
-	r.undo = v.NewButton("Undo", theme.ContentUndoIcon(), func() { l.Undo() })
-	r.redo = v.NewButton("Redo", theme.ContentRedoIcon(), func() { l.Redo() })
+	r.undo = widgets.NewButton(v.win, "Undo", theme.ContentUndoIcon(), func() { l.Undo() })
+	r.redo = widgets.NewButton(v.win, "Redo", theme.ContentRedoIcon(), func() { l.Redo() })
 	edits := container.NewGridWithColumns(3, classBtn("Cell C", points.Cell), classBtn("Non N", points.NonCell), classBtn("Unkn. U", points.Unknown), del, r.undo, r.redo)
 
 	var walkOpts []string
@@ -122,21 +124,21 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 				v.SetWalk(w.t)
 			}
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	for _, w := range walkNames {
 		if w.t == v.edit.walk {
 			walk.SetSelected(w.name)
 		}
 	}
-	prev := v.NewButton("Prev (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
-	next := v.NewButton("Next (.)", theme.NavigateNextIcon(), func() { v.WalkNext(+1) })
+	prev := widgets.NewButton(v.win, "Prev (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
+	next := widgets.NewButton(v.win, "Next (.)", theme.NavigateNextIcon(), func() { v.WalkNext(+1) })
 
 	st := l.Style()
 	face := widget.NewSelect(append(append([]string(nil), faceNames...), "custom…"), nil)
 	face.SetSelected(faceName(st.Face))
 	face.OnChanged = func(s string) {
-		defer v.Refocus(false)
+		defer widgets.Refocus(v.win, false)
 		ns := l.Style()
 		if c, ok := faceColor(s); ok {
 			ns.Face = c
@@ -165,7 +167,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 				v.rebuildControls()
 			}
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	for _, e := range edgeChoices {
 		if e.c == st.Edge {
@@ -185,7 +187,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 					v.rebuildControls()
 				}
 			}
-			v.Refocus(false)
+			widgets.Refocus(v.win, false)
 		}
 		legend.Add(container.NewBorder(nil, nil, container.NewHBox(symbolIcon(st.Symbols[c], st), widget.NewLabel(c.String())), nil, sym))
 	}
@@ -205,8 +207,8 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	v.ctl.opacity.OnChanged = func(a float64) { l.SetOpacity(a) }
 	v.ctl.opacity.OnChangeEnded = v.sliderDone
 
-	save := v.NewButton("Save", theme.DocumentSaveIcon(), v.SaveSelected)
-	saveAs := v.NewButton("Save as…", nil, func() { v.ShowSaveDialog(l) })
+	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.SaveSelected)
+	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.ShowSaveDialog(l) })
 	v.syncPoints(l)
 	form := widget.NewForm(
 		widget.NewFormItem("mode", r.mode),
@@ -219,7 +221,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 		widget.NewFormItem("± planes", oos),
 		widget.NewFormItem("opacity", v.ctl.opacity),
 	)
-	return []fyne.CanvasObject{widget.NewLabel(l.Name()), r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}
+	return append([]fyne.CanvasObject{widget.NewLabel(l.Name()), r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
 }
 
 // syncPoints puts the layer's counts, progress and file into its
@@ -229,9 +231,9 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	if r == nil {
 		return
 	}
-	txt := fmt.Sprintf("%d points: %s\n%d in view, %d selected", l.Len(), countsText(l.Counts()), l.InView(), l.NumSelected())
+	txt := fmt.Sprintf("%s: %s\n%d in view, %d selected", plural(l.Len(), "point"), countsText(l.Counts()), l.InView(), l.NumSelected())
 	if n := l.outside(v.imageExtent()); n > 0 {
-		txt += fmt.Sprintf("\n%d points outside the volume", n)
+		txt += fmt.Sprintf("\n%s outside the volume", plural(n, "point"))
 	}
 	setPointsLabel(r.count, txt)
 	setPointsLabel(r.progress, l.Progress())
@@ -269,7 +271,7 @@ func setPointsLabel(l *widget.Label, s string) {
 func (v *Viewer) editMenu() *fyne.Menu {
 	onLayer := func(f func(*PointsLayer)) func() {
 		return func() {
-			if pl, ok := v.sel.(*PointsLayer); ok {
+			if pl, ok := v.stack.sel.(*PointsLayer); ok {
 				f(pl)
 			}
 		}
@@ -284,4 +286,19 @@ func (v *Viewer) editMenu() *fyne.Menu {
 		fyne.NewMenuItem("Next point", func() { v.WalkNext(1) }),
 		fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) }),
 	)
+}
+
+// NewPointsLayer adds an empty points layer on top and selects it, in
+// add mode (napari's new points layer): a click adds a point on the
+// plane on show. It has no file until saved; Save asks where, beside
+// the image.
+func (v *Viewer) NewPointsLayer() *PointsLayer {
+	name := "points"
+	for n := 2; slices.ContainsFunc(v.stack.layers, func(l Layer) bool { return l.Name() == name }); n++ {
+		name = fmt.Sprintf("points %d", n)
+	}
+	pl := v.AddPoints(name, nil)
+	v.SetMode(AddPoints)
+	widgets.Refocus(v.win, true)
+	return pl
 }

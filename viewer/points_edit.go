@@ -215,10 +215,6 @@ func (l *PointsLayer) Counts() [points.NumClasses]int {
 	return l.store.counts
 }
 
-// InViewCounts returns, per class, the points of the current slice that
-// were inside the view when it was last drawn.
-func (l *PointsLayer) InViewCounts() [points.NumClasses]int { return l.inView }
-
 // pick returns the live point drawn nearest to data position (row, col)
 // of slice idx along axis a, within radius data pixels, among the planes
 // shown (±n); points of the slice itself win over fainter ones. -1 when

@@ -76,13 +76,13 @@ func (v *Viewer) SetMode(m EditMode) {
 	if v.edit.onMode != nil {
 		v.edit.onMode()
 	}
-	v.updateStatus()
+	v.bar.update(v)
 }
 
 // editLayer returns the selected points layer when it is visible and
 // shown in panel p (any panel for nil), else nil.
 func (v *Viewer) editLayer(p *sliceView) *PointsLayer {
-	pl, ok := v.sel.(*PointsLayer)
+	pl, ok := v.stack.sel.(*PointsLayer)
 	if !ok || !pl.Visible() {
 		return nil
 	}
@@ -173,7 +173,9 @@ func (v *Viewer) editTapped(p *sliceView, e *fyne.PointEvent) bool {
 		pl.markReviewed(int32(i)) // the user put it there: nothing to review
 		pl.SetSelected(false, i)
 	case SelectPoints, MovePoints:
-		i := pl.store.pick(v.axis, v.index[v.axis], pl.outOfSlice, row, col, p.pickRadius(pl))
+		// Points of the plane on show only, as napari picks: the fainter
+		// markers of the planes around it are context, not targets.
+		i := pl.store.pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
 		switch {
 		case v.edit.shift && i >= 0:
 			pl.toggleSelected(i)
@@ -202,7 +204,7 @@ func (v *Viewer) editDragged(p *sliceView, e *fyne.DragEvent) bool {
 		ed.panel = p
 		ed.from = e.Position.Subtract(e.Dragged)
 		row, col := p.dataAt(ed.from)
-		hit := pl.store.pick(v.axis, v.index[v.axis], pl.outOfSlice, row, col, p.pickRadius(pl))
+		hit := pl.store.pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
 		onSelected := hit >= 0 && slices.Contains(pl.Selected(), hit)
 		switch {
 		case ed.mode == MovePoints || onSelected:
@@ -253,7 +255,9 @@ func (v *Viewer) editDragEnd(p *sliceView) {
 	case dragBox:
 		r0, c0 := p.dataAt(ed.from)
 		r1, c1 := p.dataAt(ed.to)
-		got := pl.store.inBox(nil, v.axis, v.index[v.axis], pl.outOfSlice,
+		// The plane on show only: a box never takes points the user
+		// cannot see on it (napari's select mode does the same).
+		got := pl.store.inBox(nil, v.axis, v.index[v.axis], 0,
 			math.Min(r0, r1), math.Min(c0, c1), math.Max(r0, r1), math.Max(c0, c1))
 		pl.SetSelected(ed.shift, got...)
 	case dragMove:
@@ -338,10 +342,10 @@ var (
 	saveShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
-// editShortcut runs undo (Ctrl+Z) and redo (Ctrl+Shift+Z, Ctrl+Y) on
-// the selected points layer.
+// editShortcut runs undo (Ctrl+Z), redo (Ctrl+Shift+Z, Ctrl+Y), save
+// (Ctrl+S) and save as (Ctrl+Shift+S) on the selected points layer.
 func (v *Viewer) editShortcut(sc fyne.Shortcut) {
-	pl, ok := v.sel.(*PointsLayer)
+	pl, ok := v.stack.sel.(*PointsLayer)
 	if !ok {
 		return
 	}
@@ -356,6 +360,8 @@ func (v *Viewer) editShortcut(sc fyne.Shortcut) {
 			pl.Redo()
 		case sc.KeyName == fyne.KeyS && sc.Modifier&fyne.KeyModifierShift == 0:
 			v.SaveSelected()
+		case sc.KeyName == fyne.KeyS:
+			v.SaveSelectedAs()
 		}
 	}
 }
@@ -367,7 +373,7 @@ func (v *Viewer) addEditShortcuts() {
 		return
 	}
 	c := v.win.Canvas()
-	for _, sc := range []fyne.Shortcut{undoShortcut, redoShortcut, &fyne.ShortcutRedo{}, saveShortcut} {
+	for _, sc := range []fyne.Shortcut{undoShortcut, redoShortcut, &fyne.ShortcutRedo{}, saveShortcut, saveAsShortcut} {
 		c.AddShortcut(sc, v.editShortcut)
 	}
 }

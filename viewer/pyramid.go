@@ -108,7 +108,7 @@ func (ld *loader) readLevel(k sliceKey) (*plane, error) {
 	var p *plane
 	var err error
 	if k.axis == Z {
-		if p, err = readPlane(vol, Z, idx, ld.slabBytes); err == nil {
+		if p, err = readPlaneStep(vol, Z, idx, ld.slabBytes, ld.step(k)); err == nil {
 			ld.bytesRead.Add(int64(len(p.data)))
 		}
 	} else {

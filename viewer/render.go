@@ -103,6 +103,9 @@ func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity flo
 	a := uint32(opacity*256 + 0.5)
 	direct := mode == Translucent && a >= 256 && lutDirect(p.dtype)
 	for y := y0; y < y1; y++ {
+		if p.off != nil && p.off[f.ys[y]] {
+			continue // no data yet: what is below shows
+		}
 		r := int(f.ys[y]) * p.cols
 		row := f.row[:x1-x0]
 		if direct {

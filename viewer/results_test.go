@@ -82,7 +82,7 @@ func TestKeysReturnToTheCanvas(t *testing.T) {
 		click.tap()
 		h.settle()
 		press(fyne.KeyRight)
-		press(fyne.KeyPageUp)
+		press(fyne.KeyPageDown)
 		want = min(want+11, 19)
 		if h.v.Slice() != want {
 			t.Errorf("after a click on %s (focus %T): slice %d, want %d", click.name, c.Focused(), h.v.Slice(), want)
@@ -155,10 +155,10 @@ func TestMenusAndOpenDialog(t *testing.T) {
 	}
 	o.path.SetText(planes)
 	o.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	if h.v.openDlg != nil || len(h.v.layers) != 1 {
-		t.Fatalf("Enter on a folder of planes: dialog open %v, %d layers", h.v.openDlg != nil, len(h.v.layers))
+	if h.v.openDlg != nil || len(h.v.stack.layers) != 1 {
+		t.Fatalf("Enter on a folder of planes: dialog open %v, %d layers", h.v.openDlg != nil, len(h.v.stack.layers))
 	}
-	if il, ok := h.v.layers[0].(*ImageLayer); !ok || il.Extent() != info.Shape {
-		t.Errorf("the folder opened as %v", h.v.layers[0])
+	if il, ok := h.v.stack.layers[0].(*ImageLayer); !ok || il.Extent() != info.Shape {
+		t.Errorf("the folder opened as %v", h.v.stack.layers[0])
 	}
 }

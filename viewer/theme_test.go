@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/voxlab/voxlab/internal/testutil"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // TestThemeContrast: every colour voxlab draws text in meets WCAG's
@@ -19,7 +20,7 @@ import (
 // button, a progress bar's percentage on its bar and on the track); the
 // panel titles and scale bar over white data; the plots' text.
 func TestThemeContrast(t *testing.T) {
-	th := Theme()
+	th := widgets.Theme()
 	col := func(n fyne.ThemeColorName) color.Color { return th.Color(n, theme.VariantLight) }
 	bg := col(theme.ColorNameBackground)
 	texts := []fyne.ThemeColorName{
@@ -63,7 +64,7 @@ func TestThemeContrast(t *testing.T) {
 	if r := testutil.Contrast(color.White, overlayShade, color.White); r < 4.5 {
 		t.Errorf("scale bar label over white data: %.2f:1", r)
 	}
-	if s := th.Size(theme.SizeNameCaptionText); s < MinTextSize {
-		t.Errorf("caption text %v px, want at least %d", s, MinTextSize)
+	if s := th.Size(theme.SizeNameCaptionText); s < widgets.MinTextSize {
+		t.Errorf("caption text %v px, want at least %d", s, widgets.MinTextSize)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // sliceView is one panel of the canvas: it draws the viewer's layers (or,
@@ -58,7 +60,11 @@ func (s *sliceView) fitNow() xform {
 	sz := s.Size()
 	e := s.v.extentOf(s.group)
 	ra, ca := s.axis().displayAxes()
-	k := fitKey{w: sz.Width, h: sz.Height, axis: s.axis(), rows: e[ra], cols: e[ca], aspect: s.v.aspectAlong(s.group, s.axis())}
+	aspect := s.v.aspectAlong(s.group, s.axis())
+	if s.ortho != nil && *s.ortho != Z && s.v.orthoZ > 1 {
+		aspect *= s.v.orthoZ // a thin stack's z, stretched (zStretch)
+	}
+	k := fitKey{w: sz.Width, h: sz.Height, axis: s.axis(), rows: e[ra], cols: e[ca], aspect: aspect}
 	if s.fitted && (k == s.fitFor || s.v.navigated && k.w == s.fitFor.w && k.h == s.fitFor.h) {
 		return s.fit
 	}
@@ -81,17 +87,20 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 	r.img.ScaleMode = canvas.ImageScalePixels
 	r.title = canvas.NewText("", overlayText)
 	r.titleBg = canvas.NewRectangle(overlayShade)
-	r.title.TextSize = max(theme.TextSize()*0.9, MinTextSize)
+	r.title.TextSize = max(theme.TextSize()*0.9, widgets.MinTextSize)
 	r.bar = canvas.NewRectangle(color.White)
 	r.barBg = canvas.NewRectangle(overlayShade)
 	r.barText = canvas.NewText("", color.White)
-	r.barText.TextSize = max(theme.TextSize()*0.85, MinTextSize)
+	r.barText.TextSize = max(theme.TextSize()*0.85, widgets.MinTextSize)
 	r.barText.Alignment = fyne.TextAlignCenter
 	return r
 }
 
-// Dragged pans every panel with the pointer.
+// Dragged pans every panel with the pointer (or moves the ortho point,
+// draws a selection box, moves points); the status bar follows the
+// pointer through it all, as it does without a button held.
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
+	defer s.v.hover(s, e.Position)
 	if s.ortho != nil {
 		s.v.orthoPick(s, e.Position)
 		return
@@ -100,7 +109,6 @@ func (s *sliceView) Dragged(e *fyne.DragEvent) {
 		return
 	}
 	s.v.setNav(s.v.nav.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
-	s.v.hover(s, e.Position)
 }
 
 // DragEnd ends a pan.
@@ -177,11 +185,23 @@ func (s *sliceView) pixelScale() float64 {
 	return 1
 }
 
+// frameSize is the panel's size in whole device pixels: its frame's,
+// and the size its image is shown at (frameSize/ps logical), so that
+// each frame pixel is one screen pixel. A frame a fraction of a pixel
+// larger than its image was squeezed into it by the GPU's nearest
+// sampling, which drops a column and a row near the middle — where the
+// orthogonal views' crosshair starts, which then did not show until the
+// point moved.
+func (s *sliceView) frameSize() (w, h int) {
+	sz, ps := s.Size(), s.pixelScale()
+	return max(int(math.Floor(float64(sz.Width)*ps+1e-6)), 1), max(int(math.Floor(float64(sz.Height)*ps+1e-6)), 1)
+}
+
 // draw renders the panel into its frame.
 func (s *sliceView) draw() {
 	sz := s.Size()
 	ps := s.pixelScale()
-	s.f.resize(int(math.Ceil(float64(sz.Width)*ps)), int(math.Ceil(float64(sz.Height)*ps)))
+	s.f.resize(s.frameSize())
 	s.v.paintAlong(&s.f, s.group, s.axis(), s.xf(), float64(sz.Width), float64(sz.Height), ps)
 	if s.ortho != nil {
 		s.v.drawCrosshair(s, ps)
@@ -211,7 +231,9 @@ type sliceRenderer struct {
 
 func (r *sliceRenderer) Layout(size fyne.Size) {
 	r.size = size
-	r.img.Resize(size)
+	w, h := r.s.frameSize()
+	ps := float32(r.s.pixelScale())
+	r.img.Resize(fyne.NewSize(float32(w)/ps, float32(h)/ps))
 	r.Refresh()
 }
 
@@ -227,7 +249,7 @@ func (r *sliceRenderer) Refresh() {
 	pad := theme.Padding()
 	r.title.Text = r.s.v.panelTitle(r.s.group)
 	if r.s.ortho != nil {
-		r.title.Text = orthoTitle(*r.s.ortho)
+		r.title.Text = r.s.v.orthoPanelTitle(*r.s.ortho)
 	}
 	r.title.Move(fyne.NewPos(pad*2, pad))
 	r.title.Refresh()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/viewer/render3d"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // The 3D view draws the visible image layers with render3d (MIP,
@@ -137,7 +138,7 @@ func (v *Viewer) newView3D() *view3D {
 		if m, err := render3d.ParseMode(s); err == nil {
 			v.Set3DMode(m)
 		}
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	w.modeSel.SetSelected(w.mode.String())
 	w.thrLabel = widget.NewLabel("")
@@ -154,7 +155,7 @@ func (v *Viewer) newView3D() *view3D {
 		w.atten = x
 		v.request3D()
 	}
-	reset := v.NewButton("Reset", theme.ZoomFitIcon(), func() {
+	reset := widgets.NewButton(v.win, "Reset", theme.ZoomFitIcon(), func() {
 		w.cam = render3d.DefaultCamera()
 		v.request3D()
 	})
@@ -212,14 +213,6 @@ func (v *Viewer) Set3D(on bool) {
 	v.redraw()
 }
 
-// Mode3D returns the 3D rendering mode.
-func (v *Viewer) Mode3D() render3d.Mode {
-	if v.v3 == nil {
-		return render3d.MIP
-	}
-	return v.v3.mode
-}
-
 // Set3DMode chooses the 3D rendering mode.
 func (v *Viewer) Set3DMode(m render3d.Mode) {
 	if v.v3 == nil {
@@ -269,30 +262,13 @@ func (v *Viewer) SetIsoThreshold(x float64) {
 	v.request3D()
 }
 
-// IsoThreshold returns the iso-surface's value in use.
-func (v *Viewer) IsoThreshold() float64 {
-	if v.v3 == nil {
-		return 0
-	}
-	return v.v3.threshold()
-}
-
-// Set3DBudget sets the bytes the fine 3D grid of each layer may take
-// (Default3DBudget); grids built already are kept.
-func (v *Viewer) Set3DBudget(b int64) {
-	if v.v3 == nil {
-		v.v3 = v.newView3D()
-	}
-	v.v3.budget = max(b, v.v3.coarse)
-}
-
 // threshold is the iso value: the one set, else halfway between the
 // contrast limits of the lowest visible image layer.
 func (w *view3D) threshold() float64 {
 	if w.thrSet {
 		return w.thr
 	}
-	for _, l := range w.v.layers {
+	for _, l := range w.v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			return (il.lo + il.hi) / 2
 		}
@@ -331,7 +307,7 @@ func (v *Viewer) frame3D() render3d.Vec {
 			ext[2-k] = math.Max(ext[2-k], float64(sh[k])*sp[k])
 		}
 	}
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if !l.Visible() {
 			continue
 		}
@@ -366,7 +342,7 @@ func layerSpacing(il *ImageLayer) [3]float64 {
 // lowest visible image layer, else 1.
 func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
 	var below, lowest *ImageLayer
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if l == Layer(pl) {
 			break
 		}
@@ -374,7 +350,7 @@ func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
 			below = il
 		}
 	}
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			lowest = il
 			break
@@ -414,7 +390,7 @@ func (v *Viewer) request3D() {
 	}
 	// A removed layer's grids (up to the budget each) go with it.
 	for il := range w.grids {
-		if v.indexOf(il) < 0 {
+		if v.stack.indexOf(il) < 0 {
 			delete(w.grids, il)
 		}
 	}
@@ -431,7 +407,7 @@ func (v *Viewer) request3D() {
 		lg *layerGrids
 	}
 	var images []shown
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		il, ok := l.(*ImageLayer)
 		if !ok || !l.Visible() || il.fixed != nil {
 			continue
@@ -458,7 +434,7 @@ func (v *Viewer) request3D() {
 		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, il.lo, il.hi, il.gamma, il.opacity, il.cmapName, il.blend)
 	}
 	var pointLayers []*PointsLayer
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			pointLayers = append(pointLayers, pl)
 			pl.store.mu.RLock()
@@ -553,7 +529,7 @@ func (v *Viewer) view3DError() error {
 	if w == nil || !v.v3on() {
 		return nil
 	}
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			if lg := w.grids[il]; lg != nil && lg.err != nil {
 				return lg.err
@@ -826,7 +802,7 @@ func (w *view3D) CreateRenderer() fyne.WidgetRenderer {
 	r.img.ScaleMode = canvas.ImageScalePixels
 	r.text = canvas.NewText("", overlayText)
 	r.textBg = canvas.NewRectangle(overlayShade)
-	r.text.TextSize = max(theme.TextSize()*0.9, MinTextSize)
+	r.text.TextSize = max(theme.TextSize()*0.9, widgets.MinTextSize)
 	return r
 }
 
@@ -897,7 +873,7 @@ func (w *view3D) DoubleTapped(*fyne.PointEvent) {
 // syncThreshold sets the threshold slider's range to the lowest visible
 // image layer's values seen so far.
 func (w *view3D) syncThreshold() {
-	for _, l := range w.v.layers {
+	for _, l := range w.v.stack.layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			lo, hi := il.rangeLo, il.rangeHi
 			if hi > lo {

@@ -191,7 +191,7 @@ func TestView3DReadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.v.Set3D(true)
-	err := h.v.settle(h.q, 10*time.Second)
+	err := h.v.settle(h.q, 2*time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "3D view of bad") {
 		t.Fatalf("settle: %v, want the read error naming the layer", err)
 	}

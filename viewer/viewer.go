@@ -1,9 +1,8 @@
 package viewer
 
 import (
-	"errors"
 	"fmt"
-	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -12,11 +11,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // Viewer is the volume viewer: a layer list with per-layer controls, one
@@ -26,13 +25,19 @@ import (
 type Viewer struct {
 	win fyne.Window
 
-	layers []Layer // bottom to top
-	sel    Layer
-	axis   Axis
+	// stack is the layers and the selection, the model the views
+	// observe (layerstack.go).
+	stack layerStack
+	// actions are the application's (File ▸ Export layer…, points actions).
+	actions Actions
+	axis    Axis
 	// index is the slice shown along each axis; want is the one last
 	// asked for (SetSlice), which index returns to when hiding a layer
 	// had clamped it and showing the layer again makes room.
 	index, want [3]int
+	// axisSeen marks the axes a slice was chosen along (SetSlice,
+	// SetPoint, or shown): the others start at their middle.
+	axisSeen [3]bool
 	// mapIdx is the map shown of stack layers (their fourth dimension),
 	// mapWant the one last asked for (SetMap).
 	mapIdx, mapWant int
@@ -45,8 +50,11 @@ type Viewer struct {
 	// view (view3d.go), nil until first shown.
 	ortho      bool
 	orthoCheck *widget.Check
-	v3         *view3D
-	v3Check    *widget.Check
+	// orthoZ is how much the ortho side panels stretch z (zStretch;
+	// 1: not at all), set by their layout.
+	orthoZ  float64
+	v3      *view3D
+	v3Check *widget.Check
 	// frozen > 0 inside Batch: redraws are skipped.
 	frozen int
 
@@ -64,22 +72,21 @@ type Viewer struct {
 	controls *fyne.Container
 	ctl      controlRefs
 	dims     dimsBar
-	status   *widget.Label
-	info     *widget.Label
-	// statusBar holds status and info; it is laid out again when the
-	// info text changes width.
-	statusBar *fyne.Container
-	grdCheck  *widget.Check
+	// bar is the status bar under the view.
+	bar      *statusBar
+	grdCheck *widget.Check
 	// offer proposes the view change a result makes possible (compare
 	// it with its input side by side) instead of making it.
 	offer  offerBar
 	tabs   *container.AppTabs
 	dock   *container.AppTabs
 	centre *fyne.Container
-	root   fyne.CanvasObject
+	root   *fyne.Container
 
 	playMu   sync.Mutex
 	playStop chan struct{}
+	// playDone is closed when the play goroutine has returned.
+	playDone chan struct{}
 
 	hoverPanel *sliceView
 	hoverPos   fyne.Position
@@ -87,11 +94,13 @@ type Viewer struct {
 
 	// openDlg is the Open dialog on show (nil when none), for tests.
 	openDlg *openDialog
+	// modals are the dialogs on show, by kind and oldest first
+	// (dialogs.go).
+	modals     map[string]*modal
+	modalOrder []*modal
+	// saveDlg is the Save points as dialog on show (nil when none).
+	saveDlg *saveDialog
 
-	// onLayers are called after the layer stack changed
-	// (OnLayersChanged: the processing panel refreshes its input
-	// choices).
-	onLayers []func()
 	// bg counts background goroutines that post to the UI (Go: the
 	// panel's plot renderers), so a closing window can wait for them.
 	bg      sync.WaitGroup
@@ -118,40 +127,46 @@ func New(win fyne.Window) *Viewer {
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
+	v.actions.v = v
+	v.stack.watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
-	v.status = widget.NewLabel("")
-	v.status.Truncation = fyne.TextTruncateEllipsis
-	v.info = widget.NewLabel("")
+	v.bar = newStatusBar(func() {
+		if v.root != nil {
+			v.root.Refresh()
+		}
+	})
 	v.list = v.newLayerList()
 	v.controls = container.NewVBox()
 	v.dims = v.newDimsBar()
 
-	open := v.NewButton("Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
-	reset := v.NewButton("Reset view", theme.ZoomFitIcon(), v.ResetView)
+	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
+	reset := widgets.NewButton(v.win, "Reset view", theme.ZoomFitIcon(), v.ResetView)
 	v.grdCheck = widget.NewCheck("Grid", func(on bool) {
 		v.SetGrid(on)
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	v.orthoCheck = widget.NewCheck("Ortho", func(on bool) {
 		v.SetOrtho(on)
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
 	v.v3Check = widget.NewCheck("3D", func(on bool) {
 		v.Set3D(on)
-		v.Refocus(false)
+		widgets.Refocus(v.win, false)
 	})
-	toolbar := container.NewHBox(open, reset, v.grdCheck, v.orthoCheck, v.v3Check)
+	// napari's new points layer, for marking cells on an image.
+	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
+	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.orthoCheck, v.v3Check)
 
-	up := v.NewButton("", theme.MoveUpIcon(), func() { v.moveSelected(+1) })
-	down := v.NewButton("", theme.MoveDownIcon(), func() { v.moveSelected(-1) })
-	remove := v.NewButton("", theme.DeleteIcon(), func() {
-		if v.sel != nil {
-			v.RemoveLayer(v.sel)
+	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.stack.move(v.stack.sel, +1) })
+	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.stack.move(v.stack.sel, -1) })
+	remove := widgets.NewButton(v.win, "", theme.DeleteIcon(), func() {
+		if v.stack.sel != nil {
+			v.AskRemoveLayer(v.stack.sel)
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
-	left := container.NewVSplit(PanelScroll(v.controls), listBox)
+	left := container.NewVSplit(widgets.PanelScroll(v.controls), listBox)
 	left.Offset = 0.55
 
 	v.offer = v.newOfferBar()
@@ -161,8 +176,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.centre = container.NewStack(v.tabs)
 	split := container.NewHSplit(left, v.centre)
 	split.Offset = 0.24
-	v.statusBar = container.NewBorder(nil, nil, nil, v.info, v.status)
-	v.root = container.NewBorder(toolbar, v.statusBar, nil, nil, split)
+	v.root = container.NewBorder(toolbar, v.bar, nil, nil, split)
 	v.rebuildControls()
 	return v
 }
@@ -175,10 +189,10 @@ func (v *Viewer) Content() fyne.CanvasObject { return v.root }
 func (v *Viewer) Window() fyne.Window { return v.win }
 
 // Layers returns the layers from bottom to top.
-func (v *Viewer) Layers() []Layer { return append([]Layer(nil), v.layers...) }
+func (v *Viewer) Layers() []Layer { return v.stack.all() }
 
 // Selected returns the selected layer, or nil.
-func (v *Viewer) Selected() Layer { return v.sel }
+func (v *Viewer) Selected() Layer { return v.stack.sel }
 
 // AddImage adds an image layer over vol on top of the others and selects
 // it. The viewer owns vol from now on: it closes it when the layer is
@@ -246,10 +260,8 @@ func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ..
 
 func (v *Viewer) add(l Layer) {
 	l.base().setViewer(v)
-	first := len(v.layers) == 0
-	v.layers = append(v.layers, l)
-	v.sel = l
-	v.layersChanged()
+	first := len(v.stack.layers) == 0
+	v.stack.add(l)
 	// Until the user pans or zooms, the panels fit whatever they show
 	// (sliceView.fitNow); the first layer always starts fitted.
 	if first {
@@ -259,11 +271,9 @@ func (v *Viewer) add(l Layer) {
 
 // RemoveLayer removes l, closing its volume.
 func (v *Viewer) RemoveLayer(l Layer) {
-	i := v.indexOf(l)
-	if i < 0 {
+	if v.stack.indexOf(l) < 0 {
 		return
 	}
-	v.layers = append(v.layers[:i], v.layers[i+1:]...)
 	if il := imageOf(l); il != nil && il.ld != nil {
 		il.ld.close()
 		_ = il.vol.Close()
@@ -272,55 +282,29 @@ func (v *Viewer) RemoveLayer(l Layer) {
 	if v.offer.about(l) {
 		v.offer.hide()
 	}
-	if v.sel == l {
-		v.sel = nil
-		if n := len(v.layers); n > 0 {
-			v.sel = v.layers[min(i, n-1)]
-		}
-	}
-	v.layersChanged()
+	v.stack.remove(l)
 }
 
 // MoveLayer moves l up (delta > 0, towards the top) or down the stack.
-func (v *Viewer) MoveLayer(l Layer, delta int) {
-	i := v.indexOf(l)
-	if i < 0 {
-		return
-	}
-	j := min(max(i+delta, 0), len(v.layers)-1)
-	if i == j {
-		return
-	}
-	v.layers = append(v.layers[:i], v.layers[i+1:]...)
-	v.layers = append(v.layers[:j], append([]Layer{l}, v.layers[j:]...)...)
-	v.layersChanged()
-}
-
-func (v *Viewer) moveSelected(delta int) {
-	if v.sel != nil {
-		v.MoveLayer(v.sel, delta)
-	}
-}
+func (v *Viewer) MoveLayer(l Layer, delta int) { v.stack.move(l, delta) }
 
 // Select makes l the layer whose controls are shown.
-func (v *Viewer) Select(l Layer) {
-	if v.sel == l {
-		return
-	}
-	v.sel = l
-	v.rebuildControls()
-	if i := v.indexOf(l); i >= 0 {
-		v.list.Select(len(v.layers) - 1 - i)
-	}
-}
+func (v *Viewer) Select(l Layer) { v.stack.choose(l) }
 
-func (v *Viewer) indexOf(l Layer) int {
-	for i, x := range v.layers {
-		if x == l {
-			return i
+// stackChanged follows the layer stack: what a change touches is laid
+// out, listed and drawn again.
+func (v *Viewer) stackChanged(c stackChange) {
+	switch c {
+	case layersMoved:
+		v.layersChanged()
+	case selectionMoved:
+		v.rebuildControls()
+		if i := v.stack.indexOf(v.stack.sel); i >= 0 {
+			v.list.Select(len(v.stack.layers) - 1 - i)
 		}
+	case layerEdited:
+		v.layerChanged()
 	}
-	return -1
 }
 
 // layersChanged updates everything that depends on the layer stack.
@@ -329,23 +313,51 @@ func (v *Viewer) layersChanged() {
 		v.setPanels()
 	}
 	v.list.Refresh()
-	if i := v.indexOf(v.sel); i >= 0 {
-		v.list.Select(len(v.layers) - 1 - i)
+	if i := v.stack.indexOf(v.stack.sel); i >= 0 {
+		v.list.Select(len(v.stack.layers) - 1 - i)
 	} else {
 		v.list.UnselectAll()
 	}
 	v.rebuildControls()
 	v.updateDims()
 	v.redraw()
-	for _, f := range v.onLayers {
-		f()
+	v.updateTitle()
+}
+
+// updateTitle names the files open in the window's title: "voxlab —
+// planes, cells.xml".
+func (v *Viewer) updateTitle() {
+	if v.win == nil {
+		return
+	}
+	var names []string
+	for _, l := range v.stack.layers {
+		if sp := l.base().spec; sp != "" {
+			p, _ := volume.SplitSpec(sp)
+			if n := filepath.Base(p); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	t := "voxlab"
+	if len(names) > 0 {
+		t += " — " + strings.Join(names, ", ")
+	}
+	if v.win.Title() != t {
+		v.win.SetTitle(t)
 	}
 }
 
 // OnLayersChanged has f called, on the UI goroutine, after every change
 // of the layer stack (a layer added, removed or moved): the processing
 // panel offers the open layers as inputs.
-func (v *Viewer) OnLayersChanged(f func()) { v.onLayers = append(v.onLayers, f) }
+func (v *Viewer) OnLayersChanged(f func()) {
+	v.stack.watch(func(c stackChange) {
+		if c == layersMoved {
+			f()
+		}
+	})
+}
 
 // layerChanged redraws after a layer setting changed (showing or hiding
 // one changes the dims slider's range).
@@ -356,228 +368,6 @@ func (v *Viewer) layerChanged() {
 	v.list.Refresh()
 	v.syncControls()
 	v.updateDims()
-	v.redraw()
-}
-
-// Axis returns the slicing axis.
-func (v *Viewer) Axis() Axis { return v.axis }
-
-// SetAxis chooses which axis the view slices along, keeping each axis's
-// own position.
-func (v *Viewer) SetAxis(a Axis) {
-	if a == v.axis {
-		return
-	}
-	v.axis = a
-	v.updateDims()
-	v.ResetView()
-}
-
-// Slice returns the current slice index along the slicing axis.
-func (v *Viewer) Slice() int { return v.index[v.axis] }
-
-// Map returns the map shown of stack layers.
-func (v *Viewer) Map() int { return v.mapIdx }
-
-// Maps returns the range of the map slider: the most maps of a visible
-// stack layer (of any stack layer when none is visible); 0 without
-// stacks.
-func (v *Viewer) Maps() int {
-	visible := slices.ContainsFunc(v.layers, Layer.Visible)
-	n := 0
-	for _, l := range v.layers {
-		if il, ok := l.(*ImageLayer); ok && il.maps > 1 && (l.Visible() || !visible) {
-			n = max(n, il.maps)
-		}
-	}
-	return n
-}
-
-// SetMap shows map i of the stack layers (clamped to Maps); other image
-// layers do not change (napari broadcasts them along the map axis).
-func (v *Viewer) SetMap(i int) {
-	i = min(max(i, 0), max(v.Maps()-1, 0))
-	v.mapWant = i
-	if i == v.mapIdx {
-		return
-	}
-	v.mapIdx = i
-	v.updateDims()
-	v.redraw()
-}
-
-// StepMap moves d maps (clamped at the ends).
-func (v *Viewer) StepMap(d int) { v.SetMap(v.mapIdx + d) }
-
-// SetSlice moves to slice i along the slicing axis (clamped).
-func (v *Viewer) SetSlice(i int) {
-	n := v.dimsExtent()[v.axis]
-	i = min(max(i, 0), max(n-1, 0))
-	v.want[v.axis] = i
-	if i == v.index[v.axis] {
-		return
-	}
-	v.index[v.axis] = i
-	v.updateDims()
-	v.redraw()
-}
-
-// Step moves d slices, wrapping round at the ends when wrap is set.
-func (v *Viewer) Step(d int, wrap bool) {
-	n := v.dimsExtent()[v.axis]
-	if n == 0 {
-		return
-	}
-	i := v.index[v.axis] + d
-	if wrap {
-		i = ((i % n) + n) % n
-	}
-	v.SetSlice(i)
-}
-
-// Extent returns the range of the dims slider along z, y and x: the
-// largest extent of the visible layers (one map's for a stack).
-func (v *Viewer) Extent() [3]int { return v.dimsExtent() }
-
-// dimsExtent is the range of the dims slider along z, y, x: the extent
-// of the visible layers (of every layer when none is visible), one map's
-// for a stack. napari's slider spans every layer, hidden or not;
-// voxlab's spans what is on show, so that hiding the demo's 90
-// projections gives the slider back to the 60 planes of the brain.
-func (v *Viewer) dimsExtent() [3]int { return v.extentOf(nil) }
-
-// extentOf returns the size along z, y, x of the union of the layers of
-// a panel's group, or for nil of the visible layers (of every layer when
-// none is visible).
-func (v *Viewer) extentOf(group []Layer) [3]int {
-	visible := slices.ContainsFunc(v.layers, Layer.Visible)
-	var e [3]int
-	for _, l := range v.layers {
-		if group == nil && visible && !l.Visible() || group != nil && !slices.Contains(group, l) {
-			continue
-		}
-		var le [3]int
-		switch l := l.(type) {
-		case *ImageLayer:
-			le = l.extent()
-		case *HeatmapLayer:
-			le = l.extent()
-		case *PointsLayer:
-			l.store.mu.RLock()
-			le = l.store.extent
-			l.store.mu.RUnlock()
-		}
-		for i := range e {
-			e[i] = max(e[i], le[i])
-		}
-	}
-	return e
-}
-
-// Grid reports whether grid mode is on.
-func (v *Viewer) Grid() bool { return v.grid }
-
-// SetGrid turns grid mode on (each visible layer in its own panel, side
-// by side, with linked pan, zoom and slice) or off.
-func (v *Viewer) SetGrid(on bool) {
-	if v.grid == on {
-		return
-	}
-	v.grid = on
-	v.grdCheck.SetChecked(on)
-	v.setPanels()
-	v.ResetView()
-}
-
-// setPanels rebuilds the panels for the current mode. In grid mode each
-// visible image or heat-map layer gets a panel, shared with the points
-// layers stacked above it (detections over the data they came from).
-func (v *Viewer) setPanels() {
-	if v.ortho {
-		if len(v.panels) != 3 {
-			v.panels = v.orthoPanels()
-			v.panelBox.Objects = v.orthoObjects()
-			v.panelBox.Refresh()
-		}
-		return
-	}
-	var groups [][]Layer
-	if v.grid {
-		for _, l := range v.layers {
-			if !l.Visible() {
-				continue
-			}
-			if _, pts := l.(*PointsLayer); pts && len(groups) > 0 {
-				groups[len(groups)-1] = append(groups[len(groups)-1], l)
-				continue
-			}
-			groups = append(groups, []Layer{l})
-		}
-	}
-	if len(groups) == 0 {
-		groups = [][]Layer{nil}
-	}
-	same := len(groups) == len(v.panels) && (len(v.panels) == 0 || v.panels[0].ortho == nil)
-	for i := 0; same && i < len(groups); i++ {
-		same = slices.Equal(v.panels[i].group, groups[i])
-	}
-	if same {
-		return
-	}
-	v.panels = v.panels[:0]
-	objs := make([]fyne.CanvasObject, len(groups))
-	for i, g := range groups {
-		p := newSliceView(v, g)
-		v.panels = append(v.panels, p)
-		objs[i] = p
-	}
-	v.panelBox.Objects = objs
-	v.panelBox.Refresh()
-}
-
-// ResetView fits each panel to what it shows (the visible layers, or in
-// grid mode its own layers), undoing pans and zooms.
-func (v *Viewer) ResetView() {
-	v.nav = nav{}
-	v.navigated = false
-	for _, p := range v.panels {
-		p.fitted = false
-	}
-	v.redraw()
-}
-
-// aspectOf returns the height/width of a displayed voxel from the voxel
-// size of the lowest visible image layer of group (of all layers for
-// nil) that has one; 1 without.
-func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v.axis) }
-
-// aspectAlong is aspectOf for slices along axis.
-func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {
-	ra, ca := axis.displayAxes()
-	for _, l := range v.layers {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
-			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
-				return vs[ra] / vs[ca]
-			}
-		}
-	}
-	return 1
-}
-
-// zoomRange returns the zooms (relative to the fits) that keep every
-// panel's scale within [minScale, maxScale].
-func (v *Viewer) zoomRange() (lo, hi float64) {
-	fits := make([]xform, len(v.panels))
-	for i, p := range v.panels {
-		fits[i] = p.fitNow()
-	}
-	return zoomRange(fits)
-}
-
-// setNav sets the shared pan and zoom and redraws.
-func (v *Viewer) setNav(n nav) {
-	v.nav = n
-	v.navigated = true
 	v.redraw()
 }
 
@@ -605,7 +395,7 @@ func (v *Viewer) redraw() {
 		p.Refresh()
 	}
 	v.request3D()
-	v.updateStatus()
+	v.bar.update(v)
 }
 
 // liveInterval spaces the redraws that live updates cause: at most 20
@@ -636,679 +426,14 @@ func (v *Viewer) postRedraw(throttled bool) {
 	run()
 }
 
-// sliceReady is the loaders' callback, on their goroutines.
-func (v *Viewer) sliceReady(k sliceKey, err error) {
-	// A live layer's plane that is not held is no failure: the status
-	// bar says so (loadingText) and no dialog interrupts the user.
-	if err != nil && !errors.Is(err, ErrNotHeld) {
-		v.post(func() { v.ShowError(err) })
-		return
-	}
-	v.postRedraw(false)
-}
-
-// ShowError shows err in the status bar and a dialog.
-func (v *Viewer) ShowError(err error) {
-	msg := err.Error()
-	v.status.SetText("error: " + msg)
-	if msg == v.lastErr {
-		return
-	}
-	v.lastErr = msg
-	dialog.ShowError(err, v.win)
-}
-
-// LastError returns the last error shown in the window ("" when none).
-func (v *Viewer) LastError() string { return v.lastErr }
-
-// Loaded reports whether every visible image layer has its current slice
-// in memory or failed to read it (no slice is still loading).
-func (v *Viewer) Loaded() bool {
-	for _, l := range v.layers {
-		il := imageOf(l)
-		if il == nil || !l.Visible() || il.fixed != nil {
-			continue
-		}
-		for _, ax := range v.shownAxes() {
-			k, ok := il.keyFor(ax, v.index[ax], v.mapIdx)
-			if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
-				return false
-			}
-		}
-	}
-	return v.view3DSettled()
-}
-
-// loadError returns the first error reading a slice on screen (or a
-// 3D view's volume), or nil.
-func (v *Viewer) loadError() error {
-	if err := v.view3DError(); err != nil {
-		return err
-	}
-	for _, l := range v.layers {
-		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
-			for _, ax := range v.shownAxes() {
-				if k, ok := il.keyFor(ax, v.index[ax], v.mapIdx); ok {
-					if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
-						return err
-					}
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// WaitLoaded blocks until Loaded, asking for the slices and redrawing,
-// or until timeout. Call it from a goroutine other than the UI's (it
-// uses fyne.Do).
-func (v *Viewer) WaitLoaded(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		done := make(chan bool)
-		v.post(func() {
-			v.redraw()
-			done <- v.Loaded()
-		})
-		if <-done {
-			v.post(func() { v.redraw() })
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("slices not loaded after %v", timeout)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// imageOf returns the image part of an image or heat-map layer.
-func imageOf(l Layer) *ImageLayer {
-	switch l := l.(type) {
-	case *ImageLayer:
-		return l
-	case *HeatmapLayer:
-		return l.ImageLayer
-	}
-	return nil
-}
-
-// paint draws the panel's layers (all visible ones, or a group) into f,
-// which must be sized, through the panel's transform t. The background
-// is painted first, except under a bottom layer of opaque integer data,
-// which is drawn straight into the frame with the background painted
-// around it.
-func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
-	v.paintAlong(f, group, v.axis, t, sw, sh, ps)
-}
-
-// paintAlong is paint for a slice along axis (a panel of the
-// orthogonal views).
-func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh, ps float64) {
-	idx := v.index[axis]
-	var shown []Layer
-	for _, l := range v.layers {
-		if l.Visible() && (group == nil || slices.Contains(group, l)) {
-			shown = append(shown, l)
-		}
-	}
-	v.pickLevels(shown, t, ps)
-	start := 0
-	if len(shown) > 0 {
-		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
-			if p, _ := il.planeFor(axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) {
-				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
-				start = 1
-			}
-		}
-	}
-	if start == 0 {
-		f.fill(0, 0, f.w, f.h)
-	}
-	for _, l := range shown[start:] {
-		switch l := l.(type) {
-		case *PointsLayer:
-			l.inView = drawPoints(f, l.store, axis, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
-		default:
-			il := imageOf(l)
-			p, _ := il.planeFor(axis, idx, v.mapIdx)
-			if p == nil {
-				continue
-			}
-			drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, il.opacity, il.blend)
-		}
-	}
-}
-
-// scaleBar returns the scale bar's length in logical pixels and its
-// label for panel p, from the voxel size of its lowest visible image
-// layer; 0 when that layer has no voxel size.
-func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
-	for _, l := range v.layers {
-		il, ok := l.(*ImageLayer)
-		if !ok || !l.Visible() || p.group != nil && !slices.Contains(p.group, l) {
-			continue
-		}
-		_, ca := p.axis().displayAxes()
-		vs := il.vol.VoxelSize[ca]
-		if vs <= 0 {
-			return 0, ""
-		}
-		// Aim for about a fifth of the panel, at most 150 pixels.
-		scale := p.xf().scale
-		target := math.Min(float64(p.Size().Width)/5, 150) / scale * vs
-		if target <= 0 {
-			return 0, ""
-		}
-		phys := niceLength(target)
-		return phys / vs * scale, fmt.Sprintf("%g %s", phys, il.unit)
-	}
-	return 0, ""
-}
-
-// panelTitle names what a grid panel shows: its image layer, with the
-// map on show for a stack, and why it is empty when the sliders are past
-// the layer's end (the slice is shared by layers of different depths).
-func (v *Viewer) panelTitle(group []Layer) string {
-	if len(group) == 0 {
-		return ""
-	}
-	il, ok := group[0].(*ImageLayer)
-	if !ok {
-		return group[0].Name()
-	}
-	title := il.Name()
-	if il.maps > 1 {
-		if v.mapIdx >= il.maps {
-			return fmt.Sprintf("%s: no map %d", title, v.mapIdx)
-		}
-		title = fmt.Sprintf("%s: map %d", title, v.mapIdx)
-	}
-	if n := il.extent()[v.axis]; v.index[v.axis] >= n {
-		title += fmt.Sprintf(" (ends at %s %d)", v.axis, n-1)
-	}
-	return title
-}
-
-// typedKey steps through slices: arrows by one, Page Up/Down by ten;
-// with a stack on show the up and down arrows step through its maps.
-func (v *Viewer) typedKey(e *fyne.KeyEvent) {
-	if v.editKey(e) {
-		return
-	}
-	stacks := v.Maps() > 1
-	switch e.Name {
-	case fyne.KeyUp:
-		if stacks {
-			v.StepMap(1)
-		} else {
-			v.Step(1, false)
-		}
-	case fyne.KeyDown:
-		if stacks {
-			v.StepMap(-1)
-		} else {
-			v.Step(-1, false)
-		}
-	case fyne.KeyRight:
-		v.Step(1, false)
-	case fyne.KeyLeft:
-		v.Step(-1, false)
-	case fyne.KeyPageUp:
-		v.Step(10, false)
-	case fyne.KeyPageDown:
-		v.Step(-10, false)
-	case fyne.KeyHome:
-		v.SetSlice(0)
-	case fyne.KeyEnd:
-		v.SetSlice(v.dimsExtent()[v.axis] - 1)
-	}
-}
-
-// hover reports the position and the values under the pointer.
-func (v *Viewer) hover(p *sliceView, pos fyne.Position) {
-	v.hoverPanel, v.hoverPos = p, pos
-	v.updateStatus()
-}
-
-func (v *Viewer) hoverOut() {
-	v.hoverPanel = nil
-	v.updateStatus()
-}
-
-// cursorVoxel returns the (z, y, x) voxel under the pointer, in the
-// data of the panel it is over.
-func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
-	if v.hoverPanel == nil {
-		return zyx, 0, 0, false
-	}
-	row, col = v.hoverPanel.cellAt(v.hoverPos)
-	ax := v.hoverPanel.axis()
-	ra, ca := ax.displayAxes()
-	zyx[ax] = v.index[ax]
-	zyx[ra], zyx[ca] = row, col
-	return zyx, row, col, true
-}
-
-// ValueAt returns the value of layer l at display (row, col) of the
-// current slice, and whether there is one (the slice is loaded and the
-// position inside it).
-func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
-	il := imageOf(l)
-	if il == nil {
-		return 0, false
-	}
-	p := il.current()
-	if p != nil {
-		row, col = p.at(row, col)
-	}
-	if p == nil || row < 0 || col < 0 || row >= p.rows || col >= p.cols {
-		return 0, false
-	}
-	return p.value(row, col), true
-}
-
-// updateStatus writes the pointer position in the data of the panel it
-// is over (the map too over a stack; row and column over a heat map),
-// the values under it and the view's zoom and point counts.
-func (v *Viewer) updateStatus() {
-	var b strings.Builder
-	if zyx, row, col, ok := v.cursorVoxel(); ok {
-		inPanel := func(l Layer) bool {
-			return l.Visible() && (v.hoverPanel.group == nil || slices.Contains(v.hoverPanel.group, l))
-		}
-		if hm := v.heatmapUnder(v.hoverPanel, row, col); hm != nil && v.hoverPanel.group != nil {
-			fmt.Fprintf(&b, "row %d  col %d", row, col)
-			if st := v.stackOf(hm); st != nil {
-				fmt.Fprintf(&b, " (click: map %d)", row)
-			}
-		} else {
-			if slices.ContainsFunc(v.layers, func(l Layer) bool {
-				il, ok := l.(*ImageLayer)
-				return ok && il.maps > 1 && inPanel(l)
-			}) {
-				fmt.Fprintf(&b, "map %d  ", v.mapIdx)
-			}
-			fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
-		}
-		for _, l := range v.layers {
-			if !inPanel(l) {
-				continue
-			}
-			if val, ok := v.valueIn(v.hoverPanel, l, row, col); ok {
-				fmt.Fprintf(&b, "  │  %s: %s", l.Name(), formatValue(val))
-			}
-		}
-	}
-	if b.Len() == 0 && v.lastErr == "" {
-		b.WriteString(v.hint())
-	}
-	if b.Len() > 0 || v.lastErr == "" {
-		v.status.SetText(b.String())
-	}
-	var info []string
-	for _, l := range v.layers {
-		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			info = append(info, pl.statusText(v.imageExtent()))
-		}
-	}
-	if pl, ok := v.sel.(*PointsLayer); ok && v.ctl.layer == v.sel {
-		v.syncPoints(pl) // its in-view count is the one just drawn
-	}
-	info = append(info, v.loadingText()...)
-	// The zoom of the panel under the pointer (panels of a grid differ).
-	p := v.hoverPanel
-	if p == nil {
-		p = v.panels[0]
-	}
-	info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
-	setText(v.info, strings.Join(info, "   "), v.statusBar)
-}
-
-// loadingText says, for the status bar, which slices on screen are
-// still loading (how far, for a y or x slice read in pieces: "loading y
-// 500: 40%") and which slices of a running job's output are not held.
-// Layers are named when more than one image layer is visible.
-func (v *Viewer) loadingText() []string {
-	var shown []*ImageLayer
-	for _, l := range v.layers {
-		if il := imageOf(l); il != nil && l.Visible() && il.fixed == nil {
-			shown = append(shown, il)
-		}
-	}
-	var out []string
-	loading := false
-	for _, il := range shown {
-		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
-		if !ok || il.ld.cache.Contains(k) {
-			continue
-		}
-		name := ""
-		if len(shown) > 1 {
-			name = il.name + ": "
-		}
-		err := il.ld.err(k)
-		switch done, total, ok := il.ld.loadProgress(k); {
-		case errors.Is(err, ErrNotHeld):
-			out = append(out, fmt.Sprintf("%s%s %d finished, shown when the job ends", name, k.axis, k.idx))
-		case err != nil:
-		case ok:
-			out = append(out, fmt.Sprintf("%sloading %s %d: %d%%", name, k.axis, k.idx, done*100/total))
-		default:
-			loading = true
-		}
-	}
-	if loading && len(out) == 0 {
-		out = append(out, "loading…")
-	}
-	return out
-}
-
-func (v *Viewer) hint() string {
-	if len(v.layers) == 0 {
-		return "Open a file (File ▸ Open, or drop it here)"
-	}
-	switch {
-	case v.v3on():
-		return "drag to turn · scroll to zoom · double-click to reset"
-	case v.ortho:
-		return "click or drag to move the point · scroll to zoom · double-click to reset"
-	}
-	if pl, ok := v.sel.(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
-		return editHints[v.edit.mode]
-	}
-	if v.Maps() > 1 {
-		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"
-	}
-	return "drag to pan · scroll to zoom · ←/→ change slice · double-click to reset"
-}
-
-// heatmapUnder returns the topmost visible heat map of panel p with a
-// cell at (row, col), or nil.
-func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		h, ok := v.layers[i].(*HeatmapLayer)
-		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.layers[i]) {
-			continue
-		}
-		if row >= 0 && col >= 0 && row < h.rows && col < h.cols {
-			return h
-		}
-	}
-	return nil
-}
-
-// stackOf returns the stack layer whose maps are the rows of heat map h
-// (a distance matrix's ground-truth maps): the topmost with as many maps
-// as h has rows, or nil.
-func (v *Viewer) stackOf(h *HeatmapLayer) *ImageLayer {
-	for i := len(v.layers) - 1; i >= 0; i-- {
-		if il, ok := v.layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
-			return il
-		}
-	}
-	return nil
-}
-
-// tapped shows, for a tap on a cell of a distance heat map, the map of
-// its row in the stack those rows index at its middle plane (the slider
-// may have been past the end of a map, or at an empty border plane),
-// showing the stack if hidden.
-func (v *Viewer) tapped(p *sliceView, pos fyne.Position) {
-	row, col := p.cellAt(pos)
-	h := v.heatmapUnder(p, row, col)
-	if h == nil {
-		return
-	}
-	st := v.stackOf(h)
-	if st == nil {
-		return
-	}
-	v.Batch(func() {
-		if !st.Visible() {
-			st.SetVisible(true)
-		}
-		v.SetMap(row)
-		v.SetSlice(st.extent()[v.axis] / 2)
-	})
-}
-
-func formatValue(x float64) string {
-	if x == math.Trunc(x) && math.Abs(x) < 1e9 {
-		return fmt.Sprintf("%.0f", x)
-	}
-	return fmt.Sprintf("%.4g", x)
-}
-
-// AddPanel adds a tab to the dock at the right of the canvas (the
-// processing panel), showing the dock when it was hidden.
-func (v *Viewer) AddPanel(title string, obj fyne.CanvasObject) {
-	v.dock.Append(container.NewTabItem(title, obj))
-	if len(v.dock.Items) == 1 {
-		split := container.NewHSplit(v.tabs, v.dock)
-		// About 350 px of a 1280 px window: paths and the plan fit
-		// beside a canvas still larger than both side panels.
-		split.Offset = 0.64
-		v.centre.Objects = []fyne.CanvasObject{split}
-		v.centre.Refresh()
-	}
-}
-
-// AddTab adds a tab beside the "View" tab (plots, tables) and returns it,
-// so its content can be replaced as results arrive.
-func (v *Viewer) AddTab(title string, obj fyne.CanvasObject) *container.TabItem {
-	t := container.NewTabItem(title, obj)
-	v.tabs.Append(t)
-	return t
-}
-
-// ShowTab brings a tab added with AddTab (or the view, with nil) to the
-// front.
-func (v *Viewer) ShowTab(t *container.TabItem) {
-	if t == nil {
-		v.tabs.SelectIndex(0)
-		return
-	}
-	v.tabs.Select(t)
-}
-
 // Close stops the loaders and closes every layer's volume.
 func (v *Viewer) Close() {
 	v.stopPlay()
 	v.close3D()
-	for _, l := range v.layers {
+	for _, l := range v.stack.layers {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			il.ld.close()
 			_ = il.vol.Close()
 		}
 	}
-}
-
-// setText sets a label's text and lays its container out again when the
-// label's width changed (Fyne does not propagate size changes upwards).
-func setText(l *widget.Label, s string, parent *fyne.Container) {
-	if l.Text == s {
-		return
-	}
-	old := l.MinSize()
-	l.SetText(s)
-	if parent != nil && l.MinSize() != old {
-		parent.Refresh()
-	}
-}
-
-// WrapLabel returns a word-wrapped caption-sized label, as the viewer and
-// the processing panel show help, messages and notes.
-func WrapLabel(s string, imp widget.Importance) *widget.Label {
-	l := widget.NewLabel(s)
-	l.Wrapping = fyne.TextWrapWord
-	l.Importance = imp
-	l.SizeName = theme.SizeNameCaptionText
-	return l
-}
-
-// SetLabel sets a label's text, hiding it when empty.
-func SetLabel(l *widget.Label, s string) {
-	l.Hidden = s == ""
-	l.SetText(s)
-}
-
-// textInput is a focused widget the user types into (an entry): it keeps
-// the keyboard when another control changes.
-type textInput interface {
-	fyne.Focusable
-	SelectedText() string
-}
-
-// Refocus gives the keyboard back to the canvas after a click on a
-// control, so that the arrow and Page keys step through slices again: a
-// check, select, slider, radio or list takes the focus when tapped and
-// would keep the keys, and a button leaves the focus where it was. Text
-// being typed keeps the focus unless all is set (a button was pressed,
-// or Enter ended the entry), so that a control changed by the program
-// meanwhile does not take it away.
-func (v *Viewer) Refocus(all bool) {
-	if v.win == nil {
-		return
-	}
-	c := v.win.Canvas()
-	f := c.Focused()
-	if f == nil {
-		return
-	}
-	if _, typing := f.(textInput); typing && !all {
-		return
-	}
-	c.Unfocus()
-}
-
-// NewButton returns a button that gives the keyboard back to the canvas
-// (Refocus) before it acts, so that a dialog it opens keeps the focus it
-// gives its own entry.
-func (v *Viewer) NewButton(label string, icon fyne.Resource, tapped func()) *widget.Button {
-	return widget.NewButtonWithIcon(label, icon, func() {
-		v.Refocus(true)
-		tapped()
-	})
-}
-
-// offerBar is the line above the canvas that offers the view change a
-// result makes possible — showing it side by side with the data it came
-// from — with one click, instead of making it: results never rearrange
-// the user's view.
-type offerBar struct {
-	box     *fyne.Container
-	text    *widget.Label
-	compare *widget.Button
-	// a and b are the layers the offer would show side by side.
-	a, b Layer
-}
-
-func (v *Viewer) newOfferBar() offerBar {
-	o := offerBar{text: widget.NewLabel("")}
-	o.text.Truncation = fyne.TextTruncateEllipsis
-	o.compare = v.NewButton("Compare side by side", theme.GridIcon(), v.Compare)
-	o.compare.Importance = widget.HighImportance
-	dismiss := v.NewButton("", theme.CancelIcon(), func() {
-		v.offer.hide()
-		v.relayoutDims()
-	})
-	dismiss.Importance = widget.LowImportance
-	o.box = container.NewBorder(nil, widget.NewSeparator(), nil, container.NewHBox(o.compare, dismiss), o.text)
-	o.box.Hide()
-	return o
-}
-
-// about reports whether the offer concerns l.
-func (o *offerBar) about(l Layer) bool { return o.a == l || o.b == l }
-
-func (o *offerBar) hide() {
-	o.a, o.b = nil, nil
-	o.box.Hide()
-}
-
-// OfferCompare offers, above the canvas, to show result beside in (the
-// data it came from) in grid mode; nothing changes until the user
-// accepts (Compare). A later offer replaces it; removing either layer
-// withdraws it.
-func (v *Viewer) OfferCompare(in, result Layer) {
-	if in == nil || result == nil || v.indexOf(in) < 0 || v.indexOf(result) < 0 {
-		return
-	}
-	v.offer.a, v.offer.b = in, result
-	v.offer.text.SetText(fmt.Sprintf("%s is ready", result.Name()))
-	v.offer.box.Show()
-	v.relayoutDims()
-}
-
-// Offer returns the layers the compare offer would show side by side
-// (nils when there is no offer) and its button.
-func (v *Viewer) Offer() (in, result Layer, button *widget.Button) {
-	return v.offer.a, v.offer.b, v.offer.compare
-}
-
-// Compare accepts the compare offer: its two layers alone, side by side
-// in grid mode, fitted.
-func (v *Viewer) Compare() {
-	a, b := v.offer.a, v.offer.b
-	if a == nil || b == nil {
-		return
-	}
-	v.offer.hide()
-	v.Focus(true, a, b)
-	v.relayoutDims()
-}
-
-// PanelScroll returns the vertical scroller of a side panel (the layer
-// controls, the processing panel's form, the plots). The mouse wheel
-// scrolls it wherever the pointer is: Fyne gives the wheel to the
-// innermost scrollable object under the pointer, and every entry holds a
-// scroller of its own that takes the wheel and, its text fitting, does
-// nothing with it; a wheelCatcher stacked over the content is found
-// after them and hands the wheel to the panel. The content is inset by
-// the scroll bar's width, so the bar never covers it.
-func PanelScroll(content fyne.CanvasObject) *container.Scroll {
-	s := container.NewVScroll(nil)
-	w := &wheelCatcher{target: s}
-	w.ExtendBaseWidget(w)
-	s.Content = container.NewStack(container.New(scrollInset{}, content), w)
-	return s
-}
-
-// wheelCatcher passes wheel events to its target. It is transparent and
-// handles nothing else (it is not tappable, hoverable or draggable), so
-// clicks, typing and hovering reach the widgets below it.
-type wheelCatcher struct {
-	widget.BaseWidget
-	target fyne.Scrollable
-}
-
-// Scrolled scrolls the target.
-func (w *wheelCatcher) Scrolled(e *fyne.ScrollEvent) { w.target.Scrolled(e) }
-
-// CreateRenderer draws nothing.
-func (w *wheelCatcher) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewWithoutLayout())
-}
-
-// scrollInset lays its objects out leaving the scroll bar's width free
-// at the right.
-type scrollInset struct{}
-
-func (scrollInset) bar() float32 { return theme.Size(theme.SizeNameScrollBar) }
-
-// Layout gives every object the width less the bar.
-func (l scrollInset) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	for _, o := range objs {
-		o.Move(fyne.NewPos(0, 0))
-		o.Resize(fyne.NewSize(max(size.Width-l.bar(), 0), size.Height))
-	}
-}
-
-// MinSize is the largest object's, and the bar.
-func (l scrollInset) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var m fyne.Size
-	for _, o := range objs {
-		m = m.Max(o.MinSize())
-	}
-	return m.AddWidthHeight(l.bar(), 0)
 }

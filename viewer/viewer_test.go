@@ -329,7 +329,7 @@ func TestAxisChoice(t *testing.T) {
 		h.v.SetAxis(c.axis)
 		h.v.SetSlice(c.idx)
 		h.settle()
-		got, ok := h.v.ValueAt(h.v.layers[0], c.row, c.col)
+		got, ok := h.v.ValueAt(h.v.stack.layers[0], c.row, c.col)
 		if !ok || got != c.want {
 			t.Errorf("axis %s slice %d (%d,%d) = %v %v, want %v", c.axis, c.idx, c.row, c.col, got, ok, c.want)
 		}
@@ -357,8 +357,8 @@ func TestPointsOnTheirSlice(t *testing.T) {
 	if pl.InView() != 2 {
 		t.Errorf("in view %d, want 2", pl.InView())
 	}
-	if !strings.Contains(h.v.info.Text, "cells: 2 in view") {
-		t.Errorf("status %q lacks the count", h.v.info.Text)
+	if !strings.Contains(h.v.bar.info.Text, "cells: 2 in view") {
+		t.Errorf("status %q lacks the count", h.v.bar.info.Text)
 	}
 	// One plane away: drawn fainter and smaller.
 	inG, inN := h.greenAround(p, 20, 30, 5)
@@ -402,12 +402,12 @@ func TestValueUnderCursor(t *testing.T) {
 	sx, sy := p.xf().toScreen(7.5, 4.5, float64(sz.Width), float64(sz.Height))
 	p.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(float32(sx), float32(sy))}})
 	want := "z 2  y 4  x 7  │  raw: 2047  │  f: 7.5"
-	if got := h.v.status.Text; got != want {
+	if got := h.v.bar.status.Text; got != want {
 		t.Errorf("status %q, want %q", got, want)
 	}
 	p.MouseOut()
-	if strings.Contains(h.v.status.Text, "raw:") {
-		t.Errorf("status kept the value after the pointer left: %q", h.v.status.Text)
+	if strings.Contains(h.v.bar.status.Text, "raw:") {
+		t.Errorf("status kept the value after the pointer left: %q", h.v.bar.status.Text)
 	}
 }
 
@@ -566,7 +566,8 @@ func TestPanelsHaveScaleBar(t *testing.T) {
 	length, label := h.v.scaleBar(h.panel())
 	// 0.5 µm per voxel at the fit scale: the bar spans a 1-2-5 length.
 	phys := length / h.panel().xf().scale * 0.5
-	if length <= 0 || length > 150 || fmt.Sprintf("%g µm", phys) != label {
+	var said float64
+	if _, err := fmt.Sscanf(label, "%g µm", &said); err != nil || length <= 0 || length > 150 || math.Abs(phys-said) > 1e-9*said || niceLength(said) != said {
 		t.Errorf("scale bar %v px %q (phys %v)", length, label, phys)
 	}
 	if n := niceLength(37); n != 20 {

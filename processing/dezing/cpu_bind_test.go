@@ -8,9 +8,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // medianCase is a k13 median call on noisy uint16 data (most voxels need
@@ -60,27 +60,38 @@ func TestBindCancelsAMedianWithinRows(t *testing.T) {
 	})
 	defer unbind()
 	ended := make(chan error, 1)
-	var cancelled time.Time
 	go func() {
 		err := c.run()
 		ended <- err
 	}()
 	var err error
+	var atCancel int64 // rows the last report before the cancel counted
 	select {
 	case <-first:
-		cancelled = time.Now()
+		mu.Lock()
+		atCancel = reports[len(reports)-1][0]
+		mu.Unlock()
 		cancel()
 		err = <-ended
 	case err = <-ended:
 		t.Fatalf("the call ended (%v) before any progress report", err)
 	}
-	latency := time.Since(cancelled)
-	t.Logf("cancel latency %v; %d reports before it", latency, len(reports))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled median returned %v, want context.Canceled", err)
 	}
-	if latency > time.Second {
-		t.Errorf("the median stopped %v after the cancel, want within a second", latency)
+	// Rows, not seconds: the rows computed after the cancel are those in
+	// hand when it was seen, whatever the machine's load. A computed row
+	// of medians of noise around 4000 is not all zeros.
+	computed := int64(0)
+	dst := volume.Uint16s(c.out.HostBytes()) // uint16 in, uint16 out
+	for r := int64(0); r < c.rowsPerCall; r++ {
+		if slices.ContainsFunc(dst[r*int64(c.p.Cols):(r+1)*int64(c.p.Cols)], func(v uint16) bool { return v != 0 }) {
+			computed++
+		}
+	}
+	t.Logf("%d rows computed, %d reported before the cancel", computed, atCancel)
+	if after := computed - atCancel; after > c.rowsPerCall/4 {
+		t.Errorf("%d rows computed after the cancel (of %d), want the few in hand", after, c.rowsPerCall)
 	}
 	mu.Lock()
 	defer mu.Unlock()

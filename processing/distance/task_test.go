@@ -53,7 +53,7 @@ func mergeTasks(t *testing.T, name string, be gpu.Backend, cfg Config, gt, sub M
 // with and without a mask, the tasks of a split run merged give the
 // single-process matrices bit for bit, for task counts from 1 to more
 // than there are tiles (37 rows: no count divides them evenly). A split
-// by rows rather than whole tiles would not: TestRowSplitIsNotExact.
+// by rows rather than whole tiles may not: TestRowSplitAgreesToRounding.
 func TestTasksMergeToWhole(t *testing.T) {
 	const ngt, nsub, box = 37, 7, 10
 	gt, sub := testMaps(t, ngt, box, 11), testMaps(t, nsub, box, 12)
@@ -86,11 +86,12 @@ func TestTasksMergeToWhole(t *testing.T) {
 	}
 }
 
-// TestRowSplitIsNotExact shows why tasks take whole tiles: rows computed
-// in tiles of another composition differ from the whole run's in the last
-// bits. If this ever passes, the tile alignment is no longer needed (but
-// stays harmless).
-func TestRowSplitIsNotExact(t *testing.T) {
+// TestRowSplitAgreesToRounding: rows computed in tiles of another
+// composition are the whole run's rows up to rounding (1e-9 relative),
+// which is all a row split may change; whether they also agree bit for
+// bit depends on the BLAS (when they do not, tasks need whole tiles:
+// TestTasksMergeToWhole), and is only logged.
+func TestRowSplitAgreesToRounding(t *testing.T) {
 	gt, sub := testMaps(t, 37, 10, 11), testMaps(t, 7, 10, 12)
 	cfg := Config{Metrics: []Metric{L2, Corr}, Chunk: 8}
 	whole := mustRun(t, gpu.NewCPU(), cfg, gt, sub)
@@ -100,13 +101,19 @@ func TestRowSplitIsNotExact(t *testing.T) {
 		c.Rows, c.Chunk = rows, 3
 		part := mustRun(t, gpu.NewCPU(), c, gt, sub)
 		for k := range part.Matrices {
-			if sameBits(part.Matrices[k], whole.Matrices[k][rows[0]*7:rows[1]*7]) >= 0 {
+			want := whole.Matrices[k][rows[0]*7 : rows[1]*7]
+			if len(part.Matrices[k]) != len(want) {
+				t.Fatalf("rows %v, metric %d: %d values, want %d", rows, k, len(part.Matrices[k]), len(want))
+			}
+			for i, w := range want {
+				if g := part.Matrices[k][i]; !closeTo(g, w, 1e-9) && !(g != g && w != w) {
+					t.Errorf("rows %v, metric %d, value %d: %v, the whole run's %v", rows, k, i, g, w)
+				}
+			}
+			if sameBits(part.Matrices[k], want) >= 0 {
 				differ++
 			}
 		}
-	}
-	if differ == 0 {
-		t.Skip("rows in tiles of another size came out bit-identical on this BLAS: the alignment is not needed here")
 	}
 	t.Logf("%d of 6 matrices differ in their last bits when rows are tiled differently", differ)
 }

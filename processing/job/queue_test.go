@@ -59,10 +59,14 @@ func TestQueueOneJobPerDevice(t *testing.T) {
 	if e := q.Entries()[0]; e.Progress.Done != 1 || e.Progress.Stage != "s" {
 		t.Errorf("running entry's progress %+v", e.Progress)
 	}
+	// The queue starts a job only under its lock, when it is submitted
+	// or when the job before it on its device ends (startNextLocked), and
+	// marks it running before its goroutine starts: b queued means b has
+	// not started, and cannot until a ends.
 	select {
 	case <-b.started:
 		t.Fatal("b started while a runs on the same device")
-	case <-time.After(20 * time.Millisecond):
+	default:
 	}
 	close(a.release)
 	if err := ta.Wait(); err != nil {
@@ -102,10 +106,11 @@ func TestQueueOneJobPerDevice(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	// The deadline only catches a hang: the condition is an event.
+	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 5 s")
+			t.Fatal("condition not met in two minutes")
 		}
 		time.Sleep(time.Millisecond)
 	}

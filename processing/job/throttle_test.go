@@ -143,11 +143,12 @@ func TestThrottleKeepsOtherEvents(t *testing.T) {
 func TestThrottleRealJob(t *testing.T) {
 	var mu sync.Mutex
 	var got []Event
-	sink := Throttle(func(e Event) {
+	clk := &settledClock{}
+	sink := throttle(func(e Event) {
 		mu.Lock()
 		got = append(got, e)
 		mu.Unlock()
-	}, time.Millisecond)
+	}, time.Millisecond, clk)
 	err := Run(context.Background(), "j", func(ctx context.Context, p *Progress) error {
 		p.Stage("s", 2000, "u")
 		for range 2000 {
@@ -159,7 +160,9 @@ func TestThrottleRealJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond) // a late timer must not forward anything
+	// A late timer must not forward anything: wait until every timer
+	// the throttle started has run its callback or been stopped.
+	clk.wait()
 	mu.Lock()
 	defer mu.Unlock()
 	last := checkTerminal(t, got, Finished)
@@ -176,3 +179,31 @@ func TestThrottleRealJob(t *testing.T) {
 		t.Errorf("last progress forwarded at %d, want 2000", lastProgress.Done)
 	}
 }
+
+// settledClock is the real clock that counts the timers it started and
+// has not yet seen stopped or run to the end, so that a test can wait
+// for the last of them (an event) instead of sleeping past it.
+type settledClock struct {
+	realClock
+	pending sync.WaitGroup
+}
+
+func (c *settledClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.pending.Add(1)
+	var once sync.Once
+	settle := func() { once.Do(c.pending.Done) }
+	t := time.AfterFunc(d, func() {
+		defer settle()
+		f()
+	})
+	return func() bool {
+		stopped := t.Stop()
+		if stopped {
+			settle() // it will never run
+		}
+		return stopped
+	}
+}
+
+// wait returns once no timer is pending.
+func (c *settledClock) wait() { c.pending.Wait() }

@@ -59,6 +59,10 @@ type Spec struct {
 	// run on the files open in the viewer; nil values are left as they
 	// are. Optional.
 	Suggest func(open []string) (args []string, params map[string]string)
+	// PointsAction, when set, is offered on the viewer's points layers
+	// as a button ("Export training cubes…"): it chooses the pipeline in
+	// the panel with the layer's points as its input PointsArg.
+	PointsAction, PointsArg string
 	// Files says what a run of r reads and writes beyond what the Input
 	// and Output arguments and parameters say by themselves (Paths adds
 	// those): companion outputs (detect's XML beside its CSV), how an

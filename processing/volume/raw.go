@@ -83,6 +83,51 @@ func (s *rawSource) ReadSlab(z0, z1 int, dst []byte) error {
 	return nil
 }
 
+// ReadBox reads box b one row (z, y) at a time, each with one ReadAt of
+// its run of x and converted as ReadSlab converts: the viewer reads a y
+// or x slice, or the rows of a plane too large to read whole (a 65536²
+// mosaic), without reading whole planes.
+func (s *rawSource) ReadBox(b Box, dst []byte) error {
+	if err := CheckBox(s.info, b, len(dst)); err != nil {
+		return err
+	}
+	r := s.r
+	if r == nil {
+		f, _, err := fileio.Open(s.path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	nx := b.X1 - b.X0
+	out := nx * s.info.DType.Size()
+	i := 0
+	for z := b.Z0; z < b.Z1; z++ {
+		for y := b.Y0; y < b.Y1; y++ {
+			row := dst[i*out : (i+1)*out]
+			i++
+			stored := row[out-nx*s.elem:]
+			off := s.offset + ((int64(z)*int64(s.info.Shape[1])+int64(y))*int64(s.info.Shape[2])+int64(b.X0))*int64(s.elem)
+			if _, err := r.ReadAt(stored, off); err != nil {
+				if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+					return fmt.Errorf("%s is truncated: row %d of plane %d ends at byte %d, past the end of the file", s.path, y, z, off+int64(len(stored)))
+				}
+				return err
+			}
+			switch s.conv {
+			case convNone:
+				if s.bigEndian {
+					swapBytes(row, s.elem)
+				}
+			case convFloat16F32:
+				widenFloat16(row, stored, s.bigEndian)
+			}
+		}
+	}
+	return nil
+}
+
 func (s *rawSource) Close() error {
 	if s.c == nil {
 		return nil

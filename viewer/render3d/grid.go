@@ -94,6 +94,10 @@ func gridType(dt volume.DType) (u16 bool, size int) {
 	return false, 4
 }
 
+// MaxPlaneBytes bounds the plane a Builder reads at once: a volume of
+// larger planes is refused.
+const MaxPlaneBytes = 256 << 20
+
 // readSlabBytes bounds the planes read at once by Build.
 const readSlabBytes = 32 << 20
 
@@ -159,6 +163,12 @@ func NewBuilder(vol *volume.Volume, z0, nz int, budgets []int64) (*Builder, erro
 	}
 	if z0 < 0 || nz <= 0 || z0+nz > vol.Shape[0] {
 		return nil, fmt.Errorf("3D view of %s: planes [%d, %d) outside [0, %d)", vol.Name, z0, z0+nz, vol.Shape[0])
+	}
+	// The grids are built from whole planes: one of a 65536² mosaic
+	// (8 GiB) is never allocated.
+	if pb := vol.PlaneBytes(); pb > MaxPlaneBytes {
+		return nil, fmt.Errorf("3D view of %s: its planes of %d x %d %s (%d MiB each) are larger than the 3D view reads at once (%d MiB): open a pyramid level or a crop of it",
+			vol.Name, vol.Shape[1], vol.Shape[2], vol.DType, pb>>20, MaxPlaneBytes>>20)
 	}
 	shape := [3]int{nz, vol.Shape[1], vol.Shape[2]}
 	b := &Builder{vol: vol, z0: z0, nz: nz, u16: u16}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/volume"
@@ -651,5 +652,26 @@ func TestIsoBrickSkip(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// hugePlanes is a volume of 65536² planes that must never be read.
+type hugePlanes struct{}
+
+func (hugePlanes) Info() volume.Info {
+	return volume.Info{Shape: [3]int{4, 65536, 65536}, DType: volume.Uint16}
+}
+func (hugePlanes) Close() error { return nil }
+func (hugePlanes) ReadSlab(int, int, []byte) error {
+	panic("an 8 GiB plane was read")
+}
+
+// TestBuilderRefusesHugePlanes: planes larger than MaxPlaneBytes are
+// refused with the volume's name and sizes, before anything is
+// allocated or read.
+func TestBuilderRefusesHugePlanes(t *testing.T) {
+	_, err := NewBuilder(volume.New("mosaic.tif", hugePlanes{}), 0, 4, []int64{8 << 20})
+	if err == nil || !strings.Contains(err.Error(), "mosaic.tif") || !strings.Contains(err.Error(), "8192 MiB") {
+		t.Errorf("NewBuilder: %v", err)
 	}
 }

@@ -41,6 +41,12 @@
 // Datasets of int8, uint8, int16, uint16, int32, uint32, float32 and
 // float64, in either byte order, read as those types.
 //
+// Files that are not volumes — Keras weight files — are read as a Tree
+// of groups, string attributes and datasets of any rank (tree.go),
+// registered as volume.OpenTree's opener, so that their readers
+// (processing/classify/keras) do not link libhdf5 themselves;
+// write_tree.go writes such files.
+//
 // Writers create a temporary file beside the target and rename it when
 // committed: Create and File for several datasets with attributes (the
 // dezinging output), volume.Create("out.h5:/data", info) for one volume,

@@ -1,0 +1,137 @@
+package modelfiles
+
+// Tests that read weight files: they link libhdf5 (processing/volume/h5),
+// which the pipeline's own test binary must not (doc.go).
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/classify"
+	"github.com/voxlab/voxlab/processing/classify/internal/kerasw"
+	"github.com/voxlab/voxlab/processing/classify/internal/synth"
+	"github.com/voxlab/voxlab/processing/classify/keras"
+	"github.com/voxlab/voxlab/processing/classify/resnet"
+	_ "github.com/voxlab/voxlab/processing/volume/h5"
+)
+
+var modelFiles struct {
+	sync.Mutex
+	dir   string
+	paths map[string]string
+}
+
+// modelFile writes (once per test binary) the weight file of a golden
+// configuration in the given layout: the generator's weights rebuilt
+// with synth and its calibration, saved by keras.Save.
+func modelFile(t testing.TB, c netConfig, format keras.Format) string {
+	t.Helper()
+	modelFiles.Lock()
+	defer modelFiles.Unlock()
+	key := c.Tag + string(format)
+	if p, ok := modelFiles.paths[key]; ok {
+		return p
+	}
+	if modelFiles.dir == "" {
+		d, err := os.MkdirTemp("", "voxlab-classify-models-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		modelFiles.dir, modelFiles.paths = d, map[string]string{}
+	}
+	cal, err := synth.ReadCalibration(filepath.Join(testdata, "calib_"+c.Tag+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := resnet.Arch{Depth: c.Depth, Input: c.Input}
+	ext := map[keras.Format]string{keras.Legacy: ".h5", keras.Keras3Weights: ".weights.h5", keras.Keras3Model: ".keras"}[format]
+	p := filepath.Join(modelFiles.dir, c.Tag+ext)
+	if err := kerasw.Save(p, format, arch, synth.Weights(arch, cal)); err != nil {
+		t.Fatal(err)
+	}
+	modelFiles.paths[key] = p
+	return p
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if modelFiles.dir != "" {
+		os.RemoveAll(modelFiles.dir)
+	}
+	os.Exit(code)
+}
+
+// TestClassifyGolden classifies the crop's candidates with the networks
+// of depth 18 and 50, on small cubes and cellfinder's 50x50x20, from
+// weight files in Keras 2 and Keras 3 layouts, and holds the
+// probabilities against the torch reference (testdata/gen_golden.py,
+// float64): within 1e-3, the same class wherever the reference is not
+// within 1e-3 of 0.5, the same candidates unknown.
+func TestClassifyGolden(t *testing.T) {
+	pts := candidates(t)
+	sig, bg := cropVolumes(t)
+	for _, c := range netGolden(t) {
+		format := keras.Legacy
+		if c.Layout != "legacy" {
+			format = keras.Keras3Model
+		}
+		t.Run(c.Tag, func(t *testing.T) {
+			res := run(t, configFor(c, modelFile(t, c, format)), classify.Inputs{Signal: sig, Background: bg, Points: pts}, gpu.NewCPU(), nil)
+			checkGolden(t, c, res)
+		})
+	}
+}
+
+// TestBadModel: a missing model, a text file, a folder, or a model that
+// does not match the data's channels or the depth asked are refused
+// before anything is read or written, naming the file and the problem.
+func TestBadModel(t *testing.T) {
+	c := netGolden(t)[0]
+	sig, bg := cropVolumes(t)
+	pts := candidates(t)
+	dir := t.TempDir()
+	text := filepath.Join(dir, "resnet50_tv.h5")
+	os.WriteFile(text, []byte("these are not weights\n"), 0o644)
+	model := modelFile(t, c, keras.Legacy)
+	for _, tc := range []struct {
+		name  string
+		model string
+		bg    bool
+		depth int
+		want  []string
+	}{
+		{"missing", filepath.Join(dir, "nope.h5"), true, c.Depth, []string{"nope.h5", "no such file"}},
+		{"text", text, true, c.Depth, []string{text, "not a Keras weight file"}},
+		{"folder", dir, true, c.Depth, []string{dir, "folder"}},
+		{"channels", model, false, c.Depth, []string{model, "conv1", "2 input channel", "1"}},
+		{"depth", model, true, 50, []string{model, "18-layer", "network depth to 18"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := configFor(c, tc.model)
+			cfg.NetworkDepth = tc.depth
+			in := classify.Inputs{Signal: sig, Points: pts}
+			if tc.bg {
+				in.Background = bg
+			}
+			_, err := classify.Open(cfg, in)
+			if err == nil {
+				t.Fatal("opened")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v: want it to say %q", err, w)
+				}
+			}
+		})
+	}
+	cfg := configFor(c, model)
+	cfg.NetworkDepth = 0 // found from the file
+	s, err := classify.Open(cfg, classify.Inputs{Signal: sig, Background: bg, Points: pts})
+	if err != nil || s.Net.Arch.Depth != c.Depth {
+		t.Errorf("depth from the file: %v", err)
+	}
+}

@@ -1,0 +1,28 @@
+package viewer
+
+// Methods only the viewer's tests call: they look into the dialogs on
+// show and the play animation.
+
+// Dialog returns the title and button labels of the dialog of kind on
+// show ("error", "unsaved", "remove", "save", "overwrite",
+// "unknown-xml"), and whether there is one: for tests and scripts.
+func (v *Viewer) Dialog(kind string) (title string, buttons []string, ok bool) {
+	m := v.modals[kind]
+	if m == nil {
+		return "", nil, false
+	}
+	for _, b := range m.buttons {
+		buttons = append(buttons, b.Text)
+	}
+	return m.title, buttons, true
+}
+
+// Dialogs returns how many dialogs are on show.
+func (v *Viewer) Dialogs() int { return len(v.modalOrder) }
+
+// Playing reports whether the play button is animating the slices.
+func (v *Viewer) Playing() bool {
+	v.playMu.Lock()
+	defer v.playMu.Unlock()
+	return v.playStop != nil
+}

@@ -1,0 +1,150 @@
+package viewer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"fyne.io/fyne/v2"
+)
+
+// Input on the panels: keys, the pointer's voxel and the values under
+// it, taps on heat maps.
+
+// typedKey steps through slices: Right and Left by one, Page Down and
+// Page Up by ten; with a stack on show the up and down arrows step
+// through its maps. While a dialog is on show the keys are its.
+func (v *Viewer) typedKey(e *fyne.KeyEvent) {
+	if v.modalKey(e) || v.editKey(e) {
+		return
+	}
+	stacks := v.Maps() > 1
+	switch e.Name {
+	case fyne.KeyUp:
+		if stacks {
+			v.StepMap(1)
+		} else {
+			v.Step(1, false)
+		}
+	case fyne.KeyDown:
+		if stacks {
+			v.StepMap(-1)
+		} else {
+			v.Step(-1, false)
+		}
+	case fyne.KeyRight:
+		v.Step(1, false)
+	case fyne.KeyLeft:
+		v.Step(-1, false)
+	// Page Down goes on through the stack, as Right does (and as it
+	// goes down a document); Page Up goes back.
+	case fyne.KeyPageDown:
+		v.Step(10, false)
+	case fyne.KeyPageUp:
+		v.Step(-10, false)
+	case fyne.KeyHome:
+		v.SetSlice(0)
+	case fyne.KeyEnd:
+		v.SetSlice(v.dimsExtent()[v.axis] - 1)
+	}
+}
+
+// hover reports the position and the values under the pointer.
+func (v *Viewer) hover(p *sliceView, pos fyne.Position) {
+	v.hoverPanel, v.hoverPos = p, pos
+	v.bar.update(v)
+}
+
+func (v *Viewer) hoverOut() {
+	v.hoverPanel = nil
+	v.bar.update(v)
+}
+
+// cursorVoxel returns the (z, y, x) voxel under the pointer, in the
+// data of the panel it is over.
+func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
+	if v.hoverPanel == nil {
+		return zyx, 0, 0, false
+	}
+	row, col = v.hoverPanel.cellAt(v.hoverPos)
+	ax := v.hoverPanel.axis()
+	ra, ca := ax.displayAxes()
+	zyx[ax] = v.index[ax]
+	zyx[ra], zyx[ca] = row, col
+	return zyx, row, col, true
+}
+
+// ValueAt returns the value of layer l at display (row, col) of the
+// current slice, and whether there is one (the slice is loaded and the
+// position inside it).
+func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
+	il := imageOf(l)
+	if il == nil {
+		return 0, false
+	}
+	p := il.current()
+	if p != nil {
+		row, col = p.at(row, col)
+	}
+	if p == nil || row < 0 || col < 0 || row >= p.rows || col >= p.cols || p.offAt(row) {
+		return 0, false
+	}
+	return p.value(row, col), true
+}
+
+// heatmapUnder returns the topmost visible heat map of panel p with a
+// cell at (row, col), or nil.
+func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		h, ok := v.stack.layers[i].(*HeatmapLayer)
+		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.stack.layers[i]) {
+			continue
+		}
+		if row >= 0 && col >= 0 && row < h.rows && col < h.cols {
+			return h
+		}
+	}
+	return nil
+}
+
+// stackOf returns the stack layer whose maps are the rows of heat map h
+// (a distance matrix's ground-truth maps): the topmost with as many maps
+// as h has rows, or nil.
+func (v *Viewer) stackOf(h *HeatmapLayer) *ImageLayer {
+	for i := len(v.stack.layers) - 1; i >= 0; i-- {
+		if il, ok := v.stack.layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
+			return il
+		}
+	}
+	return nil
+}
+
+// tapped shows, for a tap on a cell of a distance heat map, the map of
+// its row in the stack those rows index at its middle plane (the slider
+// may have been past the end of a map, or at an empty border plane),
+// showing the stack if hidden.
+func (v *Viewer) tapped(p *sliceView, pos fyne.Position) {
+	row, col := p.cellAt(pos)
+	h := v.heatmapUnder(p, row, col)
+	if h == nil {
+		return
+	}
+	st := v.stackOf(h)
+	if st == nil {
+		return
+	}
+	v.Batch(func() {
+		if !st.Visible() {
+			st.SetVisible(true)
+		}
+		v.SetMap(row)
+		v.SetSlice(st.extent()[v.axis] / 2)
+	})
+}
+
+func formatValue(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e9 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.4g", x)
+}

@@ -1,0 +1,240 @@
+package viewer
+
+import (
+	"slices"
+
+	"fyne.io/fyne/v2"
+)
+
+// Navigation: the axis, slice and map on show, the grid, and the view's
+// pan and zoom.
+
+// Axis returns the slicing axis.
+func (v *Viewer) Axis() Axis { return v.axis }
+
+// SetAxis chooses which axis the view slices along, keeping each axis's
+// own position; an axis not sliced along before starts at its middle
+// (napari's dims start there too), not at an edge plane.
+func (v *Viewer) SetAxis(a Axis) {
+	if a == v.axis {
+		return
+	}
+	v.axisSeen[v.axis] = true
+	if !v.axisSeen[a] {
+		mid := v.dimsExtent()[a] / 2
+		v.index[a], v.want[a] = mid, mid
+		v.axisSeen[a] = true
+	}
+	v.axis = a
+	v.updateDims()
+	v.ResetView()
+}
+
+// Slice returns the current slice index along the slicing axis.
+func (v *Viewer) Slice() int { return v.index[v.axis] }
+
+// Map returns the map shown of stack layers.
+func (v *Viewer) Map() int { return v.mapIdx }
+
+// Maps returns the range of the map slider: the most maps of a visible
+// stack layer (of any stack layer when none is visible); 0 without
+// stacks.
+func (v *Viewer) Maps() int {
+	visible := slices.ContainsFunc(v.stack.layers, Layer.Visible)
+	n := 0
+	for _, l := range v.stack.layers {
+		if il, ok := l.(*ImageLayer); ok && il.maps > 1 && (l.Visible() || !visible) {
+			n = max(n, il.maps)
+		}
+	}
+	return n
+}
+
+// SetMap shows map i of the stack layers (clamped to Maps); other image
+// layers do not change (napari broadcasts them along the map axis).
+func (v *Viewer) SetMap(i int) {
+	i = min(max(i, 0), max(v.Maps()-1, 0))
+	v.mapWant = i
+	if i == v.mapIdx {
+		return
+	}
+	v.mapIdx = i
+	v.updateDims()
+	v.redraw()
+}
+
+// StepMap moves d maps (clamped at the ends).
+func (v *Viewer) StepMap(d int) { v.SetMap(v.mapIdx + d) }
+
+// SetSlice moves to slice i along the slicing axis (clamped).
+func (v *Viewer) SetSlice(i int) {
+	n := v.dimsExtent()[v.axis]
+	i = min(max(i, 0), max(n-1, 0))
+	v.want[v.axis] = i
+	v.axisSeen[v.axis] = true
+	if i == v.index[v.axis] {
+		return
+	}
+	v.index[v.axis] = i
+	v.updateDims()
+	v.redraw()
+}
+
+// Step moves d slices, wrapping round at the ends when wrap is set.
+func (v *Viewer) Step(d int, wrap bool) {
+	n := v.dimsExtent()[v.axis]
+	if n == 0 {
+		return
+	}
+	i := v.index[v.axis] + d
+	if wrap {
+		i = ((i % n) + n) % n
+	}
+	v.SetSlice(i)
+}
+
+// Extent returns the range of the dims slider along z, y and x: the
+// largest extent of the visible layers (one map's for a stack).
+func (v *Viewer) Extent() [3]int { return v.dimsExtent() }
+
+// dimsExtent is the range of the dims slider along z, y, x: the extent
+// of the visible layers (of every layer when none is visible), one map's
+// for a stack. napari's slider spans every layer, hidden or not;
+// voxlab's spans what is on show, so that hiding the demo's 90
+// projections gives the slider back to the 60 planes of the brain.
+func (v *Viewer) dimsExtent() [3]int { return v.extentOf(nil) }
+
+// extentOf returns the size along z, y, x of the union of the layers of
+// a panel's group, or for nil of the visible layers (of every layer when
+// none is visible).
+func (v *Viewer) extentOf(group []Layer) [3]int {
+	visible := slices.ContainsFunc(v.stack.layers, Layer.Visible)
+	var e [3]int
+	for _, l := range v.stack.layers {
+		if group == nil && visible && !l.Visible() || group != nil && !slices.Contains(group, l) {
+			continue
+		}
+		var le [3]int
+		switch l := l.(type) {
+		case *ImageLayer:
+			le = l.extent()
+		case *HeatmapLayer:
+			le = l.extent()
+		case *PointsLayer:
+			l.store.mu.RLock()
+			le = l.store.extent
+			l.store.mu.RUnlock()
+		}
+		for i := range e {
+			e[i] = max(e[i], le[i])
+		}
+	}
+	return e
+}
+
+// Grid reports whether grid mode is on.
+func (v *Viewer) Grid() bool { return v.grid }
+
+// SetGrid turns grid mode on (each visible layer in its own panel, side
+// by side, with linked pan, zoom and slice) or off.
+func (v *Viewer) SetGrid(on bool) {
+	if v.grid == on {
+		return
+	}
+	v.grid = on
+	v.grdCheck.SetChecked(on)
+	v.setPanels()
+	v.ResetView()
+}
+
+// setPanels rebuilds the panels for the current mode. In grid mode each
+// visible image or heat-map layer gets a panel, shared with the points
+// layers stacked above it (detections over the data they came from).
+func (v *Viewer) setPanels() {
+	if v.ortho {
+		if len(v.panels) != 3 {
+			v.panels = v.orthoPanels()
+			v.panelBox.Objects = v.orthoObjects()
+			v.panelBox.Refresh()
+		}
+		return
+	}
+	var groups [][]Layer
+	if v.grid {
+		for _, l := range v.stack.layers {
+			if !l.Visible() {
+				continue
+			}
+			if _, pts := l.(*PointsLayer); pts && len(groups) > 0 {
+				groups[len(groups)-1] = append(groups[len(groups)-1], l)
+				continue
+			}
+			groups = append(groups, []Layer{l})
+		}
+	}
+	if len(groups) == 0 {
+		groups = [][]Layer{nil}
+	}
+	same := len(groups) == len(v.panels) && (len(v.panels) == 0 || v.panels[0].ortho == nil)
+	for i := 0; same && i < len(groups); i++ {
+		same = slices.Equal(v.panels[i].group, groups[i])
+	}
+	if same {
+		return
+	}
+	v.panels = v.panels[:0]
+	objs := make([]fyne.CanvasObject, len(groups))
+	for i, g := range groups {
+		p := newSliceView(v, g)
+		v.panels = append(v.panels, p)
+		objs[i] = p
+	}
+	v.panelBox.Objects = objs
+	v.panelBox.Refresh()
+}
+
+// ResetView fits each panel to what it shows (the visible layers, or in
+// grid mode its own layers), undoing pans and zooms.
+func (v *Viewer) ResetView() {
+	v.nav = nav{}
+	v.navigated = false
+	for _, p := range v.panels {
+		p.fitted = false
+	}
+	v.redraw()
+}
+
+// aspectOf returns the height/width of a displayed voxel from the voxel
+// size of the lowest visible image layer of group (of all layers for
+// nil) that has one; 1 without.
+func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v.axis) }
+
+// aspectAlong is aspectOf for slices along axis.
+func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {
+	ra, ca := axis.displayAxes()
+	for _, l := range v.stack.layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
+			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
+				return vs[ra] / vs[ca]
+			}
+		}
+	}
+	return 1
+}
+
+// zoomRange returns the zooms (relative to the fits) that keep every
+// panel's scale within [minScale, maxScale].
+func (v *Viewer) zoomRange() (lo, hi float64) {
+	fits := make([]xform, len(v.panels))
+	for i, p := range v.panels {
+		fits[i] = p.fitNow()
+	}
+	return zoomRange(fits)
+}
+
+// setNav sets the shared pan and zoom and redraws.
+func (v *Viewer) setNav(n nav) {
+	v.nav = n
+	v.navigated = true
+	v.redraw()
+}

@@ -1,0 +1,88 @@
+package viewer
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/widgets"
+)
+
+// The compare offer above the canvas.
+
+// offerBar is the line above the canvas that offers the view change a
+// result makes possible — showing it side by side with the data it came
+// from — with one click, instead of making it: results never rearrange
+// the user's view.
+type offerBar struct {
+	box     *fyne.Container
+	text    *widget.Label
+	compare *widget.Button
+	// a and b are the layers the offer would show side by side.
+	a, b Layer
+}
+
+func (v *Viewer) newOfferBar() offerBar {
+	o := offerBar{text: widget.NewLabel("")}
+	o.text.Truncation = fyne.TextTruncateEllipsis
+	o.compare = widgets.NewButton(v.win, "Compare side by side", theme.GridIcon(), v.Compare)
+	o.compare.Importance = widget.HighImportance
+	dismiss := widgets.NewButton(v.win, "", theme.CancelIcon(), func() {
+		v.offer.hide()
+		v.relayoutDims()
+	})
+	dismiss.Importance = widget.LowImportance
+	o.box = container.NewBorder(nil, widget.NewSeparator(), nil, container.NewHBox(o.compare, dismiss), o.text)
+	o.box.Hide()
+	return o
+}
+
+// about reports whether the offer concerns l.
+func (o *offerBar) about(l Layer) bool { return o.a == l || o.b == l }
+
+func (o *offerBar) hide() {
+	o.a, o.b = nil, nil
+	o.box.Hide()
+}
+
+// OfferCompare offers, above the canvas, to show result beside in (the
+// data it came from) in grid mode; nothing changes until the user
+// accepts (Compare). A later offer replaces it; removing either layer
+// withdraws it.
+func (v *Viewer) OfferCompare(in, result Layer) {
+	if in == nil || result == nil || v.stack.indexOf(in) < 0 || v.stack.indexOf(result) < 0 {
+		return
+	}
+	v.offer.a, v.offer.b = in, result
+	msg := fmt.Sprintf("%s is ready", result.Name())
+	if il, ok := result.(*ImageLayer); ok && il.vol != nil {
+		if _, live := il.vol.Source().(*LiveVolume); live {
+			// The job still runs: say so, not that it is done.
+			msg = fmt.Sprintf("%s: planes appear as the job computes them", result.Name())
+		}
+	}
+	v.offer.text.SetText(msg)
+	v.offer.box.Show()
+	v.relayoutDims()
+}
+
+// Offer returns the layers the compare offer would show side by side
+// (nils when there is no offer) and its button.
+func (v *Viewer) Offer() (in, result Layer, button *widget.Button) {
+	return v.offer.a, v.offer.b, v.offer.compare
+}
+
+// Compare accepts the compare offer: its two layers alone, side by side
+// in grid mode, fitted.
+func (v *Viewer) Compare() {
+	a, b := v.offer.a, v.offer.b
+	if a == nil || b == nil {
+		return
+	}
+	v.offer.hide()
+	v.Focus(true, a, b)
+	v.relayoutDims()
+}

@@ -1,0 +1,88 @@
+package viewer
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/voxlab/voxlab/processing/points"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// TestClassifiedReviewOrder: a classified CSV (z,y,x,type,probability,
+// as voxlab classify writes it) opens with its points without a
+// probability as unknown, and the walk visits the non-cells first, most
+// probable cell first, then the cells, least probable first, then the
+// unknown — whatever their planes; with a class chosen, only that class
+// in that order.
+func TestClassifiedReviewOrder(t *testing.T) {
+	csv := "z,y,x,type,probability\n" +
+		"1,10,10,2,0.9\n" + // 0 cell
+		"2,20,20,1,0.1\n" + // 1 non-cell
+		"3,30,30,1,0.45\n" + // 2 non-cell
+		"4,40,40,1,\n" + // 3 unknown
+		"5,50,50,2,0.55\n" + // 4 cell
+		"0,5,5,1,0.3\n" // 5 non-cell
+	path := filepath.Join(t.TempDir(), "classified.csv")
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.v.addEditShortcuts()
+	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{8, 60, 60}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
+	l, err := h.v.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := l.(*PointsLayer)
+	h.settle()
+	if c := pl.Counts(); c[points.Cell] != 2 || c[points.NonCell] != 3 || c[points.Unknown] != 1 {
+		t.Errorf("counts %v, want 2 cells, 3 non-cells, 1 unknown", c)
+	}
+	walk := func() []int {
+		var got []int
+		for h.v.WalkNext(+1) {
+			h.settle()
+			got = append(got, pl.Selected()...)
+			if len(got) > 10 {
+				break
+			}
+		}
+		return got
+	}
+	h.v.SetWalk(WalkAll)
+	if got, want := walk(), []int{2, 5, 1, 4, 0, 3}; !slices.Equal(got, want) {
+		t.Errorf("walk %v, want %v", got, want)
+	}
+	if pl.Selected()[0] != 3 || !h.v.WalkNext(-1) || pl.Selected()[0] != 0 {
+		t.Errorf("back from the last: selected %v, want [0]", pl.Selected())
+	}
+	if h.v.Slice() != 1 {
+		t.Errorf("slice %d, want the point's plane 1", h.v.Slice())
+	}
+	pl.walkAt = -1
+	h.v.SetWalk(int(points.Cell))
+	if got, want := walk(), []int{4, 0}; !slices.Equal(got, want) {
+		t.Errorf("walk over the cells %v, want %v", got, want)
+	}
+}
+
+// TestPlainCSVKeepsPlaneOrder: a CSV without a probability column keeps
+// the walk in plane order.
+func TestPlainCSVKeepsPlaneOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cells.csv")
+	if err := os.WriteFile(path, []byte("z,y,x,type\n3,1,1,cell\n1,1,1,cell\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{8, 60, 60}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
+	l, err := h.v.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := l.(*PointsLayer)
+	if pl.reviewOrder != nil {
+		t.Errorf("review order %v for a CSV without probabilities", pl.reviewOrder)
+	}
+}
