@@ -525,11 +525,11 @@ func (w *imageWriter) Commit() error {
 // Abort removes the temporary store.
 func (w *imageWriter) Abort() error { return w.dir.Abort() }
 
-// imageBytes is the host memory the writer holds while a slab is
-// written: per worker, one chunk gathered, its encoding (or a shard's
-// chunks encoded, bounded by the shard's size plus the codec's
-// overhead), and the encoder's state (zstd's window and tables, under
-// 8 MiB at the default levels).
+// imageBytes is the host memory the writer holds: per encoding worker
+// (GOMAXPROCS of them, each keeping its buffers for the writer's life),
+// one chunk gathered, its encoding (or a shard's chunks encoded, bounded
+// by the shard's size plus the codec's overhead), and its encoder's
+// state (zstd's window and tables, under 8 MiB at the default levels).
 func imageBytes(info volume.Info, o volume.ExportOptions) int64 {
 	levels, err := levelLayout(info, o)
 	if err != nil || len(levels) == 0 {
