@@ -3,7 +3,6 @@ package zarr
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -216,18 +215,7 @@ func (w *imageWriter) writeMeta(info volume.Info, o volume.ExportOptions) error 
 }
 
 func (w *imageWriter) writeJSON(name string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	p := filepath.Join(w.dir.Path, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", w.target, err)
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", w.target, err)
-	}
-	return nil
+	return writeJSON(w.dir, w.target, name, v)
 }
 
 // level returns the codec's level: the asked one, or its default.

@@ -41,17 +41,21 @@ func Create(target string) (*File, error) {
 	return f, nil
 }
 
-func (f *File) writeJSON(name string, v any) error {
+func (f *File) writeJSON(name string, v any) error { return writeJSON(f.dir, f.target, name, v) }
+
+// writeJSON writes v as indented JSON to name (slash-separated) inside
+// the store dir being written for target.
+func writeJSON(dir *outfile.Dir, target, name string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(f.dir.Path, filepath.FromSlash(name))
+	p := filepath.Join(dir.Path, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", f.target, err)
+		return fmt.Errorf("write %s: %w", target, err)
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", f.target, err)
+		return fmt.Errorf("write %s: %w", target, err)
 	}
 	return nil
 }
