@@ -134,3 +134,20 @@ func TestOutputBesideOMENames(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitExtOME: the names numbered after an output keep OME's double
+// extension whole (out-2.ome.zarr, not out.ome-2.zarr).
+func TestSplitExtOME(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"/d/out.ome.zarr": {"/d/out", ".ome.zarr"},
+		"/d/out.OME.tif":  {"/d/out", ".OME.tif"},
+		"/d/out.zarr":     {"/d/out", ".zarr"},
+		"/d/out.h5":       {"/d/out", ".h5"},
+		"/d/.ome.zarr":    {"/d/.ome", ".zarr"},
+		"/d/out":          {"/d/out", ""},
+	} {
+		if stem, ext := splitExt(in); stem != want[0] || ext != want[1] {
+			t.Errorf("splitExt(%q) = %q, %q, want %q, %q", in, stem, ext, want[0], want[1])
+		}
+	}
+}

@@ -330,13 +330,21 @@ func OutputBeside(input, name string) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	// OME's double extensions name the format, not the data: x.ome.zarr
-	// and x.ome.tif give x-dezinged.h5, not x.ome-dezinged.h5.
-	if n := len(stem) - len(".ome"); n > 0 && strings.EqualFold(stem[n:], ".ome") {
-		stem = stem[:n]
-	}
+	stem, _ := splitExt(filepath.Base(path))
 	return filepath.Join(filepath.Dir(path), stem+"-"+name)
+}
+
+// splitExt splits path before its extension. OME's double extensions
+// name the format, not the data, and count as one: x.ome.zarr and
+// x.ome.tif give x-dezinged.h5, not x.ome-dezinged.h5, and the name
+// after out.ome.zarr is out-2.ome.zarr, not out.ome-2.zarr.
+func splitExt(path string) (stem, ext string) {
+	ext = filepath.Ext(path)
+	stem = strings.TrimSuffix(path, ext)
+	if n := len(stem) - len(".ome"); n > 0 && !os.IsPathSeparator(stem[n-1]) && strings.EqualFold(stem[n:], ".ome") {
+		stem, ext = stem[:n], stem[n:]+ext
+	}
+	return stem, ext
 }
 
 // namingInput returns the field outputs are named after: the first
@@ -402,8 +410,7 @@ func (p *Panel) freshOutputs() {
 // extension, so that it is neither on disk nor the output of a job that
 // has not ended: two queued runs never write the same file.
 func (p *Panel) unclaimed(path string) string {
-	ext := filepath.Ext(path)
-	stem := strings.TrimSuffix(path, ext)
+	stem, ext := splitExt(path)
 	for i := 1; ; i++ {
 		c := path
 		if i > 1 {
