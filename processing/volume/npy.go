@@ -384,7 +384,7 @@ func openNPY(path string) (*Volume, error) {
 		shape = [3]int{h.shape[0], h.shape[1], h.shape[2]}
 	case 4:
 		f.Close()
-		return nil, fmt.Errorf("%s: a 4D array %v is a stack of maps; open it with volume.OpenStack", path, h.shape)
+		return nil, fmt.Errorf("%s: a 4D array %v is a stack of maps, not one volume: the viewer and distance take stacks of maps; this step needs a 3D volume", path, h.shape)
 	default:
 		f.Close()
 		return nil, fmt.Errorf("%s: array of shape %v: voxlab opens 2D and 3D arrays as volumes", path, h.shape)
