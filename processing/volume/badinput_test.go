@@ -66,7 +66,7 @@ var badNPY = []badCase{
 	{"types/int64.npy", []string{"unsupported dtype", "<i8"}},
 	{"npy/fortran.npy", []string{"Fortran order"}},
 	{"npy/vector.npy", []string{"shape [7]"}},
-	{"npy/stack4d.npy", []string{"OpenStack"}},
+	{"npy/stack4d.npy", []string{"stack of maps", "needs a 3D volume"}},
 }
 
 var badMRC = []badCase{
