@@ -5,13 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/viewer"
 )
@@ -36,15 +33,7 @@ func TestExportLayer(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	test.NewTempApp(t)
-	win := test.NewTempWindow(t, nil)
-	hl := viewer.NewHeadless(win)
-	win.Resize(fyne.NewSize(1200, 800))
-	p := panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Hour}, guiPipelines()...)
-	defer func() {
-		p.Close()
-		hl.Close()
-	}()
+	hl, p := newRegisteredPanel(t)
 	hl.Viewer.Actions().SetExport(func(r viewer.ExportRequest) {
 		if err := p.ExportLayer(r); err != nil {
 			t.Error(err)

@@ -14,13 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"github.com/voxlab/voxlab/gpu"
-	"github.com/voxlab/voxlab/panel"
 	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -270,15 +265,7 @@ func TestExportTrainingCubesAction(t *testing.T) {
 	if err := points.Save(curated, pts); err != nil {
 		t.Fatal(err)
 	}
-	test.NewTempApp(t)
-	w := test.NewTempWindow(t, nil)
-	hl := viewer.NewHeadless(w)
-	w.Resize(fyne.NewSize(1200, 800))
-	p := panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Hour}, guiPipelines()...)
-	defer func() {
-		p.Close()
-		hl.Close()
-	}()
+	hl, p := newRegisteredPanel(t)
 	addPointsActions(hl.Viewer, p)
 	const action = "Export training cubes…"
 	if !slices.Contains(hl.Viewer.Actions().Points(), action) {

@@ -123,15 +123,7 @@ func checkForm(t *testing.T, s *pipeline.Spec) {
 	if s.Title == "" {
 		t.Fatalf("%s has no Title: the panel does not offer it", s.Name)
 	}
-	test.NewTempApp(t)
-	w := test.NewTempWindow(t, nil)
-	hl := viewer.NewHeadless(w)
-	w.Resize(fyne.NewSize(1200, 800))
-	p := panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Hour}, guiPipelines()...)
-	defer func() {
-		p.Close()
-		hl.Close()
-	}()
+	_, p := newRegisteredPanel(t)
 	if err := p.Select(s.Name); err != nil {
 		t.Fatal(err)
 	}
@@ -379,4 +371,21 @@ func TestGenericPathChecksEveryPipeline(t *testing.T) {
 	if _, err := newIv(part, out, "").open(&task.Task{Index: 1, Count: 2}); !iocheck.IsClash(err) || !strings.Contains(err.Error(), "task part") {
 		t.Errorf("a task whose part is its input: %v", err)
 	}
+}
+
+// newRegisteredPanel opens the processing panel with every registered
+// pipeline beside a headless viewer in a test window; both close when
+// the test ends.
+func newRegisteredPanel(t *testing.T) (*viewer.Headless, *panel.Panel) {
+	t.Helper()
+	test.NewTempApp(t)
+	w := test.NewTempWindow(t, nil)
+	hl := viewer.NewHeadless(w)
+	w.Resize(fyne.NewSize(1200, 800))
+	p := panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Hour}, guiPipelines()...)
+	t.Cleanup(func() {
+		p.Close()
+		hl.Close()
+	})
+	return hl, p
 }
