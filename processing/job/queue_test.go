@@ -19,9 +19,11 @@ func newGate() *gate { return &gate{started: make(chan struct{}), release: make(
 
 func (g *gate) fn(ctx context.Context, p *Progress) error {
 	g.ran = true
-	close(g.started)
+	// started says the job has reported its progress: a test that reads
+	// the entry's progress after <-started must see it.
 	p.Stage("s", 2, "u")
 	p.Add(1)
+	close(g.started)
 	select {
 	case <-g.release:
 		p.Memory(4096, 512)
