@@ -23,6 +23,8 @@ type Summary struct {
 	BlockPlanes int        `json:"block_planes"`
 	BytesRead   int64      `json:"bytes_read"`
 	Seconds     float64    `json:"seconds"`
+	// Part says what a bare NeXus scan's projections left out.
+	Part *volume.Part `json:"part,omitempty"`
 }
 
 // slab is planes [z0, z1) of the output read into buf.
@@ -233,6 +235,11 @@ func (j *conversion) report(block int, read int64) *pipeline.Report {
 	s := Summary{Input: j.inArg, Output: j.outArg, Format: j.format.Name, Shape: j.out.Shape, DType: j.out.DType.String(),
 		Box: j.box, Levels: max(1, len(j.opts.Levels)), Compression: j.opts.Compression, BlockPlanes: block,
 		BytesRead: read, Seconds: time.Since(j.start).Seconds()}
-	return &pipeline.Report{Summary: s, Notes: []string{fmt.Sprintf("convert: %s (%v %s) -> %s (%s, %d level(s)) in %.1f s",
-		j.inArg, j.out.Shape, j.out.DType, j.outArg, j.format.Name, s.Levels, s.Seconds)}}
+	notes := []string{fmt.Sprintf("convert: %s (%v %s) -> %s (%s, %d level(s)) in %.1f s",
+		j.inArg, j.out.Shape, j.out.DType, j.outArg, j.format.Name, s.Levels, s.Seconds)}
+	if part, ok := volume.PartOf(j.in); ok {
+		s.Part = &part
+		notes = append(notes, "convert: wrote "+part.Text())
+	}
+	return &pipeline.Report{Summary: s, Notes: notes}
 }

@@ -33,6 +33,9 @@ type Description struct {
 	Tree []Node `json:"tree,omitempty"`
 	// NeXus counts the frames of a NeXus tomography scan by image_key.
 	NeXus *FrameCounts `json:"nexus,omitempty"`
+	// Part says what the volume a bare path opens leaves out (a NeXus
+	// scan's darks and flats), nil when it is the whole dataset.
+	Part *Part `json:"opens_as_part,omitempty"`
 	// Notes are remarks for the reader (ignored header fields, candidates).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -123,6 +126,9 @@ func (d *Description) WriteText(w io.Writer) error {
 			s += ", with rotation angles"
 		}
 		line("NeXus scan", s)
+	}
+	if p := d.Part; p != nil {
+		line("opens as", p.Text())
 	}
 	if len(d.Tree) > 0 {
 		b.WriteString("  tree:\n")

@@ -174,16 +174,6 @@ func TestNeXus(t *testing.T) {
 			if !IsNeXus(p) {
 				t.Fatal("IsNeXus false")
 			}
-			// Opened without a dataset, the file gives the scan's frames
-			// (nxtomo.nxs holds them twice, under hard links).
-			v, err := Open(p, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v.Shape != [3]int{len(keys), 4, 5} {
-				t.Errorf("Open: shape %v", v.Shape)
-			}
-			v.Close()
 			nx, err := OpenNeXus(p)
 			if err != nil {
 				t.Fatal(err)
@@ -216,6 +206,28 @@ func TestNeXus(t *testing.T) {
 				check(t, s.v, 1, len(s.frames), frame, want)
 			}
 			check(t, nx.Data, 0, len(keys), same, want)
+			// Opened without a dataset, the file gives the scan's
+			// projections (nxtomo.nxs holds the frames twice, under hard
+			// links), and says what it left out; named, every frame.
+			v, err := Open(p, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			check(t, v, 0, 6, func(z int) int { return 5 + z }, want)
+			part, ok := volume.PartOf(v)
+			if wp := (volume.Part{Kept: "6 projections", Left: "2 darks and 5 flats (image_key)", Whole: nx.Data.Name}); !ok || part != wp {
+				t.Errorf("part %+v %v, want %+v", part, ok, wp)
+			}
+			whole, err := volume.Open(nx.Data.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer whole.Close()
+			check(t, whole, 0, len(keys), same, want)
+			if _, ok := volume.PartOf(whole); ok {
+				t.Error("the named dataset says it is a part")
+			}
 		})
 	}
 }

@@ -180,7 +180,7 @@ func Inspect(p, name string) (*volume.Description, error) {
 		format = "nexus"
 	}
 	d := &volume.Description{Path: p, Format: format, Tree: nodes}
-	v, err := Open(p, name)
+	v, err := openNamed(p, name) // the dataset as stored
 	switch {
 	case err == nil:
 		defer v.Close()
@@ -208,8 +208,10 @@ func Inspect(p, name string) (*volume.Description, error) {
 			return nil, err
 		}
 		defer nx.Close()
-		d.NeXus = &volume.FrameCounts{Projections: countKey(nx.ImageKey, KeyProjection),
-			Flats: countKey(nx.ImageKey, KeyFlat), Darks: countKey(nx.ImageKey, KeyDark), Angles: nx.Angles != nil}
+		d.NeXus = nx.Counts()
+		if part, ok := nx.part(); ok && name == "" {
+			d.Part = &part
+		}
 	}
 	return d, nil
 }
@@ -228,6 +230,10 @@ func readType(name string) volume.DType {
 // layoutFields are the header lines of a dataset's storage: its chunk
 // shape and filter pipeline.
 func layoutFields(ds *dataset) []volume.Field {
+	if ds.vds != nil {
+		return []volume.Field{{Name: "layout", Value: fmt.Sprintf("virtual (%d mappings)", len(ds.vds.maps))},
+			{Name: "codec", Value: ds.vds.codecs()}}
+	}
 	if ds.chunk == nil {
 		return []volume.Field{{Name: "layout", Value: "contiguous"}, {Name: "codec", Value: "none"}}
 	}

@@ -20,12 +20,12 @@ func TestExternalLinkScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	v, err := volume.Open(abs)
+	v, err := volume.Open(abs + ":/entry/imaging/data")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	if v.Name != abs+":/entry/imaging/data" || v.Shape != [3]int{13, 22, 26} || v.DType != volume.Uint16 {
+	if v.Shape != [3]int{13, 22, 26} || v.DType != volume.Uint16 {
 		t.Fatalf("opened %s %v %s", v.Name, v.Shape, v.DType)
 	}
 	check(t, v, 0, 13, same, ints(60000))
@@ -45,6 +45,16 @@ func TestExternalLinkScan(t *testing.T) {
 		t.Errorf("frames at %s", nx.Data.Name)
 	}
 	check(t, nx.Projections, 0, 8, func(i int) int { return nx.ProjectionFrames[i] }, ints(60000))
+	// Without a dataset: the projections, as in every command.
+	bare, err := volume.Open(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	if bare.Shape != [3]int{8, 22, 26} {
+		t.Fatalf("bare path opened %s %v", bare.Name, bare.Shape)
+	}
+	check(t, bare, 0, 8, func(i int) int { return nx.ProjectionFrames[i] }, ints(60000))
 }
 
 // TestDanglingExternalLink opens the look-alike whose external link

@@ -3,6 +3,7 @@ package h5
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/voxlab/voxlab/processing/volume"
 	"gonum.org/v1/hdf5"
@@ -189,6 +190,74 @@ func (nx *NeXus) split() error {
 func (nx *NeXus) Counts() *volume.FrameCounts {
 	return &volume.FrameCounts{Projections: countKey(nx.ImageKey, KeyProjection), Flats: countKey(nx.ImageKey, KeyFlat),
 		Darks: countKey(nx.ImageKey, KeyDark), Angles: nx.Angles != nil}
+}
+
+// part says what the projections leave out of the scan's frames; ok is
+// false when they are every frame (or there are none).
+func (nx *NeXus) part() (volume.Part, bool) {
+	c := nx.Counts()
+	other := len(nx.ImageKey) - c.Projections - c.Flats - c.Darks
+	if c.Projections == 0 || c.Projections == len(nx.ImageKey) {
+		return volume.Part{}, false
+	}
+	var left []string
+	for _, k := range []struct {
+		n    int
+		name string
+	}{{c.Darks, "darks"}, {c.Flats, "flats"}, {other, "frames of other keys"}} {
+		if k.n > 0 {
+			left = append(left, fmt.Sprintf("%d %s", k.n, k.name))
+		}
+	}
+	text := strings.Join(left, ", ")
+	if i := strings.LastIndex(text, ", "); i >= 0 {
+		text = text[:i] + " and " + text[i+2:]
+	}
+	return volume.Part{Kept: fmt.Sprintf("%d projections", c.Projections), Left: text + " (image_key)", Whole: nx.Data.Name}, true
+}
+
+// projections is a scan's projections as the volume a bare path opens:
+// closing it closes the scan.
+type projections struct {
+	src  volume.Source
+	part volume.Part
+	nx   *NeXus
+}
+
+func (p *projections) Info() volume.Info                     { return p.src.Info() }
+func (p *projections) ReadSlab(z0, z1 int, dst []byte) error { return p.src.ReadSlab(z0, z1, dst) }
+
+// Source returns the projections' subset of the frames (for ReadBox and
+// the chunk layout).
+func (p *projections) Source() volume.Source { return p.src }
+
+// Part implements volume.PartOf.
+func (p *projections) Part() volume.Part { return p.part }
+
+func (p *projections) Close() error { return p.nx.Close() }
+
+// openProjections opens the projections of p when it is a NeXus scan
+// with frames of other kinds; ok is false (nothing open) when it is not
+// a scan, or its frames are all projections or none: then the dataset is
+// the volume.
+func openProjections(p string) (v *volume.Volume, ok bool, err error) {
+	if !IsNeXus(p) {
+		return nil, false, nil
+	}
+	nx, err := openNeXus(p)
+	if err != nil {
+		return nil, true, err
+	}
+	part, ok := nx.part()
+	if !ok {
+		nx.Close()
+		return nil, false, nil
+	}
+	if err := nx.split(); err != nil {
+		nx.Close()
+		return nil, true, err
+	}
+	return volume.New(p+" (projections)", &projections{src: nx.Projections.Source(), part: part, nx: nx}), true, nil
 }
 
 // Close closes the scan's file.

@@ -92,6 +92,8 @@ type dataset struct {
 	filters []Filter
 	// st is what a checked read needs.
 	st storage
+	// vds holds the mappings of a virtual dataset (nil for others).
+	vds *virtual
 }
 
 // openDataset opens name in f as a Source. Call with lib held.
@@ -127,6 +129,12 @@ func openDataset(f *file, name string) (*dataset, error) {
 		return nil, err
 	}
 	d.st = storage{path: f.path, name: name, shape: d.dims(), chunk: d.chunk, elem: d.elem, filters: d.filters}
+	if isVirtual(d.ds) {
+		if d.vds, err = openVirtual(f.path, d); err != nil {
+			d.ds.Close()
+			return nil, err
+		}
+	}
 	f.refs++
 	d.file = f
 	return d, nil
@@ -329,7 +337,12 @@ func (d *dataset) SetReadMemory(m volume.ReadMemory) {
 // anything is allocated); with two filters or more, the largest input
 // and output of one filter. 0 for a contiguous dataset. A plan counts it
 // once per reading thread (reads are serialised: one).
-func (d *dataset) DecodeBytes() int64 { return d.st.decodeBytes() }
+func (d *dataset) DecodeBytes() int64 {
+	if d.vds != nil {
+		return d.vds.decodeBytes()
+	}
+	return d.st.decodeBytes()
+}
 
 // dims returns the dataset's dimensions (rank 2 or 3).
 func (d *dataset) dims() []int {
@@ -378,6 +391,9 @@ func (d *dataset) readLocked(b volume.Box, dst []byte) error {
 	if d.ds == nil {
 		return errors.New("dataset is closed")
 	}
+	if d.vds != nil { // the sources come in native byte order
+		return d.vds.read(b, d.elem, dst)
+	}
 	off := []int{b.Z0, b.Y0, b.X0}
 	count := []int{b.Z1 - b.Z0, b.Y1 - b.Y0, b.X1 - b.X0}
 	if d.rank == 2 {
@@ -417,6 +433,9 @@ func (d *dataset) closeLocked() error {
 	}
 	err := d.ds.Close()
 	d.ds = nil
+	if d.vds != nil {
+		err = errors.Join(err, d.vds.close())
+	}
 	d.track.Add(volume.LabelCache, -d.tracked)
 	d.tracked = 0
 	return errors.Join(err, d.file.release())
@@ -426,7 +445,21 @@ func (d *dataset) closeLocked() error {
 // path it picks one (defaultDataset: the only 3D dataset, links
 // followed, or a tomography scan's frames, or the only NXdata signal);
 // otherwise the error lists the candidates.
+//
+// A NeXus tomography scan named without a dataset opens as its
+// projections (frames with image_key 0), as it does in every command;
+// volume.PartOf says what it left out and how to name every frame.
 func Open(p, name string) (*volume.Volume, error) {
+	if name == "" {
+		if v, ok, err := openProjections(p); ok {
+			return v, err
+		}
+	}
+	return openNamed(p, name)
+}
+
+// openNamed opens dataset name of p (Open's pick when empty), whole.
+func openNamed(p, name string) (*volume.Volume, error) {
 	var v *volume.Volume
 	err := withFile(p, func(f *file) (err error) {
 		if name == "" {
