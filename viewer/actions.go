@@ -28,11 +28,12 @@ type pointsAction struct {
 	run   func(l *PointsLayer)
 }
 
-// ExportRequest is a layer to export: the spec it was opened from and
-// its contrast limits.
+// ExportRequest is a layer to export: the spec it was opened from, its
+// contrast limits and its voxel size (z, y, x; zero where unknown).
 type ExportRequest struct {
-	Spec   string
-	Lo, Hi float64
+	Spec      string
+	Lo, Hi    float64
+	VoxelSize [3]float64
 }
 
 // Actions returns the viewer's application actions. Use them on the UI
@@ -89,6 +90,6 @@ func (a *Actions) Export() {
 		dialog.ShowInformation("Export layer", "Select an image layer opened from a file to export it.", a.v.win)
 	default:
 		lo, hi := l.ContrastLimits()
-		a.export(ExportRequest{Spec: l.spec, Lo: lo, Hi: hi})
+		a.export(ExportRequest{Spec: l.spec, Lo: lo, Hi: hi, VoxelSize: l.vol.VoxelSize})
 	}
 }

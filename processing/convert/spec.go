@@ -20,7 +20,7 @@ var Spec = &pipeline.Spec{
 	Order:   90,
 	Summary: "write a volume (a level, channel, dataset or crop of one) as NPY, TIFF, HDF5 or an OME-Zarr pyramid",
 	Usage: "IN OUT [--box z0:z1,y0:y1,x0:x1] [--dtype TYPE] [--levels N] [--downsample mean|nearest] " +
-		"[--chunks z,y,x] [--shards z,y,x] [--compression auto|none|zstd|blosc|gzip|lz4] [--ome-version 0.4|0.5]",
+		"[--chunks z,y,x] [--shards z,y,x] [--compression auto|none|zstd|blosc|gzip|lz4] [--ome-version 0.4|0.5] [--voxel-size z,y,x]",
 	Examples: []string{
 		"voxlab convert scan.nxs scan.ome.zarr --levels 4",
 		"voxlab convert brain.ome.zarr:/2,c=1 brain-c1.tif",
@@ -29,6 +29,7 @@ var Spec = &pipeline.Spec{
 		"voxlab convert scan.npy scan.h5:/data --compression blosc --chunks 16,256,256",
 		"voxlab convert scan.tif scan.zarr --ome-version 0.5 --chunks 64,128,128 --shards 64,1024,1024 --levels 5",
 		"voxlab convert floats.npy counts.tif --dtype uint16",
+		"voxlab convert planes/ brain.ome.zarr --voxel-size 5,2,2",
 		"voxlab plan convert scan.nxs scan.ome.zarr --levels 4 --host-memory 2GiB",
 	},
 	ArgsHelp: "an input volume and an output file or folder",
@@ -57,6 +58,8 @@ var Spec = &pipeline.Spec{
 		{Name: "compression", Kind: pipeline.Choice, Default: "auto", Options: []string{"auto", "none", "zstd", "blosc", "gzip", "lz4"},
 			Help: "codec: OME-Zarr zstd (default), blosc or gzip; HDF5 none (default), gzip, lz4 or blosc; NPY, TIFF and MRC are uncompressed"},
 		{Name: "clevel", Kind: pipeline.Int, Advanced: true, Label: "Compression level", Help: "the codec's level (0: its default)"},
+		{Name: "voxel-size", Kind: pipeline.Floats, Len: 3, Axes: "z,y,x", Label: "Voxel size z,y,x", Unit: "µm",
+			Help: "the output's voxel size z,y,x in microns, written in its metadata (default: the input's, where its file says)", Check: positiveVoxels},
 		{Name: "ome-version", Kind: pipeline.Choice, Default: "0.4", Options: []string{"0.4", "0.5"},
 			Label: "OME-Zarr version", Help: "0.4 (Zarr v2, read by every current tool) or 0.5 (Zarr v3, with shards)"},
 	},
@@ -68,6 +71,16 @@ var Spec = &pipeline.Spec{
 	Files:   files,
 	Open:    open,
 	Example: example,
+}
+
+// positiveVoxels checks --voxel-size.
+func positiveVoxels(v any) error {
+	for i, x := range v.([]float64) {
+		if !(x > 0) {
+			return fmt.Errorf("voxel sizes must be positive (got %g for %c)", x, "zyx"[i])
+		}
+	}
+	return nil
 }
 
 func dtypeNames() []string {
@@ -118,6 +131,9 @@ func (j *conversion) configure(r pipeline.Request) error {
 	_, j.boxRead = volume.AsBoxReader(j.in.Source())
 	j.out = volume.Info{Shape: [3]int{j.box.Z1 - j.box.Z0, j.box.Y1 - j.box.Y0, j.box.X1 - j.box.X0},
 		DType: j.in.DType, VoxelSize: j.in.VoxelSize}
+	if vs := v.Floats("voxel-size"); vs != nil {
+		j.out.VoxelSize = [3]float64(vs)
+	}
 	if d := v.String("dtype"); d != "same" {
 		if j.out.DType, err = volume.ParseDType(d); err != nil {
 			return pipeline.Usagef("--dtype: %v", err)
