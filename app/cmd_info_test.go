@@ -29,7 +29,10 @@ func TestInfoFormats(t *testing.T) {
 		{"../h5/testdata/codecs.h5:/blosc_zstd_shuffle", []string{"codec: blosc (zstd, level 5, byte shuffle)"}},
 		{"tiff/imagej_u16.tif", []string{"tiff", "uint16", "voxel size: 2, 0.25, 0.5"}},
 		{"tiff/planes", []string{"tiff-dir", "planes: 3", "plane2.tif", "plane100.tif"}},
-		{"../h5/testdata/scan.nxs", []string{"nexus", "6 projections, 5 flats, 2 darks", "image_key (13) int64"}},
+		{"../h5/testdata/scan.nxs", []string{"nexus", "6 projections, 5 flats, 2 darks", "image_key (13) int64",
+			"opens as: 6 projections; left out 2 darks and 5 flats (image_key): give " + golden + "../h5/testdata/scan.nxs:/entry1/tomo_entry/data/data for every frame"}},
+		{"../h5/testdata/vds_scan.nxs", []string{"nexus", "layout: virtual (2 mappings)", "codec: shuffle | gzip (level 4)",
+			"opens as: 4 projections; left out 1 dark and 1 flat (image_key)"}},
 		{"../h5/testdata/types.h5:/u16be", []string{"hdf5", "dataset: /u16be", "i16 (3, 4, 5) int16"}},
 	} {
 		code, out, errOut := runCmd("info", golden+tc.file)

@@ -204,16 +204,25 @@ func (nx *NeXus) part() (volume.Part, bool) {
 	for _, k := range []struct {
 		n    int
 		name string
-	}{{c.Darks, "darks"}, {c.Flats, "flats"}, {other, "frames of other keys"}} {
+	}{{c.Darks, "dark"}, {c.Flats, "flat"}, {other, "frame of other keys"}} {
 		if k.n > 0 {
-			left = append(left, fmt.Sprintf("%d %s", k.n, k.name))
+			left = append(left, plural(k.n, k.name))
 		}
 	}
 	text := strings.Join(left, ", ")
 	if i := strings.LastIndex(text, ", "); i >= 0 {
 		text = text[:i] + " and " + text[i+2:]
 	}
-	return volume.Part{Kept: fmt.Sprintf("%d projections", c.Projections), Left: text + " (image_key)", Whole: nx.Data.Name}, true
+	return volume.Part{Kept: plural(c.Projections, "projection"), Left: text + " (image_key)", Whole: nx.Data.Name}, true
+}
+
+// plural says "1 dark", "2 darks", "2 frames of other keys".
+func plural(n int, noun string) string {
+	if n != 1 {
+		noun, rest, _ := strings.Cut(noun, " ")
+		return strings.TrimSpace(fmt.Sprintf("%d %ss %s", n, noun, rest))
+	}
+	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // projections is a scan's projections as the volume a bare path opens:
