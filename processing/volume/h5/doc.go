@@ -23,7 +23,12 @@
 // /entry/data/data beside an image_key, or data and image_key side by side
 // in a detector group of the entry's instrument, as DIAD writes them);
 // OpenNeXus splits its frames by image_key into projections, flats and
-// darks.
+// darks. Open of a scan with no dataset named gives its projections, as
+// every command opens it; volume.PartOf says what they leave out.
+//
+// Virtual datasets (vds.go) are read mapping by mapping: each source
+// opens as a dataset of its own, so its chunks go through the guard
+// below, and its elements are placed where the mapping puts them.
 //
 // Compressed datasets decode through libhdf5's filter pipeline, with
 // every filter behind voxlab's guard (guard.c): gzip, BZip2, LZF, LZ4,
