@@ -214,7 +214,28 @@ func openVirtual(p string, d *dataset) (*virtual, error) {
 			return nil, err
 		}
 	}
+	vd.shareCache()
 	return vd, nil
+}
+
+// shareCache bounds the chunk caches of the sources together by what one
+// dataset gets without a plan (maxChunkCache): each source sized its own
+// (a layer of its chunks), and a scan of many writers' files would hold
+// them all. Call with lib held.
+func (vd *virtual) shareCache() {
+	var sum int64
+	for _, m := range vd.maps {
+		sum += m.src.cache
+	}
+	if sum <= maxChunkCache {
+		return
+	}
+	each := int64(maxChunkCache) / int64(len(vd.maps))
+	for _, m := range vd.maps {
+		if m.src.chunk != nil && m.src.cache > each {
+			_ = m.src.setCache(m.src.file, each) // on failure it keeps its own
+		}
+	}
 }
 
 // holder returns the path of the file that holds ds: p, or the file an
@@ -410,13 +431,16 @@ func (vd *virtual) close() error {
 }
 
 // decodeBytes is what a read holds beyond its destination: the largest
-// of the sources' decoding buffers and one plane read from a source.
+// of the sources' decoding buffers, one plane read from a source, and the
+// sources' chunk caches (the plan sees the virtual dataset as unchunked,
+// so they are counted here).
 func (vd *virtual) decodeBytes() int64 {
-	var n int64
+	var n, cache int64
 	for _, m := range vd.maps {
 		n = max(n, m.src.st.decodeBytes())
+		cache += m.src.cache
 	}
-	return n + vd.plane
+	return n + vd.plane + cache
 }
 
 // codecs lists the sources' filter pipelines, each once.

@@ -179,3 +179,36 @@ func copyTree(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestAxisIndex checks a hyperslab axis's index and coord against the
+// coordinates it selects listed by its definition: count blocks of block
+// elements, stride apart from start.
+func TestAxisIndex(t *testing.T) {
+	for _, a := range []axis{{0, 1, 1, 9}, {3, 1, 1, 4}, {1, 2, 3, 1}, {2, 5, 3, 2}, {0, 1000, 2, 1000}, {4, 3, 1, 3}} {
+		var sel []int
+		for b := 0; b < a.count; b++ {
+			for e := 0; e < a.block; e++ {
+				sel = append(sel, a.start+b*a.stride+e)
+			}
+		}
+		if a.extent() != len(sel) {
+			t.Errorf("%+v: extent %d, want %d", a, a.extent(), len(sel))
+		}
+		rank := map[int]int{}
+		for j, c := range sel {
+			rank[c] = j
+			if got := a.coord(j); got != c {
+				t.Errorf("%+v: coord(%d) = %d, want %d", a, j, got, c)
+			}
+		}
+		for c := 0; c < sel[len(sel)-1]+3; c++ {
+			want, ok := rank[c]
+			if !ok {
+				want = -1
+			}
+			if got := a.index(c); got != want {
+				t.Errorf("%+v: index(%d) = %d, want %d", a, c, got, want)
+			}
+		}
+	}
+}
