@@ -168,7 +168,10 @@ static size_t run(int i, unsigned flags, size_t ncd, const unsigned cd[], size_t
 	}
 	if (!ctx.active) return fail("the %s filter ran outside a read voxlab checks", s->name);
 	if (ctx.failed) return fail(NULL);
-	if (ctx.n == 0) return fail("the %s filter ran on a chunk whose filter mask skips every filter", s->name);
+	if (ctx.n == 0) // a chunk not looked up: libhdf5 reading a virtual dataset's source itself
+		return fail("the %s filter ran on a chunk voxlab did not look up (a virtual dataset's source chunk: voxlab reads "
+		            "those of 2D and 3D virtual datasets itself), or on one whose filter mask skips every filter",
+		            s->name);
 	int pos = (int)(ctx.step % (unsigned long)ctx.n);
 	ctx.step++;
 	if (ctx.ids[pos] != s->id)
