@@ -178,6 +178,9 @@ type virtual struct {
 	fill []byte
 	// plane is the bytes of one plane, for DecodeBytes.
 	plane int64
+	// scratch holds what one source read returns (at most a plane),
+	// reused: reads hold lib, one at a time.
+	scratch []byte
 }
 
 // isVirtual reports whether ds is a virtual dataset. Call with lib held.
@@ -464,16 +467,26 @@ func (vd *virtual) read(b volume.Box, elem int, dst []byte) error {
 	plane := (hi[1] - lo[1]) * (hi[2] - lo[2]) * elem
 	for z := lo[0]; z < hi[0]; z++ {
 		out := dst[(z-lo[0])*plane : (z-lo[0]+1)*plane]
-		for i := 0; i < len(out); i += elem {
-			copy(out[i:i+elem], vd.fill)
-		}
+		fillWith(out, vd.fill)
 		for _, m := range vd.maps {
-			if err := m.readPlane(z, lo, hi, elem, out); err != nil {
+			if err := m.readPlane(z, lo, hi, elem, out, &vd.scratch); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// fillWith fills out with copies of value, doubling what is filled at
+// each copy.
+func fillWith(out, value []byte) {
+	if len(out) == 0 {
+		return
+	}
+	n := copy(out, value)
+	for n < len(out) {
+		n += copy(out[n:], out[:n])
+	}
 }
 
 // hit is a coordinate of the box the mapping selects: its place in the
@@ -492,8 +505,9 @@ func hits(a axis, lo, hi int) []hit {
 }
 
 // readPlane reads what mapping m puts in plane z of box [lo, hi) into
-// out, that plane of the box. Call with lib held.
-func (m *mapping) readPlane(z int, lo, hi [3]int, elem int, out []byte) error {
+// out, that plane of the box, through the buffer *scratch. Call with lib
+// held.
+func (m *mapping) readPlane(z int, lo, hi [3]int, elem int, out []byte, scratch *[]byte) error {
 	var h [3][]hit
 	if h[0] = hits(m.v[0], z, z+1); len(h[0]) == 0 {
 		return nil
@@ -513,7 +527,11 @@ func (m *mapping) readPlane(z int, lo, hi [3]int, elem int, out []byte) error {
 		}
 	}
 	box := volume.Box{Z0: s0[0], Z1: s1[0], Y0: s0[1], Y1: s1[1], X0: s0[2], X1: s1[2]}
-	buf := make([]byte, box.Len()*int64(elem))
+	n := box.Len() * int64(elem)
+	if int64(cap(*scratch)) < n {
+		*scratch = make([]byte, n)
+	}
+	buf := (*scratch)[:n]
 	if err := m.src.readLocked(box, buf); err != nil {
 		return err
 	}
