@@ -28,13 +28,13 @@ func readGolden(t *testing.T, name string) (volume.Info, []byte) {
 // TestVirtualDatasets reads h5py's virtual datasets over gzip, Blosc and
 // LZ4 sources (blocks of planes, frames interleaved over two writers,
 // one 2D image per plane, column blocks of sources with different
-// pipelines, unmapped planes) and compares them bit for bit with what
+// pipelines, unmapped planes, sources in the file itself) and compares them bit for bit with what
 // h5py read through libhdf5 (gen_vds.py), whole and box by box.
 func TestVirtualDatasets(t *testing.T) {
-	for _, name := range []string{"gzip", "blosc", "lz4", "mixed", "fill"} {
+	for _, name := range []string{"gzip", "blosc", "lz4", "mixed", "fill", "self"} {
 		t.Run(name, func(t *testing.T) {
 			info, want := readGolden(t, name)
-			v, err := Open(filepath.Join("testdata", "vds", "vds_"+name+".h5"), "")
+			v, err := Open(filepath.Join("testdata", "vds", "vds_"+name+".h5"), "/data")
 			if err != nil {
 				t.Fatal(err)
 			}

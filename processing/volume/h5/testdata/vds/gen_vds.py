@@ -23,6 +23,8 @@ reference the Go tests compare with bit for bit.
                   each: sources with different pipelines in one read
   vds_fill.h5     planes 0-2 <- gzip_0.h5, planes 3-4 unmapped (fill 7)
   vds_missing.h5  planes 0-2 <- src/none.h5, which does not exist
+  vds_self.h5     /data: planes 0-2 <- /raw/a (gzip), 3-5 <- /raw/b (LZ4),
+                  both in the file itself (source file ".")
   scan.nxs        (in the folder above vds/: ../vds_scan.nxs) NXtomo whose
                   /entry1/tomo_entry/data/data is an external link to
                   vds/vds_gzip.h5:/data, with image_key (darks 0, flats
@@ -111,6 +113,18 @@ def main():
     with h5py.File("vds_missing.h5", "w", libver="latest") as f:
         f.create_virtual_dataset("data", lay)
     os.remove("expect_missing.npy") if os.path.exists("expect_missing.npy") else None
+
+    # Sources in the file itself (file name "."), gzip and LZ4.
+    with h5py.File("vds_self.h5", "w", libver="latest") as f:
+        f.create_dataset("raw/a", data=g[:3], chunks=(1,) + SHAPE[1:], **GZIP)
+        f.create_dataset("raw/b", data=g[3:], chunks=(1,) + SHAPE[1:], **LZ4)
+        lay = h5py.VirtualLayout(SHAPE, np.uint16)
+        lay[0:3] = h5py.VirtualSource(".", "raw/a", shape=(3,) + SHAPE[1:])
+        lay[3:6] = h5py.VirtualSource(".", "raw/b", shape=(3,) + SHAPE[1:])
+        f.create_virtual_dataset("data", lay)
+    with h5py.File("vds_self.h5", "r") as f:
+        assert (f["data"][...] == g).all()
+        np.save("expect_self.npy", f["data"][...])
 
     # NXtomo scan one folder up, its frames through an external link.
     with h5py.File("../vds_scan.nxs", "w") as f:
