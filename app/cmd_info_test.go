@@ -62,6 +62,11 @@ func TestInfoJSON(t *testing.T) {
 	if len(ds) != 2 || ds[0].Maps != 3 || ds[1].NeXus == nil || ds[1].NeXus.Darks != 2 || len(ds[1].Tree) == 0 {
 		t.Errorf("%+v", ds)
 	}
+	// The bare scan opens as its projections; the JSON says what it leaves out.
+	if len(ds) == 2 && (ds[0].Part != nil || ds[1].Part == nil || ds[1].Part.Kept != "6 projections" ||
+		ds[1].Part.Whole != golden+"../h5/testdata/scan.nxs:/entry1/tomo_entry/data/data") {
+		t.Errorf("parts %+v, %+v", ds[0].Part, ds[1].Part)
+	}
 }
 
 // TestInfoRejects checks that info validates what it reports: exit 1 and

@@ -172,7 +172,7 @@ type mapping struct {
 }
 
 // virtual is what reading a virtual dataset needs: its mappings and its
-// fill value (elem bytes, the file's byte order).
+// fill value (elem bytes, in native byte order as reads return them).
 type virtual struct {
 	maps []*mapping
 	fill []byte
