@@ -133,6 +133,12 @@ const maxVDSDepth = 8
 // other. Guarded by lib.
 var vdsDepth int
 
+// maxOpenSources bounds the source files a virtual dataset holds open:
+// a scan written one file per frame or per block maps thousands, past
+// the process's file descriptors. The least recently read are closed
+// and reopened when read again. A variable for tests.
+var maxOpenSources = 64
+
 // axis is a regular hyperslab along one dimension: count blocks of block
 // elements, stride apart from start.
 type axis struct{ start, stride, count, block int }
@@ -168,7 +174,15 @@ type mapping struct {
 	// from is, for each source dimension, the virtual dimension whose
 	// coordinates drive it; -1 when the source selects one element there.
 	from [3]int
+	// path is the source file found (sourcePath); src the source while
+	// open (nil once closed), used when it was last read.
+	path string
 	src  *dataset
+	used uint64
+	// decode, cache and codec are the source's DecodeBytes, chunk cache
+	// and filters, kept while it is closed.
+	decode, cache int64
+	codec         string
 }
 
 // virtual is what reading a virtual dataset needs: its mappings and its
@@ -181,6 +195,15 @@ type virtual struct {
 	// scratch holds what one source read returns (at most a plane),
 	// reused: reads hold lib, one at a time.
 	scratch []byte
+	// open counts the sources open; clock orders their reads.
+	open  int
+	clock uint64
+	// cacheCap bounds each source's chunk cache (0: their own).
+	cacheCap int64
+	// home and d are the file holding the virtual dataset and the
+	// dataset, for reopening sources and for messages.
+	home string
+	d    *dataset
 }
 
 // isVirtual reports whether ds is a virtual dataset. Call with lib held.
@@ -206,19 +229,31 @@ func openVirtual(p string, d *dataset) (*virtual, error) {
 	if d.big {
 		swap(vd.fill, d.elem)
 	}
-	home := holder(p, d.ds)
+	vd.home, vd.d = holder(p, d.ds), d
 	for i := int64(0); i < n; i++ {
-		m, err := readMapping(p, home, d, int(i))
+		m, err := readMapping(p, vd.home, d, int(i))
 		if m != nil {
 			vd.maps = append(vd.maps, m)
+			vd.open += boolInt(m.src != nil)
 		}
 		if err != nil {
 			vd.close()
 			return nil, err
 		}
+		m.decode, m.cache, m.codec = m.src.st.decodeBytes(), m.src.cache, codecText(m.src.filters)
+		if n > int64(maxOpenSources) { // opened again when read
+			vd.closeSource(m)
+		}
 	}
 	vd.shareCache()
 	return vd, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // shareCache bounds the chunk caches of the sources together by what one
@@ -228,17 +263,64 @@ func openVirtual(p string, d *dataset) (*virtual, error) {
 func (vd *virtual) shareCache() {
 	var sum int64
 	for _, m := range vd.maps {
-		sum += m.src.cache
+		sum += m.cache
 	}
 	if sum <= maxChunkCache {
 		return
 	}
-	each := int64(maxChunkCache) / int64(len(vd.maps))
+	vd.cacheCap = int64(maxChunkCache) / int64(min(len(vd.maps), maxOpenSources))
 	for _, m := range vd.maps {
-		if m.src.chunk != nil && m.src.cache > each {
-			_ = m.src.setCache(m.src.file, each) // on failure it keeps its own
+		vd.capCache(m)
+	}
+}
+
+// capCache applies cacheCap to an open source. Call with lib held.
+func (vd *virtual) capCache(m *mapping) {
+	if vd.cacheCap == 0 || m.src == nil || m.src.chunk == nil || m.src.cache <= vd.cacheCap {
+		return
+	}
+	_ = m.src.setCache(m.src.file, vd.cacheCap) // on failure it keeps its own
+	m.cache = m.src.cache
+}
+
+// closeSource closes m's source. Call with lib held.
+func (vd *virtual) closeSource(m *mapping) error {
+	if m.src == nil {
+		return nil
+	}
+	err := m.src.closeLocked()
+	m.src = nil
+	vd.open--
+	return err
+}
+
+// source returns m's source, reopened if it was closed, closing the
+// least recently read one past maxOpenSources. Call with lib held.
+func (vd *virtual) source(m *mapping) (*dataset, error) {
+	vd.clock++
+	m.used = vd.clock
+	if m.src != nil {
+		return m.src, nil
+	}
+	if vd.open >= maxOpenSources {
+		var lru *mapping
+		for _, o := range vd.maps {
+			if o.src != nil && (lru == nil || o.used < lru.used) {
+				lru = o
+			}
+		}
+		if lru != nil {
+			if err := vd.closeSource(lru); err != nil {
+				return nil, err
+			}
 		}
 	}
+	if err := m.openAt(m.path, vd.home, vd.d); err != nil {
+		return nil, err
+	}
+	vd.open++
+	vd.capCache(m)
+	return m.src, nil
 }
 
 // holder returns the path of the file that holds ds: p, or the file an
@@ -374,6 +456,12 @@ func (m *mapping) open(home string, d *dataset) error {
 	if err != nil {
 		return fmt.Errorf("%s:%s: planes mapped from %s:%s: %w", home, d.name, m.file, m.name, err)
 	}
+	m.path = p
+	return m.openAt(p, home, d)
+}
+
+// openAt opens the source dataset in file p. Call with lib held.
+func (m *mapping) openAt(p, home string, d *dataset) error {
 	f, err := openFile(p)
 	if err != nil {
 		return fmt.Errorf("%s:%s: source of the virtual dataset: %w", home, d.name, err)
@@ -425,10 +513,7 @@ func sourcePath(home, name string) (string, error) {
 func (vd *virtual) close() error {
 	var errs []error
 	for _, m := range vd.maps {
-		if m.src != nil {
-			errs = append(errs, m.src.closeLocked())
-			m.src = nil
-		}
+		errs = append(errs, vd.closeSource(m))
 	}
 	return errors.Join(errs...)
 }
@@ -440,8 +525,8 @@ func (vd *virtual) close() error {
 func (vd *virtual) decodeBytes() int64 {
 	var n, cache int64
 	for _, m := range vd.maps {
-		n = max(n, m.src.st.decodeBytes())
-		cache += m.src.cache
+		n = max(n, m.decode)
+		cache += m.cache
 	}
 	return n + vd.plane + cache
 }
@@ -451,7 +536,7 @@ func (vd *virtual) codecs() string {
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range vd.maps {
-		if c := codecText(m.src.filters); !seen[c] {
+		if c := m.codec; !seen[c] {
 			seen[c] = true
 			out = append(out, c)
 		}
@@ -469,7 +554,7 @@ func (vd *virtual) read(b volume.Box, elem int, dst []byte) error {
 		out := dst[(z-lo[0])*plane : (z-lo[0]+1)*plane]
 		fillWith(out, vd.fill)
 		for _, m := range vd.maps {
-			if err := m.readPlane(z, lo, hi, elem, out, &vd.scratch); err != nil {
+			if err := vd.readPlane(m, z, lo, hi, elem, out); err != nil {
 				return err
 			}
 		}
@@ -505,9 +590,8 @@ func hits(a axis, lo, hi int) []hit {
 }
 
 // readPlane reads what mapping m puts in plane z of box [lo, hi) into
-// out, that plane of the box, through the buffer *scratch. Call with lib
-// held.
-func (m *mapping) readPlane(z int, lo, hi [3]int, elem int, out []byte, scratch *[]byte) error {
+// out, that plane of the box. Call with lib held.
+func (vd *virtual) readPlane(m *mapping, z int, lo, hi [3]int, elem int, out []byte) error {
 	var h [3][]hit
 	if h[0] = hits(m.v[0], z, z+1); len(h[0]) == 0 {
 		return nil
@@ -528,11 +612,15 @@ func (m *mapping) readPlane(z int, lo, hi [3]int, elem int, out []byte, scratch 
 	}
 	box := volume.Box{Z0: s0[0], Z1: s1[0], Y0: s0[1], Y1: s1[1], X0: s0[2], X1: s1[2]}
 	n := box.Len() * int64(elem)
-	if int64(cap(*scratch)) < n {
-		*scratch = make([]byte, n)
+	if int64(cap(vd.scratch)) < n {
+		vd.scratch = make([]byte, n)
 	}
-	buf := (*scratch)[:n]
-	if err := m.src.readLocked(box, buf); err != nil {
+	buf := vd.scratch[:n]
+	src, err := vd.source(m)
+	if err != nil {
+		return err
+	}
+	if err := src.readLocked(box, buf); err != nil {
 		return err
 	}
 	m.scatter(h, s0, s1, elem, hi[2]-lo[2], buf, out)

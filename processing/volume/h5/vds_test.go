@@ -212,3 +212,46 @@ func TestAxisIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualSourcesReopened: a virtual dataset over more source files
+// than it may hold open (here 2 of 4, one file per plane) closes the
+// least recently read and reopens them when read again, reading the
+// same bytes.
+func TestVirtualSourcesReopened(t *testing.T) {
+	defer func(n int) { maxOpenSources = n }(maxOpenSources)
+	maxOpenSources = 2
+	_, want := readGolden(t, "lz4")
+	v, err := Open(filepath.Join("testdata", "vds", "vds_lz4.h5"), "/data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	vd := v.Source().(*dataset).vds
+	openNow := func() int {
+		n := 0
+		for _, m := range vd.maps {
+			if m.src != nil {
+				n++
+			}
+		}
+		if n != vd.open {
+			t.Fatalf("%d sources open, counted %d", n, vd.open)
+		}
+		return n
+	}
+	if n := openNow(); n != 0 {
+		t.Fatalf("%d sources open after opening, want 0", n)
+	}
+	for pass := 0; pass < 2; pass++ {
+		got, err := v.ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("pass %d reads differently from h5py's", pass)
+		}
+		if n := openNow(); n != 2 {
+			t.Fatalf("%d sources open after a read, want 2", n)
+		}
+	}
+}
