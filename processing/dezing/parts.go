@@ -2,6 +2,7 @@ package dezing
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"time"
@@ -16,7 +17,9 @@ import (
 
 // `voxlab dezing IN OUT --task i/N` dezings task i's share of the
 // projections (TaskRange) into a part: the dezinged projections, in the
-// input's type, plane after plane. `voxlab merge dezing IN OUT --tasks N`
+// input's type, plane after plane, then how many of their voxels the
+// median replaced (partTrailer: a little-endian uint64), which the merge
+// adds up. `voxlab merge dezing IN OUT --tasks N`
 // reduces the darks and flats, applies the flat-field when asked, and
 // writes OUT exactly as voxlab dezing would (see RunTask for why the
 // darks and flats are left to the merge).
@@ -75,14 +78,18 @@ func (j *scanJob) RunTask(ctx context.Context, p *job.Progress, d pipeline.Devic
 	c.Budget = d.Budget
 	lo, hi := TaskRange(j.shapes, c, t)
 	out := &partOutput{w: w, pb: j.shapes.Projections.PlaneBytes()}
-	if _, err := RunTask(ctx, p, d.Backend, c, j.s.in, t, out); err != nil {
+	res, err := RunTask(ctx, p, d.Backend, c, j.s.in, t, out)
+	if err != nil {
 		return nil, err
 	}
 	if out.next != hi-lo {
 		return nil, fmt.Errorf("task %s wrote %d of its %d projections", t, out.next, hi-lo)
 	}
-	return &pipeline.TaskReport{Fields: map[string]any{"projections": [2]int{lo, hi}},
-		What: fmt.Sprintf("dezing task %s: projections %d to %d", t, lo, hi)}, nil
+	if _, err := w.Write(binary.LittleEndian.AppendUint64(nil, uint64(res.Replaced.Projections))); err != nil {
+		return nil, err
+	}
+	return &pipeline.TaskReport{Fields: map[string]any{"projections": [2]int{lo, hi}, "replaced": res.Replaced.Projections},
+		What: fmt.Sprintf("dezing task %s: projections %d to %d, %d voxels replaced", t, lo, hi, res.Replaced.Projections)}, nil
 }
 
 // Merge joins the tasks' parts into OUT.
@@ -125,15 +132,26 @@ type partStack struct {
 	info   volume.Info
 	parts  []*cluster.Part
 	starts []int // first plane of each part; starts[len(parts)] = total
+	// replaced is the sum of the parts' counts of replaced voxels.
+	replaced int64
 }
+
+// partTrailer is the size of the count that ends a part's payload.
+const partTrailer = 8
 
 func newPartStack(parts []*cluster.Part, planes []int, plane volume.Info) (*partStack, error) {
 	s := &partStack{parts: parts, info: plane, starts: []int{0}}
 	pb := plane.PlaneBytes()
 	for i, p := range parts {
-		if want := int64(planes[i]) * pb; p.Size() != want {
-			return nil, fmt.Errorf("part %s holds %d bytes, want %d (%d planes): it is damaged; run its task again", p.Path(), p.Size(), want, planes[i])
+		want := int64(planes[i]) * pb
+		if p.Size() != want+partTrailer {
+			return nil, fmt.Errorf("part %s holds %d bytes, want %d (%d planes and the count of replaced voxels): it is damaged or of an older voxlab; run its task again", p.Path(), p.Size(), want+partTrailer, planes[i])
 		}
+		var n [partTrailer]byte
+		if _, err := p.Payload().ReadAt(n[:], want); err != nil {
+			return nil, fmt.Errorf("read %s: %w", p.Path(), err)
+		}
+		s.replaced += int64(binary.LittleEndian.Uint64(n[:]))
 		s.starts = append(s.starts, s.starts[i]+planes[i])
 	}
 	s.info.Shape[0] = s.starts[len(parts)]
@@ -161,3 +179,6 @@ func (s *partStack) ReadSlab(z0, z1 int, dst []byte) error {
 }
 
 func (s *partStack) Close() error { return nil }
+
+// Replaced returns how many projection voxels the tasks replaced.
+func (s *partStack) Replaced() int64 { return s.replaced }
