@@ -12,32 +12,32 @@ import (
 
 // Summary is the --json output of voxlab dezing (and of its merge).
 type Summary struct {
-	Input       string   `json:"input"`
-	Output      string   `json:"output"`
-	Projections int      `json:"projections"`
-	Darks       int      `json:"darks"`
-	Flats       int      `json:"flats"`
-	Kernel      int      `json:"kernel"`
-	Dif         float64  `json:"dif"`
-	Reduction   string   `json:"reduction"`
-	FlatField   bool     `json:"flat_field"`
-	MinusLog    bool     `json:"minus_log"`
-	DType       string   `json:"dtype"`
-	Seconds     float64  `json:"seconds"`
-	VoxelsPerS  float64  `json:"voxels_per_second,omitempty"`
-	Block       int      `json:"block_slices"`
-	Backend     string   `json:"backend"`
-	Pinned      bool     `json:"pin_memory"`
-	PeakDevice  int64    `json:"peak_device_bytes"`
-	Predicted   int64    `json:"predicted_peak_device_bytes"`
-	ToDevice    int64    `json:"bytes_to_device"`
-	FromDevice  int64    `json:"bytes_from_device"`
-	Clipped     int64    `json:"clipped"`
+	Input       string  `json:"input"`
+	Output      string  `json:"output"`
+	Projections int     `json:"projections"`
+	Darks       int     `json:"darks"`
+	Flats       int     `json:"flats"`
+	Kernel      int     `json:"kernel"`
+	Dif         float64 `json:"dif"`
+	Reduction   string  `json:"reduction"`
+	FlatField   bool    `json:"flat_field"`
+	MinusLog    bool    `json:"minus_log"`
+	DType       string  `json:"dtype"`
+	Seconds     float64 `json:"seconds"`
+	VoxelsPerS  float64 `json:"voxels_per_second,omitempty"`
+	Block       int     `json:"block_slices"`
+	Backend     string  `json:"backend"`
+	Pinned      bool    `json:"pin_memory"`
+	PeakDevice  int64   `json:"peak_device_bytes"`
+	Predicted   int64   `json:"predicted_peak_device_bytes"`
+	ToDevice    int64   `json:"bytes_to_device"`
+	FromDevice  int64   `json:"bytes_from_device"`
+	Clipped     int64   `json:"clipped"`
 	// Replaced counts the voxels the median replaced, per kind, of
 	// Dezinged (the voxels of each kind the run filtered).
 	Replaced Replaced `json:"replaced"`
 	Dezinged Replaced `json:"dezinged_voxels"`
-	Warnings    []string `json:"warnings,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 	// Tasks is the number of tasks a merge joined. A merge dezings the
 	// darks and flats, not the projections: its summary has no voxels
 	// per second.
