@@ -148,6 +148,16 @@ func CompareBits(op string, got, want []byte, elem int) error {
 // above tol (a NaN on one side only counts as above), naming the largest
 // difference and where it is.
 func CompareFloats[T float32 | float64](op string, got, want []T, tol float64) error {
+	return compareFloats(op, got, want, func(float64) float64 { return tol }, fmt.Sprint(tol))
+}
+
+// CompareRelative is CompareFloats with the tolerance rel·max(1, |want|)
+// at each value.
+func CompareRelative[T float32 | float64](op string, got, want []T, rel float64) error {
+	return compareFloats(op, got, want, func(w float64) float64 { return rel * math.Max(1, math.Abs(w)) }, fmt.Sprintf("%g relative", rel))
+}
+
+func compareFloats[T float32 | float64](op string, got, want []T, tol func(want float64) float64, says string) error {
 	if len(got) != len(want) {
 		return &Mismatch{Op: op, Diff: fmt.Sprintf("%d values where the CPU gives %d", len(got), len(want))}
 	}
@@ -161,7 +171,7 @@ func CompareFloats[T float32 | float64](op string, got, want []T, tol float64) e
 		if math.IsNaN(d) {
 			d = math.Inf(1)
 		}
-		if d > tol {
+		if d > tol(w) {
 			over++
 			if d > worst || at < 0 {
 				worst, at = d, i
@@ -171,8 +181,8 @@ func CompareFloats[T float32 | float64](op string, got, want []T, tol float64) e
 	if at < 0 {
 		return nil
 	}
-	return &Mismatch{Op: op, Diff: fmt.Sprintf("largest difference %.3g at value %d (%g where the CPU has %g), %d of %d values beyond the tolerance %g",
-		worst, at, float64(got[at]), float64(want[at]), over, len(got), tol)}
+	return &Mismatch{Op: op, Diff: fmt.Sprintf("largest difference %.3g at value %d (%g where the CPU has %g), %d of %d values beyond the tolerance %s",
+		worst, at, float64(got[at]), float64(want[at]), over, len(got), says)}
 }
 
 // CheckBuffers are the device buffers of a self-check: each call
