@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/cluster"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/task"
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -128,5 +131,108 @@ func TestReplacedWarning(t *testing.T) {
 	}
 	if warnings, _ := run(1e6); len(warnings) != 0 {
 		t.Errorf("--dif 1e6: warnings %q", warnings)
+	}
+}
+
+// TestMergedReplacedIsTheWholeRuns: tasks run through the spec's
+// Splitter into real part files, and the merge reports the replaced
+// counts and the warning (with its suggested --dif, from the samples the
+// parts carry) of the whole run; a part whose trailer is not where its
+// planes end is refused as damaged.
+func TestMergedReplacedIsTheWholeRuns(t *testing.T) {
+	dir := t.TempDir()
+	args, err := Spec.Example(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := Spec.Defaults()
+	vals["dif"] = 20.0 // inside the example's noise: a warning with a suggestion
+	open := func(out string) *scanJob {
+		j, err := Spec.Open(pipeline.Request{Args: []string{args[0], filepath.Join(dir, out)}, Values: vals})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { j.Close() })
+		return j.(*scanJob)
+	}
+	warnings := func() (*job.Progress, *[]string) {
+		var w []string
+		return job.NewProgress("dezing", func(e job.Event) {
+			if e.Kind == job.Warning {
+				w = append(w, e.Message)
+			}
+		}), &w
+	}
+	p, wholeWarnings := warnings()
+	rep, err := open("whole.h5").Run(context.Background(), p, cpuDevice(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := rep.Summary.(Summary)
+	if len(*wholeWarnings) != 1 || !strings.Contains((*wholeWarnings)[0], "suggests --dif") {
+		t.Fatalf("the whole run's warnings %q: want one with a suggested --dif", *wholeWarnings)
+	}
+
+	j := open("merged.h5")
+	const tasks = 3
+	h := func(i int) cluster.PartHeader {
+		run, err := j.PartRun(task.Task{Index: i, Count: tasks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hd, err := cluster.NewPartHeader("dezing", task.Task{Index: i, Count: tasks}, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hd
+	}
+	var paths []string
+	for i := range tasks {
+		path := filepath.Join(dir, fmt.Sprintf("part-%d", i))
+		w, err := cluster.CreatePart(path, h(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.RunTask(context.Background(), nil, cpuDevice(t), task.Task{Index: i, Count: tasks}, w); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	openParts := func() []*cluster.Part {
+		var parts []*cluster.Part
+		for i, path := range paths {
+			part, err := cluster.OpenPart(path, h(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { part.Close() })
+			parts = append(parts, part)
+		}
+		return parts
+	}
+	p, mergedWarnings := warnings()
+	rep, err = j.Merge(context.Background(), p, cpuDevice(t), openParts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Summary.(Summary); got.Replaced != whole.Replaced || got.Dezinged != whole.Dezinged {
+		t.Errorf("merged: replaced %+v of %+v, the whole run %+v of %+v", got.Replaced, got.Dezinged, whole.Replaced, whole.Dezinged)
+	}
+	if strings.Join(*mergedWarnings, "\n") != strings.Join(*wholeWarnings, "\n") {
+		t.Errorf("merged warnings %q, the whole run's %q", *mergedWarnings, *wholeWarnings)
+	}
+
+	// A part whose payload lost its last bytes (its counts) is refused.
+	parts := openParts()
+	lo, hi := TaskRange(j.shapes, j.cfg, task.Task{Index: 0, Count: tasks})
+	if _, err := newPartStack(parts[:1], []int{hi - lo}, j.shapes.Projections); err != nil {
+		t.Fatalf("the part as it is: %v", err)
+	}
+	// Read as holding one plane more, its trailer is not what follows.
+	if _, err := newPartStack(parts[:1], []int{hi - lo + 1}, j.shapes.Projections); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("a part read as one plane longer: %v, want it refused as damaged", err)
 	}
 }

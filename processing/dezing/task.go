@@ -167,8 +167,10 @@ func Merge(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in 
 func (r *run) mergeProjections(parts volume.Source, out Output) error {
 	info := parts.Info()
 	r.res.Voxels.Projections = info.Len()
-	if c, ok := parts.(interface{ Replaced() int64 }); ok {
-		r.res.Replaced.Projections = c.Replaced()
+	if c, ok := parts.(interface{ Replaced() (int64, []float64) }); ok {
+		var diffs []float64
+		r.res.Replaced.Projections, diffs = c.Replaced()
+		r.res.noise[StageProjections] = &noiseSample{integer: info.DType != volume.Float32, diffs: diffs}
 	}
 	n, fb := info.Shape[0], info.PlaneBytes()
 	block := r.phase(StageMerge).Block
