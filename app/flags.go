@@ -78,6 +78,10 @@ func (d *deviceFlags) budget(info gpu.DeviceInfo) (plan.Budget, error) {
 	return b, nil
 }
 
+// openBackend opens a --backend choice: gpu.Open, which tests replace
+// with a device of their own (the self-check's fallback).
+var openBackend = gpu.Open
+
 // open opens the chosen backend and returns it with the note saying which
 // backend was picked.
 func (d *deviceFlags) open() (gpu.Backend, string, error) {
@@ -85,5 +89,5 @@ func (d *deviceFlags) open() (gpu.Backend, string, error) {
 	if err != nil {
 		return nil, "", usagef("%v", err)
 	}
-	return gpu.Open(c)
+	return openBackend(c)
 }

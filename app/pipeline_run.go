@@ -35,6 +35,9 @@ type opened struct {
 	job  pipeline.Job
 	dev  pipeline.Device
 	note string
+	// warn says why the run went to the CPU when the backend's kernels
+	// failed their self-check (pipeline.Device.Checked); "" otherwise.
+	warn string
 }
 
 func (o *opened) close() {
@@ -78,6 +81,15 @@ func (iv *invocation) open(t *task.Task) (*opened, error) {
 	if o.dev.Budget, err = iv.dev.budget(be.Info()); err != nil {
 		o.close()
 		return nil, err
+	}
+	// A GPU result is never trusted blindly: the pipeline's kernels on
+	// this backend first agree with the CPU's, or the run uses the CPU.
+	if o.dev, o.warn, err = o.dev.Checked(s.Name); err != nil {
+		o.close()
+		return nil, err
+	}
+	if o.warn != "" {
+		o.note = o.dev.Note
 	}
 	return o, nil
 }
@@ -143,7 +155,14 @@ func (iv *invocation) runJob(ctx context.Context, o *opened, name string, pl *pl
 		return err
 	}
 	notef(iv.e, iv.out, "%s", o.note)
+	if o.warn != "" && iv.out.json && !iv.out.quiet {
+		// --json has no terminal sink to print the job's warning.
+		fmt.Fprintf(iv.e.stderr, "%s: warning: %s\n", name, o.warn)
+	}
 	err = job.Run(ctx, name, func(ctx context.Context, p *job.Progress) error {
+		if o.warn != "" {
+			p.Warn(o.warn)
+		}
 		if planErr != nil {
 			return planErr
 		}

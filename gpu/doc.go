@@ -29,6 +29,15 @@
 // and launched with Launch. So adding or changing a kernel never changes
 // this package.
 //
+// A result of a backend other than the CPU is not trusted blindly: each
+// pipeline registers a self-check (RegisterSelfCheck) that runs its ops
+// on a small fixed input there and on the CPU and compares them
+// (CompareBits, CompareFloats, CompareRelative, with CheckBuffers and
+// Guard for the buffers and panics); Verify runs it on the first use of
+// the pipeline on a kind of backend in a process and remembers the
+// outcome, and the generic path runs a pipeline whose check failed on the
+// CPU (processing/pipeline's Device.Checked).
+//
 // A job binds its context to the CPU backend (Bind): one kernel call on a
 // block of minutes then stops within a row of the cancel, and reports the
 // rows done so the job's progress moves inside the block. The backend

@@ -63,8 +63,11 @@ same usage no-such-command
 [ "$(rc usage.cpu)" = 2 ] || fail "voxlab no-such-command: exit $(rc usage.cpu), want 2 (usage error)"
 
 # info on a file, where the CPU build has that command.
-if "$cpu" info --help >/dev/null 2>&1 && python3 -c 'import numpy' 2>/dev/null; then
-  python3 -c 'import numpy as np; np.save("'"$tmp"'/vol.npy", np.arange(24, dtype=np.uint16).reshape(2, 3, 4))'
+# Debian's python3 has NumPy where a python3 earlier on PATH may not.
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if "$cpu" info --help >/dev/null 2>&1 && "$py" -c 'import numpy' 2>/dev/null; then
+  "$py" -c 'import numpy as np; np.save("'"$tmp"'/vol.npy", np.arange(24, dtype=np.uint16).reshape(2, 3, 4))'
   same info info "$tmp/vol.npy"
   same info-missing info "$tmp/missing.npy"
 else

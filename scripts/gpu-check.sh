@@ -14,7 +14,9 @@
 # with pin_memory off and on. It fails (exit 1) when a test fails, a test
 # with CUDA in its name is skipped, a binary cannot find a device (its
 # preflight exits 77), a kernel in a committed .ptx was never launched by
-# any test, or a pipeline with kernels has no passing CUDA test naming it.
+# any test, a pipeline with kernels has no passing CUDA test naming it,
+# or its kernels fail the self-check a run makes before trusting them
+# (TestCUDA<Pipeline>SelfCheck: Dezing, Detect, Dist, Classify).
 # The run stops after GPU_CHECK_BUDGET seconds (default 280) so that the
 # whole check stays under 5 minutes. Logs: bin/gpu-check/logs/.
 set -uo pipefail
@@ -123,6 +125,14 @@ run() {
       echo "PASS  $word: CPU-vs-CUDA tests passed"
     else
       echo "FAIL  $word has ${prefix}_ kernels but no passing test named with CUDA and $word"; bad=1
+    fi
+    # The self-check a run makes before it trusts the kernels
+    # (gpu.RegisterSelfCheck, the pipeline's selfcheck.go) must pass on
+    # this device, or every run here would fall back to the CPU.
+    if cat "$logs"/*.log | grep -qE -- "--- PASS: TestCUDA${word}SelfCheck "; then
+      echo "PASS  $word: the kernels pass the self-check runs make (TestCUDA${word}SelfCheck)"
+    else
+      echo "FAIL  $word: TestCUDA${word}SelfCheck did not pass: runs on this device would fall back to the CPU"; bad=1
     fi
   done
 

@@ -96,8 +96,8 @@ func TestOneBigBlockMovesAndCancels(t *testing.T) {
 
 // BenchmarkCancelOneBigBlock measures what TestOneBigBlockMovesAndCancels
 // only counts: the time from a cancel, given inside a block of many
-// seconds, to the job's end event (ms/cancel; DESIGN.md wants it under
-// a second). Run it on a quiet machine:
+// seconds, to the job's end event (ms/cancel; docs/ARCHITECTURE.md's
+// "How data flows" wants a cancel to land within a second). Run it on a quiet machine:
 //
 //	go test -run '^$' -bench CancelOneBigBlock ./processing/dezing/
 func BenchmarkCancelOneBigBlock(b *testing.B) {

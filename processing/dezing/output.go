@@ -163,6 +163,9 @@ func (j *scanJob) params(res *Result, backend string, block int) map[string]any 
 		"flat_field": j.cfg.FlatField, "minus_log": j.cfg.MinusLog,
 		"version": pipeline.BuildVersion(), "input": j.s.name, "projections": shapes.Projections.Shape[0],
 		"backend": backend, "block_slices": block,
+		// What the median changed: the voxels it replaced, per kind.
+		"replaced_projections": res.Replaced.Projections, "replaced_darks": res.Replaced.Darks,
+		"replaced_flats": res.Replaced.Flats,
 	}
 	if j.cfg.FlatField {
 		attrs["clip_low"], attrs["clip_high"] = float64(j.cfg.ClipLow), float64(j.cfg.ClipHigh)

@@ -2,8 +2,10 @@ package dezing
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/cluster"
@@ -16,7 +18,12 @@ import (
 
 // `voxlab dezing IN OUT --task i/N` dezings task i's share of the
 // projections (TaskRange) into a part: the dezinged projections, in the
-// input's type, plane after plane. `voxlab merge dezing IN OUT --tasks N`
+// input's type, plane after plane, then the task's noise sample (the
+// differences from the local median at the sampled voxels, float64),
+// and two little-endian uint64s: the sample's length and how many
+// voxels the median replaced. The merge adds the counts up and joins the
+// samples, which are the whole run's (the sampled voxels are chosen by
+// their index in the whole stack). `voxlab merge dezing IN OUT --tasks N`
 // reduces the darks and flats, applies the flat-field when asked, and
 // writes OUT exactly as voxlab dezing would (see RunTask for why the
 // darks and flats are left to the merge).
@@ -75,14 +82,28 @@ func (j *scanJob) RunTask(ctx context.Context, p *job.Progress, d pipeline.Devic
 	c.Budget = d.Budget
 	lo, hi := TaskRange(j.shapes, c, t)
 	out := &partOutput{w: w, pb: j.shapes.Projections.PlaneBytes()}
-	if _, err := RunTask(ctx, p, d.Backend, c, j.s.in, t, out); err != nil {
+	res, err := RunTask(ctx, p, d.Backend, c, j.s.in, t, out)
+	if err != nil {
 		return nil, err
 	}
 	if out.next != hi-lo {
 		return nil, fmt.Errorf("task %s wrote %d of its %d projections", t, out.next, hi-lo)
 	}
-	return &pipeline.TaskReport{Fields: map[string]any{"projections": [2]int{lo, hi}},
-		What: fmt.Sprintf("dezing task %s: projections %d to %d", t, lo, hi)}, nil
+	var diffs []float64
+	if ns := res.noise[StageProjections]; ns != nil {
+		diffs = ns.diffs
+	}
+	trailer := make([]byte, 0, 8*len(diffs)+partTrailer)
+	for _, d := range diffs {
+		trailer = binary.LittleEndian.AppendUint64(trailer, math.Float64bits(d))
+	}
+	trailer = binary.LittleEndian.AppendUint64(trailer, uint64(len(diffs)))
+	trailer = binary.LittleEndian.AppendUint64(trailer, uint64(res.Replaced.Projections))
+	if _, err := w.Write(trailer); err != nil {
+		return nil, err
+	}
+	return &pipeline.TaskReport{Fields: map[string]any{"projections": [2]int{lo, hi}, "replaced": res.Replaced.Projections},
+		What: fmt.Sprintf("dezing task %s: projections %d to %d, %d voxels replaced", t, lo, hi, res.Replaced.Projections)}, nil
 }
 
 // Merge joins the tasks' parts into OUT.
@@ -125,19 +146,54 @@ type partStack struct {
 	info   volume.Info
 	parts  []*cluster.Part
 	starts []int // first plane of each part; starts[len(parts)] = total
+	// replaced is the sum of the parts' counts of replaced voxels, noise
+	// their noise samples, joined.
+	replaced int64
+	noise    []float64
 }
+
+// partTrailer is the size of the two counts that end a part's payload.
+const partTrailer = 16
 
 func newPartStack(parts []*cluster.Part, planes []int, plane volume.Info) (*partStack, error) {
 	s := &partStack{parts: parts, info: plane, starts: []int{0}}
 	pb := plane.PlaneBytes()
 	for i, p := range parts {
-		if want := int64(planes[i]) * pb; p.Size() != want {
-			return nil, fmt.Errorf("part %s holds %d bytes, want %d (%d planes): it is damaged; run its task again", p.Path(), p.Size(), want, planes[i])
+		if err := s.readTrailer(p, int64(planes[i])*pb, planes[i]); err != nil {
+			return nil, err
 		}
 		s.starts = append(s.starts, s.starts[i]+planes[i])
 	}
 	s.info.Shape[0] = s.starts[len(parts)]
 	return s, nil
+}
+
+// readTrailer reads what follows the planes bytes of part p's planes
+// planes: its noise sample and its count of replaced voxels.
+func (s *partStack) readTrailer(p *cluster.Part, planes int64, n int) error {
+	damaged := func(what string) error {
+		return fmt.Errorf("part %s holds %d bytes, %s after its %d planes (%d bytes): it is damaged or of an older voxlab; run its task again", p.Path(), p.Size(), what, n, planes)
+	}
+	var t [partTrailer]byte
+	if p.Size() < planes+partTrailer {
+		return damaged("too few for the counts")
+	}
+	if _, err := p.Payload().ReadAt(t[:], p.Size()-partTrailer); err != nil {
+		return fmt.Errorf("read %s: %w", p.Path(), err)
+	}
+	samples := binary.LittleEndian.Uint64(t[:8])
+	if samples > uint64(p.Size()) || p.Size() != planes+8*int64(samples)+partTrailer {
+		return damaged(fmt.Sprintf("not the noise sample of %d values and the counts", samples))
+	}
+	raw := make([]byte, 8*samples)
+	if _, err := p.Payload().ReadAt(raw, planes); err != nil && samples > 0 {
+		return fmt.Errorf("read %s: %w", p.Path(), err)
+	}
+	for i := range samples {
+		s.noise = append(s.noise, math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:])))
+	}
+	s.replaced += int64(binary.LittleEndian.Uint64(t[8:]))
+	return nil
 }
 
 func (s *partStack) Info() volume.Info { return s.info }
@@ -161,3 +217,7 @@ func (s *partStack) ReadSlab(z0, z1 int, dst []byte) error {
 }
 
 func (s *partStack) Close() error { return nil }
+
+// Replaced returns how many projection voxels the tasks replaced, and
+// their noise sample.
+func (s *partStack) Replaced() (int64, []float64) { return s.replaced, s.noise }

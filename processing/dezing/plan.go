@@ -200,6 +200,9 @@ func phases(ops Ops, s Shapes, c Config, reading []plan.Array) []plan.Phase {
 		if p.DType != volume.Float32 {
 			arrays = append(arrays, plan.Array{Name: "flat-field output", Where: plan.Device, PerUnit: frameLen * 4})
 		}
+		// The median's output, downloaded to count what it replaced
+		// before the correction hides it (replaced.go).
+		arrays = append(arrays, plan.Array{Name: "replaced count", Where: plan.Host, PerUnit: fb})
 	}
 	if extra := rangeHalo(s, c); extra > 0 {
 		// The planner caps a block's halo at the phase's units; a range

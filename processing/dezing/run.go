@@ -68,6 +68,13 @@ type Result struct {
 	// ToDevice and FromDevice count the bytes moved.
 	ToDevice, FromDevice int64
 	Warnings             []string
+	// Replaced counts the voxels the median replaced, per kind (a
+	// merge's projections: the sum of its parts').
+	Replaced Replaced
+	// Voxels counts the voxels of each kind the run dezinged.
+	Voxels Replaced
+	// noise holds each kind's noise sample, by stage.
+	noise map[string]*noiseSample
 }
 
 // Run dezings the darks, the flats and the projections of in, in that
@@ -102,7 +109,7 @@ func newRun(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, pl
 	if err != nil {
 		return nil, err
 	}
-	r := &run{ctx: ctx, p: p, be: be, ops: ops, cfg: cfg, pl: pl, res: &Result{Plan: pl}}
+	r := &run{ctx: ctx, p: p, be: be, ops: ops, cfg: cfg, pl: pl, res: &Result{Plan: pl, noise: map[string]*noiseSample{}}}
 	for _, w := range pl.Warnings {
 		r.warn(w)
 	}
@@ -137,6 +144,13 @@ func (r *run) execute(in Input, out Output, projections func(*run) error) (*Resu
 	if err := projections(r); err != nil {
 		return nil, err
 	}
+	if in.Darks != nil {
+		r.res.Voxels.Darks = in.Darks.Info().Len()
+	}
+	if in.Flats != nil {
+		r.res.Voxels.Flats = in.Flats.Info().Len()
+	}
+	r.warnReplaced()
 	if res := r.res; res.Values > 0 && 2*res.Clipped >= res.Values {
 		r.warn(fmt.Sprintf("flat-field: %d of %d values (%.0f%%) were clipped to [%g, %g]: check the darks and flats",
 			res.Clipped, res.Values, 100*float64(res.Clipped)/float64(res.Values), r.cfg.ClipLow, r.cfg.ClipHigh))
@@ -212,10 +226,15 @@ func (r *run) darkOrFlat(src volume.Source, stage, reduce string) ([]float32, er
 	label := stage + " dezinged"
 	dezinged := r.cfg.Track.Bytes(label, int64(info.Shape[0])*fb)
 	defer r.cfg.Track.Free(label, dezinged)
+	replaced := &r.res.Replaced.Darks
+	if stage == StageFlats {
+		replaced = &r.res.Replaced.Flats
+	}
 	st := stack{
 		stage: stage, unit: "frames", src: src, z0: 0, z1: info.Shape[0], block: r.phase(stage).Block,
 		outFrame: fb,
 		host:     func(i0, n int) []byte { return dezinged[int64(i0)*fb : int64(i0+n)*fb] },
+		replaced: replaced,
 	}
 	if err := r.stack(st); err != nil {
 		return nil, err
@@ -289,6 +308,7 @@ func (r *run) transfer(up, down int64) {
 func (r *run) projections(src volume.Source, out Output) error {
 	info := src.Info()
 	z0, z1 := r.cfg.span(Shapes{Projections: info})
+	r.res.Voxels.Projections = int64(z1-z0) * int64(info.PlaneLen())
 	ph := r.phase(StageProjections)
 	outInfo := OutInfo(Shapes{Projections: info}, r.cfg)
 	ofb := outInfo.PlaneBytes()
@@ -299,7 +319,7 @@ func (r *run) projections(src volume.Source, out Output) error {
 	}
 	st := stack{
 		stage: StageProjections, unit: "slices", src: src, z0: z0, z1: z1, block: ph.Block, outFrame: ofb,
-		downloads: downloads,
+		downloads: downloads, replaced: &r.res.Replaced.Projections,
 		sink: func(i0 int, data []byte) error {
 			if err := out.Slab(i0, data); err != nil {
 				return fmt.Errorf("write projections %d-%d: %w", i0, i0+len(data)/int(ofb), err)
@@ -321,6 +341,10 @@ func (r *run) projections(src volume.Source, out Output) error {
 			return err
 		}
 		st.post = ff
+		// The correction hides what the median changed: the median's
+		// output is downloaded for the count before it is corrected.
+		st.counted = r.cfg.Track.Bytes("replaced count", int64(ph.Block)*info.PlaneBytes())
+		defer r.cfg.Track.Free("replaced count", st.counted)
 	}
 	return r.stack(st)
 }
@@ -390,6 +414,10 @@ type stack struct {
 	// buffers (two: one being written, one being downloaded into).
 	sink      func(i0 int, data []byte) error
 	downloads [][]byte
+	// replaced receives the count of replaced voxels; counted, when post
+	// is set, is where the median's output is downloaded to count them.
+	replaced *int64
+	counted  []byte
 }
 
 // stack runs the median over a stack in blocks: a loader goroutine reads
@@ -494,9 +522,15 @@ func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), 
 	r.call = float64(b1 - b0)
 	err = r.ops.Median(med, in, scr, mp)
 	r.call = 0
+	held := b.Buf.Bytes[:b.N]
 	res := med
 	if err == nil && st.post != nil {
-		res, err = st.post(med, b1-b0)
+		counted := st.counted[:int64(b1-b0)*fb]
+		if err = r.be.Download(counted, med, 0); err == nil {
+			r.transfer(0, int64(len(counted)))
+			r.tally(st, held, h0, b0, b1, counted)
+			res, err = st.post(med, b1-b0)
+		}
 	}
 	var host []byte
 	if err == nil {
@@ -504,6 +538,9 @@ func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), 
 	}
 	if err == nil {
 		err = r.be.Download(host, res, 0)
+	}
+	if err == nil && st.post == nil {
+		r.tally(st, held, h0, b0, b1, host)
 	}
 	if werr := wait(); err == nil {
 		err = werr
@@ -521,6 +558,41 @@ func (r *run) block(st stack, b gpu.Batch, span func(int) (int, int, int, int), 
 	}
 	r.p.Add(int64(b1 - b0))
 	return nil
+}
+
+// warnReplaced warns about each kind of which more than
+// ReplacedWarnFraction was replaced.
+func (r *run) warnReplaced() {
+	res := r.res
+	for _, k := range []struct {
+		kind, stage     string
+		replaced, total int64
+	}{{"projection", StageProjections, res.Replaced.Projections, res.Voxels.Projections},
+		{"dark", StageDarks, res.Replaced.Darks, res.Voxels.Darks},
+		{"flat", StageFlats, res.Replaced.Flats, res.Voxels.Flats}} {
+		if w := replacedWarning(k.kind, k.replaced, k.total, r.cfg.Dif, res.noise[k.stage]); w != "" {
+			r.warn(w)
+		}
+	}
+}
+
+// tally counts the replaced voxels of output frames [b0, b1) (out, the
+// median's output) against held (the block's input from frame h0) and
+// adds the block's voxels to its kind's noise sample.
+func (r *run) tally(st stack, held []byte, h0, b0, b1 int, out []byte) {
+	info := st.src.Info()
+	fb := info.PlaneBytes()
+	*st.replaced += countReplaced(held[int64(b0-h0)*fb:int64(b1-h0)*fb], out, info.DType.Size())
+	s := r.res.noise[st.stage]
+	if s == nil {
+		// Fewer samples for a bigger kernel: each costs a sort of its
+		// neighbourhood.
+		k := int64(r.cfg.Kernel)
+		n := max(1000, sampleTarget*27/(k*k*k))
+		s = &noiseSample{stride: max(1, info.Len()/n), integer: info.DType != volume.Float32}
+		r.res.noise[st.stage] = s
+	}
+	s.add(held, info, h0, b0, b1, info.Shape[0], r.cfg.Kernel)
 }
 
 // hostBlock returns where to download frames [i0, i0+n) of a stack: a

@@ -102,8 +102,12 @@ func TestSpecWritesTheLayout(t *testing.T) {
 	}
 	defer v.Close()
 	want := newMemOutput(OutInfo(Shapes{Projections: v.Info}, DefaultConfig()))
-	if _, err := Run(context.Background(), job.NewProgress("ref", func(job.Event) {}), gpu.NewCPU(), DefaultConfig(), Input{Projections: volSource{v}}, want); err != nil {
+	ref, err := Run(context.Background(), job.NewProgress("ref", func(job.Event) {}), gpu.NewCPU(), DefaultConfig(), Input{Projections: volSource{v}}, want)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if ref.Replaced.Projections == 0 {
+		t.Fatal("the example's zingers were not replaced: the counts below test nothing")
 	}
 	for _, tc := range []struct {
 		out, data, params string
@@ -134,8 +138,15 @@ func TestSpecWritesTheLayout(t *testing.T) {
 		if _, ok := c.image[tc.data]; ok != tc.image {
 			t.Errorf("%s: image recorded %v, want %v", tc.out, ok, tc.image)
 		}
-		if s := rep.Summary.(Summary); s.Projections != 24 || s.Output != out {
+		if s := rep.Summary.(Summary); s.Projections != 24 || s.Output != out || s.Replaced != ref.Replaced || s.Dezinged.Projections != 24*32*40 {
 			t.Errorf("%s: summary %+v", tc.out, s)
+		}
+		// What the median replaced: in the attributes and the notes.
+		if a := c.attrs[tc.params]; a["replaced_projections"] != ref.Replaced.Projections || a["replaced_darks"] != int64(0) {
+			t.Errorf("%s: replaced counts in the attributes %v, %v; want %d, 0", tc.out, a["replaced_projections"], a["replaced_darks"], ref.Replaced.Projections)
+		}
+		if note := fmt.Sprintf("dezing: replaced %d of 30720 projection voxels", ref.Replaced.Projections); !strings.Contains(strings.Join(rep.Notes, "\n"), note) {
+			t.Errorf("%s: the notes %q do not say %q", tc.out, rep.Notes, note)
 		}
 		if got, want := Spec.Live.Result([]string{args[0], out}), map[bool]string{false: out + ":/data", true: out}[tc.image]; got != want {
 			t.Errorf("%s: the viewer opens %q, want %q", tc.out, got, want)

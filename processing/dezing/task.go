@@ -166,6 +166,12 @@ func Merge(ctx context.Context, p *job.Progress, be gpu.Backend, cfg Config, in 
 // through the device's flat-field step when the config asks for it.
 func (r *run) mergeProjections(parts volume.Source, out Output) error {
 	info := parts.Info()
+	r.res.Voxels.Projections = info.Len()
+	if c, ok := parts.(interface{ Replaced() (int64, []float64) }); ok {
+		var diffs []float64
+		r.res.Replaced.Projections, diffs = c.Replaced()
+		r.res.noise[StageProjections] = &noiseSample{integer: info.DType != volume.Float32, diffs: diffs}
+	}
 	n, fb := info.Shape[0], info.PlaneBytes()
 	block := r.phase(StageMerge).Block
 	read := make([]byte, int64(block)*fb)

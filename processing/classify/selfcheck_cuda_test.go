@@ -1,0 +1,24 @@
+//go:build cuda
+
+package classify
+
+import (
+	"testing"
+
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/pipeline"
+)
+
+// TestCUDAClassifySelfCheck: the CUDA kernels pass the self-check a run
+// makes before it trusts them (selfcheck.go), and the generic path
+// (pipeline.Device.Checked) keeps the CUDA backend.
+func TestCUDAClassifySelfCheck(t *testing.T) {
+	c := openCUDA(t)
+	if err := selfCheck(c); err != nil {
+		t.Fatalf("the CUDA kernels fail their self-check: %v", err)
+	}
+	d, warn, err := pipeline.Device{Backend: c}.Checked("classify")
+	if err != nil || warn != "" || d.Backend != gpu.Backend(c) {
+		t.Fatalf("Checked: backend %T, warning %q, error %v; want the CUDA backend kept", d.Backend, warn, err)
+	}
+}
