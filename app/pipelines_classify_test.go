@@ -186,7 +186,7 @@ func TestClassifyBadInput(t *testing.T) {
 		{"missing model", with("--model", filepath.Join(dir, "nope.h5")), []string{"nope.h5", "no such file"}},
 		{"text as model", with("--model", text), []string{text, "not a Keras weight file"}},
 		{"channels", noBackground, []string{args[6], "channel"}},
-		{"depth", with("--network-depth", "50"), []string{args[6], "18"}},
+		{"depth", append(append([]string(nil), args...), "--network-depth", "50"), []string{args[6], "ResNet-18", "asked is 50", "auto"}},
 		{"output", append([]string{args[0], args[1], filepath.Join(dir, "out.txt")}, args[3:]...), []string{"out.txt", ".csv"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,8 +27,10 @@ import (
 //     2^24 / their largest magnitude.
 //   - With normalisation, each channel becomes (x − mean) / std in
 //     float32, mean and sample std (n − 1) of the channel's planes 0,
-//     f, 2f, ... (f the sampling factor, default 32; image_processing.py
-//     dataset_mean_std), before rescaling.
+//     f, 2f, ... in float64 (f = 1 when the volume has no more planes
+//     than normalization_n_sampling_planes, default 50, else
+//     int(planes / it); image_processing.py dataset_mean_std), before
+//     rescaling.
 //   - When the data's voxel size differs from the network's on any axis,
 //     the cuboid is resampled to the network's cube by trilinear
 //     interpolation as torch.nn.functional.interpolate(mode="trilinear",
@@ -95,6 +97,29 @@ func (g Geometry) Start(p [3]float64) (start [3]int, ok bool) {
 	return start, ok
 }
 
+// converter64 returns the float64 value of element i of a raw plane of
+// dtype dt, as cellfinder's get_data_converter(dt, float64) makes it for
+// the normalisation's statistics: every type classification reads fits
+// float64's exact integers (or is float64), so none is scaled — unlike
+// the float32 cubes of 32-bit integers and float64 (converter), which
+// cellfinder then normalises with statistics in the unscaled units.
+func converter64(dt volume.DType) (func(raw []byte, i int) float64, error) {
+	le := binary.LittleEndian
+	switch dt {
+	case volume.Uint32:
+		return func(b []byte, i int) float64 { return float64(le.Uint32(b[4*i:])) }, nil
+	case volume.Int32:
+		return func(b []byte, i int) float64 { return float64(int32(le.Uint32(b[4*i:]))) }, nil
+	case volume.Float64:
+		return func(b []byte, i int) float64 { return math.Float64frombits(le.Uint64(b[8*i:])) }, nil
+	}
+	c, err := converter(dt) // exact: these types fit float32
+	if err != nil {
+		return nil, err
+	}
+	return func(b []byte, i int) float64 { return float64(c(b, i)) }, nil
+}
+
 // converter returns the float32 value of element i of a raw plane of
 // dtype dt, as cellfinder's get_data_converter(dt, float32) makes it.
 func converter(dt volume.DType) (func(raw []byte, i int) float32, error) {
@@ -126,10 +151,12 @@ func converter(dt volume.DType) (func(raw []byte, i int) float32, error) {
 	return nil, fmt.Errorf("classification cannot read %s voxels", dt)
 }
 
-// Norm is a channel's normalisation: (x − Mean) / Std in float32.
+// Norm is a channel's normalisation: (x − Mean) / Std in float32, Mean
+// and Std over Planes sampled planes.
 type Norm struct {
 	Mean, Std float64
 	On        bool
+	Planes    int
 }
 
 // apply normalises v as cellfinder does (torch float32 in place: x −=
