@@ -312,8 +312,19 @@ func TestExportTrainingCubesAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := runRequest(context.Background(), classify.CubesSpec, req, job.NewProgress("cubes")); err != nil {
+	var notes []string
+	prog := job.NewProgress("cubes", func(e job.Event) {
+		if e.Kind == job.Note {
+			notes = append(notes, e.Message)
+		}
+	})
+	if err := runRequest(context.Background(), classify.CubesSpec, req, prog); err != nil {
 		t.Fatal(err)
+	}
+	// The report's counts reach the panel's job: 11 cubes written, the
+	// candidate at the corner left unknown.
+	if len(notes) < 2 || !strings.Contains(notes[0], "11 cubes written of 12 candidates") || !strings.Contains(notes[1], "1 of 12 candidates left unknown") {
+		t.Errorf("the job's notes %q", notes)
 	}
 	for _, sub := range []string{"cells", "non_cells", "training.yaml"} {
 		if _, err := os.Stat(filepath.Join(out, sub)); err != nil {
