@@ -328,6 +328,10 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 	switch r.st.State {
 	case job.StateFinished:
 		msg = fmt.Sprintf("%s finished in %s", r.st.Name, roundDuration(r.st.Duration))
+		if len(r.st.Notes) > 0 {
+			// The report's headline: what it did (its counts).
+			msg += "\n" + r.st.Notes[0]
+		}
 		jl.banner.Importance = widget.SuccessImportance
 	case job.StateCancelled:
 		msg = fmt.Sprintf("%s cancelled; no output was written", r.st.Name)

@@ -287,7 +287,7 @@ func TestPanelRunsJobToTheEnd(t *testing.T) {
 	if err != nil || string(got) != "0\n1\n2\n3\n4\n5\n6\n" {
 		t.Errorf("output %q, %v", got, err)
 	}
-	if b := h.p.Jobs().Banner(); !strings.Contains(b, "finished") {
+	if b := h.p.Jobs().Banner(); !strings.Contains(b, "finished") || !strings.HasSuffix(b, "\nfake: 7 steps written") {
 		t.Errorf("banner %q", b)
 	}
 }

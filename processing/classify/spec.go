@@ -388,6 +388,14 @@ type Summary struct {
 	Tasks int `json:"tasks,omitempty"`
 }
 
+// unknownText counts the candidates left unknown, and says why.
+func unknownText(n int) string {
+	if n == 0 {
+		return "none left unknown"
+	}
+	return fmt.Sprintf("%d left unknown (their cube leaves the volume)", n)
+}
+
 // normNote says how the channels were normalised ("" when they were
 // not).
 func normNote(norm [2]Norm) string {
@@ -420,11 +428,13 @@ func (j *classifyJob) report(res *Result, backend string, took time.Duration, ta
 	if tasks > 0 {
 		head = fmt.Sprintf("merge classify (%d tasks)", tasks)
 	}
-	note := fmt.Sprintf("%s: %d of %d candidates classified with a ResNet-%d: %d cells, %d non-cells; %d unknown (%.1f cubes/s, batch %d, %s, peak device %s) → %s",
-		head, s.Classified, s.Candidates, s.Depth, s.Cells, s.NonCells, s.Unknown, s.CubesPerS, s.Batch, s.Backend, plan.FormatBytes(s.PeakDevice), j.out)
-	notes := []string{note}
+	// The first note is the headline (the panel shows it on the job's
+	// end): the counts.
+	notes := []string{fmt.Sprintf("%s: %d of %d candidates classified with a ResNet-%d: %d cells, %d non-cells; %s → %s",
+		head, s.Classified, s.Candidates, s.Depth, s.Cells, s.NonCells, unknownText(s.Unknown), j.out),
+		fmt.Sprintf("%s: %.1f cubes/s, batch %d, %s, peak device %s", head, s.CubesPerS, s.Batch, s.Backend, plan.FormatBytes(s.PeakDevice))}
 	if s.Unknown > 0 {
-		notes = append(notes, fmt.Sprintf("classify: %d of %d candidates left unknown: their cube leaves the volume (cellfinder drops them); written as type 1 without a probability", s.Unknown, s.Candidates))
+		notes = append(notes, "classify: the unknown candidates (cellfinder drops them) are written as type 1 without a probability")
 	}
 	if n := normNote(res.Norm); n != "" {
 		notes = append(notes, "classify: "+n)

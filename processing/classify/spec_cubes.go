@@ -161,10 +161,9 @@ func (j *cubesJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	}
 	s := CubesSummary{Input: j.in.Signal.Name, Points: j.specs[2], Output: j.out, Layout: res.Layout, Candidates: len(j.in.Points),
 		Written: res.Written, Unknown: res.Unknown, Duplicate: res.Duplicate, Norm: res.Norm, Seconds: time.Since(start).Seconds()}
-	notes := []string{fmt.Sprintf("cubes: %d cubes written of %d candidates (%s layout) → %s", s.Written, s.Candidates, s.Layout, j.out)}
-	if s.Unknown > 0 {
-		notes = append(notes, fmt.Sprintf("cubes: %d of %d candidates left unknown: their cube leaves the volume", s.Unknown, s.Candidates))
-	}
+	// The first note is the headline (the panel shows it on the job's
+	// end): the counts.
+	notes := []string{fmt.Sprintf("cubes: %d cubes written of %d candidates; %s → %s (%s layout)", s.Written, s.Candidates, unknownText(s.Unknown), j.out, s.Layout)}
 	if n := normNote(res.Norm); n != "" {
 		notes = append(notes, "cubes: "+n)
 	}
