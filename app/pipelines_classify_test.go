@@ -128,6 +128,10 @@ func TestClassifyCommand(t *testing.T) {
 	if s.Cells != ref.Cells || s.NonCells != ref.NonCells || s.Unknown != ref.Unknown || s.Batch != 4 || s.Depth != 18 || s.Backend != "cpu" {
 		t.Errorf("summary %+v, the package's run %d/%d/%d", s, ref.Cells, ref.NonCells, ref.Unknown)
 	}
+	// No --network-depth: the model file's 18 layers, said so.
+	if s.Classified != ref.Cells+ref.NonCells || s.Candidates != len(ref.Candidates) || s.DepthFrom != "model file" {
+		t.Errorf("summary: %d classified of %d, depth from %q; want %d of %d, from the model file", s.Classified, s.Candidates, s.DepthFrom, ref.Cells+ref.NonCells, len(ref.Candidates))
+	}
 
 	xargs := append([]string(nil), args...)
 	xargs[2] = filepath.Join(dir, "classified.xml")
