@@ -55,6 +55,9 @@ type env struct {
 	// other jobs: it must not change process-wide settings (the Go memory
 	// limit) for its own sake.
 	inGUI bool
+	// notes, when set, receives each line of a run's report (the GUI's
+	// panel shows them with the job), whatever --quiet and --json say.
+	notes func(string)
 }
 
 var commands = map[string]*command{}

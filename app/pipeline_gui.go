@@ -119,7 +119,9 @@ func runRequest(ctx context.Context, s *pipeline.Spec, r panel.Request, prog *jo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g := &sinkGuard{sink: relay(prog), cancel: cancel, job: s.Name}
-	e := &env{stdout: io.Discard, stderr: io.Discard, sinks: []job.Sink{g.handle}, partials: true, inGUI: true}
+	// The report's notes (what the run did: counts, what it left out)
+	// go to the panel's job, which shows them when it ends.
+	e := &env{stdout: io.Discard, stderr: io.Discard, sinks: []job.Sink{g.handle}, partials: true, inGUI: true, notes: prog.Note}
 	iv, err := guiInvocation(s, r, e)
 	if err != nil {
 		return err

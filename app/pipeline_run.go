@@ -197,6 +197,11 @@ func (iv *invocation) run(ctx context.Context) error {
 // report prints a run's report: its summary as JSON with --json, else
 // its notes unless --quiet.
 func (iv *invocation) report(r *pipeline.Report) error {
+	if iv.e.notes != nil {
+		for _, n := range r.Notes {
+			iv.e.notes(n)
+		}
+	}
 	if iv.out.json {
 		return printJSON(iv.e.stdout, r.Summary)
 	}

@@ -128,6 +128,10 @@ func TestClassifyCommand(t *testing.T) {
 	if s.Cells != ref.Cells || s.NonCells != ref.NonCells || s.Unknown != ref.Unknown || s.Batch != 4 || s.Depth != 18 || s.Backend != "cpu" {
 		t.Errorf("summary %+v, the package's run %d/%d/%d", s, ref.Cells, ref.NonCells, ref.Unknown)
 	}
+	// No --network-depth: the model file's 18 layers, said so.
+	if s.Classified != ref.Cells+ref.NonCells || s.Candidates != len(ref.Candidates) || s.DepthFrom != "model file" {
+		t.Errorf("summary: %d classified of %d, depth from %q; want %d of %d, from the model file", s.Classified, s.Candidates, s.DepthFrom, ref.Cells+ref.NonCells, len(ref.Candidates))
+	}
 
 	xargs := append([]string(nil), args...)
 	xargs[2] = filepath.Join(dir, "classified.xml")
@@ -186,7 +190,7 @@ func TestClassifyBadInput(t *testing.T) {
 		{"missing model", with("--model", filepath.Join(dir, "nope.h5")), []string{"nope.h5", "no such file"}},
 		{"text as model", with("--model", text), []string{text, "not a Keras weight file"}},
 		{"channels", noBackground, []string{args[6], "channel"}},
-		{"depth", with("--network-depth", "50"), []string{args[6], "18"}},
+		{"depth", append(append([]string(nil), args...), "--network-depth", "50"), []string{args[6], "ResNet-18", "asked is 50", "auto"}},
 		{"output", append([]string{args[0], args[1], filepath.Join(dir, "out.txt")}, args[3:]...), []string{"out.txt", ".csv"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -312,8 +316,19 @@ func TestExportTrainingCubesAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := runRequest(context.Background(), classify.CubesSpec, req, job.NewProgress("cubes")); err != nil {
+	var notes []string
+	prog := job.NewProgress("cubes", func(e job.Event) {
+		if e.Kind == job.Note {
+			notes = append(notes, e.Message)
+		}
+	})
+	if err := runRequest(context.Background(), classify.CubesSpec, req, prog); err != nil {
 		t.Fatal(err)
+	}
+	// The report's counts reach the panel's job: 11 cubes written, the
+	// candidate at the corner left unknown.
+	if len(notes) == 0 || !strings.Contains(notes[0], "11 cubes written of 12 candidates; 1 left unknown (their cube leaves the volume)") {
+		t.Errorf("the job's notes %q", notes)
 	}
 	for _, sub := range []string{"cells", "non_cells", "training.yaml"} {
 		if _, err := os.Stat(filepath.Join(out, sub)); err != nil {

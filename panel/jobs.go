@@ -32,6 +32,9 @@ type JobStatus struct {
 	Duration time.Duration
 	// Warnings the job reported.
 	Warnings []string
+	// Notes are the lines of what the job did (its report's), shown
+	// once it finished.
+	Notes []string
 }
 
 // jobRow is one job in the list, compact: its name and output beside the
@@ -291,6 +294,13 @@ func (jl *JobList) warning(id int, msg string) {
 	}
 }
 
+// note records a line of what job id did, shown when it has finished.
+func (jl *JobList) note(id int, msg string) {
+	if r, ok := jl.rows[id]; ok && !r.ended {
+		r.st.Notes = append(r.st.Notes, msg)
+	}
+}
+
 // end applies a job's terminal event: the row shows its timing and peak
 // memory, the live results are finished, and the user is told.
 func (jl *JobList) end(r *jobRow, e job.Event) {
@@ -318,6 +328,10 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 	switch r.st.State {
 	case job.StateFinished:
 		msg = fmt.Sprintf("%s finished in %s", r.st.Name, roundDuration(r.st.Duration))
+		if len(r.st.Notes) > 0 {
+			// The report's headline: what it did (its counts).
+			msg += "\n" + r.st.Notes[0]
+		}
 		jl.banner.Importance = widget.SuccessImportance
 	case job.StateCancelled:
 		msg = fmt.Sprintf("%s cancelled; no output was written", r.st.Name)
@@ -393,7 +407,8 @@ func (r *jobRow) render() {
 	case job.StateFinished:
 		r.state.Importance = widget.SuccessImportance
 		r.state.SetText(fmt.Sprintf("finished in %s", roundDuration(st.Duration)))
-		r.detail.SetText(memoryText(e))
+		// What it did first (its report's notes), then its memory.
+		r.detail.SetText(strings.Join(slices.DeleteFunc(append(slices.Clone(st.Notes), memoryText(e)), func(s string) bool { return s == "" }), "\n"))
 	case job.StateCancelled:
 		r.state.Importance = widget.WarningImportance
 		r.state.SetText("cancelled after " + roundDuration(st.Duration) + "; no output was written")

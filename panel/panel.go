@@ -723,6 +723,8 @@ func (p *Panel) event(id int, e job.Event) {
 	switch {
 	case e.Kind == job.Warning:
 		p.jobs.warning(id, e.Message)
+	case e.Kind == job.Note:
+		p.jobs.note(id, e.Message)
 	case e.Kind.Terminal():
 		if r, ok := p.jobs.rows[id]; ok {
 			p.jobs.end(r, e)

@@ -124,7 +124,12 @@ func (f *fakePipeline) pipeline() *Pipeline {
 				p.Partial(i)
 				fmt.Fprintf(out, "%d\n", i)
 			}
-			return out.Commit()
+			if err := out.Commit(); err != nil {
+				return err
+			}
+			// What it did, as a pipeline's report says it.
+			p.Note(fmt.Sprintf("fake: %d steps written", n))
+			return nil
 		},
 		Live: func(v *viewer.Viewer, r Request) Live {
 			l := &fakeLive{v: v}
@@ -263,6 +268,10 @@ func TestPanelRunsJobToTheEnd(t *testing.T) {
 	if r.bar.Value != 1 || !strings.Contains(r.state.Text, "finished in") || !strings.Contains(r.detail.Text, "peak device 7 MiB") {
 		t.Errorf("row shows bar %v, %q, %q", r.bar.Value, r.state.Text, r.detail.Text)
 	}
+	// The report's note shows in the row, before the memory.
+	if !slices.Equal(st.Notes, []string{"fake: 7 steps written"}) || !strings.HasPrefix(r.detail.Text, "fake: 7 steps written\npeak device") {
+		t.Errorf("notes %q, row detail %q", st.Notes, r.detail.Text)
+	}
 	// Every partial result reached the live view, in order, then Done.
 	l := h.f.lives[0]
 	if !slices.Equal(l.partials, []int{0, 1, 2, 3, 4, 5, 6}) || l.done != 1 || l.doneErr != nil {
@@ -278,7 +287,7 @@ func TestPanelRunsJobToTheEnd(t *testing.T) {
 	if err != nil || string(got) != "0\n1\n2\n3\n4\n5\n6\n" {
 		t.Errorf("output %q, %v", got, err)
 	}
-	if b := h.p.Jobs().Banner(); !strings.Contains(b, "finished") {
+	if b := h.p.Jobs().Banner(); !strings.Contains(b, "finished") || !strings.HasSuffix(b, "\nfake: 7 steps written") {
 		t.Errorf("banner %q", b)
 	}
 }

@@ -27,7 +27,8 @@ type Config struct {
 	// --cube-depth 20].
 	CubeSize [3]int
 	// NetworkDepth is 18, 34, 50, 101 or 152 layers [--network-depth,
-	// default 50]; 0 takes the depth the model file holds.
+	// default 50]; 0 (the default here) takes the depth the model file
+	// holds, and a depth given is checked against it.
 	NetworkDepth int
 	// BatchSize is cubes per batch [--batch-size, default 64]; 0 lets
 	// the planner choose, up to 64.
@@ -37,12 +38,14 @@ type Config struct {
 	PinMemory bool
 	// PinnedCap caps pinned memory in bytes (0: gpu.DefaultPinnedCap).
 	PinnedCap int64
-	// NormalizeChannels normalises each channel to its mean and standard
-	// deviation over every NormSampling-th plane before classification,
-	// for models trained on normalised cubes [--norm-channels,
-	// --norm-sampling 32].
-	NormalizeChannels bool
-	NormSampling      int
+	// NormalizeChannels normalises each channel to its mean and sample
+	// standard deviation over sampled planes before classification, for
+	// models trained on normalised cubes; NormSamplingPlanes is the
+	// fewest planes to sample: every plane of a volume of no more, else
+	// every (planes / NormSamplingPlanes)-th [normalize_channels,
+	// normalization_n_sampling_planes 50; SamplingStep].
+	NormalizeChannels  bool
+	NormSamplingPlanes int
 	// Precision of the matrix products on CUDA: fp32 (default), tf32 or
 	// fp16 (tensor cores). The CPU computes in float32.
 	Precision string
@@ -53,20 +56,20 @@ type Config struct {
 
 // Defaults of cellfinder's classification.
 const (
-	DefaultBatch        = 64
-	DefaultNormSampling = 32
-	DefaultDepth        = 50
+	DefaultBatch = 64
+	// DefaultNormSamplingPlanes is cellfinder's
+	// normalization_n_sampling_planes.
+	DefaultNormSamplingPlanes = 50
 )
 
 // DefaultConfig returns cellfinder's defaults (the data's voxel size and
 // the model must still be given).
 func DefaultConfig() Config {
 	return Config{
-		NetworkVoxelSize: [3]float64{5, 1, 1},
-		CubeSize:         [3]int{50, 50, 20},
-		NetworkDepth:     DefaultDepth,
-		NormSampling:     DefaultNormSampling,
-		Precision:        "fp32",
+		NetworkVoxelSize:   [3]float64{5, 1, 1},
+		CubeSize:           [3]int{50, 50, 20},
+		NormSamplingPlanes: DefaultNormSamplingPlanes,
+		Precision:          "fp32",
 	}
 }
 
@@ -96,8 +99,8 @@ func (c Config) Validate() error {
 	if c.BatchSize < 0 {
 		return fmt.Errorf("batch size %d: must be positive (0: chosen by the planner)", c.BatchSize)
 	}
-	if c.NormalizeChannels && c.NormSampling < 1 {
-		return fmt.Errorf("normalisation sampling %d: every how many planes the mean and standard deviation sample; must be 1 or more", c.NormSampling)
+	if c.NormalizeChannels && c.NormSamplingPlanes < 1 {
+		return fmt.Errorf("normalisation sampling planes %d: the fewest planes the mean and standard deviation sample; must be 1 or more (cellfinder: 50)", c.NormSamplingPlanes)
 	}
 	if c.Precision != "" && !slices.Contains(Precisions, c.Precision) {
 		return fmt.Errorf("precision %q: use fp32, tf32 or fp16", c.Precision)

@@ -43,7 +43,7 @@ func example(dir string) ([]string, error) {
 	}
 	return []string{sig, cands, filepath.Join(dir, "classified.csv"),
 		"--background", bg, "--model", model, "--voxel-size", "5,1,1",
-		"--cube-size", "20,20,8", "--network-depth", "18"}, nil
+		"--cube-size", "20,20,8"}, nil
 }
 
 // WriteExample writes the example's inputs under dir and returns their

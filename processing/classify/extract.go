@@ -24,11 +24,13 @@ import (
 //   - Voxels convert to float32 as its get_data_converter does: types
 //     whose range fits float32's exact integers (8- and 16-bit integers,
 //     float32) as they are; 32-bit integers and float64 scaled down by
-//     2^24 / their largest magnitude.
+//     2^23 / their largest magnitude (2^52 for float64; numpy's nmant).
 //   - With normalisation, each channel becomes (x − mean) / std in
 //     float32, mean and sample std (n − 1) of the channel's planes 0,
-//     f, 2f, ... (f the sampling factor, default 32; image_processing.py
-//     dataset_mean_std), before rescaling.
+//     f, 2f, ... in float64 (f = 1 when the volume has no more planes
+//     than normalization_n_sampling_planes, default 50, else
+//     int(planes / it); image_processing.py dataset_mean_std), before
+//     rescaling.
 //   - When the data's voxel size differs from the network's on any axis,
 //     the cuboid is resampled to the network's cube by trilinear
 //     interpolation as torch.nn.functional.interpolate(mode="trilinear",
@@ -95,6 +97,34 @@ func (g Geometry) Start(p [3]float64) (start [3]int, ok bool) {
 	return start, ok
 }
 
+// converter64 returns the float64 value of element i of a raw plane of
+// dtype dt, as cellfinder's get_data_converter(dt, float64) makes it for
+// the normalisation's statistics: every type classification reads fits
+// float64's exact integers (or is float64), so none is scaled — unlike
+// the float32 cubes of 32-bit integers and float64 (converter), which
+// cellfinder then normalises with statistics in the unscaled units.
+func converter64(dt volume.DType) (func(raw []byte, i int) float64, error) {
+	le := binary.LittleEndian
+	switch dt {
+	case volume.Uint32:
+		return func(b []byte, i int) float64 { return float64(le.Uint32(b[4*i:])) }, nil
+	case volume.Int32:
+		return func(b []byte, i int) float64 { return float64(int32(le.Uint32(b[4*i:]))) }, nil
+	case volume.Float64:
+		return func(b []byte, i int) float64 { return math.Float64frombits(le.Uint64(b[8*i:])) }, nil
+	}
+	c, err := converter(dt) // exact: these types fit float32
+	if err != nil {
+		return nil, err
+	}
+	return func(b []byte, i int) float64 { return float64(c(b, i)) }, nil
+}
+
+// float32Exact is the largest integer cellfinder's
+// get_max_possible_int_value takes float32 to hold exactly: 2^nmant =
+// 2^23 (its docstring says 2^24; its code, which converts, says 2^23).
+const float32Exact = 1 << 23
+
 // converter returns the float32 value of element i of a raw plane of
 // dtype dt, as cellfinder's get_data_converter(dt, float32) makes it.
 func converter(dt volume.DType) (func(raw []byte, i int) float32, error) {
@@ -112,24 +142,26 @@ func converter(dt volume.DType) (func(raw []byte, i int) float32, error) {
 		return func(b []byte, i int) float32 { return math.Float32frombits(le.Uint32(b[4*i:])) }, nil
 	case volume.Uint32:
 		return func(b []byte, i int) float32 {
-			return float32(float64(le.Uint32(b[4*i:])) / math.MaxUint32 * (1 << 24))
+			return float32(float64(le.Uint32(b[4*i:])) / math.MaxUint32 * float32Exact)
 		}, nil
 	case volume.Int32:
 		return func(b []byte, i int) float32 {
-			return float32(float64(int32(le.Uint32(b[4*i:]))) / (1 << 31) * (1 << 24))
+			return float32(float64(int32(le.Uint32(b[4*i:]))) / (1 << 31) * float32Exact)
 		}, nil
 	case volume.Float64:
 		return func(b []byte, i int) float32 {
-			return float32(math.Float64frombits(le.Uint64(b[8*i:])) / (1 << 53) * (1 << 24))
+			return float32(math.Float64frombits(le.Uint64(b[8*i:])) / (1 << 52) * float32Exact)
 		}, nil
 	}
 	return nil, fmt.Errorf("classification cannot read %s voxels", dt)
 }
 
-// Norm is a channel's normalisation: (x − Mean) / Std in float32.
+// Norm is a channel's normalisation: (x − Mean) / Std in float32, Mean
+// and Std over Planes sampled planes.
 type Norm struct {
 	Mean, Std float64
 	On        bool
+	Planes    int
 }
 
 // apply normalises v as cellfinder does (torch float32 in place: x −=

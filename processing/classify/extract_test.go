@@ -40,7 +40,7 @@ func TestExtractGolden(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.VoxelSize = c.Voxel
 			cfg.NormalizeChannels = c.NormSampling > 0
-			cfg.NormSampling = max(c.NormSampling, 1)
+			cfg.NormSamplingPlanes = max(c.NormSampling, 1)
 			s, err := OpenCubes(cfg, Inputs{Signal: sig, Background: bg, Points: pts})
 			if err != nil {
 				t.Fatal(err)

@@ -34,7 +34,7 @@ type goldenCube struct {
 type goldenExtract struct {
 	Name         string       `json:"name"`
 	Voxel        [3]float64   `json:"voxel"`
-	NormSampling int          `json:"norm_sampling"`
+	NormSampling int          `json:"normalization_n_sampling_planes"`
 	Crop         [3]int       `json:"crop"`
 	Norm         [][2]float64 `json:"norm"`
 	Cubes        []goldenCube `json:"cubes"`

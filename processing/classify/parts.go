@@ -39,7 +39,7 @@ type partRun struct {
 	NetVoxel   [3]float64 `json:"network_voxel_size"`
 	Cube       [3]int     `json:"cube_size"`
 	Normalise  bool       `json:"normalize_channels"`
-	Sampling   int        `json:"norm_sampling,omitempty"`
+	Sampling   int        `json:"normalization_sampling_planes,omitempty"`
 	Precision  string     `json:"precision"`
 	Run        [2]int     `json:"run"`
 }
@@ -78,7 +78,7 @@ func (j *classifyJob) PartRun(t task.Task) (any, error) {
 		r.Background = pipeline.AbsSpec(j.specs[1])
 	}
 	if c.NormalizeChannels {
-		r.Sampling = c.NormSampling
+		r.Sampling = c.NormSamplingPlanes
 	}
 	return r, nil
 }

@@ -126,50 +126,92 @@ func (s *Session) run(ctx context.Context, prog *job.Progress, be gpu.Backend, b
 	return res, nil
 }
 
+// SamplingStep returns the step between the planes cellfinder's
+// dataset_mean_std samples of a volume of nz planes when asked for at
+// least n (cellfinder/core/tools/image_processing.py): 1 when the
+// volume has no more than n planes, else int(nz / n), so that it
+// samples nz/step planes, n or more.
+func SamplingStep(nz, n int) int {
+	if nz <= n {
+		return 1
+	}
+	return nz / n
+}
+
 // normalisation computes each channel's mean and sample standard
-// deviation over planes 0, f, 2f, ... (cellfinder's dataset_mean_std),
-// in float64.
+// deviation over planes 0, step, 2·step, ... (SamplingStep) as
+// cellfinder's dataset_mean_std does: every voxel of each plane
+// sampled, converted to float64 (get_data_converter(dtype, float64):
+// unscaled for every type classification reads), the plane at once
+// into Welford's online algorithm (count += plane; delta = x − mean;
+// mean += Σdelta / count; M2 += Σ delta·(x − new mean)) and
+// std = sqrt(M2 / (count − 1)).
 func (s *Session) normalisation(ctx context.Context, prog *job.Progress) ([2]Norm, error) {
 	if s.norm[0].On {
 		return s.norm, nil
 	}
 	var out [2]Norm
-	f := s.Cfg.NormSampling
 	vols := []*volume.Volume{s.In.Signal, s.In.Background}[:s.Geo.Channels]
 	nz := s.Geo.Shape[0]
-	planes := (nz + f - 1) / f
+	step := SamplingStep(nz, s.Cfg.NormSamplingPlanes)
+	planes := (nz + step - 1) / step
 	prog.Stage("normalise", int64(planes*len(vols)), "planes")
 	for c, v := range vols {
-		conv, _ := converter(v.Info.DType)
+		conv, err := converter64(v.Info.DType)
+		if err != nil {
+			return out, err
+		}
 		buf := s.Cfg.Memory.Bytes("normalisation plane", v.Info.PlaneBytes())
-		var n, mean, m2 float64
-		n2 := v.Info.PlaneLen()
-		for z := 0; z < nz; z += f {
+		var w welford
+		x := make([]float64, v.Info.PlaneLen())
+		for z := 0; z < nz; z += step {
 			if err := ctx.Err(); err != nil {
 				return out, err
 			}
 			if err := v.ReadSlab(z, z+1, buf); err != nil {
 				return out, fmt.Errorf("read plane %d of %s: %w", z, v.Name, err)
 			}
-			// Welford's online mean and variance (as welford_torch).
-			for i := range n2 {
-				x := float64(conv(buf, i))
-				n++
-				d := x - mean
-				mean += d / n
-				m2 += d * (x - mean)
+			for i := range x {
+				x[i] = conv(buf, i)
 			}
+			w.addPlane(x)
 			prog.Add(1)
 		}
 		s.Cfg.Memory.Free("normalisation plane", buf)
-		std := math.Sqrt(m2 / (n - 1))
+		if w.count <= 1 {
+			return out, fmt.Errorf("channel %d (%s): one voxel sampled is not enough to compute a standard deviation", c, v.Name)
+		}
+		std := math.Sqrt(w.m2 / float64(w.count-1))
 		if !(std > 0) {
 			return out, fmt.Errorf("channel %d (%s) is constant over the sampled planes: its standard deviation is 0, so it cannot be normalised", c, v.Name)
 		}
-		out[c] = Norm{Mean: mean, Std: std, On: true}
+		out[c] = Norm{Mean: w.mean, Std: std, On: true, Planes: planes}
 	}
 	s.norm = out
 	return out, nil
+}
+
+// welford is Welford's online mean and variance fed a plane at a time,
+// as cellfinder's dataset_mean_std feeds it (Chan et al.'s update for a
+// batch, written as Welford's).
+type welford struct {
+	count    int
+	mean, m2 float64
+}
+
+func (w *welford) addPlane(x []float64) {
+	w.count += len(x)
+	var d float64
+	for _, v := range x {
+		d += v - w.mean
+	}
+	old := w.mean
+	w.mean += d / float64(w.count)
+	var m2 float64
+	for _, v := range x {
+		m2 += (v - old) * (v - w.mean)
+	}
+	w.m2 += m2
 }
 
 // Normalise computes the channels' normalisation when the configuration

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/voxlab/voxlab/processing/classify/keras"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
@@ -64,7 +66,9 @@ func Open(cfg Config, in Inputs) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := keras.Load(cfg.Model, cfg.NetworkDepth)
+	// The file says its depth (its layers' names, or its convolutions'
+	// count); a depth given is a check, made in useModel.
+	m, err := keras.Load(cfg.Model, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +142,9 @@ func openData(cfg Config, in Inputs) (*Session, error) {
 // network.
 func (s *Session) useModel(m *keras.Model) error {
 	cfg, in := s.Cfg, s.In
-	depth := cfg.NetworkDepth
-	if depth == 0 {
-		if depth = m.Depth; depth == 0 {
-			return fmt.Errorf("model %s: its layers fit none of cellfinder's network depths; give --network-depth", cfg.Model)
-		}
+	depth, err := checkDepth(cfg.Model, cfg.NetworkDepth, m.Depth)
+	if err != nil {
+		return err
 	}
 	arch := cfg.arch(depth, in.Channels())
 	if err := arch.Validate(); err != nil {
@@ -158,6 +160,31 @@ func (s *Session) useModel(m *keras.Model) error {
 	}
 	s.Model, s.Net = m, net
 	return nil
+}
+
+// checkDepth returns the network depth of a model whose file holds a
+// network of depth found (0: its layers fit no depth) when asked is
+// asked (0: none). The messages name the form's field, which is the
+// command's flag too.
+func checkDepth(model string, asked, found int) (int, error) {
+	switch {
+	case found == 0 && asked == 0:
+		return 0, fmt.Errorf("model %s: its layers fit none of cellfinder's network depths (%s): set the network depth", model, depthList())
+	case found == 0:
+		// resnet.Build names the first layer that does not fit.
+		return asked, nil
+	case asked != 0 && asked != found:
+		return 0, fmt.Errorf("model %s is a ResNet-%d (%d layers), but the network depth asked is %d: leave the network depth at auto (it is read from the model file) or set it to %d", model, found, found, asked, found)
+	}
+	return found, nil
+}
+
+func depthList() string {
+	s := make([]string, len(resnet.Depths))
+	for i, d := range resnet.Depths {
+		s[i] = strconv.Itoa(d)
+	}
+	return strings.Join(s, ", ")
 }
 
 func channelsHint(model, data int) string {

@@ -36,7 +36,7 @@ var Spec = &pipeline.Spec{
 	Order:   25,
 	Summary: "classify cell candidates as cells or non-cells with cellfinder's 3D ResNet",
 	Usage: "SIGNAL POINTS OUT.xml|OUT.csv --background BG --model FILE --voxel-size Z,Y,X [--network-voxel-size 5,1,1] " +
-		"[--cube-size 50,50,20] [--network-depth 18|34|50|101|152] [--batch-size N|auto] [--pin-memory] [--backend cpu|cuda|auto] [--normalize-channels]",
+		"[--cube-size 50,50,20] [--network-depth auto|18|34|50|101|152] [--batch-size N|auto] [--pin-memory] [--backend cpu|cuda|auto] [--normalize-channels [--normalization-sampling-planes 50]]",
 	Examples: []string{
 		"voxlab classify signal/ cells.xml classified.xml --background background/ --model resnet50_tv.h5 --voxel-size 5,2,2",
 		"voxlab classify brain.h5:/ch0 candidates.csv classified.csv --background brain.h5:/ch1 --model model.keras --voxel-size 4,1.8,1.8 --backend cuda --pin-memory",
@@ -61,12 +61,13 @@ var Spec = &pipeline.Spec{
 		{Name: "cube-size", Kind: pipeline.Floats, Len: 3, Axes: "height,width,depth",
 			Default: []float64{float64(defaults.CubeSize[0]), float64(defaults.CubeSize[1]), float64(defaults.CubeSize[2])},
 			Label:   "Cube size h,w,d", Unit: "voxels", Help: "the network's cube: height, width, depth in network voxels", Check: wholeSizes},
-		{Name: "network-depth", Kind: pipeline.Choice, Options: depthOptions(), Default: strconv.Itoa(DefaultDepth),
-			Label: "Network depth", Help: "layers of cellfinder's ResNet (the model file's must match)"},
+		{Name: "network-depth", Kind: pipeline.Choice, Options: depthOptions(), Default: autoDepth, Advanced: true,
+			Label: "Network depth", Help: "layers of cellfinder's ResNet: auto reads them from the model file; a number is checked against it"},
 		{Name: "normalize-channels", Kind: pipeline.Bool, Label: "Normalise channels",
 			Help: "normalise each channel to its mean and standard deviation over sampled planes (for models trained so)"},
-		{Name: "norm-sampling", Kind: pipeline.Int, Default: DefaultNormSampling, Advanced: true,
-			Help: "with --normalize-channels: every how many planes the mean and standard deviation sample"},
+		{Name: "normalization-sampling-planes", Kind: pipeline.Int, Default: DefaultNormSamplingPlanes, Advanced: true,
+			Label: "Normalisation sampling planes", Check: atLeastOne,
+			Help: "with channels normalised: the fewest planes the mean and standard deviation sample (every plane of a volume of no more, else every planes/N-th; cellfinder's normalization_n_sampling_planes)"},
 		{Name: "precision", Kind: pipeline.Choice, Options: Precisions, Default: "fp32", Advanced: true,
 			Help: "matrix products on CUDA: fp32, or tf32 / fp16 on tensor cores (the CPU computes in float32)"},
 	},
@@ -83,8 +84,12 @@ var Spec = &pipeline.Spec{
 	Example: example,
 }
 
+// autoDepth is the network depth's choice that reads it from the model
+// file.
+const autoDepth = "auto"
+
 func depthOptions() []string {
-	var o []string
+	o := []string{autoDepth}
 	for _, d := range resnet.Depths {
 		o = append(o, strconv.Itoa(d))
 	}
@@ -97,6 +102,14 @@ func positive(v any) error {
 		if !(x > 0) || math.IsInf(x, 0) {
 			return fmt.Errorf("sizes must be positive (got %g for %c)", x, "zyx"[i])
 		}
+	}
+	return nil
+}
+
+// atLeastOne refuses a count below 1.
+func atLeastOne(v any) error {
+	if n := v.(int); n < 1 {
+		return fmt.Errorf("%d: want 1 or more", n)
 	}
 	return nil
 }
@@ -154,7 +167,7 @@ func config(v pipeline.Values) Config {
 	c.NetworkVoxelSize = [3]float64(v.Floats("network-voxel-size"))
 	cs := v.Floats("cube-size")
 	c.CubeSize = [3]int{int(cs[0]), int(cs[1]), int(cs[2])}
-	c.NormalizeChannels, c.NormSampling = v.Bool("normalize-channels"), v.Int("norm-sampling")
+	c.NormalizeChannels, c.NormSamplingPlanes = v.Bool("normalize-channels"), v.Int("normalization-sampling-planes")
 	return c
 }
 
@@ -226,7 +239,9 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 	if cfg.Model == "" {
 		return nil, pipeline.Usagef("give the classification network's weights with --model FILE (cellfinder's resnet50_tv.h5, or a .keras / .weights.h5 its training wrote)")
 	}
-	cfg.NetworkDepth, _ = strconv.Atoi(v.String("network-depth"))
+	if d := v.String("network-depth"); d != autoDepth {
+		cfg.NetworkDepth, _ = strconv.Atoi(d) // one of depthOptions
+	}
 	cfg.Precision = v.String("precision")
 	cfg.BatchSize, cfg.PinMemory = r.Batch, r.Pin
 	if !r.PlanOnly {
@@ -342,13 +357,19 @@ func (s *Session) livePoints(res *Result, idx []int) pipeline.Points {
 
 // Summary is the --json output of voxlab classify (and of its merge).
 type Summary struct {
-	Input      string     `json:"input"`
-	Background string     `json:"background,omitempty"`
-	Points     string     `json:"points"`
-	Output     string     `json:"output"`
-	Model      string     `json:"model"`
-	Depth      int        `json:"network_depth"`
-	Candidates int        `json:"candidates"`
+	Input      string `json:"input"`
+	Background string `json:"background,omitempty"`
+	Points     string `json:"points"`
+	Output     string `json:"output"`
+	Model      string `json:"model"`
+	Depth      int    `json:"network_depth"`
+	// DepthFrom is "model file" when the depth was read from it, "asked
+	// (checked against the model file)" when it was given.
+	DepthFrom  string `json:"network_depth_from"`
+	Candidates int    `json:"candidates"`
+	// Classified counts the cubes classified (cells and non-cells);
+	// Unknown the candidates whose cube leaves the volume.
+	Classified int        `json:"classified"`
 	Cells      int        `json:"cells"`
 	NonCells   int        `json:"non_cells"`
 	Unknown    int        `json:"unknown"`
@@ -367,28 +388,56 @@ type Summary struct {
 	Tasks int `json:"tasks,omitempty"`
 }
 
+// unknownText counts the candidates left unknown, and says why.
+func unknownText(n int) string {
+	if n == 0 {
+		return "none left unknown"
+	}
+	return fmt.Sprintf("%d left unknown (their cube leaves the volume)", n)
+}
+
+// normNote says how the channels were normalised ("" when they were
+// not).
+func normNote(norm [2]Norm) string {
+	if !norm[0].On {
+		return ""
+	}
+	s := fmt.Sprintf("channels normalised over %s: signal mean %.6g, sd %.6g", pipeline.Plural(norm[0].Planes, "sampled plane"), norm[0].Mean, norm[0].Std)
+	if norm[1].On {
+		s += fmt.Sprintf("; background mean %.6g, sd %.6g", norm[1].Mean, norm[1].Std)
+	}
+	return s
+}
+
 // report says what a run, or the merge of tasks tasks, did.
 func (j *classifyJob) report(res *Result, backend string, took time.Duration, tasks int) *pipeline.Report {
-	s := Summary{Input: j.in.Signal.Name, Points: j.specs[2], Output: j.out, Model: res.Model, Depth: res.Depth,
-		Candidates: len(res.Candidates), Cells: res.Cells, NonCells: res.NonCells, Unknown: res.Unknown,
+	s := Summary{Input: j.in.Signal.Name, Points: j.specs[2], Output: j.out, Model: res.Model, Depth: res.Depth, DepthFrom: "model file",
+		Candidates: len(res.Candidates), Classified: res.Cells + res.NonCells, Cells: res.Cells, NonCells: res.NonCells, Unknown: res.Unknown,
 		Seconds: took.Seconds(), Batch: res.Batch, Backend: backend, Pinned: res.Pinned, PeakDevice: res.PeakDevice,
 		VoxelSize: j.s.Cfg.VoxelSize, VoxelFrom: j.voxelFrom, Norm: res.Norm, Warnings: slices.Clone(res.Warnings), Tasks: tasks}
 	if j.in.Background != nil {
 		s.Background = j.in.Background.Name
 	}
-	classified := res.Cells + res.NonCells
+	if j.s.Cfg.NetworkDepth != 0 {
+		s.DepthFrom = "asked (checked against the model file)"
+	}
 	if took > 0 && tasks == 0 {
-		s.CubesPerS = float64(classified) / took.Seconds()
+		s.CubesPerS = float64(s.Classified) / took.Seconds()
 	}
 	head := "classify"
 	if tasks > 0 {
 		head = fmt.Sprintf("merge classify (%d tasks)", tasks)
 	}
-	note := fmt.Sprintf("%s: %d candidates: %d cells, %d non-cells, %d unknown (%.1f cubes/s, batch %d, %s, peak device %s) → %s",
-		head, s.Candidates, s.Cells, s.NonCells, s.Unknown, s.CubesPerS, s.Batch, s.Backend, plan.FormatBytes(s.PeakDevice), j.out)
-	notes := []string{note}
+	// The first note is the headline (the panel shows it on the job's
+	// end): the counts.
+	notes := []string{fmt.Sprintf("%s: %d of %d candidates classified with a ResNet-%d: %d cells, %d non-cells; %s → %s",
+		head, s.Classified, s.Candidates, s.Depth, s.Cells, s.NonCells, unknownText(s.Unknown), j.out),
+		fmt.Sprintf("%s: %.1f cubes/s, batch %d, %s, peak device %s", head, s.CubesPerS, s.Batch, s.Backend, plan.FormatBytes(s.PeakDevice))}
 	if s.Unknown > 0 {
-		notes = append(notes, fmt.Sprintf("classify: %d candidates unknown: their cube leaves the volume (cellfinder drops them); written as type 1 without a probability", s.Unknown))
+		notes = append(notes, "classify: the unknown candidates (cellfinder drops them) are written as type 1 without a probability")
+	}
+	if n := normNote(res.Norm); n != "" {
+		notes = append(notes, "classify: "+n)
 	}
 	return &pipeline.Report{Summary: s, Notes: notes}
 }

@@ -22,7 +22,7 @@ var CubesSpec = &pipeline.Spec{
 	Title:   "Training cubes",
 	Order:   26,
 	Summary: "write the cubes around cell candidates as cellfinder's training cubes (pCellz{z}y{y}x{x}Ch{c}.tif)",
-	Usage:   "SIGNAL POINTS OUTDIR --background BG --voxel-size Z,Y,X [--network-voxel-size 5,1,1] [--cube-size 50,50,20] [--normalize-channels]",
+	Usage:   "SIGNAL POINTS OUTDIR --background BG --voxel-size Z,Y,X [--network-voxel-size 5,1,1] [--cube-size 50,50,20] [--normalize-channels [--normalization-sampling-planes 50]]",
 	Examples: []string{
 		"voxlab cubes signal/ curated.xml training/ --background background/ --voxel-size 5,2,2",
 	},
@@ -34,7 +34,7 @@ var CubesSpec = &pipeline.Spec{
 		{Name: "out", Kind: pipeline.Output, Folder: true, Label: "Output folder", Default: "cubes",
 			Help: "the folder of cubes (replaced when it holds an earlier run's cubes) with cellfinder's training.yaml"},
 	},
-	Params:       classifyParams("background", "voxel-size", "network-voxel-size", "cube-size", "normalize-channels", "norm-sampling"),
+	Params:       classifyParams("background", "voxel-size", "network-voxel-size", "cube-size", "normalize-channels", "normalization-sampling-planes"),
 	Batch:        pipeline.Batch{Flag: "batch-size", Unit: "cubes", Label: "Cubes per batch"},
 	Suggest:      suggest,
 	PointsAction: "Export training cubes…",
@@ -161,9 +161,11 @@ func (j *cubesJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	}
 	s := CubesSummary{Input: j.in.Signal.Name, Points: j.specs[2], Output: j.out, Layout: res.Layout, Candidates: len(j.in.Points),
 		Written: res.Written, Unknown: res.Unknown, Duplicate: res.Duplicate, Norm: res.Norm, Seconds: time.Since(start).Seconds()}
-	notes := []string{fmt.Sprintf("cubes: %d cubes of %d candidates (%s layout) → %s", s.Written, s.Candidates, s.Layout, j.out)}
-	if s.Unknown > 0 {
-		notes = append(notes, fmt.Sprintf("cubes: %d candidates skipped: their cube leaves the volume", s.Unknown))
+	// The first note is the headline (the panel shows it on the job's
+	// end): the counts.
+	notes := []string{fmt.Sprintf("cubes: %d cubes written of %d candidates; %s → %s (%s layout)", s.Written, s.Candidates, unknownText(s.Unknown), j.out, s.Layout)}
+	if n := normNote(res.Norm); n != "" {
+		notes = append(notes, "cubes: "+n)
 	}
 	if s.Duplicate > 0 {
 		notes = append(notes, fmt.Sprintf("cubes: %d candidates skipped: the same voxel as an earlier one (one file name)", s.Duplicate))

@@ -15,6 +15,10 @@ const (
 	// Warning: Event.Message is something the user should know (a failed
 	// pin falling back to pageable memory, values clipped).
 	Warning
+	// Note: Event.Message is a line of what the job did (a pipeline
+	// report's note: "57 of 180 candidates left unknown"), sent before
+	// the job ends for a display that keeps it with the job.
+	Note
 	// Finished: the job succeeded. Always the last event.
 	Finished
 	// Failed: the job failed; Event.Err says why. Always the last event.
@@ -24,7 +28,7 @@ const (
 )
 
 func (k Kind) String() string {
-	return [...]string{"progress", "partial", "warning", "finished", "failed", "cancelled"}[k]
+	return [...]string{"progress", "partial", "warning", "note", "finished", "failed", "cancelled"}[k]
 }
 
 // Terminal reports whether the kind ends a job.
@@ -57,7 +61,7 @@ type Event struct {
 	PeakDevice, PeakHost int64
 	// Partial holds a partial result for Kind == Partial.
 	Partial any
-	// Message is the text of a Warning.
+	// Message is the text of a Warning or a Note.
 	Message string
 	// Err is set for Kind == Failed.
 	Err error

@@ -146,6 +146,11 @@ func (p *Progress) Warn(msg string) {
 	p.update(Warning, nil, nil, msg)
 }
 
+// Note reports a line of what the job did (see the Note kind).
+func (p *Progress) Note(msg string) {
+	p.update(Note, nil, nil, msg)
+}
+
 // End sends the terminal event of a run driven without a Job (see
 // NewProgress): Finished when err is nil, Cancelled when err is a
 // cancellation, Failed otherwise. It returns that event; later calls do

@@ -4,6 +4,7 @@ package modelfiles
 // which the pipeline's own test binary must not (doc.go).
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,7 +113,6 @@ func TestBadModel(t *testing.T) {
 		{"text", text, true, c.Depth, []string{text, "not a Keras weight file"}},
 		{"folder", dir, true, c.Depth, []string{dir, "folder"}},
 		{"channels", model, false, c.Depth, []string{model, "conv1", "2 input channel", "1"}},
-		{"depth", model, true, 50, []string{model, "18-layer", "network depth to 18"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := configFor(c, tc.model)
@@ -132,10 +132,53 @@ func TestBadModel(t *testing.T) {
 			}
 		})
 	}
-	cfg := configFor(c, model)
-	cfg.NetworkDepth = 0 // found from the file
-	s, err := classify.Open(cfg, classify.Inputs{Signal: sig, Background: bg, Points: pts})
-	if err != nil || s.Net.Arch.Depth != c.Depth {
-		t.Errorf("depth from the file: %v", err)
+}
+
+// TestDepthFromFile: the network depth is read from the model file in
+// each of the formats classify reads (an 18-layer network in tf.keras
+// 2 HDF5 and Keras 3 .weights.h5, a 50-layer one in a .keras: the file
+// TestClassifyGolden reads, as a .keras takes half a minute to write);
+// a depth asked that the file contradicts is refused naming the file,
+// both depths and the way out, before any voxel is read; the depth the
+// file holds, asked, is accepted.
+func TestDepthFromFile(t *testing.T) {
+	sig, bg := cropVolumes(t)
+	pts := candidates(t)
+	for _, c := range netGolden(t)[:2] {
+		formats := []keras.Format{keras.Legacy, keras.Keras3Weights}
+		if c.Depth != 18 {
+			formats = []keras.Format{keras.Keras3Model}
+		}
+		for _, format := range formats {
+			t.Run(fmt.Sprintf("%s/%s", c.Tag, format), func(t *testing.T) {
+				model := modelFile(t, c, format)
+				in := classify.Inputs{Signal: sig, Background: bg, Points: pts}
+				cfg := configFor(c, model)
+				for _, asked := range []int{0, c.Depth} {
+					cfg.NetworkDepth = asked
+					s, err := classify.Open(cfg, in)
+					if err != nil {
+						t.Fatalf("depth asked %d: %v", asked, err)
+					}
+					if s.Net.Arch.Depth != c.Depth {
+						t.Errorf("depth asked %d: a %d-layer network built, the file holds %d", asked, s.Net.Arch.Depth, c.Depth)
+					}
+				}
+				other := 50
+				if c.Depth == 50 {
+					other = 34
+				}
+				cfg.NetworkDepth = other
+				_, err := classify.Open(cfg, in)
+				if err == nil {
+					t.Fatalf("depth %d asked of a ResNet-%d: opened", other, c.Depth)
+				}
+				for _, w := range []string{model, fmt.Sprintf("ResNet-%d", c.Depth), fmt.Sprintf("asked is %d", other), "auto", fmt.Sprintf("set it to %d", c.Depth)} {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("%v: want it to say %q", err, w)
+					}
+				}
+			})
+		}
 	}
 }

@@ -2,7 +2,8 @@
 """Golden outputs of voxlab's classification (processing/classify), made
 with numpy, h5py and Debian's python3-torch. Run with /usr/bin/python3
 from this folder: it rewrites candidates.csv, extract_golden.json,
-calib_*.json, net_golden.json and the two small fixture files.
+calib_*.json, net_golden.json and the two small fixture files (with the
+argument "extract": candidates.csv and extract_golden.json only).
 
  - A synthetic two-channel crop (synth.py, made identically by the Go
    tests) with somata at cellfinder's own test cells
@@ -11,7 +12,7 @@ calib_*.json, net_golden.json and the two small fixture files.
    cellfinder's current cube generator (cube_generator.py: crop sizes
    round(n*net/data), starts round(p - m/2) in x and y and int(p - m//2)
    in z of the point's int() coordinates (brainglobe-utils' Cell), no cube for a cuboid leaving the volume, get_data_converter,
-   optional (x - mean)/std with the sample std of every f-th plane) with
+   optional (x - mean)/std with cellfinder's dataset_mean_std) with
    torch.nn.functional.interpolate(mode="trilinear") for rescaling, as
    cellfinder calls it.
  - A reference network written here in torch from resnet.py's
@@ -93,10 +94,34 @@ def converter(a):
     return a.astype(np.float32)  # uint16: unscaled (get_data_converter)
 
 
-def mean_std(vol, f):
-    planes = [vol[i].astype(np.float64).ravel() for i in range(0, vol.shape[0], f)]
-    x = np.concatenate(planes)
-    return float(x.mean()), float(x.std(ddof=1))
+def dataset_mean_std(dataset, n_sampling_planes):
+    """cellfinder's dataset_mean_std (cellfinder/core/tools/image_processing.py
+    at brainglobe/cellfinder's main branch of 2026), reimplemented without
+    its progress bar: at least n_sampling_planes planes sampled (every
+    plane of a volume of no more, else every int(planes / n)-th from plane
+    0), each whole plane converted to float64 (get_data_converter: uint16
+    unscaled) and fed at once to Welford's online algorithm; the sample
+    standard deviation (count - 1)."""
+    plane_n = dataset.shape[1] * dataset.shape[2]
+    count = 0
+    mean = np.array(0, dtype=np.float64)
+    sq_dist = np.array(0, dtype=np.float64)
+    if len(dataset) <= n_sampling_planes:
+        step = 1
+    else:
+        step = int(len(dataset) / n_sampling_planes)
+    for i in range(0, len(dataset), step):
+        new_value = dataset[i, ...].astype(np.float64).reshape((plane_n,))
+        count += plane_n
+        delta = new_value - mean
+        mean += np.sum(delta) / count
+        delta2 = new_value - mean
+        sq_dist += np.sum(np.multiply(delta, delta2))
+    if count <= 1:
+        raise ValueError("Not enough data to compute the variance")
+    var_sample = sq_dist / (count - 1)
+    std = np.sqrt(var_sample)
+    return mean.item(), std.item()
 
 
 def extract(vols, pts, voxel, net, norm=None):
@@ -106,7 +131,7 @@ def extract(vols, pts, voxel, net, norm=None):
     for p in pts:
         # cellfinder's Cell keeps int() of each coordinate
         s = start_of((int(p[0]), int(p[1]), int(p[2])), m)
-        if any(s[a] < 0 or s[a] + m[a] > SHAPE[a] for a in range(3)):
+        if any(s[a] < 0 or s[a] + m[a] > vols[0].shape[a] for a in range(3)):
             out.append(("unknown", None))
             continue
         chans = []
@@ -259,7 +284,7 @@ def sha(cube):
     return hashlib.sha256(np.ascontiguousarray(cube, dtype="<f4").tobytes()).hexdigest()
 
 
-def main():
+def main(only_extract=False):
     pts = candidates()
     with open(os.path.join(HERE, "candidates.csv"), "w") as f:
         f.write("z,y,x,type\n")
@@ -271,12 +296,14 @@ def main():
     golden = {"shape": SHAPE, "seed": SEED, "signal_sha256": hashlib.sha256(sig.astype("<u2").tobytes()).hexdigest(),
               "background_sha256": hashlib.sha256(bg.astype("<u2").tobytes()).hexdigest(), "extract": []}
     net = (20, 50, 50)
+    # normf: cellfinder's normalization_n_sampling_planes (0: no
+    # normalisation); of the 30 planes, 4 samples every 7th, 50 all.
     for name, voxel, normf in [("equal", (5, 1, 1), 0), ("xy2", (5, 2, 2), 0), ("z7.25", (7.25, 2, 2), 0),
                                ("fractional", (5, 1.5, 1.25), 0), ("xy2-norm4", (5, 2, 2), 4),
-                               ("equal-norm32", (5, 1, 1), 32)]:
-        norm = [mean_std(v, normf) for v in vols] if normf else None
+                               ("equal-norm50", (5, 1, 1), 50)]:
+        norm = [dataset_mean_std(v, normf) for v in vols] if normf else None
         cubes = extract(vols, pts, voxel, net, norm)
-        entry = {"name": name, "voxel": voxel, "norm_sampling": normf, "crop": data_voxels(voxel, net),
+        entry = {"name": name, "voxel": voxel, "normalization_n_sampling_planes": normf, "crop": data_voxels(voxel, net),
                  "norm": norm, "cubes": []}
         for st, c in cubes:
             if c is None:
@@ -291,6 +318,8 @@ def main():
         print(name, "crop", entry["crop"], "unknown", sum(1 for s, _ in cubes if s != "ok"))
     with open(os.path.join(HERE, "extract_golden.json"), "w") as f:
         json.dump(golden, f, separators=(",", ":"))
+    if only_extract:
+        return
 
     nets = {"configs": []}
     tmp = tempfile.mkdtemp()
@@ -365,4 +394,7 @@ def fixtures():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    # "extract": rewrite extract_golden.json only (the networks' goldens
+    # and calibrations take long and do not depend on it).
+    main(only_extract=sys.argv[1:] == ["extract"])
