@@ -114,27 +114,12 @@ func wholeSizes(v any) error {
 
 // suggest proposes the first two open volumes as signal and background
 // and the first open points file as the candidates.
-func suggest(open []string) ([]string, map[string]string) {
-	var vols []string
-	pts := ""
-	for _, o := range open {
-		p, _ := volume.SplitSpec(o)
-		if points.IsPointsFile(p) {
-			if pts == "" {
-				pts = o
-			}
-			continue
-		}
-		vols = append(vols, o)
-	}
-	if len(vols) == 0 {
+func suggest(open []pipeline.Layer) ([]string, map[string]string) {
+	sig, bg, pts := pipeline.SignalPair(open)
+	if sig == "" {
 		return nil, nil
 	}
-	params := map[string]string{}
-	if len(vols) > 1 {
-		params["background"] = vols[1]
-	}
-	return []string{vols[0], pts, ""}, params
+	return []string{sig, pts, ""}, map[string]string{"background": bg, "voxel-size": pipeline.VoxelText(open, sig)}
 }
 
 // inputs are the opened data of a classification or cubes run.

@@ -56,9 +56,11 @@ type Spec struct {
 	// opens when it ends.
 	Live Live
 	// Suggest proposes the arguments and parameters (as form text) of a
-	// run on the files open in the viewer; nil values are left as they
-	// are. Optional.
-	Suggest func(open []string) (args []string, params map[string]string)
+	// run on the layers open in the viewer, given in the order they were
+	// opened: inputs from them, and parameters they know (the voxel size
+	// of the image an input names). Empty values are left as they are.
+	// Optional.
+	Suggest func(open []Layer) (args []string, params map[string]string)
 	// PointsAction, when set, is offered on the viewer's points layers
 	// as a button ("Export training cubes…"): it chooses the pipeline in
 	// the panel with the layer's points as its input PointsArg.
