@@ -112,8 +112,10 @@ func wholeSizes(v any) error {
 	return nil
 }
 
-// suggest proposes the first two open volumes as signal and background
-// and the first open points file as the candidates.
+// suggest proposes the points opened last as the candidates, the image
+// they were found in (else the first opened) as the signal, the other
+// image as the background, and the signal's voxel size
+// (pipeline.SignalPair); the panel names the output after the signal.
 func suggest(open []pipeline.Layer) ([]string, map[string]string) {
 	sig, bg, pts := pipeline.SignalPair(open)
 	if sig == "" {

@@ -87,11 +87,18 @@ func positiveVoxels(v any) error {
 	return nil
 }
 
-// suggest proposes the first open folder of planes, else TIFF stack,
-// else any open volume (`voxlab gui brain.npy --run detect`); the panel
-// names the output after it (planes-cells.csv, free).
+// suggest proposes the first opened folder of planes, else TIFF stack,
+// else any open volume (`voxlab gui brain.npy --run detect`), with its
+// voxel size; the panel names the output after it (planes-cells.csv,
+// free).
 func suggest(open []pipeline.Layer) ([]string, map[string]string) {
-	in := pipeline.FirstVolume(open)
+	in := pipeline.FirstFolder(open)
+	if in == "" {
+		in = pipeline.FirstSpec(pipeline.Images(open), ".tif", ".tiff")
+	}
+	if in == "" {
+		in = pipeline.FirstVolume(open)
+	}
 	if in == "" {
 		return nil, nil
 	}

@@ -76,7 +76,8 @@ func metricNames(ms []Metric) []string {
 
 // suggest proposes the first open NPY or MRC stack as the ground truth,
 // and the submitted maps and mask beside it when they exist (the demo's
-// layout); the panel names the output folder after the ground truth
+// layout), and its voxel size when it is one number; the panel names
+// the output folder after the ground truth
 // (gt-distances, free).
 func suggest(open []pipeline.Layer) ([]string, map[string]string) {
 	gt := pipeline.FirstSpec(open, ".npy", ".mrc")
