@@ -569,6 +569,7 @@ func (p *Panel) startPlan(gen int) {
 	p.relayout()
 	p.goAsync(func() {
 		pp, err := pl.Plan(p.ctx, req)
+		err = pl.worded(err)
 		p.v.Do(func() { p.planDone(gen, pp, err) })
 	})
 }
@@ -589,10 +590,9 @@ func (p *Panel) planDone(gen int, pp *plan.Plan, err error) {
 	}
 	if err != nil {
 		p.pv.fail(err)
-		name := p.cur.fieldOf(err.Error())
-		var re *RequestError
-		if errors.As(err, &re) {
-			name = re.Field
+		name := fieldOfError(err)
+		if name == "" {
+			name = p.cur.fieldOf(err.Error())
 		}
 		if fe, ok := p.fields[name]; ok && fe.checkErr == nil {
 			fe.planErr = err
@@ -688,6 +688,9 @@ func (p *Panel) Submit(req Request) (int, error) {
 	}
 	ref := &jobRef{}
 	ui := job.Throttle(func(e job.Event) {
+		if e.Kind == job.Warning {
+			e.Message = pl.Words(e.Message)
+		}
 		if e.Kind != job.Partial {
 			p.v.Do(func() { p.event(ref.id, e) })
 		}
@@ -724,7 +727,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 		name = "slurm: " + name
 	}
 	t := p.queue.Submit(name, device, func(ctx context.Context, pr *job.Progress) error {
-		return run(ctx, req, pr)
+		return pl.worded(run(ctx, req, pr))
 	}, partial, ui)
 	ref.id = t.ID
 	p.noteSources(pl, req)
