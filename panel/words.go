@@ -118,4 +118,3 @@ func fieldOfError(err error) string {
 	}
 	return ""
 }
-
