@@ -58,8 +58,10 @@ func (p *Panel) openLayers() []pipeline.Layer {
 		switch x := l.(type) {
 		case *viewer.ImageLayer:
 			if vol := x.Volume(); vol != nil && vol.VoxelSize != ([3]float64{}) {
-				d.VoxelSize = vol.VoxelSize[:]
+				vs := vol.VoxelSize // a copy: the layer's stays the layer's
+				d.VoxelSize = vs[:]
 			}
+			d.Shape = x.Extent()
 		case *viewer.PointsLayer:
 			d.Points = true
 		}

@@ -19,6 +19,8 @@ type Layer struct {
 	// VoxelSize is an image's voxel size z,y,x, the file's or the one
 	// the user set on the layer; nil when neither says.
 	VoxelSize []float64
+	// Shape is an image's z,y,x size (zero when not known).
+	Shape [3]int
 	// DetectedOn is, for a points layer, the spec of the image its
 	// points were found in ("" when unknown).
 	DetectedOn string
@@ -81,13 +83,24 @@ func Find(open []Layer, spec string) (Layer, bool) {
 }
 
 // VoxelText is the voxel size of the layer opened from spec as its
-// field's text ("5,2,2"), "" when unknown.
+// field's text ("5,2,2"): its own, else that of the first image of the
+// same shape that has one (the other channel of the acquisition, where
+// the user set it); "" when none says.
 func VoxelText(open []Layer, spec string) string {
 	l, ok := Find(open, spec)
-	if !ok || len(l.VoxelSize) == 0 {
+	if !ok {
 		return ""
 	}
-	return Param{Kind: Floats}.Format(l.VoxelSize)
+	vs := l.VoxelSize
+	for _, o := range Images(open) {
+		if len(vs) == 0 && len(o.VoxelSize) > 0 && l.Shape != ([3]int{}) && o.Shape == l.Shape {
+			vs = o.VoxelSize
+		}
+	}
+	if len(vs) == 0 {
+		return ""
+	}
+	return Param{Kind: Floats}.Format(vs)
 }
 
 // SignalPair chooses, for a pipeline that reads candidates in a signal
