@@ -141,7 +141,7 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 	}
 	objs = append(objs, w)
 	if f.Help != "" {
-		objs = append(objs, widgets.WrapLabel(f.Help, widget.LowImportance))
+		objs = append(objs, widgets.WrapLabel(p.cur.Words(f.Help), widget.LowImportance))
 	}
 	fe.box = container.NewVBox(append(objs, fe.msg)...)
 	fe.ready = true
