@@ -248,8 +248,8 @@ func TestVoxelSizeRefusalNamesTheField(t *testing.T) {
 	for in, want := range map[string]string{
 		"give --background, or --mask-radius": "give “Background volume”, or --mask-radius",
 		"--batch-size 3: too big":             "“Cubes per batch” 3: too big",
-		"a --- b -- c --device-memory":         "a --- b -- c “Device memory cap”",
-		"--voxel-size-x":                       "--voxel-size-x",
+		"a --- b -- c --device-memory":        "a --- b -- c “Device memory cap”",
+		"--voxel-size-x":                      "--voxel-size-x",
 	} {
 		if got := p.Words(in); got != want {
 			t.Errorf("Words(%q) = %q, want %q", in, got, want)
