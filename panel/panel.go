@@ -570,6 +570,7 @@ func (p *Panel) startPlan(gen int) {
 	p.goAsync(func() {
 		pp, err := pl.Plan(p.ctx, req)
 		err = pl.worded(err)
+		pl.wordPlan(pp)
 		p.v.Do(func() { p.planDone(gen, pp, err) })
 	})
 }

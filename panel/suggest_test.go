@@ -49,8 +49,12 @@ func pairPipeline() *Pipeline {
 			if r.Values.Floats("voxel-size") == nil {
 				return nil, pipeline.Usagef("%s holds no voxel size: give --voxel-size Z,Y,X in microns", r.Args[0])
 			}
-			return plan.Make("pair", []plan.Phase{{Name: "cubes", Units: 1, Unit: "cubes"}},
-				plan.Budget{Device: fakeDevice, DeviceSource: "fake device", Host: 1 << 30, HostSource: "fake RAM"})
+			pp, err := plan.Make("pair", []plan.Phase{{Name: "cubes", Units: 1, Unit: "cubes"}},
+				plan.Budget{Device: fakeDevice, DeviceSource: "fake device", Host: 1 << 30, HostSource: "--host-memory 1GiB"})
+			if err == nil {
+				pp.Warnings = append(pp.Warnings, "--batch-size 3 is slow")
+			}
+			return pp, err
 		},
 		Run: func(ctx context.Context, r Request, p *job.Progress) error { return nil },
 	}
@@ -221,6 +225,10 @@ func TestPlanShowsTheCommandVerbatim(t *testing.T) {
 	}
 	if !strings.Contains(cmd.Text, "'"+h.ch0+"'") || !strings.Contains(cmd.Text, "crop_planes*x*/ch0.npy") {
 		t.Errorf("the command %q does not hold %s as written", cmd.Text, h.ch0)
+	}
+	// The plan's notes name fields; only the command names flags.
+	if w, host := h.p.pv.warn.Text, h.p.pv.host.Text(); w != "“Cubes per batch” 3 is slow" || !strings.Contains(host, "“Host memory cap” 1GiB") {
+		t.Errorf("the plan says %q, host %q: want the fields' labels", w, host)
 	}
 	if cmd.SizeName == theme.SizeNameCaptionText || !cmd.TextStyle.Monospace {
 		t.Errorf("the command is drawn at %q, monospace %v: the caption's monospace face draws no underscores", cmd.SizeName, cmd.TextStyle.Monospace)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/voxlab/voxlab/processing/pipeline"
+	"github.com/voxlab/voxlab/processing/plan"
 )
 
 // The window names what the user sees: a message about a parameter
@@ -73,6 +74,19 @@ func (p *Pipeline) Words(msg string) string {
 	}
 	b.WriteString(msg)
 	return b.String()
+}
+
+// wordPlan says a plan's warnings and where its budget came from
+// ("--device-memory") in the window's words.
+func (p *Pipeline) wordPlan(pp *plan.Plan) {
+	if pp == nil {
+		return
+	}
+	for i, w := range pp.Warnings {
+		pp.Warnings[i] = p.Words(w)
+	}
+	b := &pp.Budget
+	b.DeviceSource, b.HostSource = p.Words(b.DeviceSource), p.Words(b.HostSource)
 }
 
 // wordedError is an error whose message is said in the window's words
