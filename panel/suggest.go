@@ -142,8 +142,9 @@ func stemKey(spec string) string {
 func (p *Panel) suggest() {
 	var args []string
 	var params map[string]string
+	open := p.openLayers()
 	if p.cur.Spec.Suggest != nil {
-		args, params = p.cur.Spec.Suggest(p.openLayers())
+		args, params = p.cur.Spec.Suggest(open)
 	}
 	p.applying++
 	defer func() { p.applying-- }()
@@ -163,6 +164,24 @@ func (p *Panel) suggest() {
 		if _, mine := kept[name]; val != "" && !mine && p.fields[name] != nil {
 			setIfNew(p.fields[name], val)
 		}
+	}
+	p.suggestVoxelSize(open, params, kept)
+}
+
+// suggestVoxelSize fills a z,y,x voxel-size parameter the spec's Suggest
+// left out with the voxel size of the layer of the naming input (or of
+// the other channel of its shape, pipeline.VoxelText), so that every form
+// with one takes the voxel size the layers know.
+func (p *Panel) suggestVoxelSize(open []pipeline.Layer, params, kept map[string]string) {
+	const name = "voxel-size"
+	fe, in := p.fields[name], p.namingInput()
+	_, mine := kept[name]
+	_, given := params[name]
+	if fe == nil || in == nil || mine || given || fe.f.Kind != pipeline.Floats || fe.f.Len != 3 {
+		return
+	}
+	if val := pipeline.VoxelText(open, in.get()); val != "" {
+		setIfNew(fe, val)
 	}
 }
 

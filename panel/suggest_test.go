@@ -264,3 +264,17 @@ func TestVoxelSizeRefusalNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// TestVoxelSizeFillsEveryForm: a form with a z,y,x voxel size whose
+// spec suggests only its inputs still gets the input layer's voxel size.
+func TestVoxelSizeFillsEveryForm(t *testing.T) {
+	h := newPairHarness(t)
+	h.p.Select("fake") // the panel opened on pair's form
+	h.p.pipelines[0].Spec.Suggest = func(open []pipeline.Layer) ([]string, map[string]string) {
+		return []string{pipeline.FirstVolume(open), "", ""}, nil
+	}
+	h.hl.LayerFor(h.ch0).(*viewer.ImageLayer).SetVoxelSize([3]float64{4, 1.8, 1.8})
+	h.hl.Drain()
+	h.p.Select("pair")
+	h.want("no voxel size suggested", map[string]string{"signal": h.ch0, "voxel-size": "4,1.8,1.8", "background": ""})
+}
