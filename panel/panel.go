@@ -395,6 +395,8 @@ func (p *Panel) nameOutputs() {
 // setOutput sets an output field to the first free name numbered from
 // base, as the panel's own name (it follows the input).
 func (p *Panel) setOutput(fe *fieldEditor, base string) {
+	p.applying++
+	defer func() { p.applying-- }()
 	fe.user, fe.base = false, base
 	v := ""
 	if base != "" {
@@ -410,6 +412,8 @@ func (p *Panel) setOutput(fe *fieldEditor, base string) {
 // suffixes ("scan-dezinged-3.h5", not "scan-dezinged-2-2.h5"). A user's
 // name numbered stays the user's.
 func (p *Panel) freshOutputs() {
+	p.applying++
+	defer func() { p.applying-- }()
 	for _, f := range p.cur.Spec.Args {
 		fe := p.fields[f.Name]
 		if f.Kind != pipeline.Output || fe.get() == "" || fe.base == "" {

@@ -278,3 +278,19 @@ func TestVoxelSizeFillsEveryForm(t *testing.T) {
 	h.p.Select("pair")
 	h.want("no voxel size suggested", map[string]string{"signal": h.ch0, "voxel-size": "4,1.8,1.8", "background": ""})
 }
+
+// TestOutputNamedByThePanelIsNotKept: an output the panel named after
+// the input the user chose is the panel's, not the user's: after
+// switching pipelines and back it still follows the input.
+func TestOutputNamedByThePanelIsNotKept(t *testing.T) {
+	h := newPairHarness(t)
+	h.p.Field("signal").(*widget.SelectEntry).SetText(h.ch1)
+	h.want("ch1 chosen", map[string]string{"out": filepath.Join(h.dir, "ch1-classified.xml")})
+	h.p.Select("fake")
+	h.p.Select("pair")
+	h.p.Field("signal").(*widget.SelectEntry).SetText(h.ch0)
+	h.want("back, ch0 chosen", map[string]string{"out": filepath.Join(h.dir, "ch0-classified.xml")})
+	if _, ok := h.p.kept["pair"]["out"]; ok {
+		t.Errorf("the panel's output name was kept as the user's: %q", h.p.kept["pair"]["out"])
+	}
+}
