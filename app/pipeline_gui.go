@@ -174,13 +174,17 @@ func (g *sinkGuard) panicked() error {
 }
 
 // plainError turns a usage error into a plain one: in the panel there is
-// no command line to show the usage of.
+// no command line to show the usage of. One about a parameter is a
+// panel.RequestError about its field, which the panel shows it beside.
 func plainError(err error) error {
 	var ue usageError
-	if errors.As(err, &ue) {
-		return errors.New(ue.Msg)
+	if !errors.As(err, &ue) {
+		return err
 	}
-	return err
+	if ue.Param != "" {
+		return &panel.RequestError{Field: ue.Param, Err: errors.New(ue.Msg)}
+	}
+	return errors.New(ue.Msg)
 }
 
 // relay returns a sink that replays a job's events on p, the progress of

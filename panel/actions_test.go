@@ -85,10 +85,7 @@ func TestRunAndCancelStayInView(t *testing.T) {
 // run, not -3.
 func TestCancelledJobFreesItsName(t *testing.T) {
 	h := newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) { pl.Spec.Args[1].Default = "result.txt" })
-	h.p.cur = nil
-	if err := h.p.Select("fake"); err != nil {
-		t.Fatal(err)
-	}
+	h.freshForm()
 	h.set("in", h.in)
 	out := h.p.Field("out").(*widget.Entry)
 	first := filepath.Join(h.dir, "input-result.txt")

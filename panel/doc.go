@@ -35,6 +35,12 @@
 // and histograms in a tab beside the view). A Quitter decides what
 // closing the window does while jobs run.
 //
+// The form follows the data (suggest.go): a spec's Suggest gets the open
+// layers in the order they were opened, with their voxel sizes and the
+// image points were found in; what the user typed, chose or browsed to
+// is kept per pipeline for the session. Messages in the window name
+// fields by their labels, not by the command line's flags (words.go).
+//
 // Its methods run on the UI goroutine, as the viewer's do; tests drive it
 // on a viewer.Headless.
 package panel

@@ -108,7 +108,7 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 		se.OnChanged = func(string) { changed() }
 		se.OnSubmitted = func(string) { widgets.Refocus(p.v.Window(), true) }
 		fe.get = func() string { return strings.TrimSpace(se.Text) }
-		fe.set = se.SetText
+		fe.set = func(s string) { se.SetText(s); showEnd(&se.Entry) }
 		fe.options = func(specs []string) { se.SetOptions(specs) }
 		browse := widgets.NewButton(p.v.Window(), "", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, se), se
@@ -121,7 +121,7 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 		// whatever folder voxlab was started in.
 		e.SetPlaceHolder("named after the input: …-" + f.DefaultText())
 		fe.get = func() string { return strings.TrimSpace(e.Text) }
-		fe.set = e.SetText
+		fe.set = func(s string) { e.SetText(s); showEnd(e) }
 		browse := widgets.NewButton(p.v.Window(), "", theme.FolderOpenIcon(), func() { p.browse(fe) })
 		w, fe.widget = container.NewBorder(nil, nil, nil, browse, e), e
 	default:
@@ -141,7 +141,7 @@ func (p *Panel) newFieldEditor(f pipeline.Param, arg bool) *fieldEditor {
 	}
 	objs = append(objs, w)
 	if f.Help != "" {
-		objs = append(objs, widgets.WrapLabel(f.Help, widget.LowImportance))
+		objs = append(objs, widgets.WrapLabel(p.cur.Words(f.Help), widget.LowImportance))
 	}
 	fe.box = container.NewVBox(append(objs, fe.msg)...)
 	fe.ready = true
@@ -202,6 +202,7 @@ func (p *Panel) fieldChanged(fe *fieldEditor) {
 	fe.checkErr = p.check(fe)
 	fe.planErr = nil
 	fe.render()
+	p.keep(fe)
 	if fe.f.Kind == pipeline.Output && fe.get() != fe.auto {
 		fe.user, fe.base = true, fe.get()
 	}

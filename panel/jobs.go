@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -214,10 +215,16 @@ func (jl *JobList) Banner() string { return jl.banner.Text }
 // add lists a submitted job.
 func (jl *JobList) add(id int, name, device string, outputs []string, live Live) *jobRow {
 	r := &jobRow{st: JobStatus{ID: id, Name: name, Device: device, State: job.StateQueued}, live: live, outputs: outputs}
-	output := strings.Join(outputs, ", ")
+	// The outputs by their names, on the title's line (so that a row
+	// takes four lines at most), which ends in an ellipsis when too long:
+	// the full path would hide the name, where runs differ.
+	var names []string
+	for _, o := range outputs {
+		names = append(names, filepath.Base(o))
+	}
+	output := strings.Join(names, ", ")
 	title := fmt.Sprintf("#%d %s", id, name)
 	if output != "" {
-		// On the title's line, so that a row takes four lines at most.
 		title += " → " + output
 	}
 	r.title = widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})

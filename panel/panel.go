@@ -92,6 +92,22 @@ type Panel struct {
 	closeOnce sync.Once
 	// clusterRuns numbers the runs submitted to a cluster.
 	clusterRuns int
+
+	// order numbers the layers in the order they were opened, seq the
+	// last number given (noteLayers); sources maps the outputs of this
+	// session's jobs (stemKey) to the input each was named after.
+	order   map[viewer.Layer]int
+	seq     int
+	sources map[string]string
+	// kept holds, per pipeline (its command), the values the user gave
+	// its fields this session; applying counts the panel's own settings
+	// of fields in progress (defaults, suggestions), which are not the
+	// user's; selecting is set while Select builds a form.
+	kept      map[string]map[string]string
+	applying  int
+	selecting bool
+	// resuggestPosted: layersChanged has posted its second look.
+	resuggestPosted bool
 }
 
 // NewPanel builds a processing panel for pipelines and docks it in v as
@@ -103,7 +119,8 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	if opts.PlanDelay <= 0 {
 		opts.PlanDelay = 300 * time.Millisecond
 	}
-	p := &Panel{v: v, opts: opts, pipelines: pipelines, fields: map[string]*fieldEditor{}}
+	p := &Panel{v: v, opts: opts, pipelines: pipelines, fields: map[string]*fieldEditor{},
+		order: map[viewer.Layer]int{}, sources: map[string]string{}, kept: map[string]map[string]string{}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.queue = job.NewQueue(p.ctx, func(e job.Entry) { v.Do(func() { p.jobs.changed(e) }) })
 	var names []string
@@ -153,6 +170,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	split.Offset = 0.7
 	p.root = split
 	v.OnLayersChanged(p.layersChanged)
+	v.OnLayerEdited(p.resuggest)
 	if len(pipelines) > 0 {
 		p.choose.SetSelected(pipelines[0].Name())
 	}
@@ -226,7 +244,8 @@ func (p *Panel) Jobs() *JobList { return p.jobs }
 func (p *Panel) Pipeline() *Pipeline { return p.cur }
 
 // Select chooses a pipeline by its name or command and shows its form,
-// with its defaults and the suggestions for the open layers.
+// with its defaults, the suggestions for the open layers and the values
+// the user gave its fields before.
 func (p *Panel) Select(name string) error {
 	var pl *Pipeline
 	for _, x := range p.pipelines {
@@ -241,6 +260,8 @@ func (p *Panel) Select(name string) error {
 		return nil
 	}
 	p.cur = pl
+	p.selecting = true
+	defer func() { p.selecting = false }()
 	if p.choose.Selected != pl.Name() {
 		p.choose.SetSelected(pl.Name())
 	}
@@ -263,8 +284,9 @@ func (p *Panel) Select(name string) error {
 	}
 	p.dev.setBatchField(pl.Spec.Batch)
 	p.cl.show(pl)
-	p.layersChanged()
+	p.offerLayers()
 	p.suggest()
+	p.restore()
 	for _, fe := range p.fields {
 		fe.checkErr = p.check(fe)
 		fe.render()
@@ -276,40 +298,34 @@ func (p *Panel) Select(name string) error {
 	return nil
 }
 
-// layersChanged offers the open layers as inputs.
+// layersChanged offers the open layers as inputs, in the order they
+// were opened, and suggests again.
 func (p *Panel) layersChanged() {
-	specs := p.v.Specs()
-	for _, fe := range p.fields {
-		if fe.options != nil {
-			fe.options(specs)
-		}
+	p.offerLayers()
+	// The viewer tells of a layer as it adds it, before it records the
+	// file the layer was opened from: look again once that is done.
+	if !p.resuggestPosted {
+		p.resuggestPosted = true
+		p.v.Do(func() {
+			p.resuggestPosted = false
+			if p.closed {
+				return
+			}
+			p.offerLayers()
+			p.resuggest()
+		})
 	}
 }
 
-// suggest applies the pipeline's suggestions for the open layers: the
-// inputs and parameters it proposes, and outputs named after the input
-// (nameOutputs) unless it proposes its own.
-func (p *Panel) suggest() {
-	if p.cur.Spec.Suggest == nil {
-		p.nameOutputs()
-		return
+// offerLayers offers the files of the open layers on every input.
+func (p *Panel) offerLayers() {
+	var specs []string
+	for _, l := range p.openLayers() {
+		specs = append(specs, l.Spec)
 	}
-	args, params := p.cur.Spec.Suggest(p.v.Specs())
-	for i, f := range p.cur.Spec.Args {
-		if i >= len(args) || args[i] == "" || f.Kind == pipeline.Output {
-			continue
-		}
-		p.fields[f.Name].set(args[i])
-	}
-	p.nameOutputs()
-	for i, f := range p.cur.Spec.Args {
-		if i < len(args) && args[i] != "" && f.Kind == pipeline.Output {
-			p.setOutput(p.fields[f.Name], args[i])
-		}
-	}
-	for name, val := range params {
-		if fe, ok := p.fields[name]; ok {
-			fe.set(val)
+	for _, fe := range p.fields {
+		if fe.options != nil {
+			fe.options(specs)
 		}
 	}
 }
@@ -379,6 +395,8 @@ func (p *Panel) nameOutputs() {
 // setOutput sets an output field to the first free name numbered from
 // base, as the panel's own name (it follows the input).
 func (p *Panel) setOutput(fe *fieldEditor, base string) {
+	p.applying++
+	defer func() { p.applying-- }()
 	fe.user, fe.base = false, base
 	v := ""
 	if base != "" {
@@ -394,6 +412,8 @@ func (p *Panel) setOutput(fe *fieldEditor, base string) {
 // suffixes ("scan-dezinged-3.h5", not "scan-dezinged-2-2.h5"). A user's
 // name numbered stays the user's.
 func (p *Panel) freshOutputs() {
+	p.applying++
+	defer func() { p.applying-- }()
 	for _, f := range p.cur.Spec.Args {
 		fe := p.fields[f.Name]
 		if f.Kind != pipeline.Output || fe.get() == "" || fe.base == "" {
@@ -553,6 +573,8 @@ func (p *Panel) startPlan(gen int) {
 	p.relayout()
 	p.goAsync(func() {
 		pp, err := pl.Plan(p.ctx, req)
+		err = pl.worded(err)
+		pl.wordPlan(pp)
 		p.v.Do(func() { p.planDone(gen, pp, err) })
 	})
 }
@@ -573,10 +595,9 @@ func (p *Panel) planDone(gen int, pp *plan.Plan, err error) {
 	}
 	if err != nil {
 		p.pv.fail(err)
-		name := p.cur.fieldOf(err.Error())
-		var re *RequestError
-		if errors.As(err, &re) {
-			name = re.Field
+		name := fieldOfError(err)
+		if name == "" {
+			name = p.cur.fieldOf(err.Error())
 		}
 		if fe, ok := p.fields[name]; ok && fe.checkErr == nil {
 			fe.planErr = err
@@ -672,6 +693,9 @@ func (p *Panel) Submit(req Request) (int, error) {
 	}
 	ref := &jobRef{}
 	ui := job.Throttle(func(e job.Event) {
+		if e.Kind == job.Warning {
+			e.Message = pl.Words(e.Message)
+		}
 		if e.Kind != job.Partial {
 			p.v.Do(func() { p.event(ref.id, e) })
 		}
@@ -708,9 +732,10 @@ func (p *Panel) Submit(req Request) (int, error) {
 		name = "slurm: " + name
 	}
 	t := p.queue.Submit(name, device, func(ctx context.Context, pr *job.Progress) error {
-		return run(ctx, req, pr)
+		return pl.worded(run(ctx, req, pr))
 	}, partial, ui)
 	ref.id = t.ID
+	p.noteSources(pl, req)
 	p.jobs.add(t.ID, name, device, outs, live)
 	if pl == p.cur {
 		p.freshOutputs()

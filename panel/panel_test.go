@@ -189,6 +189,17 @@ func newPanelHarnessFor(t *testing.T, probe DeviceProbe, adjust func(*Pipeline))
 	return h
 }
 
+// freshForm shows the fake pipeline's form as a new session would: its
+// defaults and suggestions, none of the values typed so far.
+func (h *panelHarness) freshForm() {
+	h.t.Helper()
+	h.p.kept = map[string]map[string]string{}
+	h.p.cur = nil
+	if err := h.p.Select("fake"); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 // set types a value into a field's entry, or sets it as the user would.
 func (h *panelHarness) set(name, value string) {
 	h.t.Helper()
@@ -575,11 +586,11 @@ func TestFieldOfNamesTheField(t *testing.T) {
 func TestPanelSuggestsAndOffersOpenLayers(t *testing.T) {
 	h := newPanelHarness(t, cpuProbe)
 	pl := h.p.cur
-	pl.Spec.Suggest = func(open []string) ([]string, map[string]string) {
+	pl.Spec.Suggest = func(open []pipeline.Layer) ([]string, map[string]string) {
 		if len(open) == 0 {
 			return nil, nil
 		}
-		return []string{open[0], filepath.Join(h.dir, "suggested.txt")}, map[string]string{"count": "3"}
+		return []string{open[0].Spec, filepath.Join(h.dir, "suggested.txt")}, map[string]string{"count": "3"}
 	}
 	csv := filepath.Join(h.dir, "pts.csv")
 	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
@@ -588,8 +599,7 @@ func TestPanelSuggestsAndOffersOpenLayers(t *testing.T) {
 	}
 	se := h.p.Field("in").(*widget.SelectEntry)
 	// The open layer's file is offered as an input.
-	h.p.cur = nil
-	h.p.Select("fake")
+	h.freshForm()
 	se = h.p.Field("in").(*widget.SelectEntry)
 	if se.Text != csv || h.p.Field("out").(*widget.Entry).Text != filepath.Join(h.dir, "suggested.txt") {
 		t.Errorf("suggested %q, %q", se.Text, h.p.Field("out").(*widget.Entry).Text)

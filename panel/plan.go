@@ -168,10 +168,8 @@ func newPlanView() *planView {
 		host:   NewMemBar("host"),
 		warn:   widgets.WrapLabel("", widget.WarningImportance),
 		err:    widgets.WrapLabel("", widget.DangerImportance),
-		cmd:    widgets.WrapLabel("", widget.LowImportance),
+		cmd:    widgets.CodeLabel("", widget.LowImportance),
 	}
-	pv.cmd.Selectable = true
-	pv.cmd.TextStyle.Monospace = true
 	pv.box = container.NewVBox(pv.blocks, pv.device, pv.pinned, pv.host, pv.warn, pv.err, pv.cmd)
 	pv.clear("Choose the inputs to see the plan.")
 	return pv

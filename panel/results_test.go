@@ -21,10 +21,7 @@ import (
 func TestOutputsAreNamedAfterTheInput(t *testing.T) {
 	h := newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) { pl.Spec.Args[1].Default = "result.txt" })
 	// A fresh form: nothing typed yet.
-	h.p.cur = nil
-	if err := h.p.Select("fake"); err != nil {
-		t.Fatal(err)
-	}
+	h.freshForm()
 	out := h.p.Field("out").(*widget.Entry)
 	if out.Text != "" || !strings.Contains(out.PlaceHolder, "result.txt") {
 		t.Errorf("without an input the output is %q (placeholder %q), want empty", out.Text, out.PlaceHolder)
@@ -66,8 +63,7 @@ func TestOutputsAreNamedAfterTheInput(t *testing.T) {
 
 	// A relative input, from the folder voxlab was started in.
 	t.Chdir(h.dir)
-	h.p.cur = nil
-	h.p.Select("fake")
+	h.freshForm()
 	out = h.p.Field("out").(*widget.Entry)
 	h.set("in", "input.txt")
 	if want := filepath.Join(h.dir, "input-result.txt"); out.Text != want {

@@ -21,3 +21,16 @@ func SetLabel(l *widget.Label, s string) {
 	l.Hidden = s == ""
 	l.SetText(s)
 }
+
+// CodeLabel returns a wrapped, selectable monospace label for text to be
+// read and copied as written (a command line): at the text size, since
+// the theme's monospace face at the caption size draws no underscores
+// ("crop_planes" read "crop planes").
+func CodeLabel(s string, imp widget.Importance) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = imp
+	l.Selectable = true
+	l.TextStyle.Monospace = true
+	return l
+}

@@ -125,29 +125,16 @@ func wholeSizes(v any) error {
 	return nil
 }
 
-// suggest proposes the first two open volumes as signal and background
-// and the first open points file as the candidates.
-func suggest(open []string) ([]string, map[string]string) {
-	var vols []string
-	pts := ""
-	for _, o := range open {
-		p, _ := volume.SplitSpec(o)
-		if points.IsPointsFile(p) {
-			if pts == "" {
-				pts = o
-			}
-			continue
-		}
-		vols = append(vols, o)
-	}
-	if len(vols) == 0 {
+// suggest proposes the points opened last as the candidates, the image
+// they were found in (else the first opened) as the signal, the other
+// image as the background, and the signal's voxel size
+// (pipeline.SignalPair); the panel names the output after the signal.
+func suggest(open []pipeline.Layer) ([]string, map[string]string) {
+	sig, bg, pts := pipeline.SignalPair(open)
+	if sig == "" {
 		return nil, nil
 	}
-	params := map[string]string{}
-	if len(vols) > 1 {
-		params["background"] = vols[1]
-	}
-	return []string{vols[0], pts, ""}, params
+	return []string{sig, pts, ""}, map[string]string{"background": bg, "voxel-size": pipeline.VoxelText(open, sig)}
 }
 
 // inputs are the opened data of a classification or cubes run.

@@ -65,7 +65,7 @@ var Spec = &pipeline.Spec{
 	},
 	Batch: pipeline.Batch{Flag: "batch-size", Unit: "planes", Label: "Planes per block"},
 	Live:  pipeline.Live{Kind: pipeline.NoLive},
-	Suggest: func(open []string) ([]string, map[string]string) {
+	Suggest: func(open []pipeline.Layer) ([]string, map[string]string) {
 		return []string{pipeline.FirstVolume(open), ""}, nil
 	},
 	Files:   files,

@@ -87,13 +87,14 @@ func positiveVoxels(v any) error {
 	return nil
 }
 
-// suggest proposes the first open folder of planes, else TIFF stack,
-// else any open volume (`voxlab gui brain.npy --run detect`); the panel
-// names the output after it (planes-cells.csv, free).
-func suggest(open []string) ([]string, map[string]string) {
+// suggest proposes the first opened folder of planes, else TIFF stack,
+// else any open volume (`voxlab gui brain.npy --run detect`), with its
+// voxel size; the panel names the output after it (planes-cells.csv,
+// free).
+func suggest(open []pipeline.Layer) ([]string, map[string]string) {
 	in := pipeline.FirstFolder(open)
 	if in == "" {
-		in = pipeline.FirstSpec(open, ".tif", ".tiff")
+		in = pipeline.FirstSpec(pipeline.Images(open), ".tif", ".tiff")
 	}
 	if in == "" {
 		in = pipeline.FirstVolume(open)
@@ -101,7 +102,7 @@ func suggest(open []string) ([]string, map[string]string) {
 	if in == "" {
 		return nil, nil
 	}
-	return []string{in, ""}, nil
+	return []string{in, ""}, map[string]string{"voxel-size": pipeline.VoxelText(open, in)}
 }
 
 // volumeJob is an opened detection run.

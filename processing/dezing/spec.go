@@ -71,7 +71,7 @@ var Spec = &pipeline.Spec{
 // suggest proposes the first open NeXus scan, else HDF5 file, else any
 // open volume (`voxlab gui scan.npy --run dezing` dezings scan.npy). The
 // panel names the output after it (scan-dezinged.h5, free).
-func suggest(open []string) ([]string, map[string]string) {
+func suggest(open []pipeline.Layer) ([]string, map[string]string) {
 	in := pipeline.FirstSpec(open, ".nxs")
 	if in == "" {
 		in = pipeline.FirstSpec(open, ".h5", ".hdf5")

@@ -76,9 +76,10 @@ func metricNames(ms []Metric) []string {
 
 // suggest proposes the first open NPY or MRC stack as the ground truth,
 // and the submitted maps and mask beside it when they exist (the demo's
-// layout); the panel names the output folder after the ground truth
+// layout), and its voxel size when it is one number; the panel names
+// the output folder after the ground truth
 // (gt-distances, free).
-func suggest(open []string) ([]string, map[string]string) {
+func suggest(open []pipeline.Layer) ([]string, map[string]string) {
 	gt := pipeline.FirstSpec(open, ".npy", ".mrc")
 	if gt == "" {
 		return nil, nil
@@ -91,7 +92,12 @@ func suggest(open []string) ([]string, map[string]string) {
 			break
 		}
 	}
+	// The voxel size is one number: the layer's when it is the same
+	// along every axis (the user's, or the MRC header's).
 	params := map[string]string{}
+	if l, ok := pipeline.Find(open, gt); ok && len(l.VoxelSize) == 3 && l.VoxelSize[0] == l.VoxelSize[1] && l.VoxelSize[1] == l.VoxelSize[2] {
+		params["voxel-size"] = pipeline.Param{Kind: pipeline.Float}.Format(l.VoxelSize[0])
+	}
 	if m := filepath.Join(dir, "mask.mrc"); exists(m) {
 		params["mask"] = m
 	}

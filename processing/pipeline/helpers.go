@@ -2,10 +2,8 @@ package pipeline
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/task"
@@ -56,41 +54,4 @@ func BuildVersion() string {
 		}
 	}
 	return v
-}
-
-// FirstSpec returns the first of specs whose path has one of the
-// extensions ("" when none has): for Spec.Suggest.
-func FirstSpec(specs []string, exts ...string) string {
-	for _, s := range specs {
-		p, _ := volume.SplitSpec(s)
-		for _, e := range exts {
-			if strings.EqualFold(filepath.Ext(p), e) {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-// FirstVolume returns the first spec that is not a points file (CSV,
-// cellfinder XML): a volume in any format voxlab reads.
-func FirstVolume(specs []string) string {
-	for _, s := range specs {
-		p, _ := volume.SplitSpec(s)
-		if e := strings.ToLower(filepath.Ext(p)); e != ".csv" && e != ".xml" {
-			return s
-		}
-	}
-	return ""
-}
-
-// FirstFolder returns the first spec that names a folder.
-func FirstFolder(specs []string) string {
-	for _, s := range specs {
-		p, _ := volume.SplitSpec(s)
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return s
-		}
-	}
-	return ""
 }

@@ -56,9 +56,11 @@ type Spec struct {
 	// opens when it ends.
 	Live Live
 	// Suggest proposes the arguments and parameters (as form text) of a
-	// run on the files open in the viewer; nil values are left as they
-	// are. Optional.
-	Suggest func(open []string) (args []string, params map[string]string)
+	// run on the layers open in the viewer, given in the order they were
+	// opened: inputs from them, and parameters they know (the voxel size
+	// of the image an input names). Empty values are left as they are.
+	// Optional.
+	Suggest func(open []Layer) (args []string, params map[string]string)
 	// PointsAction, when set, is offered on the viewer's points layers
 	// as a button ("Export training cubes…"): it chooses the pipeline in
 	// the panel with the layer's points as its input PointsArg.
@@ -179,13 +181,35 @@ type TaskReport struct {
 }
 
 // UsageError is an error in how a pipeline was called (exit status 2):
-// a missing argument, a value its parameter refuses.
-type UsageError struct{ Msg string }
+// a missing argument, a value its parameter refuses. Its message names
+// parameters as the command line does (--voxel-size); Param, when set,
+// is the parameter it is about, which the panel shows it beside (and
+// names by its field's label there).
+type UsageError struct {
+	Msg   string
+	Param string
+}
 
 func (e UsageError) Error() string { return e.Msg }
 
-// Usagef makes a UsageError.
-func Usagef(format string, a ...any) error { return UsageError{fmt.Sprintf(format, a...)} }
+// flagRE finds the parameter a message starts with: "--kernel 4: …".
+var flagRE = regexp.MustCompile(`^--([a-z][a-z0-9-]*)`)
+
+// Usagef makes a UsageError; a message that starts with a flag
+// ("--dtype: …") is about that parameter.
+func Usagef(format string, a ...any) error {
+	msg := fmt.Sprintf(format, a...)
+	e := UsageError{Msg: msg}
+	if m := flagRE.FindStringSubmatch(msg); m != nil {
+		e.Param = m[1]
+	}
+	return e
+}
+
+// UsageFor makes a UsageError about parameter param.
+func UsageFor(param, format string, a ...any) error {
+	return UsageError{Msg: fmt.Sprintf(format, a...), Param: param}
+}
 
 // SharedFlags are the flags every pipeline command has beside its
 // Params and its Batch flag: the device settings and the output and
