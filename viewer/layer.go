@@ -38,6 +38,9 @@ type layerBase struct {
 	// spec is the file spec the layer was opened from ("" for layers
 	// made in memory): the processing panel offers it as an input.
 	spec string
+	// over is the layer this one was computed from (PlaceAbove): grid
+	// mode draws it in that layer's panel.
+	over Layer
 }
 
 // setViewer records the viewer showing the layer (nil: removed). Call on
