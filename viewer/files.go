@@ -46,6 +46,9 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		order := reviewOrder(path, pts) // classified points: see points_order.go
 		pl := v.AddPoints(name, pts)
 		pl.path, pl.reviewOrder = path, order
+		if ps := probabilities(path); len(ps) == len(pts) {
+			pl.prob = ps
+		}
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)

@@ -235,6 +235,9 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	if n := l.outside(v.imageExtent()); n > 0 {
 		txt += fmt.Sprintf("\n%s outside the volume", plural(n, "point"))
 	}
+	if pt := pointText(l); pt != "" {
+		txt += "\n" + pt
+	}
 	setPointsLabel(r.count, txt)
 	setPointsLabel(r.progress, l.Progress())
 	file := l.path

@@ -79,16 +79,28 @@ func (s *statusBar) update(v *Viewer) {
 	if b.Len() > 0 || v.lastErr == "" {
 		s.setText(s.status, b.String())
 	}
-	var info []string
+	// The points layers' counts, whole and cut short, and with only
+	// the selected layer's whole (fitLine picks what fits).
+	var long, short, mixed []string
 	for _, l := range v.stack.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			info = append(info, pl.statusText(v.imageExtent()))
+			long = append(long, pl.statusText(v.imageExtent()))
+			short = append(short, shortStatus(pl))
+			mixed = append(mixed, short[len(short)-1])
+			if l == v.stack.sel {
+				mixed[len(mixed)-1] = long[len(long)-1]
+			}
 		}
 	}
-	if pl, ok := v.stack.sel.(*PointsLayer); ok && v.ctl.layer == v.stack.sel {
-		v.syncPoints(pl) // its in-view count is the one just drawn
+	if pl, ok := v.stack.sel.(*PointsLayer); ok {
+		if v.ctl.layer == v.stack.sel {
+			v.syncPoints(pl) // its in-view count is the one just drawn
+		}
+		if pt := pointText(pl); pt != "" && pl.Visible() {
+			long, short, mixed = append([]string{pt}, long...), append([]string{pt}, short...), append([]string{pt}, mixed...)
+		}
 	}
-	info = append(info, loadingText(v)...)
+	var info []string
 	// The zoom of the panel under the pointer (panels of a grid differ);
 	// in 3D the camera's, relative to the view that fits the volume.
 	if v.v3on() && v.v3 != nil {
@@ -100,7 +112,30 @@ func (s *statusBar) update(v *Viewer) {
 		}
 		info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
 	}
-	s.setText(s.info, strings.Join(info, "   "))
+	info = append(loadingText(v), info...)
+	s.setText(s.info, fitLine(s.Size().Width, info, long, mixed, short))
+}
+
+// fitLine is the status bar's counts line for a bar w wide (0: not
+// laid out yet): the first of the points counts choices (whole, cut
+// short but the selected layer's, all cut short) that fits, each
+// followed by the loading and zoom parts (rest); the last choice when
+// none does. Three points layers' whole counts do not fit 1280 px, and
+// truncating the line dropped the last layers' and the zoom.
+func fitLine(w float32, rest []string, choices ...[]string) string {
+	var line string
+	for _, c := range choices {
+		line = strings.Join(append(append([]string(nil), c...), rest...), "   ")
+		if w <= 0 || textWidth(line) <= w {
+			break
+		}
+	}
+	return line
+}
+
+// textWidth is the width a status label needs to show t whole.
+func textWidth(t string) float32 {
+	return fyne.MeasureText(t, theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
 }
 
 // loadingText says, for the status bar, which slices on screen are

@@ -1,0 +1,84 @@
+package viewer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/voxlab/voxlab/processing/points"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// TestStatusBarFitsThreePointsLayers: at 1280 px, with three points
+// layers of long names, the status bar's counts line fits its label
+// (it was truncated, dropping the last layer's counts and the zoom):
+// every layer is named and the zoom shows, the selected layer's counts
+// whole.
+func TestStatusBarFitsThreePointsLayers(t *testing.T) {
+	h := newHarness(t)
+	h.w.Resize(fyne.NewSize(1280, 800))
+	h.v.AddImage("ch0", memVolume(t, volume.Uint16, [3]int{30, 200, 200}, func(z, y, x int) float64 { return 1 }), ImageOptions{})
+	var pts []Point
+	for i := range 60 {
+		pts = append(pts, Point{Z: float64(i % 30), Y: float64(3 * i), X: float64(2 * i), Type: []string{points.TypeCell, points.TypeNonCell}[i%2]})
+	}
+	layers := []string{"cell_classification.xml", "ch0-detected.xml (running)", "ch0-classified.xml"}
+	for _, n := range layers {
+		h.v.AddPoints(n, pts)
+	}
+	h.v.SetSlice(15)
+	h.settle()
+	info := h.v.bar.info
+	if w := natural(info); w > info.Size().Width+0.5 {
+		t.Fatalf("status line %q needs %v px, its label is %v: cut", info.Text, w, info.Size().Width)
+	}
+	for _, n := range append(layers, "zoom") {
+		if !strings.Contains(info.Text, n) {
+			t.Errorf("status line %q does not name %q", info.Text, n)
+		}
+	}
+	sel := h.v.Selected().(*PointsLayer)
+	if !strings.Contains(info.Text, sel.statusText(h.v.imageExtent())) {
+		t.Errorf("status line %q lacks the selected layer's whole counts", info.Text)
+	}
+}
+
+// TestReviewShowsClassAndProbability: walking a classified CSV's
+// points shows the point's class and the classifier's probability in
+// the layer controls and the status bar; a point without one shows its
+// class alone.
+func TestReviewShowsClassAndProbability(t *testing.T) {
+	csv := "z,y,x,type,probability\n" +
+		"1,10,10,2,0.9\n" + // cell
+		"2,20,20,1,0.125\n" + // non-cell
+		"3,30,30,1,\n" // unknown
+	path := filepath.Join(t.TempDir(), "classified.csv")
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.w.Resize(fyne.NewSize(1280, 800))
+	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{8, 60, 60}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
+	if _, err := h.v.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	for _, want := range []string{"point 2: non-cell, probability 0.125", "point 1: cell, probability 0.900", "point 3: unknown"} {
+		if !h.v.WalkNext(+1) {
+			t.Fatalf("the walk ended before %q", want)
+		}
+		h.settle()
+		if got := h.v.ctl.pts.count.Text; !strings.Contains(got, want) {
+			t.Errorf("layer controls %q, want %q", got, want)
+		}
+		if got := h.v.bar.info.Text; !strings.Contains(got, want) {
+			t.Errorf("status bar %q, want %q", got, want)
+		}
+	}
+	if got := h.v.bar.info.Text; strings.Contains(got, "point 3: unknown, probability") {
+		t.Errorf("status bar %q gives the unknown point a probability", got)
+	}
+}
