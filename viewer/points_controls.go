@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -283,12 +284,15 @@ func (v *Viewer) editMenu() *fyne.Menu {
 	undo.Shortcut = undoShortcut
 	redo := fyne.NewMenuItem("Redo", onLayer(func(l *PointsLayer) { l.Redo() }))
 	redo.Shortcut = redoShortcut
-	return fyne.NewMenu("Edit", undo, redo,
-		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("Delete selected points", onLayer(func(l *PointsLayer) { l.DeleteSelected() })),
-		fyne.NewMenuItem("Next point", func() { v.WalkNext(1) }),
-		fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) }),
-	)
+	// The keys editKey answers, shown beside the items (Fyne's window
+	// menu only shows a shortcut; editKey handles the key).
+	del := fyne.NewMenuItem("Delete selected points", onLayer(func(l *PointsLayer) { l.DeleteSelected() }))
+	del.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyDelete}
+	next := fyne.NewMenuItem("Next point", func() { v.WalkNext(1) })
+	next.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyPeriod}
+	prev := fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) })
+	prev.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyComma}
+	return fyne.NewMenu("Edit", undo, redo, fyne.NewMenuItemSeparator(), del, next, prev)
 }
 
 // NewPointsLayer adds an empty points layer on top and selects it, in

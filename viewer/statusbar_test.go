@@ -82,3 +82,79 @@ func TestReviewShowsClassAndProbability(t *testing.T) {
 		t.Errorf("status bar %q gives the unknown point a probability", got)
 	}
 }
+
+// TestEditMenuShowsTheKeys: the Edit menu's Delete, Next point and
+// Previous point show the keys that do the same (their shortcuts), and
+// those keys do what the items do.
+func TestEditMenuShowsTheKeys(t *testing.T) {
+	h := newHarness(t)
+	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{8, 60, 60}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
+	pl := h.v.AddPoints("cells", []Point{{Z: 1, Y: 10, X: 10}, {Z: 2, Y: 20, X: 20}, {Z: 3, Y: 30, X: 30}})
+	h.settle()
+	items := map[string]*fyne.MenuItem{}
+	for _, it := range h.v.editMenu().Items {
+		items[it.Label] = it
+	}
+	key := func(label string) fyne.KeyName {
+		it := items[label]
+		if it == nil {
+			t.Fatalf("no %q in the Edit menu", label)
+		}
+		sc, ok := it.Shortcut.(fyne.KeyboardShortcut)
+		if !ok {
+			t.Fatalf("%q shows no key (shortcut %v)", label, it.Shortcut)
+		}
+		if sc.Mod() != 0 {
+			t.Errorf("%q shows %v with modifiers %v, the key alone works", label, sc.Key(), sc.Mod())
+		}
+		return sc.Key()
+	}
+	// Each key, pressed, does what its item does, from the same state.
+	for _, label := range []string{"Next point", "Previous point"} {
+		pl.walkAt = 1
+		pl.SetSelected(false, 1)
+		h.v.typedKey(&fyne.KeyEvent{Name: key(label)})
+		byKey := pl.Selected()
+		pl.walkAt = 1
+		pl.SetSelected(false, 1)
+		items[label].Action()
+		if byItem := pl.Selected(); len(byKey) != 1 || len(byItem) != 1 || byKey[0] != byItem[0] || byKey[0] == 1 {
+			t.Errorf("%s: the key selects %v, the item %v", label, byKey, byItem)
+		}
+	}
+	pl.SetSelected(false, 1)
+	h.v.typedKey(&fyne.KeyEvent{Name: key("Delete selected points")})
+	if pl.Len() != 2 {
+		t.Errorf("the Delete item's key left %d points, want 2", pl.Len())
+	}
+}
+
+// TestSelectingKeepsThePanelAndZoom: at 1280x800, selecting each layer
+// in turn (an image's controls, a points layer's, wider) leaves the
+// side panel's width, the canvas's size and the zoom as they were.
+func TestSelectingKeepsThePanelAndZoom(t *testing.T) {
+	h := newHarness(t)
+	h.w.Resize(fyne.NewSize(1280, 800))
+	img, _ := h.v.AddImage("ch0", memVolume(t, volume.Uint16, [3]int{30, 200, 300}, func(z, y, x int) float64 { return float64(x) }), ImageOptions{})
+	img.vol.VoxelSize = [3]float64{5, 2, 2}
+	pts := h.v.AddPoints("cell_classification.xml", []Point{{Z: 15, Y: 100, X: 100}})
+	h.settle()
+	type look struct {
+		side, canvas fyne.Size
+		zoom         float64
+	}
+	now := func() look {
+		return look{h.v.controls.Size(), h.panel().Size(), h.panel().xf().scale}
+	}
+	h.v.Select(img)
+	h.settle()
+	want := now()
+	for _, l := range []Layer{pts, img, pts} {
+		h.v.Select(l)
+		h.settle()
+		if got := now(); got.side.Width != want.side.Width || got.canvas != want.canvas || got.zoom != want.zoom {
+			t.Errorf("selecting %s: side panel %v, canvas %v, zoom %v; with ch0 selected %v, %v, %v",
+				l.Name(), got.side, got.canvas, got.zoom, want.side, want.canvas, want.zoom)
+		}
+	}
+}
