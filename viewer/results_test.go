@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -221,4 +222,53 @@ func names(ls []Layer) []string {
 		out = append(out, l.Name())
 	}
 	return out
+}
+
+// TestOpenFolderDialogTakesATypedPath: File ▸ Open folder shows a
+// field to type or paste a folder's path, with the keyboard in it
+// (Fyne's folder chooser has none and ignores Enter and Escape):
+// Escape cancels; a file is refused beside the path, saying so; Enter
+// on a folder of TIFF planes opens it as one layer.
+func TestOpenFolderDialogTakesATypedPath(t *testing.T) {
+	h := newEditHarness(t, nil)
+	folderItem := h.v.mainMenu().Items[0].Items[1]
+	folderItem.Action()
+	o := h.v.openDlg
+	if o == nil || h.w.Canvas().Focused() != o.path || o.m.title != "Open folder" {
+		t.Fatalf("Open folder shows no dialog with a path to type focused (%v)", o)
+	}
+	h.key(fyne.KeyEscape)
+	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+		t.Fatal("Escape left the Open folder dialog")
+	}
+	dir := t.TempDir()
+	planes := filepath.Join(dir, "ch0")
+	info := volume.Info{Shape: [3]int{3, 6, 7}, DType: volume.Uint16}
+	w, err := volume.CreatePlaneDir(planes, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSlab(0, make([]byte, info.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	csv := filepath.Join(dir, "c.csv")
+	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
+	folderItem.Action()
+	o = h.v.openDlg
+	o.path.SetText(csv)
+	h.key(fyne.KeyReturn)
+	if h.v.openDlg != o || o.msg.Hidden || !strings.Contains(o.msg.Text, "not a folder") {
+		t.Fatalf("a file in Open folder: message %q (hidden %v), dialog open %v", o.msg.Text, o.msg.Hidden, h.v.openDlg == o)
+	}
+	o.path.SetText(planes)
+	h.key(fyne.KeyReturn)
+	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+		t.Fatal("Enter on a folder left the dialog")
+	}
+	if il, ok := h.v.Selected().(*ImageLayer); !ok || il.Extent() != info.Shape {
+		t.Errorf("the folder opened as %v", h.v.Selected())
+	}
 }
