@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -157,4 +159,64 @@ func TestSelectingKeepsThePanelAndZoom(t *testing.T) {
 				l.Name(), got.side, got.canvas, got.zoom, want.side, want.canvas, want.zoom)
 		}
 	}
+}
+
+// TestVoxelSizeErrorInSight: at 1280x800 a wrong voxel size ("1,2")
+// typed in an image layer's controls is refused with a message that
+// says what is wanted, on show in the side panel without scrolling (it
+// was under the last control, below the panel's fold).
+func TestVoxelSizeErrorInSight(t *testing.T) {
+	h := newHarness(t)
+	h.w.Resize(fyne.NewSize(1280, 800))
+	l, _ := h.v.AddImage("ch0", memVolume(t, volume.Uint16, [3]int{30, 50, 50}, func(z, y, x int) float64 { return 1 }), ImageOptions{})
+	h.settle()
+	h.v.ctl.voxel.SetText("1,2")
+	h.v.ctl.voxel.OnSubmitted(h.v.ctl.voxel.Text)
+	h.settle()
+	msg := h.v.ctl.voxelMsg
+	if msg.Hidden || !strings.Contains(msg.Text, "three numbers z,y,x in µm") {
+		t.Fatalf("message %q (hidden %v): want it to ask for three numbers z,y,x in µm", msg.Text, msg.Hidden)
+	}
+	if l.Volume().VoxelSize != ([3]float64{}) {
+		t.Errorf("the wrong size was taken: %v", l.Volume().VoxelSize)
+	}
+	// The side panel's scroll shows its top: the message must lie
+	// within its height.
+	d := fyne.CurrentApp().Driver()
+	var scroll *container.Scroll
+	walkObjects(h.v.root, func(o fyne.CanvasObject) {
+		if s, ok := o.(*container.Scroll); ok && scroll == nil && contains(s.Content, h.v.controls) {
+			scroll = s
+		}
+	})
+	if scroll == nil {
+		t.Fatal("no scroll holds the layer controls")
+	}
+	top := d.AbsolutePositionForObject(scroll).Y
+	bottom := d.AbsolutePositionForObject(msg).Y + msg.Size().Height
+	if scroll.Offset.Y != 0 || bottom > top+scroll.Size().Height {
+		t.Errorf("the message ends %v px below the side panel's top, which shows %v px (scrolled %v)", bottom-top, scroll.Size().Height, scroll.Offset.Y)
+	}
+}
+
+// walkObjects calls f on o and every object inside it.
+func walkObjects(o fyne.CanvasObject, f func(fyne.CanvasObject)) {
+	f(o)
+	switch c := o.(type) {
+	case *fyne.Container:
+		for _, x := range c.Objects {
+			walkObjects(x, f)
+		}
+	case fyne.Widget:
+		for _, x := range test.WidgetRenderer(c).Objects() {
+			walkObjects(x, f)
+		}
+	}
+}
+
+// contains reports whether want is o or inside it.
+func contains(o, want fyne.CanvasObject) bool {
+	found := false
+	walkObjects(o, func(x fyne.CanvasObject) { found = found || x == want })
+	return found
 }
