@@ -107,6 +107,11 @@ func (s *statusBar) update(v *Viewer) {
 		info = append(info, fmt.Sprintf("3D zoom %.0f%%", v.v3.cam.Zoom*100))
 	} else {
 		p := v.hoverPanel
+		for _, q := range v.panels {
+			if p == nil && q.ortho != nil && *q.ortho == Z {
+				p = q // the xy panel's, not the zy strip's
+			}
+		}
 		if p == nil {
 			p = v.panels[0]
 		}
