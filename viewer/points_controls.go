@@ -222,7 +222,13 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 		widget.NewFormItem("± planes", oos),
 		widget.NewFormItem("opacity", v.ctl.opacity),
 	)
-	return append([]fyne.CanvasObject{widget.NewLabel(l.Name()), r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
+	// A long name wraps, as an image layer's does: unwrapped it set the
+	// side panel's minimum width, and selecting the layer widened the
+	// panel and shrank the canvas and its zoom.
+	name := widget.NewLabel(l.Name())
+	name.Wrapping = fyne.TextWrapBreak
+	r.count.Wrapping = fyne.TextWrapWord
+	return append([]fyne.CanvasObject{name, r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
 }
 
 // syncPoints puts the layer's counts, progress and file into its
