@@ -421,3 +421,27 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 		t.Errorf("ortho on: ortho %v (check %v), 3D check %v", h.v.ortho, h.v.orthoCheck.Checked, h.v.v3Check.Checked)
 	}
 }
+
+// TestOrthoZYPanelShowsYDownZAcross: the zy panel draws its x plane
+// transposed, y down its rows beside the xy panel's and z across: a
+// volume whose voxels are 8 × z shows columns of one grey each, getting
+// lighter to the right, the same down every row.
+func TestOrthoZYPanelShowsYDownZAcross(t *testing.T) {
+	h := newHarness(t)
+	vol := memVolume(t, volume.Uint8, [3]int{30, 40, 50}, func(z, y, x int) float64 { return float64(8 * z) })
+	vol.VoxelSize = [3]float64{5, 2, 2}
+	if _, err := h.v.AddImage("planes", vol, ImageOptions{Contrast: [2]float64{0, 255}}); err != nil {
+		t.Fatal(err)
+	}
+	h.v.SetOrtho(true)
+	h.v.SetPoint([3]int{0, 0, 25}) // the crosshair off the cells read
+	h.settle()
+	zy := h.orthoPanel(X)
+	for _, y := range []float64{3, 17, 38} {
+		for _, z := range []float64{2, 11, 27} {
+			if got, want := h.pixelAt(zy, y, z), gray(uint8(8*z)); got != want {
+				t.Errorf("zy panel at y %v, z %v: %v, want %v", y, z, got, want)
+			}
+		}
+	}
+}
