@@ -306,11 +306,11 @@ func (c *flipCache) of(p *plane) *plane {
 	return t
 }
 
-// transpose returns p with its rows and columns swapped. Rows without
-// data (off, a running job's planes) become columns, which drawPlane
-// cannot skip: they are drawn as the zeros they hold.
+// transpose returns p with its rows and columns swapped; its rows
+// without data (off: a running job's planes) become columns without
+// (offCols), drawn see-through as they were.
 func transpose(p *plane) *plane {
-	t := &plane{dtype: p.dtype, rows: p.cols, cols: p.rows, stats: p.stats, fy: p.fx, fx: p.fy}
+	t := &plane{dtype: p.dtype, rows: p.cols, cols: p.rows, stats: p.stats, fy: p.fx, fx: p.fy, offCols: p.off}
 	es := p.dtype.Size()
 	t.data = make([]byte, len(p.data))
 	for r := range p.rows {
