@@ -411,6 +411,26 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 		}
 	}
 
+	// A scroll in the zy panel zooms about the pointer along y (what
+	// is under it stays) and leaves the x on show in xy where it was:
+	// zy's pointer across is z, which does not pan.
+	dataAt := func(p *sliceView, at fyne.Position) (x, y float64) {
+		sz := p.Size()
+		return p.xf().toData(float64(at.X), float64(at.Y), float64(sz.Width), float64(sz.Height))
+	}
+	under := fyne.NewPos(zy.Size().Width*0.8, zy.Size().Height*0.3)
+	centre := fyne.NewPos(xy.Size().Width/2, xy.Size().Height/2)
+	_, y0 := dataAt(zy, under)
+	x0, _ := dataAt(xy, centre)
+	zy.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: under}, Scrolled: fyne.Delta{DY: 20}})
+	h.settle()
+	_, y1 := dataAt(zy, under)
+	x1, _ := dataAt(xy, centre)
+	if math.Abs(y1-y0) > 1e-6 || math.Abs(x1-x0) > 1e-6 {
+		t.Errorf("scroll in zy: y under the pointer %v then %v; x at xy's centre %v then %v", y0, y1, x0, x1)
+	}
+	check("after a scroll in zy", h.v.Point())
+
 	// Ortho and 3D are one or the other, and the checks say which.
 	h.v.Set3D(true)
 	if h.v.ortho || h.v.orthoCheck.Checked || !h.v.v3Check.Checked {

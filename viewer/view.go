@@ -155,7 +155,18 @@ func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 	sz := s.Size()
 	f := math.Pow(2, float64(e.Scrolled.DY)/40)
 	lo, hi := s.v.zoomRange()
-	s.v.setNav(s.v.nav.zoomAt(f, float64(e.Position.X), float64(e.Position.Y), float64(sz.Width), float64(sz.Height), lo, hi))
+	x, y := float64(e.Position.X), float64(e.Position.Y)
+	if s.ortho != nil {
+		// A side panel zooms about the pointer along the axis it shares
+		// with the xy panel only: its z does not pan (xf).
+		switch *s.ortho {
+		case Y:
+			y = float64(sz.Height) / 2
+		case X:
+			x = float64(sz.Width) / 2
+		}
+	}
+	s.v.setNav(s.v.nav.zoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
 	s.v.hover(s, e.Position)
 }
 
