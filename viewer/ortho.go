@@ -6,6 +6,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // Orthogonal views: three panels slicing the same layers along z (the
@@ -311,12 +313,25 @@ func (c *flipCache) of(p *plane) *plane {
 // (offCols), drawn see-through as they were.
 func transpose(p *plane) *plane {
 	t := &plane{dtype: p.dtype, rows: p.cols, cols: p.rows, stats: p.stats, fy: p.fx, fx: p.fy, offCols: p.off}
-	es := p.dtype.Size()
 	t.data = make([]byte, len(p.data))
-	for r := range p.rows {
-		for c := range p.cols {
-			copy(t.data[(c*p.rows+r)*es:(c*p.rows+r+1)*es], p.data[(r*p.cols+c)*es:(r*p.cols+c+1)*es])
-		}
+	switch p.dtype.Size() {
+	case 1:
+		transposeInto(t.data, p.data, p.rows, p.cols)
+	case 2:
+		transposeInto(volume.Uint16s(t.data), volume.Uint16s(p.data), p.rows, p.cols)
+	case 4:
+		transposeInto(volume.Uint32s(t.data), volume.Uint32s(p.data), p.rows, p.cols)
+	default:
+		transposeInto(volume.Float64s(t.data), volume.Float64s(p.data), p.rows, p.cols)
 	}
 	return t
+}
+
+// transposeInto writes the rows x cols matrix src, transposed, to dst.
+func transposeInto[T any](dst, src []T, rows, cols int) {
+	for r := range rows {
+		for c, x := range src[r*cols : (r+1)*cols] {
+			dst[c*rows+r] = x
+		}
+	}
 }

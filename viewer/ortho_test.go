@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -461,6 +462,29 @@ func TestOrthoZYPanelShowsYDownZAcross(t *testing.T) {
 		for _, z := range []float64{2, 11, 27} {
 			if got, want := h.pixelAt(zy, y, z), gray(uint8(8*z)); got != want {
 				t.Errorf("zy panel at y %v, z %v: %v, want %v", y, z, got, want)
+			}
+		}
+	}
+}
+
+// TestTransposeEveryType: the zy panel's transposed plane holds the
+// source's value at (c, r) in (r, c), for every element type.
+func TestTransposeEveryType(t *testing.T) {
+	for _, dt := range []volume.DType{volume.Uint8, volume.Int8, volume.Uint16, volume.Int16, volume.Uint32, volume.Int32, volume.Float32, volume.Float64} {
+		vol := memVolume(t, dt, [3]int{1, 5, 7}, func(z, y, x int) float64 { return float64(y*7 + x) })
+		p := &plane{dtype: dt, rows: 5, cols: 7, data: make([]byte, vol.PlaneBytes()), off: []bool{false, true, false, false, true}}
+		if err := vol.ReadSlab(0, 1, p.data); err != nil {
+			t.Fatal(err)
+		}
+		tp := transpose(p)
+		if tp.rows != 7 || tp.cols != 5 || !slices.Equal(tp.offCols, p.off) {
+			t.Fatalf("%v: %dx%d, off columns %v", dt, tp.rows, tp.cols, tp.offCols)
+		}
+		for r := range 7 {
+			for c := range 5 {
+				if got, want := tp.value(r, c), p.value(c, r); got != want {
+					t.Fatalf("%v: transposed (%d, %d) = %v, want %v", dt, r, c, got, want)
+				}
 			}
 		}
 	}
