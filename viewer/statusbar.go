@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -82,22 +83,33 @@ func (s *statusBar) update(v *Viewer) {
 	// The points layers' counts, whole and cut short, and with only
 	// the selected layer's whole (fitLine picks what fits).
 	var long, short, mixed []string
+	var top, sel string // the top and the selected points layer's short counts
 	for _, l := range v.stack.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			long = append(long, pl.statusText(v.imageExtent()))
 			short = append(short, shortStatus(pl))
 			mixed = append(mixed, short[len(short)-1])
+			top = short[len(short)-1]
 			if l == v.stack.sel {
 				mixed[len(mixed)-1] = long[len(long)-1]
+				sel = top
 			}
 		}
+	}
+	one := cmp.Or(sel, top)
+	// Too many layers for even their short counts: one of them and how
+	// many more.
+	few := []string{one}
+	if len(short) > 1 {
+		few = append(few, fmt.Sprintf("+ %d more points layers", len(short)-1))
 	}
 	if pl, ok := v.stack.sel.(*PointsLayer); ok {
 		if v.ctl.layer == v.stack.sel {
 			v.syncPoints(pl) // its in-view count is the one just drawn
 		}
 		if pt := pointText(pl); pt != "" && pl.Visible() {
-			long, short, mixed = append([]string{pt}, long...), append([]string{pt}, short...), append([]string{pt}, mixed...)
+			with := func(c []string) []string { return append([]string{pt}, c...) }
+			long, short, mixed, few = with(long), with(short), with(mixed), with(few)
 		}
 	}
 	var info []string
@@ -118,12 +130,13 @@ func (s *statusBar) update(v *Viewer) {
 		info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
 	}
 	info = append(loadingText(v), info...)
-	s.setText(s.info, fitLine(s.Size().Width, info, long, mixed, short))
+	s.setText(s.info, fitLine(s.Size().Width, info, long, mixed, short, few))
 }
 
 // fitLine is the status bar's counts line for a bar w wide (0: not
 // laid out yet): the first of the points counts choices (whole, cut
-// short but the selected layer's, all cut short) that fits, each
+// short but the selected layer's, all cut short, one and how many more)
+// that fits, each
 // followed by the loading and zoom parts (rest); the last choice when
 // none does. Three points layers' whole counts do not fit 1280 px, and
 // truncating the line dropped the last layers' and the zoom.

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,4 +227,32 @@ func contains(o, want fyne.CanvasObject) bool {
 	found := false
 	walkObjects(o, func(x fyne.CanvasObject) { found = found || x == want })
 	return found
+}
+
+// TestStatusBarFitsManyPointsLayers: with eight points layers even
+// their short counts do not fit 1280 px: the line names the selected
+// one and says how many more there are, and still fits.
+func TestStatusBarFitsManyPointsLayers(t *testing.T) {
+	h := newHarness(t)
+	h.w.Resize(fyne.NewSize(1280, 800))
+	h.v.AddImage("ch0", memVolume(t, volume.Uint16, [3]int{30, 200, 200}, func(z, y, x int) float64 { return 1 }), ImageOptions{})
+	var sel *PointsLayer
+	for i := range 8 {
+		pl := h.v.AddPoints(fmt.Sprintf("brain_ch0-detected-candidates-run-%d.xml", i), []Point{{Z: 15, Y: 10, X: 10}})
+		if i == 3 {
+			sel = pl
+		}
+	}
+	h.v.Select(sel)
+	h.v.SetSlice(15)
+	h.settle()
+	info := h.v.bar.info
+	if w := natural(info); w > info.Size().Width+0.5 {
+		t.Fatalf("status line %q needs %v px, its label is %v: cut", info.Text, w, info.Size().Width)
+	}
+	for _, want := range []string{shortStatus(sel), "+ 7 more points layers", "zoom"} {
+		if !strings.Contains(info.Text, want) {
+			t.Errorf("status line %q lacks %q", info.Text, want)
+		}
+	}
 }
