@@ -74,7 +74,7 @@ func BenchmarkPoints100k(b *testing.B) {
 	for b.Loop() {
 		f.reset(1024, 1024)
 		st := defaultStyle(0)
-		drawPoints(&f, s, Z, 50, 3, &st, 8, 1, t, 1024, 1024, 1)
+		drawPoints(&f, s, Z, false, 50, 3, &st, 8, 1, t, 1024, 1024, 1)
 	}
 }
 

@@ -180,7 +180,14 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 	})
 	blend.SetSelected(l.Blending().String())
 	v.syncControls()
-	form := widget.NewForm(
+	form := widget.NewForm()
+	if voxelRow != nil {
+		// First: the voxel size shapes every view, and its message is
+		// then on show without scrolling (at the end of the form it
+		// fell below the side panel's fold at 1280x800).
+		form.Append("voxel", container.NewVBox(voxelRow, c.voxelMsg))
+	}
+	for _, it := range []*widget.FormItem{
 		widget.NewFormItem("contrast", c.contrast),
 		widget.NewFormItem("", container.NewVBox(container.NewGridWithColumns(2, c.lo, c.hi), c.limitsMsg)),
 		widget.NewFormItem("", container.NewHBox(autoOnce, c.auto)),
@@ -188,9 +195,8 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		widget.NewFormItem("colormap", c.cmap),
 		widget.NewFormItem("opacity", c.opacity),
 		widget.NewFormItem("blending", blend),
-	)
-	if voxelRow != nil {
-		form.Append("voxel", container.NewVBox(voxelRow, c.voxelMsg))
+	} {
+		form.AppendItem(it)
 	}
 	name := widget.NewLabel(describe(l))
 	name.Wrapping = fyne.TextWrapBreak // long file names are read whole
@@ -231,8 +237,12 @@ func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
 	}
 	c.voxelMsg = widgets.WrapLabel("", widget.DangerImportance)
 	widgets.SetLabel(c.voxelMsg, "")
+	unit := l.unit
+	if unit == "" {
+		unit = "µm"
+	}
 	c.voxel.OnSubmitted = func(s string) {
-		vs, err := parseVoxelSize(s)
+		vs, err := parseVoxelSize(s, unit)
 		if err != nil {
 			widgets.SetLabel(c.voxelMsg, err.Error())
 			v.controls.Refresh()
@@ -242,16 +252,13 @@ func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
 		l.SetVoxelSize(vs)
 		widgets.Refocus(v.win, true)
 	}
-	unit := l.unit
-	if unit == "" {
-		unit = "µm"
-	}
 	return container.NewBorder(nil, nil, nil, widget.NewLabel(unit), c.voxel)
 }
 
 // parseVoxelSize reads "z, y, x" (commas, spaces or x between them) or
-// one number for all three; each must be a positive number.
-func parseVoxelSize(s string) ([3]float64, error) {
+// one number for all three; each must be a positive number. Its errors
+// say what is wanted, in unit.
+func parseVoxelSize(s, unit string) ([3]float64, error) {
 	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == 'x' || r == '×' || r == '\t' })
 	var vs [3]float64
 	switch len(f) {
@@ -259,12 +266,12 @@ func parseVoxelSize(s string) ([3]float64, error) {
 		f = []string{f[0], f[0], f[0]}
 	case 3:
 	default:
-		return vs, fmt.Errorf("type the voxel size as z, y, x (e.g. 5, 2, 2) or one number: %q has %d", s, len(f))
+		return vs, fmt.Errorf("voxel size %q has %d numbers: type three numbers z,y,x in %s (e.g. 5, 2, 2), or one for cubic voxels", s, len(f), unit)
 	}
 	for i, t := range f {
 		x, err := strconv.ParseFloat(t, 64)
 		if err != nil || !(x > 0) || math.IsInf(x, 0) {
-			return vs, fmt.Errorf("voxel size %q: %q is not a positive number", s, t)
+			return vs, fmt.Errorf("voxel size %q: %q is not a positive number; type three numbers z,y,x in %s (e.g. 5, 2, 2)", s, t, unit)
 		}
 		vs[i] = x
 	}

@@ -3,6 +3,7 @@ package viewer
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -230,6 +231,36 @@ func (l *PointsLayer) statusText(e [3]int) string {
 		s += ", " + l.Progress()
 	}
 	return s
+}
+
+// shortStatus is statusText cut to the counts, for a status bar that
+// has to fit several points layers: "cells.xml: 14/56 in view".
+func shortStatus(l *PointsLayer) string {
+	return fmt.Sprintf("%s: %d/%d in view", l.Name(), l.InView(), l.Len())
+}
+
+// pointText describes the point under review: the one the walk stands
+// on, or the only one selected: its number, class and, for a
+// classifier's points, the cell probability ("" when none is).
+func pointText(l *PointsLayer) string {
+	s := l.store
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	i := -1
+	switch w := int(l.walkAt); {
+	case w >= 0 && w < len(s.sel) && s.sel[w] && !s.dead[w]:
+		i = w
+	case s.nsel == 1:
+		i = slices.Index(s.sel, true)
+	}
+	if i < 0 || i >= len(s.pts) {
+		return ""
+	}
+	t := fmt.Sprintf("point %d: %s", i+1, s.cls[i])
+	if i < len(l.prob) && !math.IsNaN(l.prob[i]) {
+		t += fmt.Sprintf(", probability %.3f", l.prob[i])
+	}
+	return t
 }
 
 // outside counts the layer's live points outside the extent e of the

@@ -118,8 +118,10 @@
 //
 // SetOrtho shows three panels, the xy, xz and zy planes through one
 // point (the slice index along each axis, SetPoint), at one physical
-// scale (z stretched in the side panels of a thin stack), with a
-// crosshair; a click or drag in one moves the point, the side panels
+// scale (orthoVoxel; z stretched in the side panels of a thin stack),
+// xz under xy sharing x and zy beside it sharing y (its planes
+// transposed), with a crosshair; Ortho and 3D exclude each other. A
+// click or drag in one moves the point, the side panels
 // following from a coarse copy of the layer while their planes load
 // (preview.go).
 // Set3D shows the 3D view instead of the panels (view3d.go): the

@@ -46,6 +46,9 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		order := reviewOrder(path, pts) // classified points: see points_order.go
 		pl := v.AddPoints(name, pts)
 		pl.path, pl.reviewOrder = path, order
+		if ps := probabilities(path); len(ps) == len(pts) {
+			pl.prob = ps
+		}
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)
@@ -216,15 +219,30 @@ type openDialog struct {
 	msg   *widget.Label
 	open  *widget.Button
 	files *widget.Button
+	// folder: File ▸ Open folder's, which takes folders only.
+	folder bool
 }
 
 // ShowOpenDialog asks for a file or folder to open: its path typed or
 // pasted (a leading ~ is the home folder), or picked with Browse files…
 // or Browse folders…. HDF5 files then get a dataset chooser.
-func (v *Viewer) ShowOpenDialog() {
-	o := &openDialog{path: &dialogEntry{}, msg: widgets.WrapLabel("", widget.DangerImportance)}
+func (v *Viewer) ShowOpenDialog() { showOpenDialog(v, false) }
+
+// ShowOpenFolderDialog asks for a folder (of TIFF planes, of MRC maps)
+// to open as one layer, as ShowOpenDialog does: typed or pasted, or
+// picked with Browse folders…; Enter opens, Escape cancels.
+func (v *Viewer) ShowOpenFolderDialog() { showOpenDialog(v, true) }
+
+// showOpenDialog shows the Open dialog, or File ▸ Open folder's (folder).
+func showOpenDialog(v *Viewer, folder bool) {
+	o := &openDialog{path: &dialogEntry{}, msg: widgets.WrapLabel("", widget.DangerImportance), folder: folder}
 	o.path.ExtendBaseWidget(o.path)
+	title, label := "Open", "Path of a file or folder"
 	o.path.SetPlaceHolder("a file, a folder of TIFF planes, or FILE.h5:/dataset")
+	if folder {
+		title, label = "Open folder", "Path of a folder of TIFF planes or MRC maps"
+		o.path.SetPlaceHolder("a folder, e.g. crop_planes/ch0")
+	}
 	if recent := v.Recent(); len(recent) > 0 {
 		p, _ := volume.SplitSpec(recent[0])
 		o.path.SetText(filepath.Dir(p) + string(filepath.Separator))
@@ -239,13 +257,14 @@ func (v *Viewer) ShowOpenDialog() {
 	})
 	folders := widget.NewButtonWithIcon("Browse folders…", theme.FolderIcon(), func() {
 		v.closeOpenDialog(o)
-		v.ShowOpenFolderDialog()
+		showFolderChooser(v)
 	})
-	content := container.NewVBox(
-		widget.NewLabel("Path of a file or folder"), o.path, o.msg,
-		container.NewHBox(o.files, folders),
-	)
-	o.m = v.showModal("open", "Open", content, []DialogButton{
+	browse := container.NewHBox(o.files, folders)
+	if folder {
+		browse = container.NewHBox(folders)
+	}
+	content := container.NewVBox(widget.NewLabel(label), o.path, o.msg, browse)
+	o.m = v.showModal("open", title, content, []DialogButton{
 		{Label: "Cancel", Icon: theme.CancelIcon(), Do: func() { v.closeOpenDialog(o) }},
 		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Stay: true, Do: func() { v.openTyped(o) }},
 	}, 1, 0)
@@ -274,8 +293,16 @@ func (v *Viewer) openTyped(o *openDialog) {
 		return
 	}
 	p, _ := volume.SplitSpec(spec)
-	if _, err := os.Stat(p); err != nil {
+	st, err := os.Stat(p)
+	switch {
+	case err != nil && o.folder:
+		widgets.SetLabel(o.msg, fmt.Sprintf("%s: no such folder", p))
+		return
+	case err != nil:
 		widgets.SetLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
+		return
+	case o.folder && !st.IsDir():
+		widgets.SetLabel(o.msg, fmt.Sprintf("%s is a file, not a folder: use File ▸ Open… for files", p))
 		return
 	}
 	v.closeOpenDialog(o)
@@ -320,9 +347,9 @@ func (v *Viewer) showFileChooser() {
 	d.Show()
 }
 
-// ShowOpenFolderDialog lets the user pick a folder (of TIFF planes, of
-// MRC maps) to open as one layer.
-func (v *Viewer) ShowOpenFolderDialog() {
+// showFolderChooser lets the user pick a folder (of TIFF planes, of
+// MRC maps) in Fyne's chooser, to open as one layer.
+func showFolderChooser(v *Viewer) {
 	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
 		if err != nil {
 			v.ShowError(err)

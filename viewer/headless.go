@@ -95,12 +95,18 @@ func (h *Headless) Capture() image.Image {
 			return
 		}
 		r := rect{d.AbsolutePositionForObject(o), o.Size()}
+		partly := false // partly in the viewport: its parts are sorted
 		if vp != nil && !vp.contains(r) {
-			if _, isBox := o.(*fyne.Container); !isBox || !vp.overlaps(r) {
+			_, isBox := o.(*fyne.Container)
+			_, isWidget := o.(fyne.Widget)
+			if !isBox && !isWidget || !vp.overlaps(r) {
 				o.Hide()
 				hidden = append(hidden, o)
 				return
 			}
+			// A form half under the side panel's fold: its rows in
+			// view are drawn (hiding it whole left the panel blank).
+			partly = true
 		}
 		switch o := o.(type) {
 		case *container.Scroll:
@@ -114,7 +120,7 @@ func (h *Headless) Capture() image.Image {
 				walk(c, vp)
 			}
 		case fyne.Widget:
-			if vp == nil {
+			if vp == nil || partly {
 				for _, c := range test.WidgetRenderer(o).Objects() {
 					walk(c, vp)
 				}

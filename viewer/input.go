@@ -68,7 +68,7 @@ func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
 	}
 	row, col = v.hoverPanel.cellAt(v.hoverPos)
 	ax := v.hoverPanel.axis()
-	ra, ca := ax.displayAxes()
+	ra, ca := v.hoverPanel.dispAxes()
 	zyx[ax] = v.index[ax]
 	zyx[ra], zyx[ca] = row, col
 	return zyx, row, col, true

@@ -38,6 +38,9 @@ type layerBase struct {
 	// spec is the file spec the layer was opened from ("" for layers
 	// made in memory): the processing panel offers it as an input.
 	spec string
+	// over is the layer this one was computed from (PlaceAbove): grid
+	// mode draws it in that layer's panel.
+	over Layer
 }
 
 // setViewer records the viewer showing the layer (nil: removed). Call on
@@ -518,6 +521,9 @@ type PointsLayer struct {
 	walkAt    int32
 	// reviewOrder, when set, is the walk's order (points_order.go).
 	reviewOrder []int32
+	// prob is the classifier's cell probability of each point as read
+	// (NaN: none; nil: a file without them), shown during review.
+	prob []float64
 	// outN counts the points outside the volume of extent outExt at
 	// store version outVer (counting 10^6 points on every pointer move
 	// would cost milliseconds).

@@ -286,17 +286,19 @@ func (v *Viewer) Specs() []string {
 	return out
 }
 
-// PlaceAbove moves l to just above ref in the stack (a points layer over
-// the image it was found in, so grid mode draws them in one panel).
+// PlaceAbove ties l to ref, the layer it was computed from (points
+// over the image they were found in): grid mode draws l in ref's panel.
+// l stays where it is, on top of the list when new, drawn over every
+// image (napari puts a new layer on top, where users look: moving
+// detections just above ch0 left them under an opaque ch1).
 func (v *Viewer) PlaceAbove(l, ref Layer) {
-	i, j := v.stack.indexOf(l), v.stack.indexOf(ref)
-	if i < 0 || j < 0 {
+	if v.stack.indexOf(l) < 0 || v.stack.indexOf(ref) < 0 || l == ref {
 		return
 	}
-	if i > j {
-		v.MoveLayer(l, j+1-i)
-	} else {
-		v.MoveLayer(l, j-i)
+	l.base().over = ref
+	if v.grid {
+		v.setPanels()
+		v.redraw()
 	}
 }
 

@@ -247,6 +247,24 @@ func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
 	if c := at(1, 5); rawColour(c) {
 		t.Errorf("y slice, row z 1 (computed): %v, want the result", c)
 	}
+	// The orthogonal views' zy panel shows z across: columns z 4-9
+	// show the raw there too.
+	h.v.SetOrtho(true)
+	h.v.SetPoint([3]int{0, 0, 12})
+	h.settle()
+	zy := h.orthoPanel(X)
+	zyAt := func(y, z float64) [4]uint8 {
+		c := h.pixelAt(zy, y, z)
+		return [4]uint8{c.R, c.G, c.B, c.A}
+	}
+	if c := zyAt(5, 8); !rawColour(c) {
+		t.Errorf("zy panel, column z 8 (uncomputed): %v, want the raw's gray", c)
+	}
+	if c := zyAt(5, 1); rawColour(c) {
+		t.Errorf("zy panel, column z 1 (computed): %v, want the result", c)
+	}
+	h.v.SetOrtho(false)
+	h.v.SetAxis(Y)
 	// The job writes more: the refreshed planes cover the raw.
 	if err := lv.Write(4, liveBlock(shape, 4, 10)); err != nil {
 		t.Fatal(err)

@@ -161,16 +161,7 @@ func (v *Viewer) setPanels() {
 	}
 	var groups [][]Layer
 	if v.grid {
-		for _, l := range v.stack.layers {
-			if !l.Visible() {
-				continue
-			}
-			if _, pts := l.(*PointsLayer); pts && len(groups) > 0 {
-				groups[len(groups)-1] = append(groups[len(groups)-1], l)
-				continue
-			}
-			groups = append(groups, []Layer{l})
-		}
+		groups = gridGroups(v.stack.layers)
 	}
 	if len(groups) == 0 {
 		groups = [][]Layer{nil}
@@ -237,4 +228,29 @@ func (v *Viewer) setNav(n nav) {
 	v.nav = n
 	v.navigated = true
 	v.redraw()
+}
+
+// gridGroups returns the panels of grid mode, bottom to top: each
+// visible image or heat map with the visible points layers computed
+// from it (PlaceAbove) or, for the others, the points layers just above
+// it; layers in a group keep the stack's order.
+func gridGroups(layers []Layer) [][]Layer {
+	var groups [][]Layer
+	head := map[Layer]int{} // an image's group
+	for _, l := range layers {
+		if !l.Visible() {
+			continue
+		}
+		if _, pts := l.(*PointsLayer); pts && len(groups) > 0 {
+			g := len(groups) - 1
+			if i, ok := head[l.base().over]; ok {
+				g = i
+			}
+			groups[g] = append(groups[g], l)
+			continue
+		}
+		head[l] = len(groups)
+		groups = append(groups, []Layer{l})
+	}
+	return groups
 }

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"errors"
+	"image"
 	"math"
 	"testing"
 	"time"
@@ -79,4 +80,44 @@ func TestRenderOffscreenMatchesTestWindow(t *testing.T) {
 	}
 	want := win.Canvas().Capture()
 	testutil.SamePixels(t, "offscreen_viewer.png", got, want)
+}
+
+// TestCaptureDrawsAFormHalfInView: a points layer's controls (a form
+// taller than the side panel at 1280x800) are captured with their rows
+// in view drawn, as a window shows them clipped: Capture hid the whole
+// form because part of it lay below the panel's fold, and a --screenshot
+// after a detection showed the layer's controls blank.
+func TestCaptureDrawsAFormHalfInView(t *testing.T) {
+	test.NewTempApp(t).Settings().SetTheme(widgets.Theme())
+	win := test.NewTempWindow(t, nil)
+	hl := NewHeadless(win)
+	defer hl.Close()
+	win.Resize(fyne.NewSize(1280, 800))
+	if _, err := hl.AddImage("ch0", memVolume(t, volume.Uint8, [3]int{4, 40, 40}, func(z, y, x int) float64 { return 9 }), ImageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hl.AddPoints("cells", []Point{{Z: 2, Y: 20, X: 20}})
+	if err := hl.Settle(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	mode := hl.ctl.pts.mode
+	d := fyne.CurrentApp().Driver()
+	pos, sz := d.AbsolutePositionForObject(mode), mode.Size()
+	if pos.Y+sz.Height > 400 {
+		t.Fatalf("the mode choice lies at %v: not in the side panel's view, the check proves nothing", pos)
+	}
+	want := win.Canvas().Capture() // every object drawn, none hidden
+	got := hl.Capture()
+	r := image.Rect(int(pos.X), int(pos.Y), int(pos.X+sz.Width), int(pos.Y+sz.Height))
+	diff := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if got.At(x, y) != want.At(x, y) {
+				diff++
+			}
+		}
+	}
+	if diff > 0 {
+		t.Errorf("the mode choice, in view at %v, is captured with %d of %d pixels unlike the window's", r, diff, r.Dx()*r.Dy())
+	}
 }

@@ -6,13 +6,18 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // Orthogonal views: three panels slicing the same layers along z (the
 // xy plane), y (xz) and x (zy) through one point, the viewer's slice
-// index along each axis. They are laid out in an L sharing axes (xz
-// under xy shares x columns; zy beside xz shares z rows) at one
-// physical scale, so voxel sizes keep their proportions across panels.
+// index along each axis. They are laid out as ImageJ's Orthogonal Views
+// and napari's orthogonal view plugins lay them: xz under xy, sharing
+// its x columns, and zy beside xy, sharing its y rows (z across, the
+// zy panel shows its planes transposed), all at one physical scale
+// (the voxel size of orthoVoxel), so that voxels keep their proportions
+// and the lines through the point meet its voxel in every panel.
 // A click or drag in one panel moves the point's two coordinates shown
 // there, and so the other two panels' planes; the dims slider follows
 // the axis it shows. Each panel reads only its plane, through the
@@ -32,6 +37,9 @@ func (v *Viewer) SetOrtho(on bool) {
 	v.ortho = on
 	if v.orthoCheck != nil {
 		v.orthoCheck.SetChecked(on)
+	}
+	if on && v.v3on() {
+		v.Set3D(false) // one or the other: both would hide the panels
 	}
 	if on {
 		v.panelBox.Layout = orthoLayout{v}
@@ -119,7 +127,7 @@ func (v *Viewer) orthoPanelTitle(a Axis) string {
 // coordinates p shows (its own slice stays).
 func (v *Viewer) orthoPick(p *sliceView, pos fyne.Position) {
 	row, col := p.cellAt(pos)
-	ra, ca := p.axis().displayAxes()
+	ra, ca := p.dispAxes()
 	pt := v.index
 	pt[ra], pt[ca] = row, col
 	v.SetPoint(pt)
@@ -137,6 +145,9 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 		return 0, false
 	}
 	ax := p.axis()
+	if p.flipped() {
+		row, col = col, row // the plane's own rows are z
+	}
 	pl, exact := il.planeFor(ax, v.index[ax], v.mapIdx)
 	if pl == nil || !exact || row < 0 || col < 0 || row >= pl.rows || col >= pl.cols || pl.offAt(row) {
 		return 0, false
@@ -148,7 +159,7 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 // planes of the two other panels.
 func (v *Viewer) drawCrosshair(p *sliceView, ps float64) {
 	sz := p.Size()
-	ra, ca := p.axis().displayAxes()
+	ra, ca := p.dispAxes()
 	x, y := p.xf().toScreen(float64(v.index[ca])+0.5, float64(v.index[ra])+0.5, float64(sz.Width), float64(sz.Height))
 	r, g, b, _ := theme.Color(theme.ColorNameWarning).RGBA()
 	c := uint32(r>>8) | uint32(g>>8)<<8 | uint32(b>>8)<<16 | 0xff000000
@@ -171,25 +182,41 @@ func (v *Viewer) drawCrosshair(p *sliceView, ps float64) {
 	}
 }
 
+// orthoDisplayAxes returns the volume axes the ortho panel slicing
+// along a shows as rows and columns: xy (y, x), xz (z, x) and zy (y,
+// z), the shared axes aligned with the xy panel's.
+func orthoDisplayAxes(a Axis) (row, col int) {
+	if a == X {
+		return 1, 0
+	}
+	return a.displayAxes()
+}
+
+// orthoVoxel returns the voxel size (z, y, x) the orthogonal views are
+// drawn at: the lowest visible image layer's that has one, else 1, 1,
+// 1. The layout and every panel's fit take it from here, so that the
+// three panels share one scale whichever layer the size was typed on.
+func orthoVoxel(layers []Layer) [3]float64 {
+	for _, l := range layers {
+		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
+				return s
+			}
+		}
+	}
+	return [3]float64{1, 1, 1}
+}
+
 // orthoLayout places the three panels: xy at the top left, xz under it
-// and zy beside xz, at the largest common scale (physical units to
+// and zy beside it, at the largest common scale (physical units to
 // pixels) that fits.
 type orthoLayout struct{ v *Viewer }
 
 // physical returns the physical size along z, y, x of what is shown:
-// the extent times the voxel size of the lowest visible image layer
-// that has one.
+// the extent times orthoVoxel.
 func (l orthoLayout) physical() [3]float64 {
 	e := l.v.dimsExtent()
-	vs := [3]float64{1, 1, 1}
-	for _, ly := range l.v.stack.layers {
-		if il, ok := ly.(*ImageLayer); ok && ly.Visible() {
-			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
-				vs = s
-			}
-			break
-		}
-	}
+	vs := orthoVoxel(l.v.stack.layers)
 	var p [3]float64
 	for a := range 3 {
 		p[a] = math.Max(float64(e[a]), 1) * vs[a]
@@ -197,16 +224,30 @@ func (l orthoLayout) physical() [3]float64 {
 	return p
 }
 
-// minStrip is the least height the xz and zy panels get, as a share of
-// the xy panel's: a thin stack (10 planes of 5 µm under 4 mm of xy)
-// would otherwise get strips a few pixels tall. z is stretched in them
-// to fill it, and their titles say by how much.
+// minStrip is the least height the xz panel (and width the zy panel)
+// gets, as a share of the xy panel's: a thin stack (10 planes of 5 µm
+// under 4 mm of xy) would otherwise get strips a few pixels wide. z is
+// stretched in them to fill it, and their titles say by how much.
 const minStrip = 0.25
 
 // zStretch returns how much the side panels stretch z for physical
 // sizes p (1: not at all).
 func zStretch(p [3]float64) float64 {
-	return math.Max(1, minStrip*p[1]/p[0])
+	return math.Max(1, minStrip*math.Min(p[1], p[2])/p[0])
+}
+
+// orthoRects returns where the xy, xz and zy panels go in a w x h box
+// (pad between them) for physical sizes p (z stretched): xy at the top
+// left, xz under it as wide, zy beside it as tall, at one scale.
+func orthoRects(p [3]float64, w, h, pad float64) [3][4]float64 {
+	s := math.Max(math.Min((w-pad)/(p[2]+p[0]), (h-pad)/(p[1]+p[0])), 0)
+	x0 := (w - pad - s*(p[2]+p[0])) / 2
+	y0 := (h - pad - s*(p[1]+p[0])) / 2
+	return [3][4]float64{
+		{x0, y0, s * p[2], s * p[1]},                // xy
+		{x0, y0 + s*p[1] + pad, s * p[2], s * p[0]}, // xz
+		{x0 + s*p[2] + pad, y0, s * p[0], s * p[1]}, // zy
+	}
 }
 
 // Layout sizes the panels to their planes at one scale (z stretched in
@@ -220,21 +261,77 @@ func (l orthoLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	ez := zStretch(p)
 	l.v.orthoZ = ez
 	p[0] *= ez
-	pad := float64(theme.Padding())
-	w, h := float64(size.Width)-pad, float64(size.Height)-pad
-	s := math.Max(math.Min(w/(p[2]+p[1]), h/(p[1]+p[0])), 0)
-	x0 := (w - s*(p[2]+p[1])) / 2
-	y0 := (h - s*(p[1]+p[0])) / 2
-	place := func(o fyne.CanvasObject, x, y, pw, ph float64) {
-		o.Move(fyne.NewPos(float32(x), float32(y)))
-		o.Resize(fyne.NewSize(float32(pw), float32(ph)))
+	for i, r := range orthoRects(p, float64(size.Width), float64(size.Height), float64(theme.Padding())) {
+		objs[i].Move(fyne.NewPos(float32(r[0]), float32(r[1])))
+		objs[i].Resize(fyne.NewSize(float32(r[2]), float32(r[3])))
 	}
-	place(objs[0], x0, y0, s*p[2], s*p[1])                       // xy
-	place(objs[1], x0, y0+s*p[1]+pad, s*p[2], s*p[0])            // xz
-	place(objs[2], x0+s*p[2]+pad, y0+s*p[1]+pad, s*p[1], s*p[0]) // zy
 }
 
 // MinSize is three panels' minimum.
 func (l orthoLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	return gridLayout(l).MinSize(objs)
+}
+
+// flipCache transposes the planes the zy panel shows (rows z to rows
+// y), keeping those of the last draw: a plane is transposed once, not on
+// every redraw. A nil flipCache leaves planes as they are.
+type flipCache struct {
+	last, now map[*plane]*plane
+}
+
+// begin starts a draw.
+func (c *flipCache) begin() {
+	if c != nil {
+		c.now = map[*plane]*plane{}
+	}
+}
+
+// end keeps the planes of the draw just made.
+func (c *flipCache) end() {
+	if c != nil {
+		c.last, c.now = c.now, nil
+	}
+}
+
+// of returns p transposed (p itself for a nil cache).
+func (c *flipCache) of(p *plane) *plane {
+	if c == nil || p == nil {
+		return p
+	}
+	t, ok := c.now[p]
+	if !ok {
+		if t, ok = c.last[p]; !ok {
+			t = transpose(p)
+		}
+		c.now[p] = t
+	}
+	return t
+}
+
+// transpose returns p with its rows and columns swapped; its rows
+// without data (off: a running job's planes) become columns without
+// (offCols), drawn see-through as they were.
+func transpose(p *plane) *plane {
+	t := &plane{dtype: p.dtype, rows: p.cols, cols: p.rows, stats: p.stats, fy: p.fx, fx: p.fy, offCols: p.off}
+	t.data = make([]byte, len(p.data))
+	switch p.dtype.Size() {
+	case 1:
+		transposeInto(t.data, p.data, p.rows, p.cols)
+	case 2:
+		transposeInto(volume.Uint16s(t.data), volume.Uint16s(p.data), p.rows, p.cols)
+	case 4:
+		transposeInto(volume.Uint32s(t.data), volume.Uint32s(p.data), p.rows, p.cols)
+	default:
+		transposeInto(volume.Float64s(t.data), volume.Float64s(p.data), p.rows, p.cols)
+	}
+	return t
+}
+
+// transposeInto writes the rows x cols matrix src, transposed, to dst.
+func transposeInto[T any](dst, src []T, rows, cols int) {
+	for r := range rows {
+		for c, x := range src[r*cols : (r+1)*cols] {
+			dst[c*rows+r] = x
+		}
+	}
 }

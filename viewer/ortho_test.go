@@ -1,7 +1,9 @@
 package viewer
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,7 +36,7 @@ func (h *harness) checkPlanes(l Layer, pt [3]int) {
 	e := h.v.Extent()
 	for _, a := range orthoAxes {
 		p := h.orthoPanel(a)
-		ra, ca := a.displayAxes()
+		ra, ca := p.dispAxes()
 		for _, rc := range [][2]int{{0, 0}, {e[ra] - 1, e[ca] - 1}, {e[ra] / 2, 1}} {
 			got, ok := h.v.valueIn(p, l, rc[0], rc[1])
 			zyx := pt
@@ -91,7 +93,7 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 	// Every panel cuts the point, so every panel draws its marker.
 	for _, a := range orthoAxes {
 		p := h.orthoPanel(a)
-		ra, ca := a.displayAxes()
+		ra, ca := p.dispAxes()
 		if _, n := h.greenAround(p, float64(pt[ra]), float64(pt[ca]), 4); n == 0 {
 			t.Fatalf("%s panel: no marker at the point", orthoTitle(a))
 		}
@@ -121,8 +123,8 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 		t.Fatalf("xy panel %v, xz panel %v: want heights 20:24 and equal widths", xs, zs)
 	}
 	zy := h.orthoPanel(X)
-	if w := zy.Size().Width; math.Abs(float64(w/xs.Width)-20.0/25) > 0.01 {
-		t.Fatalf("zy panel %v wide, xy %v: want 20:25", w, xs.Width)
+	if zs := zy.Size(); math.Abs(float64(zs.Height-xs.Height)) > 0.5 || math.Abs(float64(zs.Width/xs.Height)-24.0/20) > 0.01 {
+		t.Fatalf("zy panel %v, xy %v: want it as tall, 24:20 wide", zs, xs)
 	}
 
 	// Off again: one panel along the viewer's axis.
@@ -268,7 +270,7 @@ func TestOrthoThinStackGetsUsableStrips(t *testing.T) {
 	h.v.SetOrtho(true)
 	h.settle()
 	xy, xz, zy := h.orthoPanel(Z), h.orthoPanel(Y), h.orthoPanel(X)
-	if r := xz.Size().Height / xy.Size().Height; r < 0.24 || zy.Size().Height != xz.Size().Height {
+	if r := xz.Size().Height / xy.Size().Height; r < 0.24 || zy.Size().Width != xz.Size().Height {
 		t.Fatalf("xz panel %v, zy %v under xy %v: want side strips a quarter of xy's height", xz.Size(), zy.Size(), xy.Size())
 	}
 	if got := test.WidgetRenderer(xz).(*sliceRenderer).title.Text; got != "xz (z ×12.5)" {
@@ -302,5 +304,188 @@ func TestOrthoThinStackGetsUsableStrips(t *testing.T) {
 	h.v.ctl.voxel.OnSubmitted(h.v.ctl.voxel.Text)
 	if h.v.ctl.voxelMsg.Hidden || !strings.Contains(h.v.ctl.voxelMsg.Text, "abc") || l.Volume().VoxelSize != [3]float64{50, 1, 1} {
 		t.Errorf("bad voxel size: message %q (hidden %v), size %v", h.v.ctl.voxelMsg.Text, h.v.ctl.voxelMsg.Hidden, l.Volume().VoxelSize)
+	}
+}
+
+// TestOrthoCrosshairMeetsTheClickedVoxel: on two channels of a 30 x
+// 200 x 300 crop with the voxel size 5,2,2 µm typed on the top one (as
+// a user sets it on one layer), a click anywhere in any panel (centre,
+// off-centre, corners; before and after a zoom and a pan) moves the
+// point to the voxel under it, and in every panel the lines through the
+// point map back to that voxel; the panels sharing an axis draw its
+// line at the same place on screen (xz under xy shares x, zy beside xy
+// shares y); and the panels keep the voxel size's proportions. Before,
+// the layout took its scale from the bottom layer (no voxel size) and
+// the panels theirs from the top one: a click at x=400 put xz's line
+// at x=427, and zy lay beside xz with y across.
+func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
+	h := newHarness(t)
+	h.w.Resize(fyne.NewSize(1280, 800))
+	shape := [3]int{30, 200, 300}
+	for _, n := range []string{"ch0", "ch1"} {
+		if _, err := h.v.AddImage(n, memVolume(t, volume.Uint16, shape, func(z, y, x int) float64 { return orthoValue(z, y, x) }), ImageOptions{Contrast: [2]float64{0, 40000}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.v.Layers()[1].(*ImageLayer).vol.VoxelSize = [3]float64{5, 2, 2}
+	h.v.SetOrtho(true)
+	h.settle()
+	xy, xz, zy := h.orthoPanel(Z), h.orthoPanel(Y), h.orthoPanel(X)
+
+	// Layout: xz under xy as wide, zy beside xy as tall; one scale:
+	// 150 µm of z against 400 µm of y and 600 µm of x.
+	pos := func(p *sliceView) fyne.Position { return fyne.CurrentApp().Driver().AbsolutePositionForObject(p) }
+	near := func(a, b float32) bool { return math.Abs(float64(a-b)) < 0.5 }
+	if !near(pos(xz).X, pos(xy).X) || !near(xz.Size().Width, xy.Size().Width) || pos(xz).Y <= pos(xy).Y {
+		t.Errorf("xz at %v %v, xy at %v %v: want xz under xy, as wide", pos(xz), xz.Size(), pos(xy), xy.Size())
+	}
+	if !near(pos(zy).Y, pos(xy).Y) || !near(zy.Size().Height, xy.Size().Height) || pos(zy).X <= pos(xy).X {
+		t.Errorf("zy at %v %v, xy at %v %v: want zy beside xy, as tall", pos(zy), zy.Size(), pos(xy), xy.Size())
+	}
+	ratio := func(a, b float32) float64 { return float64(a / b) }
+	if r := ratio(xy.Size().Height, xy.Size().Width); math.Abs(r-400.0/600) > 0.01 {
+		t.Errorf("xy panel %v: want 400:600 µm", xy.Size())
+	}
+	if r := ratio(xz.Size().Height, xy.Size().Height); math.Abs(r-150.0/400) > 0.01 {
+		t.Errorf("xz panel %v under xy %v: want 150:400 µm", xz.Size(), xy.Size())
+	}
+	if r := ratio(zy.Size().Width, xy.Size().Width); math.Abs(r-150.0/600) > 0.01 {
+		t.Errorf("zy panel %v beside xy %v: want 150:600 µm", zy.Size(), xy.Size())
+	}
+
+	// screenOf returns where panel p draws its lines through the point
+	// (absolute), and voxelAt the voxel under an absolute position.
+	screenOf := func(p *sliceView) (x, y float32) {
+		ra, ca := p.dispAxes()
+		pt := h.v.Point()
+		sz := p.Size()
+		sx, sy := p.xf().toScreen(float64(pt[ca])+0.5, float64(pt[ra])+0.5, float64(sz.Width), float64(sz.Height))
+		return pos(p).X + float32(sx), pos(p).Y + float32(sy)
+	}
+	click := func(p *sliceView, at fyne.Position) {
+		p.Tapped(&fyne.PointEvent{Position: at.Subtract(pos(p))})
+		h.settle()
+	}
+	check := func(what string, want [3]int) {
+		t.Helper()
+		if got := h.v.Point(); got != want {
+			t.Fatalf("%s: point %v, want the voxel clicked %v", what, got, want)
+		}
+		for _, p := range []*sliceView{xy, xz, zy} {
+			x, y := screenOf(p)
+			row, col := p.cellAt(fyne.NewPos(x, y).Subtract(pos(p)))
+			ra, ca := p.dispAxes()
+			if row != want[ra] || col != want[ca] {
+				t.Errorf("%s: %s panel's lines meet at (%d, %d), want (%d, %d)", what, orthoTitle(*p.ortho), row, col, want[ra], want[ca])
+			}
+		}
+		xyX, xyY := screenOf(xy)
+		if x, _ := screenOf(xz); math.Abs(float64(x-xyX)) > 0.5 {
+			t.Errorf("%s: xz's x line at %v, xy's at %v", what, x, xyX)
+		}
+		if _, y := screenOf(zy); math.Abs(float64(y-xyY)) > 0.5 {
+			t.Errorf("%s: zy's y line at %v, xy's at %v", what, y, xyY)
+		}
+	}
+	// voxel returns the absolute position of voxel (z, y, x)'s centre
+	// in panel p.
+	voxel := func(p *sliceView, zyx [3]float64) fyne.Position {
+		ra, ca := p.dispAxes()
+		sz := p.Size()
+		sx, sy := p.xf().toScreen(zyx[ca]+0.5, zyx[ra]+0.5, float64(sz.Width), float64(sz.Height))
+		return pos(p).Add(fyne.NewPos(float32(sx), float32(sy)))
+	}
+	for _, round := range []string{"fitted", "zoomed and panned"} {
+		if round != "fitted" {
+			h.v.setNav(h.v.nav.zoomAt(1.7, 100, 80, float64(xy.Size().Width), float64(xy.Size().Height), 0.1, 100).pan(-30, 12))
+			h.settle()
+		}
+		for _, pt := range [][3]int{{15, 100, 150}, {3, 20, 270}, {27, 190, 5}, {0, 0, 0}, {29, 199, 299}, {11, 137, 42}} {
+			h.v.SetPoint([3]int{15, 100, 150})
+			click(xy, voxel(xy, [3]float64{float64(h.v.Point()[0]), float64(pt[1]), float64(pt[2])}))
+			click(xz, voxel(xz, [3]float64{float64(pt[0]), float64(pt[1]), float64(pt[2])}))
+			check(fmt.Sprintf("%s, clicks in xy and xz at %v", round, pt), pt)
+			h.v.SetPoint([3]int{15, 100, 150})
+			click(zy, voxel(zy, [3]float64{float64(pt[0]), float64(pt[1]), float64(h.v.Point()[2])}))
+			click(xy, voxel(xy, [3]float64{float64(pt[0]), float64(pt[1]), float64(pt[2])}))
+			check(fmt.Sprintf("%s, clicks in zy and xy at %v", round, pt), pt)
+		}
+	}
+
+	// A scroll in the zy panel zooms about the pointer along y (what
+	// is under it stays) and leaves the x on show in xy where it was:
+	// zy's pointer across is z, which does not pan.
+	dataAt := func(p *sliceView, at fyne.Position) (x, y float64) {
+		sz := p.Size()
+		return p.xf().toData(float64(at.X), float64(at.Y), float64(sz.Width), float64(sz.Height))
+	}
+	under := fyne.NewPos(zy.Size().Width*0.8, zy.Size().Height*0.3)
+	centre := fyne.NewPos(xy.Size().Width/2, xy.Size().Height/2)
+	_, y0 := dataAt(zy, under)
+	x0, _ := dataAt(xy, centre)
+	zy.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: under}, Scrolled: fyne.Delta{DY: 20}})
+	h.settle()
+	_, y1 := dataAt(zy, under)
+	x1, _ := dataAt(xy, centre)
+	if math.Abs(y1-y0) > 1e-6 || math.Abs(x1-x0) > 1e-6 {
+		t.Errorf("scroll in zy: y under the pointer %v then %v; x at xy's centre %v then %v", y0, y1, x0, x1)
+	}
+	check("after a scroll in zy", h.v.Point())
+
+	// Ortho and 3D are one or the other, and the checks say which.
+	h.v.Set3D(true)
+	if h.v.ortho || h.v.orthoCheck.Checked || !h.v.v3Check.Checked {
+		t.Errorf("3D on: ortho %v (check %v), 3D check %v", h.v.ortho, h.v.orthoCheck.Checked, h.v.v3Check.Checked)
+	}
+	h.v.SetOrtho(true)
+	if !h.v.ortho || !h.v.orthoCheck.Checked || h.v.v3Check.Checked {
+		t.Errorf("ortho on: ortho %v (check %v), 3D check %v", h.v.ortho, h.v.orthoCheck.Checked, h.v.v3Check.Checked)
+	}
+}
+
+// TestOrthoZYPanelShowsYDownZAcross: the zy panel draws its x plane
+// transposed, y down its rows beside the xy panel's and z across: a
+// volume whose voxels are 8 × z shows columns of one grey each, getting
+// lighter to the right, the same down every row.
+func TestOrthoZYPanelShowsYDownZAcross(t *testing.T) {
+	h := newHarness(t)
+	vol := memVolume(t, volume.Uint8, [3]int{30, 40, 50}, func(z, y, x int) float64 { return float64(8 * z) })
+	vol.VoxelSize = [3]float64{5, 2, 2}
+	if _, err := h.v.AddImage("planes", vol, ImageOptions{Contrast: [2]float64{0, 255}}); err != nil {
+		t.Fatal(err)
+	}
+	h.v.SetOrtho(true)
+	h.v.SetPoint([3]int{0, 0, 25}) // the crosshair off the cells read
+	h.settle()
+	zy := h.orthoPanel(X)
+	for _, y := range []float64{3, 17, 38} {
+		for _, z := range []float64{2, 11, 27} {
+			if got, want := h.pixelAt(zy, y, z), gray(uint8(8*z)); got != want {
+				t.Errorf("zy panel at y %v, z %v: %v, want %v", y, z, got, want)
+			}
+		}
+	}
+}
+
+// TestTransposeEveryType: the zy panel's transposed plane holds the
+// source's value at (c, r) in (r, c), for every element type.
+func TestTransposeEveryType(t *testing.T) {
+	for _, dt := range []volume.DType{volume.Uint8, volume.Int8, volume.Uint16, volume.Int16, volume.Uint32, volume.Int32, volume.Float32, volume.Float64} {
+		vol := memVolume(t, dt, [3]int{1, 5, 7}, func(z, y, x int) float64 { return float64(y*7 + x) })
+		p := &plane{dtype: dt, rows: 5, cols: 7, data: make([]byte, vol.PlaneBytes()), off: []bool{false, true, false, false, true}}
+		if err := vol.ReadSlab(0, 1, p.data); err != nil {
+			t.Fatal(err)
+		}
+		tp := transpose(p)
+		if tp.rows != 7 || tp.cols != 5 || !slices.Equal(tp.offCols, p.off) {
+			t.Fatalf("%v: %dx%d, off columns %v", dt, tp.rows, tp.cols, tp.offCols)
+		}
+		for r := range 7 {
+			for c := range 5 {
+				if got, want := tp.value(r, c), p.value(c, r); got != want {
+					t.Fatalf("%v: transposed (%d, %d) = %v, want %v", dt, r, c, got, want)
+				}
+			}
+		}
 	}
 }

@@ -15,12 +15,13 @@ import (
 // which is drawn straight into the frame with the background painted
 // around it.
 func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
-	v.paintAlong(f, group, v.axis, t, sw, sh, ps)
+	v.paintAlong(f, group, v.axis, nil, t, sw, sh, ps)
 }
 
 // paintAlong is paint for a slice along axis (a panel of the
-// orthogonal views).
-func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh, ps float64) {
+// orthogonal views), transposed through flip when it is not nil (the
+// zy panel).
+func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache, t xform, sw, sh, ps float64) {
 	idx := v.index[axis]
 	var shown []Layer
 	for _, l := range v.stack.layers {
@@ -29,10 +30,13 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh,
 		}
 	}
 	v.pickLevels(shown, t, ps)
+	flip.begin()
+	defer flip.end()
 	start := 0
 	if len(shown) > 0 {
 		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
 			if p, _ := il.planeFor(axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) && p.off == nil {
+				p = flip.of(p)
 				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
 				start = 1
 			}
@@ -44,13 +48,14 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, t xform, sw, sh,
 	for _, l := range shown[start:] {
 		switch l := l.(type) {
 		case *PointsLayer:
-			l.inView = drawPoints(f, l.store, axis, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
+			l.inView = drawPoints(f, l.store, axis, flip != nil, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
 		default:
 			il := imageOf(l)
 			p, _ := il.planeFor(axis, idx, v.mapIdx)
 			if p == nil {
 				continue
 			}
+			p = flip.of(p)
 			drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, il.opacity, il.blend)
 		}
 	}
@@ -65,7 +70,7 @@ func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
 		if !ok || !l.Visible() || p.group != nil && !slices.Contains(p.group, l) {
 			continue
 		}
-		_, ca := p.axis().displayAxes()
+		_, ca := p.dispAxes()
 		vs := il.vol.VoxelSize[ca]
 		if vs <= 0 {
 			return 0, ""

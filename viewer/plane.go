@@ -60,6 +60,9 @@ type plane struct {
 	// rows of planes a running job has not computed, drawn transparent
 	// so that the layers below show through.
 	off []bool
+	// offCols marks the columns that hold no data (a transposed plane's
+	// off rows, transpose), drawn transparent as off rows are.
+	offCols []bool
 }
 
 // offAt reports whether row r holds no data.

@@ -236,7 +236,7 @@ func fromCoords(a Axis, s, r, c float64) (z, y, x float64) {
 // drawPoints draws the live points within ±n planes of slice idx in
 // layer style st and returns how many points of each class of the slice
 // itself fall inside the panel. Selected points get a box around them.
-func drawPoints(f *frame, s *pointStore, a Axis, idx, n int, st *PointsStyle, size, opacity float64, t xform, sw, sh, pxScale float64) (inView [points.NumClasses]int) {
+func drawPoints(f *frame, s *pointStore, a Axis, flip bool, idx, n int, st *PointsStyle, size, opacity float64, t xform, sw, sh, pxScale float64) (inView [points.NumClasses]int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	planes := s.planes[a]
@@ -261,6 +261,9 @@ func drawPoints(f *frame, s *pointStore, a Axis, idx, n int, st *PointsStyle, si
 		for _, i := range planes[k] {
 			p := &s.pts[i]
 			_, r, c := coords(p, a)
+			if flip {
+				r, c = c, r
+			}
 			x, y := t.toScreen(c+0.5, r+0.5, sw, sh)
 			if x < 0 || y < 0 || x >= sw || y >= sh {
 				continue

@@ -57,7 +57,7 @@ func benchDraw(b *testing.B, planes int) {
 	t := xform{cx: 1024, cy: 1024, scale: 1}
 	for b.Loop() {
 		f.reset(2048, 2048)
-		drawPoints(&f, l.store, Z, planes/2, 3, &l.style, 8, 1, t, 2048, 2048, 1)
+		drawPoints(&f, l.store, Z, false, planes/2, 3, &l.style, 8, 1, t, 2048, 2048, 1)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -221,7 +222,13 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 		widget.NewFormItem("± planes", oos),
 		widget.NewFormItem("opacity", v.ctl.opacity),
 	)
-	return append([]fyne.CanvasObject{widget.NewLabel(l.Name()), r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
+	// A long name wraps, as an image layer's does: unwrapped it set the
+	// side panel's minimum width, and selecting the layer widened the
+	// panel and shrank the canvas and its zoom.
+	name := widget.NewLabel(l.Name())
+	name.Wrapping = fyne.TextWrapBreak
+	r.count.Wrapping = fyne.TextWrapWord
+	return append([]fyne.CanvasObject{name, r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
 }
 
 // syncPoints puts the layer's counts, progress and file into its
@@ -234,6 +241,9 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	txt := fmt.Sprintf("%s: %s\n%d in view, %d selected", plural(l.Len(), "point"), countsText(l.Counts()), l.InView(), l.NumSelected())
 	if n := l.outside(v.imageExtent()); n > 0 {
 		txt += fmt.Sprintf("\n%s outside the volume", plural(n, "point"))
+	}
+	if pt := pointText(l); pt != "" {
+		txt += "\n" + pt
 	}
 	setPointsLabel(r.count, txt)
 	setPointsLabel(r.progress, l.Progress())
@@ -280,12 +290,15 @@ func (v *Viewer) editMenu() *fyne.Menu {
 	undo.Shortcut = undoShortcut
 	redo := fyne.NewMenuItem("Redo", onLayer(func(l *PointsLayer) { l.Redo() }))
 	redo.Shortcut = redoShortcut
-	return fyne.NewMenu("Edit", undo, redo,
-		fyne.NewMenuItemSeparator(),
-		fyne.NewMenuItem("Delete selected points", onLayer(func(l *PointsLayer) { l.DeleteSelected() })),
-		fyne.NewMenuItem("Next point", func() { v.WalkNext(1) }),
-		fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) }),
-	)
+	// The keys editKey answers, shown beside the items (Fyne's window
+	// menu only shows a shortcut; editKey handles the key).
+	del := fyne.NewMenuItem("Delete selected points", onLayer(func(l *PointsLayer) { l.DeleteSelected() }))
+	del.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyDelete}
+	next := fyne.NewMenuItem("Next point", func() { v.WalkNext(1) })
+	next.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyPeriod}
+	prev := fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) })
+	prev.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyComma}
+	return fyne.NewMenu("Edit", undo, redo, fyne.NewMenuItemSeparator(), del, next, prev)
 }
 
 // NewPointsLayer adds an empty points layer on top and selects it, in

@@ -101,7 +101,7 @@ func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity flo
 	// At 1:1 the columns are consecutive and rows can be read as runs.
 	run := int(xs[len(xs)-1]-xs[0]) == len(xs)-1
 	a := uint32(opacity*256 + 0.5)
-	direct := mode == Translucent && a >= 256 && lutDirect(p.dtype)
+	direct := mode == Translucent && a >= 256 && lutDirect(p.dtype) && p.offCols == nil
 	for y := y0; y < y1; y++ {
 		if p.off != nil && p.off[f.ys[y]] {
 			continue // no data yet: what is below shows
@@ -128,6 +128,13 @@ func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity flo
 			sampleFloat(row, xs, volume.Float32s(p.data)[r:r+p.cols], l)
 		case volume.Float64:
 			sampleFloat(row, xs, volume.Float64s(p.data)[r:r+p.cols], l)
+		}
+		if p.offCols != nil {
+			for i, c := range xs {
+				if p.offCols[c] {
+					row[i] = 0 // transparent: blendRow leaves what is below
+				}
+			}
 		}
 		if !direct {
 			blendRow(f.px[y*f.w+x0:y*f.w+x1], row, a, mode)

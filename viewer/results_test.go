@@ -1,13 +1,16 @@
 package viewer
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -160,5 +163,112 @@ func TestMenusAndOpenDialog(t *testing.T) {
 	}
 	if il, ok := h.v.stack.layers[0].(*ImageLayer); !ok || il.Extent() != info.Shape {
 		t.Errorf("the folder opened as %v", h.v.stack.layers[0])
+	}
+}
+
+// TestNewResultsOnTopAndSeen: a pipeline's points, placed over the
+// image they were found in (PlaceAbove, as the panel does), stay on top
+// of the layer list and show over an opaque image above that one; the
+// list's order is the drawing order; grid mode still draws them in the
+// image's panel. New points and an opened layer go on top too.
+func TestNewResultsOnTopAndSeen(t *testing.T) {
+	h := newHarness(t)
+	ch0, _ := h.v.AddImage("ch0", memVolume(t, volume.Uint16, [3]int{4, 40, 40}, func(z, y, x int) float64 { return 100 }), ImageOptions{Contrast: [2]float64{0, 1000}})
+	ch1, _ := h.v.AddImage("ch1", memVolume(t, volume.Uint16, [3]int{4, 40, 40}, func(z, y, x int) float64 { return 900 }), ImageOptions{Contrast: [2]float64{0, 1000}})
+	pts := h.v.AddPoints("cells (running)", []Point{{Z: 2, Y: 20, X: 20}})
+	h.v.PlaceAbove(pts, ch0)
+	h.v.SetSlice(2)
+	h.settle()
+	ls := h.v.Layers()
+	if ls[len(ls)-1] != Layer(pts) || h.v.Selected() != Layer(pts) {
+		t.Fatalf("layers %v, selected %s: want the new points on top and selected", names(ls), h.v.Selected().Name())
+	}
+	if _, n := h.greenAround(h.panel(), 20, 20, 4); n == 0 {
+		t.Fatal("the points on top do not show over the opaque ch1")
+	}
+	// The drawing order is the list's: moved under ch1, they are hidden.
+	h.v.MoveLayer(pts, -1)
+	h.settle()
+	if _, n := h.greenAround(h.panel(), 20, 20, 4); n != 0 {
+		t.Fatalf("points under the opaque ch1 show %d green pixels", n)
+	}
+	h.v.MoveLayer(pts, +1)
+	h.v.SetGrid(true)
+	h.settle()
+	if len(h.v.panels) != 2 || !slices.Equal(h.v.panels[0].group, []Layer{ch0, pts}) || !slices.Equal(h.v.panels[1].group, []Layer{ch1}) {
+		t.Fatalf("grid panels %v, %v: want the points in ch0's", names(h.v.panels[0].group), names(h.v.panels[1].group))
+	}
+	h.v.SetGrid(false)
+	np := h.v.NewPointsLayer()
+	if ls := h.v.Layers(); ls[len(ls)-1] != Layer(np) || !np.Visible() {
+		t.Fatalf("New points: layers %v", names(ls))
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "more.npy")
+	testutil.WriteNPY(t, path, []int{4, 40, 40}, make([]uint16, 4*40*40))
+	l, err := h.v.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls := h.v.Layers(); ls[len(ls)-1] != l || !l.Visible() {
+		t.Fatalf("opened: layers %v", names(ls))
+	}
+}
+
+// names lists the layers' names.
+func names(ls []Layer) []string {
+	var out []string
+	for _, l := range ls {
+		out = append(out, l.Name())
+	}
+	return out
+}
+
+// TestOpenFolderDialogTakesATypedPath: File ▸ Open folder shows a
+// field to type or paste a folder's path, with the keyboard in it
+// (Fyne's folder chooser has none and ignores Enter and Escape):
+// Escape cancels; a file is refused beside the path, saying so; Enter
+// on a folder of TIFF planes opens it as one layer.
+func TestOpenFolderDialogTakesATypedPath(t *testing.T) {
+	h := newEditHarness(t, nil)
+	folderItem := h.v.mainMenu().Items[0].Items[1]
+	folderItem.Action()
+	o := h.v.openDlg
+	if o == nil || h.w.Canvas().Focused() != o.path || o.m.title != "Open folder" {
+		t.Fatalf("Open folder shows no dialog with a path to type focused (%v)", o)
+	}
+	h.key(fyne.KeyEscape)
+	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+		t.Fatal("Escape left the Open folder dialog")
+	}
+	dir := t.TempDir()
+	planes := filepath.Join(dir, "ch0")
+	info := volume.Info{Shape: [3]int{3, 6, 7}, DType: volume.Uint16}
+	w, err := volume.CreatePlaneDir(planes, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSlab(0, make([]byte, info.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	csv := filepath.Join(dir, "c.csv")
+	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
+	folderItem.Action()
+	o = h.v.openDlg
+	o.path.SetText(csv)
+	h.key(fyne.KeyReturn)
+	if h.v.openDlg != o || o.msg.Hidden || !strings.Contains(o.msg.Text, "not a folder") {
+		t.Fatalf("a file in Open folder: message %q (hidden %v), dialog open %v", o.msg.Text, o.msg.Hidden, h.v.openDlg == o)
+	}
+	o.path.SetText(planes)
+	h.key(fyne.KeyReturn)
+	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+		t.Fatal("Enter on a folder left the dialog")
+	}
+	if il, ok := h.v.Selected().(*ImageLayer); !ok || il.Extent() != info.Shape {
+		t.Errorf("the folder opened as %v", h.v.Selected())
 	}
 }

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -79,28 +80,80 @@ func (s *statusBar) update(v *Viewer) {
 	if b.Len() > 0 || v.lastErr == "" {
 		s.setText(s.status, b.String())
 	}
-	var info []string
+	// The points layers' counts, whole and cut short, and with only
+	// the selected layer's whole (fitLine picks what fits).
+	var long, short, mixed []string
+	var top, sel string // the top and the selected points layer's short counts
 	for _, l := range v.stack.layers {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			info = append(info, pl.statusText(v.imageExtent()))
+			long = append(long, pl.statusText(v.imageExtent()))
+			short = append(short, shortStatus(pl))
+			mixed = append(mixed, short[len(short)-1])
+			top = short[len(short)-1]
+			if l == v.stack.sel {
+				mixed[len(mixed)-1] = long[len(long)-1]
+				sel = top
+			}
 		}
 	}
-	if pl, ok := v.stack.sel.(*PointsLayer); ok && v.ctl.layer == v.stack.sel {
-		v.syncPoints(pl) // its in-view count is the one just drawn
+	one := cmp.Or(sel, top)
+	// Too many layers for even their short counts: one of them and how
+	// many more.
+	few := []string{one}
+	if len(short) > 1 {
+		few = append(few, fmt.Sprintf("+ %d more points layers", len(short)-1))
 	}
-	info = append(info, loadingText(v)...)
+	if pl, ok := v.stack.sel.(*PointsLayer); ok {
+		if v.ctl.layer == v.stack.sel {
+			v.syncPoints(pl) // its in-view count is the one just drawn
+		}
+		if pt := pointText(pl); pt != "" && pl.Visible() {
+			with := func(c []string) []string { return append([]string{pt}, c...) }
+			long, short, mixed, few = with(long), with(short), with(mixed), with(few)
+		}
+	}
+	var info []string
 	// The zoom of the panel under the pointer (panels of a grid differ);
 	// in 3D the camera's, relative to the view that fits the volume.
 	if v.v3on() && v.v3 != nil {
 		info = append(info, fmt.Sprintf("3D zoom %.0f%%", v.v3.cam.Zoom*100))
 	} else {
 		p := v.hoverPanel
+		for _, q := range v.panels {
+			if p == nil && q.ortho != nil && *q.ortho == Z {
+				p = q // the xy panel's, not the zy strip's
+			}
+		}
 		if p == nil {
 			p = v.panels[0]
 		}
 		info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
 	}
-	s.setText(s.info, strings.Join(info, "   "))
+	info = append(loadingText(v), info...)
+	s.setText(s.info, fitLine(s.Size().Width, info, long, mixed, short, few))
+}
+
+// fitLine is the status bar's counts line for a bar w wide (0: not
+// laid out yet): the first of the points counts choices (whole, cut
+// short but the selected layer's, all cut short, one and how many more)
+// that fits, each
+// followed by the loading and zoom parts (rest); the last choice when
+// none does. Three points layers' whole counts do not fit 1280 px, and
+// truncating the line dropped the last layers' and the zoom.
+func fitLine(w float32, rest []string, choices ...[]string) string {
+	var line string
+	for _, c := range choices {
+		line = strings.Join(append(append([]string(nil), c...), rest...), "   ")
+		if w <= 0 || textWidth(line) <= w {
+			break
+		}
+	}
+	return line
+}
+
+// textWidth is the width a status label needs to show t whole.
+func textWidth(t string) float32 {
+	return fyne.MeasureText(t, theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
 }
 
 // loadingText says, for the status bar, which slices on screen are

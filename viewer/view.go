@@ -32,6 +32,8 @@ type sliceView struct {
 	// ortho is the axis a panel of the orthogonal views slices along
 	// (orthoPanels); nil: the viewer's.
 	ortho *Axis
+	// flip holds the zy panel's transposed planes (flipped).
+	flip flipCache
 }
 
 // axis returns the axis the panel slices along.
@@ -51,7 +53,36 @@ type fitKey struct {
 }
 
 // xf returns the panel's transform: its fit under the shared navigation.
-func (s *sliceView) xf() xform { return s.v.nav.apply(s.fitNow()) }
+// The side panels of the orthogonal views pan only along the axis they
+// share with the xy panel (xz along x, zy along y), so that their lines
+// stay on the point's voxel; z keeps its place in both.
+func (s *sliceView) xf() xform {
+	n := s.v.nav
+	if s.ortho != nil {
+		switch *s.ortho {
+		case Y:
+			n.ty = 0
+		case X:
+			n.tx = 0
+		}
+	}
+	return n.apply(s.fitNow())
+}
+
+// dispAxes returns the volume axes the panel shows as rows and columns:
+// the slicing axis's (Axis.displayAxes), except in the zy panel of the
+// orthogonal views, which shows y down its rows, as the xy panel beside
+// it does, and z across (orthoDisplayAxes).
+func (s *sliceView) dispAxes() (row, col int) {
+	if s.ortho != nil {
+		return orthoDisplayAxes(*s.ortho)
+	}
+	return s.axis().displayAxes()
+}
+
+// flipped reports whether the panel shows its planes transposed (the
+// zy panel: a plane along x is read with z down its rows).
+func (s *sliceView) flipped() bool { return s.ortho != nil && *s.ortho == X }
 
 // fitNow returns the panel's fit, made again when what it shows or its
 // size changed: at any time until the user pans or zooms, afterwards
@@ -59,10 +90,14 @@ func (s *sliceView) xf() xform { return s.v.nav.apply(s.fitNow()) }
 func (s *sliceView) fitNow() xform {
 	sz := s.Size()
 	e := s.v.extentOf(s.group)
-	ra, ca := s.axis().displayAxes()
+	ra, ca := s.dispAxes()
 	aspect := s.v.aspectAlong(s.group, s.axis())
-	if s.ortho != nil && *s.ortho != Z && s.v.orthoZ > 1 {
-		aspect *= s.v.orthoZ // a thin stack's z, stretched (zStretch)
+	if s.ortho != nil {
+		// One voxel size for the three panels, the layout's, z
+		// stretched in the side panels of a thin stack (zStretch).
+		vs := orthoVoxel(s.v.stack.layers)
+		vs[0] *= max(s.v.orthoZ, 1)
+		aspect = vs[ra] / vs[ca]
 	}
 	k := fitKey{w: sz.Width, h: sz.Height, axis: s.axis(), rows: e[ra], cols: e[ca], aspect: aspect}
 	if s.fitted && (k == s.fitFor || s.v.navigated && k.w == s.fitFor.w && k.h == s.fitFor.h) {
@@ -120,7 +155,18 @@ func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 	sz := s.Size()
 	f := math.Pow(2, float64(e.Scrolled.DY)/40)
 	lo, hi := s.v.zoomRange()
-	s.v.setNav(s.v.nav.zoomAt(f, float64(e.Position.X), float64(e.Position.Y), float64(sz.Width), float64(sz.Height), lo, hi))
+	x, y := float64(e.Position.X), float64(e.Position.Y)
+	if s.ortho != nil {
+		// A side panel zooms about the pointer along the axis it shares
+		// with the xy panel only: its z does not pan (xf).
+		switch *s.ortho {
+		case Y:
+			y = float64(sz.Height) / 2
+		case X:
+			x = float64(sz.Width) / 2
+		}
+	}
+	s.v.setNav(s.v.nav.zoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
 	s.v.hover(s, e.Position)
 }
 
@@ -202,7 +248,11 @@ func (s *sliceView) draw() {
 	sz := s.Size()
 	ps := s.pixelScale()
 	s.f.resize(s.frameSize())
-	s.v.paintAlong(&s.f, s.group, s.axis(), s.xf(), float64(sz.Width), float64(sz.Height), ps)
+	var flip *flipCache
+	if s.flipped() {
+		flip = &s.flip
+	}
+	s.v.paintAlong(&s.f, s.group, s.axis(), flip, s.xf(), float64(sz.Width), float64(sz.Height), ps)
 	if s.ortho != nil {
 		s.v.drawCrosshair(s, ps)
 	} else {

@@ -200,6 +200,9 @@ func (v *Viewer) Set3D(on bool) {
 	if v.v3 == nil {
 		return
 	}
+	if on && v.ortho {
+		v.SetOrtho(false) // one or the other (SetOrtho turns 3D off)
+	}
 	from, to := fyne.CanvasObject(v.v3.content), fyne.CanvasObject(v.panelBox)
 	if on {
 		from, to = to, from

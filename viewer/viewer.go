@@ -261,6 +261,14 @@ func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ..
 func (v *Viewer) add(l Layer) {
 	l.base().setViewer(v)
 	first := len(v.stack.layers) == 0
+	if il, ok := l.(*ImageLayer); ok && first {
+		// The first volume starts at its middle plane along every axis
+		// (napari's dims start there), not at an edge plane.
+		e := il.extent()
+		for a := range 3 {
+			v.index[a], v.want[a] = e[a]/2, e[a]/2
+		}
+	}
 	v.stack.add(l)
 	// Until the user pans or zooms, the panels fit whatever they show
 	// (sliceView.fitNow); the first layer always starts fitted.

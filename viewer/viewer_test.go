@@ -234,6 +234,12 @@ func TestSliderAndKeysChangeSlice(t *testing.T) {
 	h := newHarness(t)
 	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{30, 6, 6}, func(z, y, x int) float64 { return float64(z * 5) }), ImageOptions{Contrast: [2]float64{0, 255}})
 	h.settle()
+	// The first volume opens at its middle plane (it opened at plane 0).
+	if h.v.Slice() != 15 || !strings.Contains(h.v.dims.label.Text, "z 15/29") {
+		t.Fatalf("the first volume opened at slice %d (%q), want its middle, 15", h.v.Slice(), h.v.dims.label.Text)
+	}
+	h.v.SetSlice(0)
+	h.settle()
 	p := h.panel()
 	if got := h.pixelAt(p, 2, 2); got != gray(0) {
 		t.Fatalf("slice 0 drew %v", got)
@@ -278,7 +284,7 @@ func TestDimsFollowVisibleLayers(t *testing.T) {
 	h.v.AddImage("brain", memVolume(t, volume.Uint8, [3]int{6, 4, 4}, func(z, y, x int) float64 { return float64(z) }), ImageOptions{})
 	maps, _ := h.v.AddImage("maps", memVolume(t, volume.Uint8, [3]int{40, 4, 4}, func(z, y, x int) float64 { return float64(z) }), ImageOptions{Hidden: true})
 	h.settle()
-	if n := int(h.v.dims.slider.Max) + 1; n != 6 || !strings.Contains(h.v.dims.label.Text, "z 0/5") {
+	if n := int(h.v.dims.slider.Max) + 1; n != 6 || !strings.Contains(h.v.dims.label.Text, "z 3/5") {
 		t.Errorf("with the maps hidden the slider covers %d slices (%q), want the brain's 6", n, h.v.dims.label.Text)
 	}
 	h.v.SetSlice(30)
