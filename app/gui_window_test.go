@@ -84,12 +84,14 @@ func grabScreen(imp, dir string) (image.Image, error) {
 }
 
 // child is a voxlab process started by a test: its output, and exited,
-// closed once it has ended with err.
+// closed once it has ended with err; its settings are in config
+// (childEnv).
 type child struct {
 	cmd    *exec.Cmd
 	out    *lockedBuffer
 	exited chan struct{}
 	err    error
+	config string
 }
 
 // startChild runs voxlab with args in a child test binary, as main does
@@ -97,8 +99,8 @@ type child struct {
 // ends.
 func startChild(t *testing.T, args string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$"), out: &lockedBuffer{}, exited: make(chan struct{})}
-	c.cmd.Env = append(os.Environ(), sigintEnv+"="+args)
+	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$"), out: &lockedBuffer{}, exited: make(chan struct{}), config: t.TempDir()}
+	c.cmd.Env = childEnv(c.config, sigintEnv+"="+args)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)

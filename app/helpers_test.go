@@ -15,6 +15,16 @@ import (
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
+// childEnv is the environment of a voxlab process that a test starts:
+// the test's own with extra, and with voxlab's settings (configDirEnv)
+// and Fyne's configuration folder (XDG_CONFIG_HOME) in config, so that
+// the process never reads or writes the user's recent files or Fyne's
+// files under $HOME.
+func childEnv(config string, extra ...string) []string {
+	env := append(os.Environ(), extra...)
+	return append(env, configDirEnv+"="+filepath.Join(config, "voxlab"), "XDG_CONFIG_HOME="+filepath.Join(config, "xdg"))
+}
+
 // runCmd runs a voxlab command line and returns its exit code and output.
 func runCmd(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
