@@ -177,15 +177,19 @@ func grayRamp(img image.Image) bool {
 // TestGUIUnderDisplay opens the real (OpenGL) viewer on a file under the
 // X display that make test provides (xvfb-run), waits until the screen
 // shows the slice, grabbing it with ImageMagick's import until it does,
-// then closes the window with Ctrl-C: voxlab exits 0.
+// then closes the window with Ctrl-C: voxlab exits 0. HOME is a fresh
+// folder, and the file opened is in the window's own recent files, not
+// in any file under HOME (checkSettingsAlone).
 func TestGUIUnderDisplay(t *testing.T) {
 	needDisplay(t)
 	imp := needTool(t, "import", "ImageMagick's import (Debian package imagemagick)")
+	home := freshHome(t)
 	vol := filepath.Join(t.TempDir(), "vol.npy")
 	writeNPY(t, vol, [3]int{3, 64, 64}, func(z, y, x int) uint16 { return uint16(x * 1000) })
 	c := startChild(t, "gui\t"+vol+"\t--size\t800x600")
 	screenUntil(t, imp, "the slice (a gray ramp)", c, grayRamp)
 	interruptChild(t, c)
+	checkSettingsAlone(t, home, c, vol)
 }
 
 // interruptChild sends c Ctrl-C and waits for it to exit 0, failing the

@@ -165,27 +165,27 @@ func TestConfigDir(t *testing.T) {
 	}
 }
 
-// TestGUILeavesTheUsersSettingsAlone opens the real window on a file
-// with HOME a fresh folder, as `HOME=$(mktemp -d) make test` has it:
-// the window's recent list (the file opened) is in the child's own
-// configuration folder (childEnv), nothing under HOME names the file,
-// and no preferences error is printed.
-func TestGUILeavesTheUsersSettingsAlone(t *testing.T) {
-	needDisplay(t)
-	imp := needTool(t, "import", "ImageMagick's import (Debian package imagemagick)")
+// freshHome makes HOME a new empty folder for the test, as
+// `HOME=$(mktemp -d) make test` has it, with nothing else naming where
+// the settings go: what the test's voxlab children write there is what
+// they would write into the user's.
+func freshHome(t *testing.T) string {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv(configDirEnv, "")
-	vol := filepath.Join(t.TempDir(), "vol.npy")
-	writeNPY(t, vol, [3]int{3, 64, 64}, func(z, y, x int) uint16 { return uint16(x * 1000) })
-	c := startChild(t, "gui\t"+vol+"\t--size\t800x600")
-	screenUntil(t, imp, "the slice (a gray ramp)", c, grayRamp)
-	interruptChild(t, c)
+	return home
+}
 
+// checkSettingsAlone fails the test when a file under home names spec
+// (the window wrote the user's recent files), when the window's own
+// settings (childEnv) do not list spec as opened (then the check of
+// home proved nothing), or when c printed a settings error.
+func checkSettingsAlone(t *testing.T, home string, c *child, spec string) {
+	t.Helper()
 	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
-			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(vol)) {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(spec)) {
 				t.Errorf("%s under HOME names the test's file", p)
 			}
 		}
@@ -196,7 +196,7 @@ func TestGUILeavesTheUsersSettingsAlone(t *testing.T) {
 	if err != nil || vals == nil {
 		t.Fatalf("the window's own settings %s: %v (none written: the check of HOME proved nothing)", own, err)
 	}
-	if got, _ := asList(vals["viewer.recent"], asString); !slices.Equal(got, []string{vol}) {
+	if got, _ := asList(vals["viewer.recent"], asString); !slices.Equal(got, []string{spec}) {
 		t.Errorf("recent files %q, want the file opened", got)
 	}
 	if out := c.out.String(); strings.Contains(out, "Preferences") || strings.Contains(out, "voxlab: settings") {
