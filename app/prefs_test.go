@@ -89,7 +89,7 @@ func TestPrefsNeverSeenHalfWritten(t *testing.T) {
 		return l
 	}
 	w.SetStringList("viewer.recent", list(0))
-	const writes = 300
+	const writes = 100
 	var wg sync.WaitGroup
 	wg.Add(1)
 	done := make(chan struct{})
