@@ -62,7 +62,7 @@ run: build
 	  $$exe demo $(DEMO) --headless; \
 	fi
 
-# test runs go vet, then every package's tests twice under X displays of
+# test runs go vet and every package's tests twice under X displays of
 # their own (xvfb-run), where the tests that open real windows run (and,
 # with VOXLAB_REQUIRE_DISPLAY, fail rather than skip when the display or
 # ImageMagick is missing): once as built, once with the race detector,
@@ -75,18 +75,18 @@ run: build
 # with its pass, so that while one package holds a core (the app's
 # tests are one process) the other pass keeps the second busy; each has
 # its own display (server numbers from 100 and from 200), so that no
-# test grabs the other pass's windows. It ends with the pipelines on a
+# test grabs the other pass's windows; go vet starts the plain pass, while
+# the race pass builds. It ends with the pipelines on a
 # real one-node SLURM (test-cluster), which needs root or passwordless
 # sudo for its daemons: without either it prints a SKIPPED line saying so.
 # PKGS narrows it (make test PKGS=./viewer/...); CI runs every package.
 XVFB = xvfb-run -a -n $(1) -s "-screen 0 1280x1024x24"
 PKGS ?= ./...
 test: deps
-	$(GO) vet $(PKGS)
 	@set -o pipefail; \
 	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /"; }; \
 	pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(PKGS) & race=$$!; \
-	pass plain $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(PKGS) & plain=$$!; \
+	pass plain sh -c '$(GO) vet $(PKGS) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(PKGS)' & plain=$$!; \
 	wait $$plain; p=$$?; wait $$race; r=$$?; \
 	echo "make test: plain pass exit $$p, race pass exit $$r"; [ $$p = 0 ] && [ $$r = 0 ]
 	@$(MAKE) --no-print-directory test-cluster-optional
