@@ -16,13 +16,14 @@ import (
 )
 
 // childEnv is the environment of a voxlab process that a test starts:
-// the test's own with extra, and with voxlab's settings (configDirEnv)
-// and Fyne's configuration folder (XDG_CONFIG_HOME) in config, so that
-// the process never reads or writes the user's recent files or Fyne's
-// files under $HOME.
+// the test's own with extra, and with voxlab's settings (configDirEnv),
+// Fyne's configuration folder (XDG_CONFIG_HOME) and its font index
+// (XDG_CACHE_HOME) in config, so that the process never reads or writes
+// the user's recent files or writes Fyne's files under $HOME.
 func childEnv(config string, extra ...string) []string {
 	env := append(os.Environ(), extra...)
-	return append(env, configDirEnv+"="+filepath.Join(config, "voxlab"), "XDG_CONFIG_HOME="+filepath.Join(config, "xdg"))
+	return append(env, configDirEnv+"="+filepath.Join(config, "voxlab"),
+		"XDG_CONFIG_HOME="+filepath.Join(config, "xdg"), "XDG_CACHE_HOME="+filepath.Join(config, "cache"))
 }
 
 // taskCounts is the task counts a split test runs: all of them, or under

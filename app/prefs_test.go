@@ -177,13 +177,17 @@ func freshHome(t *testing.T) string {
 	return home
 }
 
-// checkSettingsAlone fails the test when a file under home names spec
-// (the window wrote the user's recent files), when the window's own
+// checkSettingsAlone fails the test when anything was written under
+// home, when a file there names spec (the window wrote the user's recent
+// files), when the window's own
 // settings (childEnv) do not list spec as opened (then the check of
 // home proved nothing), or when c printed a settings error.
 func checkSettingsAlone(t *testing.T, home string, c *child, spec string) {
 	t.Helper()
 	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && p != home {
+			t.Errorf("voxlab wrote %s under HOME", p)
+		}
 		if err == nil && d.Type().IsRegular() {
 			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(spec)) {
 				t.Errorf("%s under HOME names the test's file", p)
