@@ -178,8 +178,8 @@ func grayRamp(img image.Image) bool {
 // X display that make test provides (xvfb-run), waits until the screen
 // shows the slice, grabbing it with ImageMagick's import until it does,
 // then closes the window with Ctrl-C: voxlab exits 0. HOME is a fresh
-// folder, and the file opened is in the window's own recent files, not
-// in any file under HOME (checkSettingsAlone).
+// folder: the file opened is in the window's own recent files, and
+// nothing is written under HOME (checkSettingsAlone).
 func TestGUIUnderDisplay(t *testing.T) {
 	needDisplay(t)
 	imp := needTool(t, "import", "ImageMagick's import (Debian package imagemagick)")

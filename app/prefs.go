@@ -207,6 +207,10 @@ func get[T any](p *filePrefs, key string, fallback T, conv func(any) (T, bool)) 
 	return fallback
 }
 
+// The accessors of fyne.Preferences: a key that is missing, or holds a
+// value of another kind, reads as the fallback (the zero value, or nil
+// for a list).
+
 func (p *filePrefs) Bool(key string) bool { return p.BoolWithFallback(key, false) }
 func (p *filePrefs) BoolWithFallback(key string, fallback bool) bool {
 	return get(p, key, fallback, asBool)
