@@ -62,19 +62,33 @@ run: build
 	  $$exe demo $(DEMO) --headless; \
 	fi
 
-# test runs every package's tests twice under an X display of its own
-# (xvfb-run), where the tests that open real windows run (and, with
-# VOXLAB_REQUIRE_DISPLAY, fail rather than skip when the display or
+# test runs go vet and every package's tests twice under X displays of
+# their own (xvfb-run), where the tests that open real windows run (and,
+# with VOXLAB_REQUIRE_DISPLAY, fail rather than skip when the display or
 # ImageMagick is missing): once as built, once with the race detector,
 # which also runs the loaders, jobs and UI callbacks of viewer and app
-# with their goroutines checked. It ends with the pipelines on a real
-# one-node SLURM (test-cluster), which needs root or passwordless sudo
-# for its daemons: without either it prints a SKIPPED line saying so.
-XVFB := xvfb-run -a -s "-screen 0 1280x1024x24"
+# with their goroutines checked. The race pass runs with -short: the
+# heavy numeric cases (the ResNet's forward passes in Go loops, which
+# the race detector slows some two hundredfold; field-size planes; every
+# task count of a split) run whole in the plain pass and in a smaller
+# form under -race. The two passes run side by side, each line prefixed
+# with its pass, so that while one package holds a core (the app's
+# tests are one process) the other pass keeps the second busy; each has
+# its own display (server numbers from 100 and from 200), so that no
+# test grabs the other pass's windows; go vet starts the plain pass, while
+# the race pass builds. It ends with the pipelines on a
+# real one-node SLURM (test-cluster), which needs root or passwordless
+# sudo for its daemons: without either it prints a SKIPPED line saying so.
+# PKGS narrows it (make test PKGS=./viewer/...); CI runs every package.
+XVFB = xvfb-run -a -n $(1) -s "-screen 0 1280x1024x24"
+PKGS ?= ./...
 test: deps
-	$(GO) vet ./...
-	VOXLAB_REQUIRE_DISPLAY=1 $(XVFB) $(GO) test -count=1 -timeout 20m ./...
-	VOXLAB_REQUIRE_DISPLAY=1 $(XVFB) $(GO) test -count=1 -race -timeout 40m ./...
+	@set -o pipefail; \
+	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /"; }; \
+	pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(PKGS) & race=$$!; \
+	pass plain sh -c '$(GO) vet $(PKGS) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(PKGS)' & plain=$$!; \
+	wait $$plain; p=$$?; wait $$race; r=$$?; \
+	echo "make test: plain pass exit $$p, race pass exit $$r"; [ $$p = 0 ] && [ $$r = 0 ]
 	@$(MAKE) --no-print-directory test-cluster-optional
 
 # fuzz runs every fuzz target of the repository (each `func Fuzz...` of

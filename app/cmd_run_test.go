@@ -199,7 +199,7 @@ func init() {
 func interrupt(t *testing.T, after string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), sigintEnv+"="+strings.Join(args, "\t"), sigintSlowEnv+"=1")
+	cmd.Env = childEnv(t.TempDir(), sigintEnv+"="+strings.Join(args, "\t"), sigintSlowEnv+"=1")
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {

@@ -89,7 +89,8 @@ type viewOpts struct {
 	walk       int
 }
 
-// appID names the app for its Preferences (recent files).
+// appID names the app to Fyne (FyneApp.toml's ID). Its preferences are
+// not Fyne's file under that ID but voxlab's own (useFilePrefs).
 const appID = "io.github.voxlab"
 
 // screenshotTimeout bounds how long gui --screenshot waits for the
@@ -236,6 +237,7 @@ func newWindow() (fyne.App, fyne.Window, error) {
 		return nil, nil, err
 	}
 	a := fyneapp.NewWithID(appID)
+	useFilePrefs(a, os.Stderr)
 	a.SetIcon(resources.Icon)
 	// voxlab's theme (dark, every text at least 4.5:1 against its
 	// background), as the screenshots have it.

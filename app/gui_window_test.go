@@ -84,12 +84,14 @@ func grabScreen(imp, dir string) (image.Image, error) {
 }
 
 // child is a voxlab process started by a test: its output, and exited,
-// closed once it has ended with err.
+// closed once it has ended with err; its settings are in config
+// (childEnv).
 type child struct {
 	cmd    *exec.Cmd
 	out    *lockedBuffer
 	exited chan struct{}
 	err    error
+	config string
 }
 
 // startChild runs voxlab with args in a child test binary, as main does
@@ -97,8 +99,8 @@ type child struct {
 // ends.
 func startChild(t *testing.T, args string) *child {
 	t.Helper()
-	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$"), out: &lockedBuffer{}, exited: make(chan struct{})}
-	c.cmd.Env = append(os.Environ(), sigintEnv+"="+args)
+	c := &child{cmd: exec.Command(os.Args[0], "-test.run=^$"), out: &lockedBuffer{}, exited: make(chan struct{}), config: t.TempDir()}
+	c.cmd.Env = childEnv(c.config, sigintEnv+"="+args)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -175,15 +177,19 @@ func grayRamp(img image.Image) bool {
 // TestGUIUnderDisplay opens the real (OpenGL) viewer on a file under the
 // X display that make test provides (xvfb-run), waits until the screen
 // shows the slice, grabbing it with ImageMagick's import until it does,
-// then closes the window with Ctrl-C: voxlab exits 0.
+// then closes the window with Ctrl-C: voxlab exits 0. HOME is a fresh
+// folder: the file opened is in the window's own recent files, and
+// nothing is written under HOME (checkSettingsAlone).
 func TestGUIUnderDisplay(t *testing.T) {
 	needDisplay(t)
 	imp := needTool(t, "import", "ImageMagick's import (Debian package imagemagick)")
+	home := freshHome(t)
 	vol := filepath.Join(t.TempDir(), "vol.npy")
 	writeNPY(t, vol, [3]int{3, 64, 64}, func(z, y, x int) uint16 { return uint16(x * 1000) })
 	c := startChild(t, "gui\t"+vol+"\t--size\t800x600")
 	screenUntil(t, imp, "the slice (a gray ramp)", c, grayRamp)
 	interruptChild(t, c)
+	checkSettingsAlone(t, home, c, vol)
 }
 
 // interruptChild sends c Ctrl-C and waits for it to exit 0, failing the

@@ -15,6 +15,30 @@ import (
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
+// childEnv is the environment of a voxlab process that a test starts:
+// the test's own with extra, and with voxlab's settings (configDirEnv),
+// Fyne's configuration folder (XDG_CONFIG_HOME) and its font index
+// (XDG_CACHE_HOME) in config, so that the process never reads or writes
+// the user's recent files or writes Fyne's files under $HOME.
+func childEnv(config string, extra ...string) []string {
+	env := append(os.Environ(), extra...)
+	return append(env, configDirEnv+"="+filepath.Join(config, "voxlab"),
+		"XDG_CONFIG_HOME="+filepath.Join(config, "xdg"), "XDG_CACHE_HOME="+filepath.Join(config, "cache"))
+}
+
+// taskCounts is the task counts a split test runs: all of them, or under
+// -short (make test's race pass) only short. A count is an edge of the
+// split (one task, tasks that do not divide the work, more tasks than
+// there is work), which the plain pass checks whole; each task is the
+// same run with the same goroutines, which the race detector then checks
+// on one count at a fraction of the time.
+func taskCounts(all []int, short int) []int {
+	if testing.Short() {
+		return []int{short}
+	}
+	return all
+}
+
 // runCmd runs a voxlab command line and returns its exit code and output.
 func runCmd(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer

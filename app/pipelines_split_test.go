@@ -58,7 +58,8 @@ func sameHDF5(a, b []byte, start time.Time) error {
 // merge dezing, writes the very file voxlab dezing writes (byte for byte:
 // datasets, frames, attributes, but for HDF5's time stamps: sameHDF5), for 1 task, a count that does not divide
 // the 90 projections, and more tasks than projections; with and without
-// the flat-field; with file names that need quoting.
+// the flat-field; with file names that need quoting. -short runs 7
+// tasks only (taskCounts).
 func TestDezingTasksMerge(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	start := time.Now()
@@ -71,7 +72,7 @@ func TestDezingTasksMerge(t *testing.T) {
 	} {
 		whole := filepath.Join(dir, fmt.Sprintf("whole %d.h5", k))
 		mustRun(t, append([]string{"dezing", scan, whole}, flags...)...)
-		for _, n := range []int{1, 7, 100} {
+		for _, n := range taskCounts([]int{1, 7, 100}, 7) {
 			out := filepath.Join(dir, fmt.Sprintf("merged '%d' $x.h5", n))
 			runSplit(t, "dezing", n, append([]string{scan, out}, flags...)...)
 			if err := sameHDF5(fileBytes(t, whole), fileBytes(t, out), start); err != nil {
@@ -181,7 +182,7 @@ func TestSameHDF5Catches(t *testing.T) {
 // byte, and the same counts, on the demo brain (60 planes, 58 centre
 // planes) in a folder whose name needs quoting: for 1 task, counts that
 // do not divide the planes, one task per centre plane and more tasks than
-// planes.
+// planes. -short runs 7 tasks only (taskCounts).
 func TestDetectTasksMerge(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	dir := hostileDir(t)
@@ -199,7 +200,7 @@ func TestDetectTasksMerge(t *testing.T) {
 		t.Fatalf("the demo brain gives %d cells: too few to test", want.Cells)
 	}
 	wantCSV, wantXML := fileBytes(t, whole), fileBytes(t, strings.TrimSuffix(whole, ".csv")+".xml")
-	for _, n := range []int{1, 4, 7, 58, 75} {
+	for _, n := range taskCounts([]int{1, 4, 7, 58, 75}, 7) {
 		out := filepath.Join(dir, fmt.Sprintf("merged 'n=%d' $x.csv", n))
 		for i := range n {
 			mustRun(t, append([]string{"detect", in, out, "--task", fmt.Sprintf("%d/%d", i, n)}, flags...)...)
@@ -311,7 +312,8 @@ func sameDistanceDirs(t *testing.T, want, got string) {
 // planned tile (one tile: the other tasks have nothing to do, and say
 // so), in memory with tiles of 7 for counts that do not divide the 6
 // tiles and more tasks than tiles, and low memory with the planned chunk;
-// in a folder whose name needs quoting.
+// in a folder whose name needs quoting. -short runs the tiles of 7 on
+// 4 tasks only (taskCounts).
 func TestDistanceTasksMerge(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	dir := hostileDir(t)
@@ -324,7 +326,7 @@ func TestDistanceTasksMerge(t *testing.T) {
 		tasks []int
 	}{
 		{[]string{"--mask", mask}, []int{3}},
-		{[]string{"--mask", mask, "--chunk-size", "7", "--metrics", "l2,corr,fsc"}, []int{1, 4, 6, 9}},
+		{[]string{"--mask", mask, "--chunk-size", "7", "--metrics", "l2,corr,fsc"}, taskCounts([]int{1, 4, 6, 9}, 4)},
 		{[]string{"--mask-radius", "10", "--low-memory", "--voxel-size", "2.1"}, []int{3}},
 	} {
 		flags := append([]string{"--quiet", "--backend", "cpu"}, tc.flags...)

@@ -36,7 +36,7 @@ func holdRun(t *testing.T, args ...string) *heldRun {
 	t.Helper()
 	r := &heldRun{t: t, held: make(chan struct{}), ended: make(chan struct{})}
 	r.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	r.cmd.Env = append(os.Environ(), sigintEnv+"="+strings.Join(args, "\t"), sigintHoldEnv+"=1")
+	r.cmd.Env = childEnv(t.TempDir(), sigintEnv+"="+strings.Join(args, "\t"), sigintHoldEnv+"=1")
 	pr, pw := io.Pipe()
 	r.cmd.Stdout, r.cmd.Stderr = pw, pw
 	if err := r.cmd.Start(); err != nil {

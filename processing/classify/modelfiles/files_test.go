@@ -71,7 +71,9 @@ func TestMain(m *testing.M) {
 // weight files in Keras 2 and Keras 3 layouts, and holds the
 // probabilities against the torch reference (testdata/gen_golden.py,
 // float64): within 1e-3, the same class wherever the reference is not
-// within 1e-3 of 0.5, the same candidates unknown.
+// within 1e-3 of 0.5, the same candidates unknown. Under -race -short
+// (make test's race pass) only the smallest network runs: the race
+// detector slows the networks' Go loops some two hundredfold.
 func TestClassifyGolden(t *testing.T) {
 	pts := candidates(t)
 	all := true
@@ -85,6 +87,9 @@ func TestClassifyGolden(t *testing.T) {
 			format = keras.Keras3Model
 		}
 		t.Run(c.Tag, func(t *testing.T) {
+			if raceEnabled && testing.Short() && c.Tag != "d18_20x20x8" {
+				t.Skip("-race -short: the 18-layer network on small cubes runs the same goroutines; the plain pass compares every network")
+			}
 			res := run(t, configFor(c, modelFile(t, c, format)), classify.Inputs{Signal: sig, Background: bg, Points: pts}, gpu.NewCPU(), nil)
 			checkGolden(t, c, res, all)
 		})
