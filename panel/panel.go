@@ -169,8 +169,13 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	split := container.NewVSplit(container.NewBorder(nil, actions, nil, nil, p.scroll), p.jobs.box)
 	split.Offset = 0.7
 	p.root = split
-	v.OnLayersChanged(p.layersChanged)
-	v.OnLayerEdited(p.resuggest)
+	v.OnLayersChanged(func(edited bool) {
+		if edited {
+			p.resuggest()
+		} else {
+			p.layersChanged()
+		}
+	})
 	if len(pipelines) > 0 {
 		p.choose.SetSelected(pipelines[0].Name())
 	}

@@ -357,12 +357,18 @@ func (v *Viewer) updateTitle() {
 }
 
 // OnLayersChanged has f called, on the UI goroutine, after every change
-// of the layer stack (a layer added, removed or moved): the processing
-// panel offers the open layers as inputs.
-func (v *Viewer) OnLayersChanged(f func()) {
+// of the layer stack (a layer added, removed or moved: edited false) and
+// after a layer's setting changed (its voxel size, visibility, contrast or
+// another: edited true). The processing panel offers the open layers as
+// inputs on the first and suggests again from the voxel size the user set
+// on the second.
+func (v *Viewer) OnLayersChanged(f func(edited bool)) {
 	v.stack.watch(func(c stackChange) {
-		if c == layersMoved {
-			f()
+		switch c {
+		case layersMoved:
+			f(false)
+		case layerEdited:
+			f(true)
 		}
 	})
 }
