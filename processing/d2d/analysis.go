@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Config is the analysis' settings, the challenge's config keys.
@@ -64,6 +65,12 @@ type Replicate struct {
 // maps, cols submitted maps, row-major) as the challenge's
 // _distribution_to_distribution.run does for one metric.
 func Analyse(ctx context.Context, cost []float64, rows, cols int, g Ground, pops []float64, cfg Config) ([]Replicate, error) {
+	return analyseParallel(ctx, cost, rows, cols, g, pops, cfg, 1, nil)
+}
+
+// analyseParallel is Analyse with up to workers replicates at once
+// (each is independent: its own seed and rows), calling done after each.
+func analyseParallel(ctx context.Context, cost []float64, rows, cols int, g Ground, pops []float64, cfg Config, workers int, done func()) ([]Replicate, error) {
 	if len(g.Populations) != rows || len(g.Order) != rows {
 		return nil, fmt.Errorf("the ground truth has %d populations for a cost matrix of %d rows", len(g.Populations), rows)
 	}
@@ -81,12 +88,35 @@ func Analyse(ctx context.Context, cost []float64, rows, cols int, g Ground, pops
 		prob[i] = g.Populations[r]
 	}
 	out := make([]Replicate, cfg.Replicates)
+	errs := make([]error, cfg.Replicates)
+	sem := make(chan struct{}, max(workers, 1))
+	var wg sync.WaitGroup
 	for r := range out {
-		rep, err := replicate(ctx, sorted, prob, cols, pops, r, k, cfg)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := ctx.Err(); err != nil {
+				errs[r] = err
+				return
+			}
+			rep, err := replicate(ctx, sorted, prob, cols, pops, r, k, cfg)
+			if err != nil {
+				errs[r] = fmt.Errorf("replicate %d: %w", r, err)
+				return
+			}
+			out[r] = *rep
+			if done != nil {
+				done()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("replicate %d: %w", r, err)
+			return nil, err // the first: a cancel fails every later replicate alike
 		}
-		out[r] = *rep
 	}
 	return out, nil
 }
@@ -270,11 +300,6 @@ func (rep *Replicate) fitKL(pops []float64, cfg Config) {
 	it := 0
 	for it = 0; it < cfg.KLIterations; it++ {
 		ax := matVec(rep.A, x, rows)
-		obj := 0.0
-		for r := range rows {
-			obj += rep.Wp[r] * math.Log(ax[r])
-		}
-		rep.KLObjective = append(rep.KLObjective, obj)
 		clear(grad)
 		for r := range rows {
 			for l := range n {
