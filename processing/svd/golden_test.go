@@ -32,10 +32,16 @@ func (m *memSource) Read(v0, v1 int, dst []float64) error {
 	return nil
 }
 
-// readMatrix reads a 2D NPY of float32 or float64 as float64.
+// readMatrix reads testdata's 2D NPY name.
 func readMatrix(t *testing.T, name string) (rows, cols int, x []float64) {
 	t.Helper()
-	v, err := volume.Open(filepath.Join("testdata", name))
+	return readMatrixFile(t, filepath.Join("testdata", name))
+}
+
+// readMatrixFile reads a 2D NPY of float32 or float64 as float64.
+func readMatrixFile(t *testing.T, path string) (rows, cols int, x []float64) {
+	t.Helper()
+	v, err := volume.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +58,7 @@ func readMatrix(t *testing.T, name string) (rows, cols int, x []float64) {
 			x = append(x, float64(f))
 		}
 	default:
-		t.Fatalf("%s: %s", name, v.DType)
+		t.Fatalf("%s: %s", path, v.DType)
 	}
 	return v.Shape[1], v.Shape[2], x
 }

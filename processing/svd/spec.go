@@ -1,0 +1,61 @@
+package svd
+
+import (
+	"fmt"
+
+	"github.com/voxlab/voxlab/processing/iocheck"
+	"github.com/voxlab/voxlab/processing/pipeline"
+)
+
+func init() { pipeline.Register(Spec) }
+
+// Spec is `voxlab svd SUBMISSIONS OUT [--gt GT]`: the challenge's SVD
+// analysis of a folder of submissions (each a stack of maps) and,
+// optionally, the ground truth. It does not split: the Gram matrices
+// want every map of a set, and the sets are read twice, slab by slab.
+var Spec = &pipeline.Spec{
+	Name:    "svd",
+	Title:   "SVD of map sets",
+	Order:   36,
+	Summary: "the subspace each submission's maps span and how much of each other's and the ground truth's variance they capture (the cryo-EM challenge's SVD)",
+	Usage:   "SUBMISSIONS OUT [--gt GT] [--rank 5] [--mask M.mrc] [--chunk-size PLANES|auto] [--host-memory SIZE]",
+	Examples: []string{
+		"voxlab svd submissions/ svd/ --gt gt/maps.npy --rank 5 --mask mask.mrc",
+		"voxlab plan svd submissions/ svd/ --gt gt_flat.npy --host-memory 8GiB",
+	},
+	ArgsHelp: "SUBMISSIONS OUT",
+	Args: []pipeline.Param{
+		{Name: "subs", Kind: pipeline.Input, Label: "Submissions",
+			Help: "a folder whose every NPY or MRC stack (or folder of MRC files) is one submission's maps, or one such stack"},
+		{Name: "out", Kind: pipeline.Output, Folder: true, Label: "Output folder", Default: "svd",
+			Help: "svd_distance.npy and .png with labels.json, and per input a folder (its file's stem; gt) with singular_values.npy, eigenvectors.npy, u.npy"},
+	},
+	Params: []pipeline.Param{
+		{Name: "gt", Kind: pipeline.Input, Optional: true, Label: "Ground-truth maps",
+			Help: "the ground truth's maps, in the same forms (read slab by slab: any number of maps in the memory of their Gram matrix)"},
+		{Name: "rank", Kind: pipeline.Int, Default: 5, Help: "singular vectors kept per set (svd_max_rank)",
+			Check: func(v any) error {
+				if v.(int) < 1 {
+					return fmt.Errorf("%d: want at least 1", v.(int))
+				}
+				return nil
+			}},
+		{Name: "mask", Kind: pipeline.Input, Optional: true, Help: "a map of the same box the maps are multiplied by before the SVD"},
+	},
+	Batch:   pipeline.Batch{Flag: "chunk-size", Unit: "planes", Label: "Planes per slab"},
+	Live:    pipeline.Live{Kind: pipeline.LiveMatrices, Title: "SVD"},
+	Files:   files,
+	Open:    open,
+	Example: example,
+}
+
+func files(r pipeline.Request) iocheck.Paths {
+	return iocheck.Paths{
+		Inputs: []iocheck.Input{
+			{Name: "submissions", Path: r.Arg(0)},
+			{Name: "ground truth (--gt)", Path: r.Values.String("gt")},
+			{Name: "mask (--mask)", Path: r.Values.String("mask")},
+		},
+		Outputs: []iocheck.Output{{Name: "output folder", Path: r.Arg(1), Kind: iocheck.Folder}},
+	}
+}
