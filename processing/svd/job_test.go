@@ -46,7 +46,8 @@ func copyFile(t *testing.T, from, to string) {
 // TestRunMatchesChallenge: `voxlab svd` on the challenge's test maps
 // and the synthetic sets (flat NPY stacks of 16³ maps, read 3 planes at
 // a time) writes the challenge's distance matrix to 1e-5 with its labels
-// (the ground truth as gt) and numpy's singular values.
+// (the ground truth as gt), numpy's singular values and the challenge's
+// common embedding's.
 func TestRunMatchesChallenge(t *testing.T) {
 	dir := t.TempDir()
 	subs := filepath.Join(dir, "subs")
@@ -72,6 +73,7 @@ func TestRunMatchesChallenge(t *testing.T) {
 			Matrix [][]float64
 			Labels []string
 		} `json:"with_gt"`
+		goldenEmbedding
 	}
 	b, _ := os.ReadFile("testdata/golden_svd.json")
 	if err := json.Unmarshal(b, &golden); err != nil {
@@ -91,6 +93,12 @@ func TestRunMatchesChallenge(t *testing.T) {
 	for i, w := range slices.Concat(golden.WithGT.Matrix...) {
 		if math.Abs(m[i]-w) > 1e-5 {
 			t.Errorf("svd_distance[%d] = %.12g, the challenge's %.12g", i, m[i], w)
+		}
+	}
+	_, _, cs := readMatrixFile(t, filepath.Join(out, "common_singular_values.npy"))
+	for i, w := range golden.Common.S {
+		if math.Abs(cs[i]-w) > 1e-9*golden.Common.S[0] {
+			t.Errorf("common_singular_values[%d] = %.15g, the challenge's %.15g", i, cs[i], w)
 		}
 	}
 	for _, name := range sets {

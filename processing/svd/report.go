@@ -33,15 +33,19 @@ type SetSummary struct {
 	Path           string    `json:"path"`
 	Maps           int       `json:"maps"`
 	SingularValues []float64 `json:"singular_values"`
+	EmbeddingRows  [2]int    `json:"common_embedding_rows"`
 }
 
 const layout = "svd_distance.npy: svd_metric (captured variance, 1 = the same subspace) between the sets in labels.json's order, the challenge's sorted order (with a ground truth: by similarity to it, gt first); " +
-	"<label>/singular_values.npy (1 × rank), <label>/eigenvectors.npy (voxels × rank), <label>/u.npy (maps × rank): each set's SVD after dividing each map by its norm and removing the mean map"
+	"<label>/singular_values.npy (1 × rank), <label>/eigenvectors.npy (voxels × rank), <label>/u.npy (maps × rank): each set's SVD after dividing each map by its norm and removing the mean map; " +
+	"common_singular_values.npy (1 × K) and common_embedding.npy (maps × K, every set's rows as common_embedding_rows says; also <label>/common_embedding.npy): " +
+	"the challenge's compute_common_embedding, K = submissions × rank, each component up to its sign; " +
+	"<label>/gt_embedding.npy (maps × rank): project_to_gt_embedding, the maps in the ground truth's subspace"
 
 // write writes OUT into a temporary folder renamed into place.
 func (a *analysis) write(results []*Result, pl *plan.Plan, p *job.Progress) (*pipeline.Report, error) {
 	sets := a.all()
-	names := []string{"summary.json", "labels.json", "svd_distance.npy", "svd_distance.png"}
+	names := []string{"summary.json", "labels.json", "svd_distance.npy", "svd_distance.png", "common_embedding.npy", "common_singular_values.npy"}
 	for _, s := range sets {
 		names = append(names, s.Label)
 	}
@@ -68,16 +72,43 @@ func (a *analysis) write(results []*Result, pl *plan.Plan, p *job.Progress) (*pi
 			order[i] = "gt"
 		}
 	}
+	common, err := CommonEmbedding(subs, gt)
+	if err != nil {
+		return nil, err
+	}
 	k := len(order)
 	s := &Summary{Submissions: a.subsArg, Mask: a.maskArg, Rank: a.rank, Labels: order, Distance: "svd_distance.npy", Layout: layout, Plan: pl}
 	if a.gt != nil {
 		s.GroundTruth = a.gt.Path
 	}
+	embedded := slices.Clone(common.Embeddings)
+	var inGT [][]float64
+	if gt != nil {
+		embedded = append(embedded, common.GT)
+		var own []float64
+		inGT, own = InGT(subs, gt)
+		inGT = append(inGT, own)
+	}
+	var all []float64
+	row := 0
 	for i, set := range sets {
-		if err := writeSet(filepath.Join(dir.Path, set.Label), results[i]); err != nil {
+		e := embeddingFiles{common: embedded[i], k: common.K}
+		if inGT != nil {
+			e.inGT, e.gtRank = inGT[i], gt.Rank
+		}
+		if err := writeSet(filepath.Join(dir.Path, set.Label), results[i], e); err != nil {
 			return nil, err
 		}
-		s.Sets = append(s.Sets, SetSummary{Label: set.Label, Path: set.Path, Maps: results[i].N, SingularValues: results[i].S})
+		all = append(all, embedded[i]...)
+		s.Sets = append(s.Sets, SetSummary{Label: set.Label, Path: set.Path, Maps: results[i].N, SingularValues: results[i].S,
+			EmbeddingRows: [2]int{row, row + results[i].N}})
+		row += results[i].N
+	}
+	if err := matrix.WriteNPY(filepath.Join(dir.Path, "common_embedding.npy"), row, common.K, all); err != nil {
+		return nil, err
+	}
+	if err := matrix.WriteNPY(filepath.Join(dir.Path, "common_singular_values.npy"), 1, common.K, common.S); err != nil {
+		return nil, err
 	}
 	if err := matrix.WriteNPY(filepath.Join(dir.Path, "svd_distance.npy"), k, k, m); err != nil {
 		return nil, err
@@ -115,16 +146,29 @@ func (a *analysis) write(results []*Result, pl *plan.Plan, p *job.Progress) (*pi
 	return &pipeline.Report{Summary: s, Notes: notes}, nil
 }
 
-// writeSet writes one set's SVD into its folder.
-func writeSet(dir string, r *Result) error {
+// embeddingFiles are a set's coordinates in the common embedding (n × k)
+// and, with a ground truth, in its subspace (n × gtRank).
+type embeddingFiles struct {
+	common, inGT []float64
+	k, gtRank    int
+}
+
+// writeSet writes one set's SVD and embeddings into its folder.
+func writeSet(dir string, r *Result, e embeddingFiles) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
-	for _, f := range []struct {
+	type file struct {
 		name       string
 		rows, cols int
 		v          []float64
-	}{{"singular_values.npy", 1, r.Rank, r.S}, {"eigenvectors.npy", r.D, r.Rank, r.V}, {"u.npy", r.N, r.Rank, r.U}} {
+	}
+	files := []file{{"singular_values.npy", 1, r.Rank, r.S}, {"eigenvectors.npy", r.D, r.Rank, r.V}, {"u.npy", r.N, r.Rank, r.U},
+		{"common_embedding.npy", r.N, e.k, e.common}}
+	if e.inGT != nil {
+		files = append(files, file{"gt_embedding.npy", r.N, e.gtRank, e.inGT})
+	}
+	for _, f := range files {
 		if err := matrix.WriteNPY(filepath.Join(dir, f.name), f.rows, f.cols, f.v); err != nil {
 			return err
 		}

@@ -16,8 +16,9 @@ with the mean map removed (as the challenge's load_gt_svd and
 load_submissions_svd prepare them, without mask, B-factor or downsampling),
 <name>_s.npy (1 × rank), <name>_u.npy (n × rank) and, for the challenge's
 two sets, <name>_v.npy (voxels × rank, float32); golden_svd.json holds the challenge's own
-_svd.svd_utils.compute_distance_matrix (the captured-variance matrix, sorted
-as the challenge sorts it, with its labels) on those SVDs.
+_svd.svd_utils on those SVDs: compute_distance_matrix (the captured-variance
+matrix, sorted as the challenge sorts it, with its labels),
+compute_common_embedding and project_to_gt_embedding.
 """
 import importlib.util
 import json
@@ -77,6 +78,13 @@ def main(repo):
     golden["with_gt"] = {"matrix": res["dist_matrix"].numpy().tolist(), "labels": res["labels"].tolist()}
     res = svd_utils.compute_distance_matrix(subs)
     golden["without_gt"] = {"matrix": res["dist_matrix"].numpy().tolist(), "labels": res["labels"].tolist()}
+    ce = svd_utils.compute_common_embedding(subs, data["challenge_gt"])
+    golden["common"] = {"singular_values": ce["singular_values"].numpy().tolist(),
+                        "embedding": {k: v.numpy().tolist() for k, v in ce["common_embedding"].items()},
+                        "gt_embedding": ce["gt_embedding"].numpy().tolist()}
+    pg = svd_utils.project_to_gt_embedding(subs, data["challenge_gt"])
+    golden["in_gt"] = {"embedding": {k: v.numpy().tolist() for k, v in pg["submission_embedding"].items()},
+                       "gt_embedding": pg["gt_embedding"].numpy().tolist()}
     with open(os.path.join(here, "golden_svd.json"), "w") as f:
         json.dump(golden, f, indent=1)
 
