@@ -16,22 +16,6 @@ import (
 // linalg.svd of each set of maps (normalised, mean removed) and the
 // challenge's own compute_distance_matrix on those SVDs.
 
-// memSource is maps held in memory, n × d row-major.
-type memSource struct {
-	n, d int
-	x    []float64
-}
-
-func (m *memSource) N() int { return m.n }
-func (m *memSource) D() int { return m.d }
-func (m *memSource) Read(v0, v1 int, dst []float64) error {
-	c := v1 - v0
-	for i := range m.n {
-		copy(dst[i*c:(i+1)*c], m.x[i*m.d+v0:i*m.d+v1])
-	}
-	return nil
-}
-
 // readMatrix reads testdata's 2D NPY name.
 func readMatrix(t *testing.T, name string) (rows, cols int, x []float64) {
 	t.Helper()
@@ -70,7 +54,7 @@ const rank = 5
 func svdOf(t *testing.T, name string, chunk int) *Result {
 	t.Helper()
 	n, d, x := readMatrix(t, name+"_maps.npy")
-	r, err := GramSVD(context.Background(), &memSource{n, d, x}, rank, chunk)
+	r, err := GramSVD(context.Background(), &matrixSource{n, d, x}, rank, chunk)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -27,6 +27,7 @@ type analysis struct {
 	gt                       *set
 	mask                     []float64
 	rank, planes             int
+	pre                      Preprocess
 	start                    time.Time
 }
 
@@ -60,6 +61,10 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
+	a.pre = Preprocess{BFactor: v.Float("bfactor"), BoxDS: v.Int("box-size-ds"), VoxelSize: v.Float("voxel-size")}
+	if err := a.checkPreprocess(); err != nil {
+		return nil, err
+	}
 	if a.maskArg != "" {
 		if a.mask, err = readMask(a.maskArg, a.subs[0].Stack.Map.Shape); err != nil {
 			return nil, err
@@ -88,6 +93,25 @@ func (a *analysis) check() error {
 		if a.rank >= s.Stack.N {
 			return pipeline.Usagef("--rank %d: %s holds %d maps, which span %d directions once their mean is removed", a.rank, s.Path, s.Stack.N, s.Stack.N-1)
 		}
+	}
+	return nil
+}
+
+// checkPreprocess checks the B-factor's voxel size (the flag's, else
+// the headers') and the downsampled box against the maps.
+func (a *analysis) checkPreprocess() error {
+	m := a.subs[0].Stack
+	if box := m.Box(); a.pre.BoxDS > 0 && (box == 0 || a.pre.BoxDS > box) {
+		return pipeline.Usagef("--box-size-ds %d: the maps of %s are %v voxels; the downsampled box must be at most theirs", a.pre.BoxDS, m.Name, m.Map.Shape)
+	}
+	if a.pre.BFactor == 0 {
+		return nil
+	}
+	if a.pre.VoxelSize == 0 {
+		a.pre.VoxelSize = m.Map.VoxelSize[0]
+	}
+	if !(a.pre.VoxelSize > 0) {
+		return pipeline.Usagef("--bfactor needs the voxel size: give --voxel-size Å (%s has none in its header)", m.Name)
 	}
 	return nil
 }
@@ -183,28 +207,58 @@ func (a *analysis) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	}
 	sets := a.all()
 	nz := sets[0].Stack.Map.Shape[0]
+	if a.pre.BoxDS > 0 {
+		nz = a.pre.BoxDS
+	}
 	p.Stage("SVD", int64(2*len(sets)*nz), "planes")
 	results := make([]*Result, len(sets))
 	for k, s := range sets {
-		src, err := newStackSource(s.Stack, a.mask)
+		src, err := a.source(s, p)
 		if err != nil {
 			return nil, err
 		}
-		if results[k], err = GramSVD(ctx, &progressSource{src, p}, a.rank, pl.Block()*src.plane); err != nil {
+		if results[k], err = GramSVD(ctx, src, a.rank, pl.Block()*a.plane()); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
 	}
 	return a.write(results, pl, p)
 }
 
+// plane is the voxels of a plane of the maps the SVD reads (after any
+// downsampling).
+func (a *analysis) plane() int {
+	m := a.subs[0].Stack.Map
+	if a.pre.BoxDS > 0 {
+		return a.pre.BoxDS * a.pre.BoxDS
+	}
+	return m.Shape[1] * m.Shape[2]
+}
+
+// source is what the SVD of s reads: its maps slab by slab, or, when a
+// preprocessing wants whole maps, the preprocessed maps held in memory.
+func (a *analysis) source(s set, p *job.Progress) (Source, error) {
+	var src Source
+	var err error
+	if a.pre.Active() {
+		src, err = preprocessed(s.Stack, a.mask, a.pre)
+	} else {
+		src, err = newStackSource(s.Stack, a.mask)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &progressSource{src, a.plane(), p}, nil
+}
+
 // progressSource counts the planes read.
 type progressSource struct {
-	*stackSource
-	p *job.Progress
+	Source
+	plane int
+	p     *job.Progress
 }
 
 func (s *progressSource) Read(v0, v1 int, dst []float64) error {
-	if err := s.stackSource.Read(v0, v1, dst); err != nil {
+	if err := s.Source.Read(v0, v1, dst); err != nil {
 		return err
 	}
 	s.p.Add(int64((v1 - v0 + s.plane - 1) / s.plane))

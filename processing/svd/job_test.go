@@ -138,3 +138,46 @@ func TestOpenRefusesMismatches(t *testing.T) {
 		t.Errorf("rank 6 of 6 maps: %v", err)
 	}
 }
+
+// TestRunPreprocessedMatchesChallenge: with the challenge's test config
+// (tests/config_files/test_config_svd.yaml: its mask, B-factor 170 at
+// 1 Å, box 16), the singular values of the challenge's test maps are
+// numpy's of the maps the challenge's own functions preprocess, to 1e-6
+// (the challenge's B-factor scaling is float32).
+func TestRunPreprocessedMatchesChallenge(t *testing.T) {
+	dir := t.TempDir()
+	subs := filepath.Join(dir, "subs")
+	if err := os.Mkdir(subs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join("testdata", "challenge_coffee_maps.npy"), filepath.Join(subs, "coffee.npy"))
+	out := filepath.Join(dir, "out")
+	r := pipeline.Request{Args: []string{subs, out}, Values: Spec.Defaults(), Batch: 5}
+	r.Values["gt"] = filepath.Join("testdata", "challenge_gt_maps.npy")
+	r.Values["mask"] = filepath.Join("testdata", "test_mask_dilated_wide.mrc")
+	r.Values["bfactor"], r.Values["voxel-size"], r.Values["box-size-ds"] = 170.0, 1.0, 16
+	j, err := Spec.Open(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Run(context.Background(), job.NewProgress("test", func(job.Event) {}), cpuDevice(t)); err != nil {
+		t.Fatal(err)
+	}
+	var golden struct {
+		Pre map[string]any `json:"preprocessing"`
+	}
+	b, _ := os.ReadFile("testdata/golden_svd.json")
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	for label, key := range map[string]string{"gt": "challenge_gt_s", "coffee": "challenge_coffee_s"} {
+		_, _, got := readMatrixFile(t, filepath.Join(out, label, "singular_values.npy"))
+		want := golden.Pre[key].([]any)
+		for i, w := range want {
+			if wf := w.(float64); math.Abs(got[i]-wf) > 1e-6*want[0].(float64) {
+				t.Errorf("%s: S[%d] = %.12g, numpy's of the challenge's preprocessing %.12g", label, i, got[i], wf)
+			}
+		}
+	}
+}

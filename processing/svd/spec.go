@@ -18,9 +18,11 @@ var Spec = &pipeline.Spec{
 	Title:   "SVD of map sets",
 	Order:   36,
 	Summary: "the subspace each submission's maps span and how much of each other's and the ground truth's variance they capture (the cryo-EM challenge's SVD)",
-	Usage:   "SUBMISSIONS OUT [--gt GT] [--rank 5] [--mask M.mrc] [--chunk-size PLANES|auto] [--host-memory SIZE]",
+	Usage: "SUBMISSIONS OUT [--gt GT] [--rank 5] [--mask M.mrc] [--bfactor B] [--box-size-ds N] [--voxel-size Å]\n" +
+		"       [--chunk-size PLANES|auto] [--host-memory SIZE]",
 	Examples: []string{
 		"voxlab svd submissions/ svd/ --gt gt/maps.npy --rank 5 --mask mask.mrc",
+		"voxlab svd submissions/ svd/ --gt gt.npy --mask mask.mrc --bfactor 170 --box-size-ds 32 --voxel-size 2.146",
 		"voxlab plan svd submissions/ svd/ --gt gt_flat.npy --host-memory 8GiB",
 	},
 	ArgsHelp: "SUBMISSIONS OUT",
@@ -41,6 +43,18 @@ var Spec = &pipeline.Spec{
 				return nil
 			}},
 		{Name: "mask", Kind: pipeline.Input, Optional: true, Help: "a map of the same box the maps are multiplied by before the SVD"},
+		{Name: "bfactor", Kind: pipeline.Float, Label: "B-factor", Unit: "Å²",
+			Help: "normalise each map's spectrum by exp(−B·s²/4), as the challenge's bfactor_normalize_volumes (0: none; needs the voxel size)"},
+		{Name: "box-size-ds", Kind: pipeline.Int, Label: "Downsampled box", Unit: "voxels",
+			Help: "downsample each map in Fourier space to this box, as the challenge's downsample_volume (0: none)",
+			Check: func(v any) error {
+				if v.(int) < 0 {
+					return fmt.Errorf("%d: want a box ≥ 0", v.(int))
+				}
+				return nil
+			}},
+		{Name: "voxel-size", Kind: pipeline.Float, Unit: "Å", Advanced: true,
+			Help: "voxel size of the maps, for --bfactor (default: from the MRC headers)"},
 	},
 	Batch:   pipeline.Batch{Flag: "chunk-size", Unit: "planes", Label: "Planes per slab"},
 	Live:    pipeline.Live{Kind: pipeline.LiveMatrices, Title: "SVD"},
