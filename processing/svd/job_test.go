@@ -3,6 +3,7 @@ package svd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/voxlab/voxlab/processing/matrix"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // The heat map's drawing is package heatplot's, which this test binary
@@ -179,5 +181,65 @@ func TestRunPreprocessedMatchesChallenge(t *testing.T) {
 				t.Errorf("%s: S[%d] = %.12g, numpy's of the challenge's preprocessing %.12g", label, i, got[i], wf)
 			}
 		}
+	}
+}
+
+// TestOpenRefusesPixelSizes: stacks whose headers give different voxel
+// sizes are refused, naming both.
+func TestOpenRefusesPixelSizes(t *testing.T) {
+	dir := t.TempDir()
+	subs := filepath.Join(dir, "subs")
+	if err := os.Mkdir(subs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name string
+		vs   float64
+	}{{"a.mrcs", 1.5}, {"b.mrcs", 2}} {
+		info := volume.Info{Shape: [3]int{8, 8, 8}, DType: volume.Float32, VoxelSize: [3]float64{f.vs, f.vs, f.vs}}
+		w, err := volume.CreateStack(filepath.Join(subs, f.name), 4, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]float32, 4*512)
+		for i := range vals {
+			vals[i] = float32(i % 7)
+		}
+		if err := w.WriteSlab(0, volume.Bytes(vals)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := pipeline.Request{Args: []string{subs, filepath.Join(dir, "out")}, Values: Spec.Defaults()}
+	r.Values["rank"] = 2
+	_, err := Spec.Open(r)
+	if err == nil || !strings.Contains(err.Error(), "pixel sizes differ") || !strings.Contains(err.Error(), "b.mrcs") {
+		t.Errorf("stacks of 1.5 and 2 Å: %v", err)
+	}
+}
+
+// TestCancelLeavesNoOutput: a cancelled run fails and writes no OUT.
+func TestCancelLeavesNoOutput(t *testing.T) {
+	dir := t.TempDir()
+	args, err := example(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := pipeline.Request{Args: args[:2], Values: Spec.Defaults()}
+	r.Values["gt"], r.Values["rank"] = args[3], 3
+	j, err := Spec.Open(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := j.Run(ctx, job.NewProgress("test", func(job.Event) {}), cpuDevice(t)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: %v", err)
+	}
+	if _, err := os.Stat(args[1]); !os.IsNotExist(err) {
+		t.Errorf("a cancelled run left %s: %v", args[1], err)
 	}
 }

@@ -28,7 +28,7 @@ var Spec = &pipeline.Spec{
 	ArgsHelp: "SUBMISSIONS OUT",
 	Args: []pipeline.Param{
 		{Name: "subs", Kind: pipeline.Input, Label: "Submissions",
-			Help: "a folder whose every NPY or MRC stack (or folder of MRC files) is one submission's maps, or one such stack"},
+			Help: "a folder whose every NPY or MRCS stack (or folder of MRC files) is one submission's maps, or one such stack; a folder of MRC files alone is one submission, a map a file"},
 		{Name: "out", Kind: pipeline.Output, Folder: true, Label: "Output folder", Default: "svd",
 			Help: "svd_distance.npy and .png with labels.json, and per input a folder (its file's stem; gt) with singular_values.npy, eigenvectors.npy, u.npy"},
 	},
