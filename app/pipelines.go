@@ -6,9 +6,11 @@ import (
 	// The pipelines voxlab offers: each registers its spec.
 	_ "github.com/voxlab/voxlab/processing/classify"
 	_ "github.com/voxlab/voxlab/processing/convert"
+	_ "github.com/voxlab/voxlab/processing/d2d"
 	_ "github.com/voxlab/voxlab/processing/detect"
 	_ "github.com/voxlab/voxlab/processing/dezing"
 	_ "github.com/voxlab/voxlab/processing/distance"
+	_ "github.com/voxlab/voxlab/processing/svd"
 
 	// What the pipelines read and write through registries, which the
 	// binary links and their packages do not (docs/ARCHITECTURE.md):
