@@ -9,6 +9,7 @@ import (
 	_ "github.com/voxlab/voxlab/processing/detect"
 	_ "github.com/voxlab/voxlab/processing/dezing"
 	_ "github.com/voxlab/voxlab/processing/distance"
+	_ "github.com/voxlab/voxlab/processing/reconstruct"
 
 	// What the pipelines read and write through registries, which the
 	// binary links and their packages do not (docs/ARCHITECTURE.md):

@@ -1,0 +1,149 @@
+package reconstruct
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// reconJob is an opened reconstruction run.
+type reconJob struct {
+	cfg               Config
+	s                 *scan
+	out               string
+	exp               *volume.Exporter
+	nproj, rows, cols int
+	from, to          int
+	angles            []float64
+	evenAngles        bool
+	center            float64
+	// dark and flat are the means, filled by Run.
+	dark, flat []float32
+	clipped    int
+}
+
+func (j *reconJob) Close() error {
+	j.s.Close()
+	return nil
+}
+
+// Run reconstructs rows [from, to) into OUT, block by block: the
+// darks' and flats' means, the centre when auto, then for each block of
+// detector rows (read while the previous block is reconstructed) each
+// row's sinogram flat-field corrected, −log, stripes removed when asked,
+// reconstructed by FBP, and the block's slices written.
+func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) (*pipeline.Report, error) {
+	start := time.Now()
+	pl, err := j.Plan(d)
+	if err != nil {
+		return nil, err
+	}
+	block := pl.Block()
+	if a := j.align(); block > a {
+		block = block / a * a
+	}
+	if err := j.means(ctx, p); err != nil {
+		return nil, err
+	}
+	centre := "given"
+	if j.cfg.AutoCenter {
+		if err := j.findCenter(ctx, p); err != nil {
+			return nil, err
+		}
+		centre = "auto (Vo's method)"
+	} else if math.IsNaN(j.cfg.Center) {
+		centre = "columns/2"
+	}
+	if err := j.write(ctx, p, block); err != nil {
+		return nil, err
+	}
+	return j.report(block, centre, time.Since(start)), nil
+}
+
+// means reads the darks and flats frame by frame into their means, and
+// refuses flats darker than the darks over most of the detector.
+func (j *reconJob) means(ctx context.Context, p *job.Progress) error {
+	frame := j.rows * j.cols
+	p.Stage("darks and flats of "+j.s.name, int64(j.s.darks.Shape[0]+j.s.flats.Shape[0]), "frames")
+	var err error
+	if j.dark, err = meanOf(ctx, p, j.s.darks, frame); err != nil {
+		return err
+	}
+	if j.flat, err = meanOf(ctx, p, j.s.flats, frame); err != nil {
+		return err
+	}
+	if f := DarkerFlats(j.dark, j.flat); f > 0.5 {
+		return fmt.Errorf("%s: the flats (%s) are no brighter than the darks (%s) over %.0f %% of the pixels: are they swapped, or the wrong files?",
+			j.s.name, j.s.flatsFrom, j.s.darksFrom, 100*f)
+	}
+	return nil
+}
+
+// meanOf is the per-pixel mean of v's frames, read one at a time.
+func meanOf(ctx context.Context, p *job.Progress, v *volume.Volume, frame int) ([]float32, error) {
+	raw := make([]byte, int64(frame)*int64(v.DType.Size()))
+	f := make([]float32, frame)
+	sum := make([]float64, frame)
+	for z := 0; z < v.Shape[0]; z++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := v.ReadSlab(z, z+1, raw); err != nil {
+			return nil, err
+		}
+		volume.ToFloat32(f, raw, v.DType)
+		for i, x := range f {
+			sum[i] += float64(x)
+		}
+		p.Add(1)
+	}
+	for i, s := range sum {
+		f[i] = float32(s / float64(v.Shape[0]))
+	}
+	return f, nil
+}
+
+// findCenter finds the axis by Vo's method on the flat-field corrected
+// middle row of the range (httomolibgpu's find_center_vo takes the
+// middle row of its data), and checks it lies on the detector.
+func (j *reconJob) findCenter(ctx context.Context, p *job.Progress) error {
+	row := (j.from + j.to) / 2
+	p.Stage(fmt.Sprintf("centre of rotation (row %d)", row), 1, "rows")
+	r := newRowReader(j)
+	raw := make([]byte, int64(j.nproj)*int64(j.cols)*int64(j.s.proj.DType.Size()))
+	if err := r.read(raw, row, row+1); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sino := make([]float32, j.nproj*j.cols)
+	j.sinogram(sino, raw, 1, 0, row)
+	j.center = DefaultCenterVo.Find(sino, j.nproj, j.cols)
+	p.Add(1)
+	if err := j.cfg.geometry(j.angles, j.cols, j.center).Check(); err != nil {
+		return fmt.Errorf("%s: --center auto: %w", j.s.name, err)
+	}
+	return nil
+}
+
+// sinogram writes into dst row r (of a block of rb rows starting at
+// detector row y) of raw, across every projection, flat-field corrected
+// and −log.
+func (j *reconJob) sinogram(dst []float32, raw []byte, rb, r, y int) {
+	ds := j.s.proj.DType.Size()
+	nc := j.cols
+	for p := 0; p < j.nproj; p++ {
+		off := ((p*rb + r) * nc) * ds
+		volume.ToFloat32(dst[p*nc:(p+1)*nc], raw[off:off+nc*ds], j.s.proj.DType)
+	}
+	dark, flat := j.dark[y*nc:(y+1)*nc], j.flat[y*nc:(y+1)*nc]
+	lo, hi := DefaultFlatField.Correct(dst, dst, dark, flat)
+	j.clipped += lo + hi
+	MinusLog(dst, dst)
+}

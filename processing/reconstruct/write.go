@@ -1,0 +1,199 @@
+package reconstruct
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
+	"github.com/voxlab/voxlab/processing/volume"
+)
+
+// rowReader reads blocks of detector rows across every projection: as
+// one box where the reader reads parts of frames (HDF5 hyperslabs), else
+// projection by projection, keeping the rows of each.
+type rowReader struct {
+	j     *reconJob
+	box   volume.BoxReader
+	plane []byte
+}
+
+func newRowReader(j *reconJob) *rowReader {
+	r := &rowReader{j: j}
+	if b, ok := volume.AsBoxReader(j.s.proj.Source()); ok {
+		r.box = b
+	} else {
+		r.plane = make([]byte, j.s.proj.PlaneBytes())
+	}
+	return r
+}
+
+// read reads rows [y0, y1) of every projection into dst (projection,
+// row, column order).
+func (r *rowReader) read(dst []byte, y0, y1 int) error {
+	v := r.j.s.proj
+	b := volume.Box{Z0: 0, Z1: v.Shape[0], Y0: y0, Y1: y1, X0: 0, X1: v.Shape[2]}
+	if r.box != nil {
+		if err := volume.CheckBox(v.Info, b, len(dst)); err != nil {
+			return fmt.Errorf("read rows %d-%d of %s: %w", y0, y1, v.Name, err)
+		}
+		if err := r.box.ReadBox(b, dst); err != nil {
+			return fmt.Errorf("read rows %d-%d of %s: %w", y0, y1, v.Name, err)
+		}
+		return nil
+	}
+	rowBytes := int64(v.Shape[2]) * int64(v.DType.Size())
+	n := int64(y1-y0) * rowBytes
+	for p := 0; p < v.Shape[0]; p++ {
+		if err := v.ReadSlab(p, p+1, r.plane); err != nil {
+			return err
+		}
+		copy(dst[int64(p)*n:int64(p+1)*n], r.plane[int64(y0)*rowBytes:int64(y1)*rowBytes])
+	}
+	return nil
+}
+
+// rawBlock is a block of rows read, or the error reading it.
+type rawBlock struct {
+	y0, y1 int
+	buf    []byte
+	err    error
+}
+
+// readBlocks reads the blocks of rows in order on its own goroutine, two
+// buffers in turn (free gives a buffer back), until ctx is done.
+func (j *reconJob) readBlocks(ctx context.Context, block int) (<-chan rawBlock, chan<- []byte, <-chan struct{}) {
+	out, free, done := make(chan rawBlock), make(chan []byte, 2), make(chan struct{})
+	size := int64(j.nproj) * int64(block) * int64(j.cols) * int64(j.s.proj.DType.Size())
+	free <- make([]byte, size)
+	free <- make([]byte, size)
+	go func() {
+		defer close(done)
+		defer close(out)
+		r := newRowReader(j)
+		for y0 := j.from; y0 < j.to; y0 += block {
+			y1 := min(y0+block, j.to)
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-ctx.Done():
+				return
+			}
+			buf = buf[:int64(y1-y0)*size/int64(block)]
+			err := r.read(buf, y0, y1)
+			select {
+			case out <- rawBlock{y0, y1, buf, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out, free, done
+}
+
+// write reconstructs every block and writes its slices, under a
+// temporary name the writer renames when complete.
+func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error {
+	fbp, err := NewFBP(j.cfg.geometry(j.angles, j.cols, j.center))
+	if err != nil {
+		return fmt.Errorf("%s: %w", j.s.name, err)
+	}
+	var sorter *StripeSorter
+	if j.cfg.Stripes == "sorting" {
+		sorter = NewStripeSorter(j.cfg.StripeSize, j.nproj, j.cols)
+	}
+	path, dataset := volume.SplitSpec(j.out)
+	w, err := j.exp.Create(path, dataset, j.outInfo(), volume.ExportOptions{})
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			w.Abort()
+		}
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	blocks, free, done := j.readBlocks(ctx, block)
+	defer func() {
+		cancel()
+		<-done
+	}()
+	sino := make([]float32, j.nproj*j.cols)
+	slices := make([]float32, block*j.cols*j.cols)
+	plane := j.cols * j.cols
+	p.Stage("reconstructing "+j.s.name, int64(j.to-j.from), "slices")
+	for b := range blocks {
+		if b.err != nil {
+			return b.err
+		}
+		rb := b.y1 - b.y0
+		for r := 0; r < rb; r++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			j.sinogram(sino, b.buf, rb, r, b.y0+r)
+			if sorter != nil {
+				sorter.Remove(sino)
+			}
+			fbp.Slice(slices[r*plane:(r+1)*plane], sino)
+			p.Add(1)
+		}
+		free <- b.buf[:cap(b.buf)]
+		if err := w.WriteLevel(0, b.y0-j.from, volume.Bytes(slices[:rb*plane])); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// Summary is the --json output of voxlab reconstruct.
+type Summary struct {
+	Input       string  `json:"input"`
+	Output      string  `json:"output"`
+	Projections int     `json:"projections"`
+	Shape       [3]int  `json:"shape"`
+	Rows        [2]int  `json:"rows"`
+	Center      float64 `json:"center"`
+	CenterFrom  string  `json:"center_from"`
+	Algorithm   string  `json:"algorithm"`
+	Filter      string  `json:"filter"`
+	Stripes     string  `json:"stripes"`
+	Pad         string  `json:"pad"`
+	MaskRadius  float64 `json:"mask_radius"`
+	Angles      string  `json:"angles"`
+	Block       int     `json:"block_rows"`
+	Clipped     int     `json:"clipped"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// report says what the run did.
+func (j *reconJob) report(block int, centre string, took time.Duration) *pipeline.Report {
+	angles := "evenly over [0°, 180°)"
+	if !j.evenAngles {
+		angles = "from the angles file"
+	}
+	info := j.outInfo()
+	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
+		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: "fbp",
+		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius,
+		Angles: angles, Block: block, Clipped: j.clipped, Seconds: took.Seconds()}
+	notes := []string{
+		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d",
+			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2]),
+		fmt.Sprintf("centre of rotation: column %.2f (%s); FBP, filter %s, stripes %s; %s in blocks of %s",
+			j.center, centre, sum.Filter, sum.Stripes, took.Round(time.Millisecond), pipeline.Plural(block, "row")),
+	}
+	return &pipeline.Report{Summary: sum, Notes: notes}
+}
