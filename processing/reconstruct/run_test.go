@@ -100,24 +100,28 @@ func TestRunExample(t *testing.T) {
 // within half a pixel (a detector wide beside the search of ±50 columns), and --rows reconstructs only
 // the rows asked.
 func TestRunAutoCenterAndRows(t *testing.T) {
-	dir := t.TempDir()
-	e := exampleScan{nproj: 90, rows: 6, cols: 256, axis: 137.3, x: 20, y: -10, r: 60, mu: 0.005}
-	proj, darks, flats, err := e.write(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "slices.npy")
-	rep, err := runSpec(t, proj, out, 0, map[string]any{"darks": darks, "flats": flats, "center": "auto", "rows": "2:4", "stripes": "sorting"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := rep.Summary.(Summary)
-	t.Logf("auto centre %g, axis %g", s.Center, e.axis)
-	if math.Abs(s.Center-e.axis) > 0.5 || !strings.HasPrefix(s.CenterFrom, "auto") {
-		t.Errorf("auto centre %g (%s), axis %g", s.Center, s.CenterFrom, e.axis)
-	}
-	if _, shape := readFloats(t, out); shape != [3]int{2, 256, 256} {
-		t.Errorf("--rows 2:4: shape %v", shape)
+	for _, e := range []exampleScan{
+		{nproj: 90, rows: 6, cols: 256, axis: 137.3, x: 20, y: -10, r: 60, mu: 0.005},
+		{nproj: 90, rows: 6, cols: 128, axis: 69.3, x: 10, y: -5, r: 30, mu: 0.01},
+	} {
+		dir := t.TempDir()
+		proj, darks, flats, err := e.write(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "slices.npy")
+		rep, err := runSpec(t, proj, out, 0, map[string]any{"darks": darks, "flats": flats, "center": "auto", "rows": "2:4", "stripes": "sorting"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := rep.Summary.(Summary)
+		t.Logf("%d columns: auto centre %g, axis %g", e.cols, s.Center, e.axis)
+		if math.Abs(s.Center-e.axis) > 0.5 || !strings.HasPrefix(s.CenterFrom, "auto") {
+			t.Errorf("%d columns: auto centre %g (%s), axis %g", e.cols, s.Center, s.CenterFrom, e.axis)
+		}
+		if _, shape := readFloats(t, out); shape != [3]int{2, e.cols, e.cols} {
+			t.Errorf("--rows 2:4: shape %v", shape)
+		}
 	}
 }
 

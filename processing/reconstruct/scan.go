@@ -14,7 +14,9 @@ import (
 // scan is an opened input: the projections, darks and flats, and what to
 // close.
 type scan struct {
-	name                 string
+	name string
+	// angles are the file's own (degrees; nil when it has none).
+	angles               []float64
 	proj, darks, flats   *volume.Volume
 	darksFrom, flatsFrom string
 	closers              []func() error
@@ -41,7 +43,7 @@ func openScan(in, darks, flats string) (*scan, error) {
 		return nil, err
 	case ok:
 		s.closers = append(s.closers, sc.Close)
-		s.proj, s.darks, s.flats = sc.Projections, sc.Darks, sc.Flats
+		s.proj, s.darks, s.flats, s.angles = sc.Projections, sc.Darks, sc.Flats, sc.Angles
 		s.darksFrom = fmt.Sprintf("%s (%s %s)", path, sc.Markers, sc.DarkKey)
 		s.flatsFrom = fmt.Sprintf("%s (%s %s)", path, sc.Markers, sc.FlatKey)
 	default:

@@ -53,7 +53,7 @@ var Spec = &pipeline.Spec{
 		{Name: "rows", Kind: pipeline.Text, Label: "Detector rows", Help: "FROM:TO, the detector rows to reconstruct (TO exclusive); empty: all",
 			Check: func(v any) error { _, _, err := parseRows(v.(string)); return err }},
 		{Name: "angles", Kind: pipeline.Input, Optional: true,
-			Help: "text file of the projections' rotation angles in degrees, one per projection; default: evenly over [0°, 180°)"},
+			Help: "text file of the projections' rotation angles in degrees, one per projection; default: the scan's rotation_angle, else evenly over [0°, 180°)"},
 		{Name: "darks", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "darks file (in place of the scan's own)"},
 		{Name: "flats", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "flats file (in place of the scan's own)"},
 		{Name: "stripe-size", Kind: pipeline.Int, Default: DefaultStripeSize, Advanced: true,
@@ -167,11 +167,18 @@ func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 	if j.from, j.to, err = cfg.rows(rows); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
 	}
-	if a := r.Values.String("angles"); a != "" {
+	switch a := r.Values.String("angles"); {
+	case a != "":
 		if j.angles, err = readAngles(a, nproj); err != nil {
 			return nil, fmt.Errorf("%w (%s has %d projections)", err, s.name, nproj)
 		}
-	} else {
+		j.anglesFrom = a
+	case s.angles != nil:
+		if len(s.angles) != nproj {
+			return nil, fmt.Errorf("%s: %d rotation angles for %d projections: give one per projection with --angles FILE", s.name, len(s.angles), nproj)
+		}
+		j.angles, j.anglesFrom = radiansOf(s.angles), s.name
+	default:
 		j.angles, j.evenAngles = evenAngles(nproj), true
 	}
 	j.center = cfg.Center

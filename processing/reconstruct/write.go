@@ -182,7 +182,7 @@ type Summary struct {
 func (j *reconJob) report(block int, centre string, took time.Duration) *pipeline.Report {
 	angles := "evenly over [0°, 180°)"
 	if !j.evenAngles {
-		angles = "from the angles file"
+		angles = "from " + j.anglesFrom
 	}
 	info := j.outInfo()
 	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
