@@ -1,6 +1,7 @@
 package reconstruct
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -131,24 +132,30 @@ func (f *FBP) Size() int { return f.n }
 
 // Slice reconstructs one slice into dst (Size × Size, row-major) from
 // sino (len(Angles) × Columns, row-major: one row per projection).
-func (f *FBP) Slice(dst, sino []float32) {
+func (f *FBP) Slice(dst, sino []float32) { f.SliceContext(context.Background(), dst, sino) }
+
+// SliceContext is Slice that stops between rows of the slice once ctx is
+// done (a slice of a large detector takes seconds), returning its error;
+// dst is then incomplete.
+func (f *FBP) SliceContext(ctx context.Context, dst, sino []float32) error {
 	if len(sino) != len(f.g.Angles)*f.g.Columns || len(dst) != f.n*f.n {
 		panic(fmt.Sprintf("reconstruct: FBP.Slice: sinogram of %d values for %d×%d, slice of %d for %d²",
 			len(sino), len(f.g.Angles), f.g.Columns, len(dst), f.n))
 	}
-	f.parallel(len(f.g.Angles), func(w *fbpWorker, a int) { f.filterRow(w, a, sino) })
-	f.parallel(f.n, func(w *fbpWorker, i int) { f.backProjectRow(w, dst[i*f.n:(i+1)*f.n], i) })
+	f.parallel(ctx, len(f.g.Angles), func(w *fbpWorker, a int) { f.filterRow(w, a, sino) })
+	f.parallel(ctx, f.n, func(w *fbpWorker, i int) { f.backProjectRow(w, dst[i*f.n:(i+1)*f.n], i) })
+	return ctx.Err()
 }
 
 // parallel runs fn over 0…n−1, each worker taking every len(workers)-th
-// index (the cost of a row is the same throughout).
-func (f *FBP) parallel(n int, fn func(w *fbpWorker, i int)) {
+// index (the cost of a row is the same throughout), until ctx is done.
+func (f *FBP) parallel(ctx context.Context, n int, fn func(w *fbpWorker, i int)) {
 	var wg sync.WaitGroup
 	for k, w := range f.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := k; i < n; i += len(f.workers) {
+			for i := k; i < n && ctx.Err() == nil; i += len(f.workers) {
 				fn(w, i)
 			}
 		}()

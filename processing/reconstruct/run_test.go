@@ -2,6 +2,7 @@ package reconstruct
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +19,11 @@ import (
 // batch rows (0: planned).
 func runSpec(t *testing.T, in, out string, batch int, flags map[string]any) (*pipeline.Report, error) {
 	t.Helper()
+	return runSpecContext(context.Background(), t, in, out, batch, flags)
+}
+
+func runSpecContext(ctx context.Context, t *testing.T, in, out string, batch int, flags map[string]any, sinks ...job.Sink) (*pipeline.Report, error) {
+	t.Helper()
 	v := Spec.Defaults()
 	for k, x := range flags {
 		if _, ok := v[k]; !ok {
@@ -31,7 +37,7 @@ func runSpec(t *testing.T, in, out string, batch int, flags map[string]any) (*pi
 	}
 	defer j.Close()
 	d := pipeline.Device{Budget: plan.Budget{Host: 1 << 30, Shared: true}}
-	return j.Run(context.Background(), job.NewProgress("reconstruct"), d)
+	return j.Run(ctx, job.NewProgress("reconstruct", sinks...), d)
 }
 
 func readFloats(t *testing.T, path string) ([]float32, [3]int) {
@@ -156,5 +162,42 @@ func TestRunBadInput(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%v: wrote %s", c.flags, out)
 		}
+	}
+}
+
+// TestRunCancel: a run cancelled once its first slice is done stops
+// before the next (FBP checks between rows of a slice) and leaves no
+// output, not even a temporary one.
+func TestRunCancel(t *testing.T) {
+	dir := t.TempDir()
+	e := exampleScan{nproj: 60, rows: 6, cols: 64, axis: 32, x: 5, y: 3, r: 12, mu: 0.02}
+	proj, darks, flats, err := e.write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var done int64
+	sink := func(ev job.Event) {
+		if ev.Kind == job.Progressed && strings.HasPrefix(ev.Stage, "reconstructing") {
+			done = ev.Done
+			if ev.Done == 1 {
+				cancel()
+			}
+		}
+	}
+	out := filepath.Join(dir, "out", "slices.npy")
+	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runSpecContext(ctx, t, proj, out, 1, map[string]any{"darks": darks, "flats": flats}, sink)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if done != 1 {
+		t.Errorf("the cancelled run reconstructed %d slices, want to stop after the first", done)
+	}
+	if left, _ := os.ReadDir(filepath.Dir(out)); len(left) != 0 {
+		t.Errorf("a cancelled run left %v", left)
 	}
 }

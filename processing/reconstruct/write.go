@@ -140,7 +140,9 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error 
 			if sorter != nil {
 				sorter.Remove(sino)
 			}
-			fbp.Slice(slices[r*plane:(r+1)*plane], sino)
+			if err := fbp.SliceContext(ctx, slices[r*plane:(r+1)*plane], sino); err != nil {
+				return err
+			}
 			p.Add(1)
 		}
 		free <- b.buf[:cap(b.buf)]
