@@ -28,6 +28,47 @@ type Config struct {
 	From, To int
 	// Block is the number of rows per block (0: the planner chooses).
 	Block int
+	// Sweep, when not nil, are the centres a sweep reconstructs the
+	// middle row of Rows at, one slice each, in place of the slices.
+	Sweep []float64
+}
+
+// maxSweep bounds a centre sweep's slices.
+const maxSweep = 1000
+
+// parseSweep reads --center-sweep FROM:TO:STEP ("" for none): the
+// centres FROM, FROM+STEP, … up to TO (inclusive when on the grid).
+func parseSweep(s string) ([]float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ":")
+	bad := fmt.Errorf("--center-sweep %q: want FROM:TO:STEP, detector columns with STEP > 0 (e.g. 1270:1290:0.5)", s)
+	if len(parts) != 3 {
+		return nil, bad
+	}
+	var v [3]float64
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, bad
+		}
+		v[i] = x
+	}
+	from, to, step := v[0], v[1], v[2]
+	if step <= 0 || to < from {
+		return nil, bad
+	}
+	n := int(math.Floor((to-from)/step+1e-9)) + 1
+	if n > maxSweep {
+		return nil, fmt.Errorf("--center-sweep %q: %d centres, at most %d", s, n, maxSweep)
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = from + float64(i)*step
+	}
+	return out, nil
 }
 
 // Pad and stripe choices.

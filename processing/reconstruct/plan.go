@@ -13,9 +13,13 @@ import (
 // overlaps the previous block's reconstruction.
 const maxBlockRows = 32
 
-// outInfo is the output volume: a slice per detector row.
+// outInfo is the output volume: a slice per detector row, or per centre
+// of a sweep.
 func (j *reconJob) outInfo() volume.Info {
 	n := j.to - j.from
+	if j.cfg.Sweep != nil {
+		n = len(j.cfg.Sweep)
+	}
 	return volume.Info{Shape: [3]int{n, j.cols, j.cols}, DType: volume.Float32}
 }
 
@@ -66,6 +70,11 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "sinogram", Where: plan.Host, Fixed: np * nc * 4},
 			{Name: "FBP scratch", Where: plan.Host, Fixed: j.fbpBytes()},
 		}}
+	if j.cfg.Sweep != nil {
+		// A sweep reads one row, and writes a slice per centre.
+		main.Name, main.Units, main.Unit = "centre sweep", len(j.cfg.Sweep), "centres"
+		main.Arrays[0] = plan.Array{Name: "row across projections", Where: plan.Host, Fixed: np * nc * ds}
+	}
 	if j.cfg.Stripes == "sorting" {
 		main.Arrays = append(main.Arrays, plan.Array{Name: "stripe sorter", Where: plan.Host, Fixed: np*nc*8 + np*8})
 	}

@@ -60,7 +60,11 @@ func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	} else if math.IsNaN(j.cfg.Center) {
 		centre = "columns/2"
 	}
-	if err := j.write(ctx, p, block); err != nil {
+	write := j.write
+	if j.cfg.Sweep != nil {
+		write, centre = j.writeSweep, "sweep"
+	}
+	if err := write(ctx, p, block); err != nil {
 		return nil, err
 	}
 	return j.report(block, centre, time.Since(start)), nil
@@ -115,22 +119,31 @@ func meanOf(ctx context.Context, p *job.Progress, v *volume.Volume, frame int) (
 func (j *reconJob) findCenter(ctx context.Context, p *job.Progress) error {
 	row := (j.from + j.to) / 2
 	p.Stage(fmt.Sprintf("centre of rotation (row %d)", row), 1, "rows")
-	r := newRowReader(j)
-	raw := make([]byte, int64(j.nproj)*int64(j.cols)*int64(j.s.proj.DType.Size()))
-	if err := r.read(raw, row, row+1); err != nil {
+	sino, err := j.rowSinogram(ctx, row)
+	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	sino := make([]float32, j.nproj*j.cols)
-	j.sinogram(sino, raw, 1, 0, row)
 	j.center = centerSearch(j.cols).Find(sino, j.nproj, j.cols)
 	p.Add(1)
 	if err := j.cfg.geometry(j.angles, j.cols, j.center).Check(); err != nil {
 		return fmt.Errorf("%s: --center auto: %w", j.s.name, err)
 	}
 	return nil
+}
+
+// rowSinogram reads detector row y across every projection, flat-field
+// corrected and −log.
+func (j *reconJob) rowSinogram(ctx context.Context, y int) ([]float32, error) {
+	raw := make([]byte, int64(j.nproj)*int64(j.cols)*int64(j.s.proj.DType.Size()))
+	if err := newRowReader(j).read(raw, y, y+1); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sino := make([]float32, j.nproj*j.cols)
+	j.sinogram(sino, raw, 1, 0, y)
+	return sino, nil
 }
 
 // centerSearch is httomolibgpu's search, its coarse range narrowed to

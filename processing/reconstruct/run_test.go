@@ -201,3 +201,51 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("a cancelled run left %v", left)
 	}
 }
+
+// TestRunCenterSweep: a sweep writes one slice of the row per centre,
+// the one at the axis bit for bit the slice a run at that centre writes
+// and the others different; a sweep reaching off the detector is
+// refused.
+func TestRunCenterSweep(t *testing.T) {
+	dir := t.TempDir()
+	proj, darks, flats, err := defaultExample.write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, sweep := filepath.Join(dir, "one.npy"), filepath.Join(dir, "sweep.npy")
+	ff := map[string]any{"darks": darks, "flats": flats, "rows": "2:3"}
+	if _, err := runSpec(t, proj, one, 0, with(ff, "center", "16")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := runSpec(t, proj, sweep, 2, with(ff, "center-sweep", "14:18:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := readFloats(t, one)
+	got, shape := readFloats(t, sweep)
+	if shape != [3]int{5, 32, 32} {
+		t.Fatalf("sweep shape %v", shape)
+	}
+	plane := 32 * 32
+	for k := 0; k < 5; k++ {
+		d, _ := maxAbsDiff(got[k*plane:(k+1)*plane], f64(want))
+		if (k == 2) != (d == 0) {
+			t.Errorf("slice %d (centre %d): differs from the run at 16 by %g", k, 14+k, d)
+		}
+	}
+	if s := rep.Summary.(Summary).Sweep; len(s) != 5 || s[4] != 18 {
+		t.Errorf("report's sweep %v", s)
+	}
+	if _, err := runSpec(t, proj, sweep, 0, with(ff, "center-sweep", "20:40:5")); err == nil || !strings.Contains(err.Error(), "outside the detector") {
+		t.Errorf("a sweep off the detector: %v", err)
+	}
+}
+
+// with returns a copy of flags with k set to v.
+func with(flags map[string]any, k string, v any) map[string]any {
+	out := map[string]any{k: v}
+	for a, b := range flags {
+		out[a] = b
+	}
+	return out
+}

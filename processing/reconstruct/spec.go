@@ -27,11 +27,12 @@ var Spec = &pipeline.Spec{
 	Order:   15,
 	Summary: "reconstruct slices from a tomography scan: flat-field, −log, stripe removal, centre, filtered back-projection",
 	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting]\n" +
-		"       [--rows FROM:TO] [--darks F --flats F] [--angles FILE] [--batch-size N|auto] [--host-memory SIZE]",
+		"       [--rows FROM:TO] [--center-sweep FROM:TO:STEP] [--darks F --flats F] [--angles FILE] [--batch-size N|auto] [--host-memory SIZE]",
 	Examples: []string{
 		"voxlab reconstruct scan.nxs slices.h5 --center auto --angles angles.txt",
 		"voxlab reconstruct projections.npy slices.npy --darks darks.npy --flats flats.npy --center 1279.5",
 		"voxlab reconstruct scan.nxs slices/ --rows 1000:1010 --filter shepp --stripes sorting",
+		"voxlab reconstruct scan.nxs sweep.npy --rows 1080:1081 --center-sweep 1270:1290:0.5",
 		"voxlab plan reconstruct scan.nxs --host-memory 8GiB",
 	},
 	ArgsHelp: "an input scan and an output volume",
@@ -50,6 +51,9 @@ var Spec = &pipeline.Spec{
 			Help: "FBP's frequency filter: ramp, shepp (Shepp-Logan), cosine, hamming, hann"},
 		{Name: "stripes", Kind: pipeline.Choice, Default: "none", Options: stripeChoices, Label: "Stripe removal",
 			Help: "ring artefact removal before reconstruction: none, or sorting (Vo's remove_stripe_based_sorting)"},
+		{Name: "center-sweep", Kind: pipeline.Text, Label: "Centre sweep", Unit: "columns",
+			Help:  "FROM:TO:STEP: reconstruct the middle row of --rows at each of these centres, one slice per centre, in place of the slices",
+			Check: func(v any) error { _, err := parseSweep(v.(string)); return err }},
 		{Name: "rows", Kind: pipeline.Text, Label: "Detector rows", Help: "FROM:TO, the detector rows to reconstruct (TO exclusive); empty: all",
 			Check: func(v any) error { _, _, err := parseRows(v.(string)); return err }},
 		{Name: "angles", Kind: pipeline.Input, Optional: true,
@@ -132,6 +136,12 @@ func config(r pipeline.Request) (Config, error) {
 	if c.From, c.To, err = parseRows(v.String("rows")); err != nil {
 		return c, pipeline.Usagef("%v", err)
 	}
+	if c.Sweep, err = parseSweep(v.String("center-sweep")); err != nil {
+		return c, pipeline.Usagef("%v", err)
+	}
+	if c.Sweep != nil && c.AutoCenter {
+		return c, pipeline.Usagef("--center-sweep and --center auto: give one or the other")
+	}
 	c.Stripes, c.StripeSize, c.Pad = v.String("stripes"), v.Int("stripe-size"), v.String("pad")
 	if c.MaskRadius = v.Float("mask-radius"); c.MaskRadius < 0 || math.IsNaN(c.MaskRadius) {
 		return c, pipeline.Usagef("--mask-radius %g: want a fraction ≥ 0 of the slice's half-width", c.MaskRadius)
@@ -188,6 +198,11 @@ func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 	if !cfg.AutoCenter {
 		if err := cfg.geometry(j.angles, cols, j.center).Check(); err != nil {
 			return nil, fmt.Errorf("%s: --center: %w", s.name, err)
+		}
+	}
+	for _, c := range cfg.Sweep {
+		if err := cfg.geometry(j.angles, cols, c).Check(); err != nil {
+			return nil, fmt.Errorf("%s: --center-sweep: %w", s.name, err)
 		}
 	}
 	if !r.PlanOnly {

@@ -106,17 +106,11 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error 
 	if j.cfg.Stripes == "sorting" {
 		sorter = NewStripeSorter(j.cfg.StripeSize, j.nproj, j.cols)
 	}
-	path, dataset := volume.SplitSpec(j.out)
-	w, err := j.exp.Create(path, dataset, j.outInfo(), volume.ExportOptions{})
+	w, err := j.create()
 	if err != nil {
 		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			w.Abort()
-		}
-	}()
+	defer w.abort()
 	ctx, cancel := context.WithCancel(ctx)
 	blocks, free, done := j.readBlocks(ctx, block)
 	defer func() {
@@ -150,34 +144,100 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error 
 			return err
 		}
 	}
+	return w.commit(ctx)
+}
+
+// output is the writer of OUT, removed unless committed.
+type output struct {
+	volume.LevelWriter
+	committed bool
+}
+
+func (j *reconJob) create() (*output, error) {
+	path, dataset := volume.SplitSpec(j.out)
+	w, err := j.exp.Create(path, dataset, j.outInfo(), volume.ExportOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &output{LevelWriter: w}, nil
+}
+
+// commit renames the output into place unless ctx is done.
+func (o *output) commit(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := w.Commit(); err != nil {
+	if err := o.Commit(); err != nil {
 		return err
 	}
-	committed = true
+	o.committed = true
 	return nil
+}
+
+func (o *output) abort() {
+	if !o.committed {
+		o.Abort()
+	}
+}
+
+// writeSweep reconstructs the middle row of the range at each centre of
+// the sweep, a slice per centre, block by block of centres.
+func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block int) error {
+	row := (j.from + j.to) / 2
+	sino, err := j.rowSinogram(ctx, row)
+	if err != nil {
+		return err
+	}
+	if j.cfg.Stripes == "sorting" {
+		NewStripeSorter(j.cfg.StripeSize, j.nproj, j.cols).Remove(sino)
+	}
+	w, err := j.create()
+	if err != nil {
+		return err
+	}
+	defer w.abort()
+	plane := j.cols * j.cols
+	slices := make([]float32, block*plane)
+	sweep := j.cfg.Sweep
+	p.Stage(fmt.Sprintf("centre sweep of row %d", row), int64(len(sweep)), "centres")
+	for c0 := 0; c0 < len(sweep); c0 += block {
+		c1 := min(c0+block, len(sweep))
+		for k, c := range sweep[c0:c1] {
+			fbp, err := NewFBP(j.cfg.geometry(j.angles, j.cols, c))
+			if err != nil {
+				return fmt.Errorf("%s: --center-sweep: %w", j.s.name, err)
+			}
+			if err := fbp.SliceContext(ctx, slices[k*plane:(k+1)*plane], sino); err != nil {
+				return err
+			}
+			p.Add(1)
+		}
+		if err := w.WriteLevel(0, c0, volume.Bytes(slices[:(c1-c0)*plane])); err != nil {
+			return err
+		}
+	}
+	return w.commit(ctx)
 }
 
 // Summary is the --json output of voxlab reconstruct.
 type Summary struct {
-	Input       string  `json:"input"`
-	Output      string  `json:"output"`
-	Projections int     `json:"projections"`
-	Shape       [3]int  `json:"shape"`
-	Rows        [2]int  `json:"rows"`
-	Center      float64 `json:"center"`
-	CenterFrom  string  `json:"center_from"`
-	Algorithm   string  `json:"algorithm"`
-	Filter      string  `json:"filter"`
-	Stripes     string  `json:"stripes"`
-	Pad         string  `json:"pad"`
-	MaskRadius  float64 `json:"mask_radius"`
-	Angles      string  `json:"angles"`
-	Block       int     `json:"block_rows"`
-	Clipped     int     `json:"clipped"`
-	Seconds     float64 `json:"seconds"`
+	Input       string    `json:"input"`
+	Output      string    `json:"output"`
+	Projections int       `json:"projections"`
+	Shape       [3]int    `json:"shape"`
+	Rows        [2]int    `json:"rows"`
+	Center      float64   `json:"center"`
+	CenterFrom  string    `json:"center_from"`
+	Algorithm   string    `json:"algorithm"`
+	Filter      string    `json:"filter"`
+	Stripes     string    `json:"stripes"`
+	Pad         string    `json:"pad"`
+	MaskRadius  float64   `json:"mask_radius"`
+	Angles      string    `json:"angles"`
+	Sweep       []float64 `json:"center_sweep,omitempty"`
+	Block       int       `json:"block_rows"`
+	Clipped     int       `json:"clipped"`
+	Seconds     float64   `json:"seconds"`
 }
 
 // report says what the run did.
@@ -190,12 +250,24 @@ func (j *reconJob) report(block int, centre string, took time.Duration) *pipelin
 	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
 		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: "fbp",
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius,
-		Angles: angles, Block: block, Clipped: j.clipped, Seconds: took.Seconds()}
+		Angles: angles, Sweep: j.cfg.Sweep, Block: block, Clipped: j.clipped, Seconds: took.Seconds()}
 	notes := []string{
 		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d",
 			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2]),
 		fmt.Sprintf("centre of rotation: column %.2f (%s); FBP, filter %s, stripes %s; %s in blocks of %s",
 			j.center, centre, sum.Filter, sum.Stripes, took.Round(time.Millisecond), pipeline.Plural(block, "row")),
 	}
+	if s := j.cfg.Sweep; s != nil {
+		notes[0] = fmt.Sprintf("centre sweep of row %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d, slice i at centre %g + %g·i",
+			(j.from+j.to)/2, j.s.name, j.nproj, angles, j.out, len(s), j.cols, j.cols, s[0], sweepStep(s))
+		notes[1] = fmt.Sprintf("FBP, filter %s, stripes %s; %s", sum.Filter, sum.Stripes, took.Round(time.Millisecond))
+	}
 	return &pipeline.Report{Summary: sum, Notes: notes}
+}
+
+func sweepStep(s []float64) float64 {
+	if len(s) < 2 {
+		return 0
+	}
+	return s[1] - s[0]
 }
