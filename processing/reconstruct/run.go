@@ -8,6 +8,7 @@ import (
 
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
+	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -44,30 +45,51 @@ func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if err != nil {
 		return nil, err
 	}
+	block := j.blockOf(pl)
+	w, err := j.create()
+	if err != nil {
+		return nil, err
+	}
+	defer w.abort()
+	centre, err := j.compute(ctx, p, block, 0, j.outInfo().Shape[0], w)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.commit(ctx); err != nil {
+		return nil, err
+	}
+	return j.report(block, centre, time.Since(start), 0), nil
+}
+
+// blockOf is the plan's block, a multiple of the writer's alignment.
+func (j *reconJob) blockOf(pl *plan.Plan) int {
 	block := pl.Block()
 	if a := j.align(); block > a {
 		block = block / a * a
 	}
+	return block
+}
+
+// compute writes output planes [lo, hi) — slices of rows from+lo…, or
+// centres of the sweep — to w after the darks' and flats' means and the
+// centre, and says where the centre came from.
+func (j *reconJob) compute(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) (string, error) {
 	if err := j.means(ctx, p); err != nil {
-		return nil, err
+		return "", err
 	}
 	centre := "given"
-	if j.cfg.AutoCenter {
+	switch {
+	case j.cfg.Sweep != nil:
+		return "sweep", j.writeSweep(ctx, p, block, lo, hi, w)
+	case j.cfg.AutoCenter:
 		if err := j.findCenter(ctx, p); err != nil {
-			return nil, err
+			return "", err
 		}
 		centre = "auto (Vo's method)"
-	} else if math.IsNaN(j.cfg.Center) {
+	case math.IsNaN(j.cfg.Center):
 		centre = "columns/2"
 	}
-	write := j.write
-	if j.cfg.Sweep != nil {
-		write, centre = j.writeSweep, "sweep"
-	}
-	if err := write(ctx, p, block); err != nil {
-		return nil, err
-	}
-	return j.report(block, centre, time.Since(start)), nil
+	return centre, j.write(ctx, p, block, lo, hi, w)
 }
 
 // means reads the darks and flats frame by frame into their means, and

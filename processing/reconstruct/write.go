@@ -61,9 +61,10 @@ type rawBlock struct {
 	err    error
 }
 
-// readBlocks reads the blocks of rows in order on its own goroutine, two
-// buffers in turn (free gives a buffer back), until ctx is done.
-func (j *reconJob) readBlocks(ctx context.Context, block int) (<-chan rawBlock, chan<- []byte, <-chan struct{}) {
+// readBlocks reads the blocks of rows [from, to) in order on its own
+// goroutine, two buffers in turn (free gives a buffer back), until ctx is
+// done.
+func (j *reconJob) readBlocks(ctx context.Context, block, from, to int) (<-chan rawBlock, chan<- []byte, <-chan struct{}) {
 	out, free, done := make(chan rawBlock), make(chan []byte, 2), make(chan struct{})
 	size := int64(j.nproj) * int64(block) * int64(j.cols) * int64(j.s.proj.DType.Size())
 	free <- make([]byte, size)
@@ -72,8 +73,8 @@ func (j *reconJob) readBlocks(ctx context.Context, block int) (<-chan rawBlock, 
 		defer close(done)
 		defer close(out)
 		r := newRowReader(j)
-		for y0 := j.from; y0 < j.to; y0 += block {
-			y1 := min(y0+block, j.to)
+		for y0 := from; y0 < to; y0 += block {
+			y1 := min(y0+block, to)
 			var buf []byte
 			select {
 			case buf = <-free:
@@ -95,9 +96,15 @@ func (j *reconJob) readBlocks(ctx context.Context, block int) (<-chan rawBlock, 
 	return out, free, done
 }
 
-// write reconstructs every block and writes its slices, under a
-// temporary name the writer renames when complete.
-func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error {
+// planeWriter takes the output's planes in order: OUT's writer, or a
+// task's part. z0 counts from the output's first plane.
+type planeWriter interface {
+	WriteLevel(level, z0 int, src []byte) error
+}
+
+// write reconstructs the slices [lo, hi) of the output (detector rows
+// from+lo…) block by block into w.
+func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) error {
 	fbp, err := NewFBP(j.cfg.geometry(j.angles, j.cols, j.center))
 	if err != nil {
 		return fmt.Errorf("%s: %w", j.s.name, err)
@@ -106,13 +113,8 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error 
 	if j.cfg.Stripes == "sorting" {
 		sorter = NewStripeSorter(j.cfg.StripeSize, j.nproj, j.cols)
 	}
-	w, err := j.create()
-	if err != nil {
-		return err
-	}
-	defer w.abort()
 	ctx, cancel := context.WithCancel(ctx)
-	blocks, free, done := j.readBlocks(ctx, block)
+	blocks, free, done := j.readBlocks(ctx, block, j.from+lo, j.from+hi)
 	defer func() {
 		cancel()
 		<-done
@@ -120,7 +122,7 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error 
 	sino := make([]float32, j.nproj*j.cols)
 	slices := make([]float32, block*j.cols*j.cols)
 	plane := j.cols * j.cols
-	p.Stage("reconstructing "+j.s.name, int64(j.to-j.from), "slices")
+	p.Stage("reconstructing "+j.s.name, int64(hi-lo), "slices")
 	for b := range blocks {
 		if b.err != nil {
 			return b.err
@@ -144,7 +146,7 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block int) error 
 			return err
 		}
 	}
-	return w.commit(ctx)
+	return ctx.Err()
 }
 
 // output is the writer of OUT, removed unless committed.
@@ -180,9 +182,10 @@ func (o *output) abort() {
 	}
 }
 
-// writeSweep reconstructs the middle row of the range at each centre of
-// the sweep, a slice per centre, block by block of centres.
-func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block int) error {
+// writeSweep reconstructs the middle row of the range at centres [lo,
+// hi) of the sweep, a slice per centre, block by block of centres, into
+// w.
+func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) error {
 	row := (j.from + j.to) / 2
 	sino, err := j.rowSinogram(ctx, row)
 	if err != nil {
@@ -191,17 +194,12 @@ func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block int) e
 	if j.cfg.Stripes == "sorting" {
 		NewStripeSorter(j.cfg.StripeSize, j.nproj, j.cols).Remove(sino)
 	}
-	w, err := j.create()
-	if err != nil {
-		return err
-	}
-	defer w.abort()
 	plane := j.cols * j.cols
 	slices := make([]float32, block*plane)
 	sweep := j.cfg.Sweep
-	p.Stage(fmt.Sprintf("centre sweep of row %d", row), int64(len(sweep)), "centres")
-	for c0 := 0; c0 < len(sweep); c0 += block {
-		c1 := min(c0+block, len(sweep))
+	p.Stage(fmt.Sprintf("centre sweep of row %d", row), int64(hi-lo), "centres")
+	for c0 := lo; c0 < hi; c0 += block {
+		c1 := min(c0+block, hi)
 		for k, c := range sweep[c0:c1] {
 			fbp, err := NewFBP(j.cfg.geometry(j.angles, j.cols, c))
 			if err != nil {
@@ -216,7 +214,7 @@ func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block int) e
 			return err
 		}
 	}
-	return w.commit(ctx)
+	return ctx.Err()
 }
 
 // Summary is the --json output of voxlab reconstruct.
@@ -236,12 +234,13 @@ type Summary struct {
 	Angles      string    `json:"angles"`
 	Sweep       []float64 `json:"center_sweep,omitempty"`
 	Block       int       `json:"block_rows"`
+	Tasks       int       `json:"tasks,omitempty"`
 	Clipped     int       `json:"clipped"`
 	Seconds     float64   `json:"seconds"`
 }
 
-// report says what the run did.
-func (j *reconJob) report(block int, centre string, took time.Duration) *pipeline.Report {
+// report says what the run, or the merge of tasks parts, did.
+func (j *reconJob) report(block int, centre string, took time.Duration, tasks int) *pipeline.Report {
 	angles := "evenly over [0°, 180°)"
 	if !j.evenAngles {
 		angles = "from " + j.anglesFrom
@@ -250,7 +249,7 @@ func (j *reconJob) report(block int, centre string, took time.Duration) *pipelin
 	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
 		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: "fbp",
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius,
-		Angles: angles, Sweep: j.cfg.Sweep, Block: block, Clipped: j.clipped, Seconds: took.Seconds()}
+		Angles: angles, Sweep: j.cfg.Sweep, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
 	notes := []string{
 		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d",
 			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2]),
