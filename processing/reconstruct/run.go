@@ -23,6 +23,7 @@ type reconJob struct {
 	angles            []float64
 	evenAngles        bool
 	anglesFrom        string
+	centerArg         string // --center as given
 	center            float64
 	// dark and flat are the means, filled by Run.
 	dark, flat []float32

@@ -19,8 +19,9 @@ func init() { pipeline.Register(Spec) }
 // (darks and flats by image_key, volume.OpenScan) or a plain volume of
 // projections with darks and flats from files, and writes the slices
 // (rows × columns × columns, float32) through the output format's
-// writer (volume.ExporterFor: NPY, HDF5, TIFF, OME-Zarr). It does not
-// split into tasks yet (Split false).
+// writer (volume.ExporterFor: NPY, HDF5, TIFF, OME-Zarr). It splits
+// into tasks of slices (parts.go) merged into the output a whole run
+// writes.
 var Spec = &pipeline.Spec{
 	Name:    "reconstruct",
 	Title:   "Reconstruct",
@@ -69,6 +70,7 @@ var Spec = &pipeline.Spec{
 			Help: "zero the slice outside this fraction of its half-width (httomolibgpu's recon_mask_radius); 0: no mask"},
 	},
 	Batch:   pipeline.Batch{Flag: "batch-size", Unit: "detector rows", Label: "Detector rows per block"},
+	Split:   true,
 	Live:    pipeline.Live{Kind: pipeline.NoLive, Result: result},
 	Suggest: suggest,
 	Files:   files,
@@ -172,7 +174,7 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 // the centre.
 func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 	nproj, rows, cols := s.proj.Shape[0], s.proj.Shape[1], s.proj.Shape[2]
-	j := &reconJob{cfg: cfg, s: s, out: r.Arg(1), nproj: nproj, rows: rows, cols: cols}
+	j := &reconJob{cfg: cfg, s: s, out: r.Arg(1), nproj: nproj, rows: rows, cols: cols, centerArg: r.Values.String("center")}
 	var err error
 	if j.from, j.to, err = cfg.rows(rows); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
