@@ -90,7 +90,7 @@ type FBP struct {
 	n, width int // slice size, padded detector width
 	cos, sin []float64
 	resp     []float64 // real response, frequencies 0…P/2
-	filtered []float32 // len(Angles) × width
+	filtered []float32 // len(Angles) × (width + 1)
 	workers  []*fbpWorker
 }
 
@@ -117,7 +117,9 @@ func NewFBP(g Geometry) (*FBP, error) {
 	}
 	p := PaddedLength(f.width)
 	f.resp = realResponse(FilterResponse(p, g.Filter))
-	f.filtered = make([]float32, len(g.Angles)*f.width)
+	// A zero after each filtered projection: the interpolation at the
+	// last column reads one past it, times zero.
+	f.filtered = make([]float32, len(g.Angles)*(f.width+1))
 	for range runtime.GOMAXPROCS(0) {
 		f.workers = append(f.workers, &fbpWorker{
 			fft: fourier.NewFFT(p), row: make([]float64, p),
@@ -184,13 +186,16 @@ func (f *FBP) filterRow(w *fbpWorker, a int, sino []float32) {
 	}
 	w.fft.Sequence(w.row, w.coef)
 	scale := 1 / float64(len(w.row))
-	out := f.filtered[a*f.width : (a+1)*f.width]
+	out := f.filtered[a*(f.width+1) : (a+1)*(f.width+1)-1]
 	for i := range out {
 		out[i] = float32(w.row[i] * scale)
 	}
 }
 
 // backProjectRow sums the filtered projections over row i of the slice.
+// For each angle the detector position is linear in j, so the columns
+// whose position lies on the padded detector (and, with a mask, inside
+// its circle) are found first and the inner loop has no branch.
 func (f *FBP) backProjectRow(w *fbpWorker, dst []float32, i int) {
 	acc := w.acc
 	for j := range acc {
@@ -200,34 +205,75 @@ func (f *FBP) backProjectRow(w *fbpWorker, dst []float32, i int) {
 	last := float64(f.width - 1)
 	centre := f.g.Center + float64(f.g.Pad)
 	y := float64(i) - h
-	for a := range f.g.Angles {
-		col := f.filtered[a*f.width : (a+1)*f.width]
-		c := f.cos[a]
-		u := centre - h*c - y*f.sin[a]
-		for j := range acc {
-			if u >= 0 && u <= last {
-				k := int(u)
-				t := u - float64(k)
-				v := float64(col[k])
-				if t > 0 {
-					v += t * (float64(col[k+1]) - v)
-				}
-				acc[j] += v
-			}
-			u += c
-		}
-	}
-	scale := math.Pi / float64(2*len(f.g.Angles))
 	r2 := math.Inf(1)
 	if f.g.MaskRadius > 0 {
 		r := f.g.MaskRadius * h
 		r2 = r * r
 	}
-	for j, v := range acc {
-		x := float64(j) - h
-		if x*x+y*y > r2 {
-			v = 0
+	m0, m1 := maskSpan(f.n, h, y, r2)
+	stride := f.width + 1
+	for a := range f.g.Angles {
+		col := f.filtered[a*stride : (a+1)*stride]
+		c := f.cos[a]
+		u0 := centre - h*c - y*f.sin[a] // u at j = 0
+		j0, j1 := detectorSpan(u0, c, last, m0, m1)
+		u := u0 + float64(j0)*c
+		for j := j0; j < j1; j++ {
+			k := int(u)
+			t := u - float64(k)
+			v := float64(col[k])
+			acc[j] += v + t*(float64(col[k+1])-v)
+			u += c
 		}
-		dst[j] = float32(v * scale)
 	}
+	scale := math.Pi / float64(2*len(f.g.Angles))
+	for j := range dst {
+		dst[j] = 0
+	}
+	for j := m0; j < m1; j++ {
+		dst[j] = float32(acc[j] * scale)
+	}
+}
+
+// maskSpan is the columns [j0, j1) of row y (from the middle h) inside
+// the mask's circle of squared radius r2 (every column when r2 is
+// infinite).
+func maskSpan(n int, h, y, r2 float64) (int, int) {
+	if math.IsInf(r2, 1) {
+		return 0, n
+	}
+	j0, j1 := n, 0
+	for j := 0; j < n; j++ { // once per row: plain and exact
+		x := float64(j) - h
+		if x*x+y*y <= r2 {
+			j0, j1 = min(j0, j), j+1
+		}
+	}
+	if j0 >= j1 {
+		return 0, 0
+	}
+	return j0, j1
+}
+
+// detectorSpan narrows [m0, m1) to the columns j whose position u0 + j·c
+// lies in [0, last], the detector np.interp reads (zero outside).
+func detectorSpan(u0, c, last float64, m0, m1 int) (int, int) {
+	in := func(j int) bool { u := u0 + float64(j)*c; return u >= 0 && u <= last }
+	j0, j1 := m0, m1
+	if c > 1e-12 {
+		j0 = max(j0, int(math.Ceil(-u0/c))-1)
+		j1 = min(j1, int(math.Floor((last-u0)/c))+2)
+	} else if c < -1e-12 {
+		j0 = max(j0, int(math.Ceil((last-u0)/c))-1)
+		j1 = min(j1, int(math.Floor(-u0/c))+2)
+	}
+	// The bounds above are within a column of the exact ones; settle them
+	// on the samples themselves.
+	for j0 < j1 && !in(j0) {
+		j0++
+	}
+	for j1 > j0 && !in(j1-1) {
+		j1--
+	}
+	return j0, j1
 }
