@@ -1,6 +1,7 @@
 package reconstruct
 
 import (
+	"context"
 	"math"
 	"testing"
 )
@@ -28,5 +29,29 @@ func BenchmarkFBP(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		fbp.Slice(dst, sino)
+	}
+}
+
+// BenchmarkGridrec is BenchmarkFBP's slice by gridrec.
+func BenchmarkGridrec(b *testing.B) {
+	const nang, cols = 720, 512
+	angles := make([]float64, nang)
+	for i := range angles {
+		angles[i] = math.Pi * float64(i) / nang
+	}
+	sino := make([]float32, nang*cols)
+	for i := range sino {
+		sino[i] = float32(i%97) / 97
+	}
+	gr, err := NewGridrec(Geometry{Angles: angles, Columns: cols, Center: cols / 2, Pad: DiagonalPad(cols), PadZeros: true, MaskRadius: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]float32, cols*cols)
+	b.ResetTimer()
+	for range b.N {
+		if err := gr.SliceContext(context.Background(), dst, sino); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

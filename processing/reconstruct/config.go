@@ -1,6 +1,7 @@
 package reconstruct
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,7 +16,9 @@ type Config struct {
 	// by Vo's method on the middle row of Rows.
 	Center     float64
 	AutoCenter bool
-	Filter     Filter
+	// Gridrec: reconstruct by gridrec instead of FBP.
+	Gridrec bool
+	Filter  Filter
 	// Stripes is "none" or "sorting"; StripeSize the median's window.
 	Stripes    string
 	StripeSize int
@@ -126,6 +129,19 @@ func (c Config) rows(n int) (from, to int, err error) {
 	return from, to, nil
 }
 
+// slicer reconstructs slices of one geometry: FBP or Gridrec.
+type slicer interface {
+	SliceContext(ctx context.Context, dst, sino []float32) error
+}
+
+// newSlicer makes the run's reconstruction of geometry g.
+func (c Config) newSlicer(g Geometry) (slicer, error) {
+	if c.Gridrec {
+		return NewGridrec(g)
+	}
+	return NewFBP(g)
+}
+
 // geometry is the FBP geometry of the run for the scan's angles and
 // columns, with centre c.
 func (c Config) geometry(angles []float64, cols int, centre float64) Geometry {
@@ -137,4 +153,11 @@ func (c Config) geometry(angles []float64, cols int, centre float64) Geometry {
 		g.Pad = AutoPad(cols)
 	}
 	return g
+}
+
+func (c Config) algorithm() string {
+	if c.Gridrec {
+		return "gridrec"
+	}
+	return "fbp"
 }

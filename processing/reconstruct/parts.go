@@ -32,6 +32,7 @@ type partRun struct {
 	Rows        [2]int    `json:"rows"`
 	Center      string    `json:"center"`
 	Sweep       []float64 `json:"center_sweep,omitempty"`
+	Algorithm   string    `json:"algorithm"`
 	Filter      string    `json:"filter"`
 	Stripes     string    `json:"stripes"`
 	StripeSize  int       `json:"stripe_size"`
@@ -49,7 +50,7 @@ func (j *reconJob) PartRun(t task.Task) (any, error) {
 	return partRun{
 		Input: pipeline.AbsSpec(j.s.name), Darks: j.s.darksFrom, Flats: j.s.flatsFrom, Angles: j.anglesFrom,
 		Projections: fmt.Sprintf("%dx%dx%d %s", v.Shape[0], v.Shape[1], v.Shape[2], v.DType),
-		Rows:        [2]int{j.from, j.to}, Center: j.centerArg, Sweep: j.cfg.Sweep,
+		Rows:        [2]int{j.from, j.to}, Center: j.centerArg, Sweep: j.cfg.Sweep, Algorithm: j.cfg.algorithm(),
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, StripeSize: j.cfg.StripeSize,
 		Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius, Range: [2]int{lo, hi},
 	}, nil

@@ -68,7 +68,7 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "slices", Where: plan.Host, PerUnit: nc * nc * 4},
 			means,
 			{Name: "sinogram", Where: plan.Host, Fixed: np * nc * 4},
-			{Name: "FBP scratch", Where: plan.Host, Fixed: j.fbpBytes()},
+			{Name: j.cfg.algorithm() + " scratch", Where: plan.Host, Fixed: j.slicerBytes()},
 		}}
 	if j.cfg.Sweep != nil {
 		// A sweep reads one row, and writes a slice per centre.
@@ -88,6 +88,18 @@ func (j *reconJob) phases() []plan.Phase {
 		main.Arrays = append(main.Arrays, plan.Array{Name: "reader cache", Where: plan.Host, Fixed: c})
 	}
 	return append(phases, main)
+}
+
+// slicerBytes is what the run's FBP or Gridrec holds.
+func (j *reconJob) slicerBytes() int64 {
+	if !j.cfg.Gridrec {
+		return j.fbpBytes()
+	}
+	g := j.cfg.geometry(j.angles, j.cols, float64(j.cols)/2)
+	n, grid := int64(j.cols), int64(2*j.cols)
+	p := int64(PaddedLength(j.cols + 2*g.Pad))
+	workers := int64(runtime.GOMAXPROCS(0))
+	return grid*grid*16 + n*n*8 + p*(16+8) + workers*grid*(16+32) + int64(j.nproj)*16 + kbWidth/2*kbSteps*8
 }
 
 // fbpBytes is what an FBP of the run holds (NewFBP).

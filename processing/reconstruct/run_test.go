@@ -58,8 +58,8 @@ func readFloats(t *testing.T, path string) ([]float32, [3]int) {
 
 // TestRunExample: the pipeline reconstructs the example scan as the
 // kernels do, step by step from the counts written (flat-field, −log and
-// FBP of each row's sinogram, written here from the example's own
-// numbers), whatever the block of rows; the centre is in the report.
+// FBP or gridrec of each row's sinogram, written here from the example's
+// own numbers), whatever the block of rows; the centre is in the report.
 func TestRunExample(t *testing.T) {
 	dir := t.TempDir()
 	e := defaultExample
@@ -68,24 +68,37 @@ func TestRunExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	angles := evenAngles(e.nproj)
-	fbp, err := NewFBP(Geometry{Angles: angles, Columns: e.cols, Center: 16, Pad: DiagonalPad(e.cols), PadZeros: true, MaskRadius: 0.95})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := make([]float32, e.rows*e.cols*e.cols)
-	sino := make([]float32, e.nproj*e.cols)
-	for y := 0; y < e.rows; y++ {
-		for p, th := range angles {
-			for u := 0; u < e.cols; u++ {
-				counts := float32(math.Round(100 + 1000*math.Exp(-e.lineIntegral(th, u, y))))
-				sino[p*e.cols+u] = float32(-math.Log(float64((counts - 100) / 1000)))
+	for _, alg := range []string{"fbp", "gridrec"} {
+		rec, err := Config{Gridrec: alg == "gridrec"}.newSlicer(Geometry{Angles: angles, Columns: e.cols, Center: 16,
+			Pad: DiagonalPad(e.cols), PadZeros: true, MaskRadius: 0.95})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float32, e.rows*e.cols*e.cols)
+		sino := make([]float32, e.nproj*e.cols)
+		for y := 0; y < e.rows; y++ {
+			for p, th := range angles {
+				for u := 0; u < e.cols; u++ {
+					counts := float32(math.Round(100 + 1000*math.Exp(-e.lineIntegral(th, u, y))))
+					sino[p*e.cols+u] = float32(-math.Log(float64((counts - 100) / 1000)))
+				}
+			}
+			if err := rec.SliceContext(context.Background(), want[y*e.cols*e.cols:(y+1)*e.cols*e.cols], sino); err != nil {
+				t.Fatal(err)
 			}
 		}
-		fbp.Slice(want[y*e.cols*e.cols:(y+1)*e.cols*e.cols], sino)
+		checkExample(t, dir, proj, darks, flats, alg, want)
 	}
+}
+
+// checkExample runs the example with --algorithm alg in blocks of 0
+// (planned), 1 and 3 rows and compares the slices with want.
+func checkExample(t *testing.T, dir, proj, darks, flats, alg string, want []float32) {
+	t.Helper()
+	e := defaultExample
 	for _, batch := range []int{0, 1, 3} {
 		out := filepath.Join(dir, "slices.npy")
-		rep, err := runSpec(t, proj, out, batch, map[string]any{"darks": darks, "flats": flats})
+		rep, err := runSpec(t, proj, out, batch, map[string]any{"darks": darks, "flats": flats, "algorithm": alg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +107,7 @@ func TestRunExample(t *testing.T) {
 			t.Fatalf("batch %d: shape %v", batch, shape)
 		}
 		if d, peak := maxAbsDiff(got, f64(want)); d > 1e-5*peak || peak < 0.01 {
-			t.Errorf("batch %d: differs from the kernels by %.3g (peak %.3g)", batch, d, peak)
+			t.Errorf("%s, batch %d: differs from the kernels by %.3g (peak %.3g)", alg, batch, d, peak)
 		}
 		if s := rep.Summary.(Summary); s.Center != 16 || s.CenterFrom != "columns/2" {
 			t.Errorf("batch %d: report says centre %g (%s)", batch, s.Center, s.CenterFrom)

@@ -105,7 +105,7 @@ type planeWriter interface {
 // write reconstructs the slices [lo, hi) of the output (detector rows
 // from+lo…) block by block into w.
 func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) error {
-	fbp, err := NewFBP(j.cfg.geometry(j.angles, j.cols, j.center))
+	rec, err := j.cfg.newSlicer(j.cfg.geometry(j.angles, j.cols, j.center))
 	if err != nil {
 		return fmt.Errorf("%s: %w", j.s.name, err)
 	}
@@ -136,7 +136,7 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int
 			if sorter != nil {
 				sorter.Remove(sino)
 			}
-			if err := fbp.SliceContext(ctx, slices[r*plane:(r+1)*plane], sino); err != nil {
+			if err := rec.SliceContext(ctx, slices[r*plane:(r+1)*plane], sino); err != nil {
 				return err
 			}
 			p.Add(1)
@@ -201,11 +201,11 @@ func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block, lo, h
 	for c0 := lo; c0 < hi; c0 += block {
 		c1 := min(c0+block, hi)
 		for k, c := range sweep[c0:c1] {
-			fbp, err := NewFBP(j.cfg.geometry(j.angles, j.cols, c))
+			rec, err := j.cfg.newSlicer(j.cfg.geometry(j.angles, j.cols, c))
 			if err != nil {
 				return fmt.Errorf("%s: --center-sweep: %w", j.s.name, err)
 			}
-			if err := fbp.SliceContext(ctx, slices[k*plane:(k+1)*plane], sino); err != nil {
+			if err := rec.SliceContext(ctx, slices[k*plane:(k+1)*plane], sino); err != nil {
 				return err
 			}
 			p.Add(1)
@@ -247,19 +247,23 @@ func (j *reconJob) report(block int, centre string, took time.Duration, tasks in
 	}
 	info := j.outInfo()
 	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
-		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: "fbp",
+		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: j.cfg.algorithm(),
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius,
 		Angles: angles, Sweep: j.cfg.Sweep, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
+	alg := "FBP"
+	if j.cfg.Gridrec {
+		alg = "gridrec"
+	}
 	notes := []string{
 		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d",
 			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2]),
-		fmt.Sprintf("centre of rotation: column %.2f (%s); FBP, filter %s, stripes %s; %s in blocks of %s",
-			j.center, centre, sum.Filter, sum.Stripes, took.Round(time.Millisecond), pipeline.Plural(block, "row")),
+		fmt.Sprintf("centre of rotation: column %.2f (%s); %s, filter %s, stripes %s; %s in blocks of %s",
+			j.center, centre, alg, sum.Filter, sum.Stripes, took.Round(time.Millisecond), pipeline.Plural(block, "row")),
 	}
 	if s := j.cfg.Sweep; s != nil {
 		notes[0] = fmt.Sprintf("centre sweep of row %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d, slice i at centre %g + %g·i",
 			(j.from+j.to)/2, j.s.name, j.nproj, angles, j.out, len(s), j.cols, j.cols, s[0], sweepStep(s))
-		notes[1] = fmt.Sprintf("FBP, filter %s, stripes %s; %s", sum.Filter, sum.Stripes, took.Round(time.Millisecond))
+		notes[1] = fmt.Sprintf("%s, filter %s, stripes %s; %s", alg, sum.Filter, sum.Stripes, took.Round(time.Millisecond))
 	}
 	return &pipeline.Report{Summary: sum, Notes: notes}
 }
