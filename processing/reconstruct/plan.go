@@ -75,6 +75,9 @@ func (j *reconJob) phases() []plan.Phase {
 		main.Name, main.Units, main.Unit = "centre sweep", len(j.cfg.Sweep), "centres"
 		main.Arrays[0] = plan.Array{Name: "row across projections", Where: plan.Host, Fixed: np * nc * ds}
 	}
+	if j.partials {
+		main.Arrays = append(main.Arrays, plan.Array{Name: "copies of the slices for the viewer", Where: plan.Host, PerUnit: nc * nc * 4})
+	}
 	if j.cfg.Stripes == "sorting" {
 		main.Arrays = append(main.Arrays, plan.Array{Name: "stripe sorter", Where: plan.Host, Fixed: np*nc*8 + np*8})
 	}

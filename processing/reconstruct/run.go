@@ -24,6 +24,7 @@ type reconJob struct {
 	evenAngles        bool
 	anglesFrom        string
 	centerArg         string // --center as given
+	partials          bool   // hand each block of slices to the viewer
 	center            float64
 	// dark and flat are the means, filled by Run.
 	dark, flat []float32
@@ -77,6 +78,9 @@ func (j *reconJob) blockOf(pl *plan.Plan) int {
 func (j *reconJob) compute(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) (string, error) {
 	if err := j.means(ctx, p); err != nil {
 		return "", err
+	}
+	if j.partials {
+		w = &livePlanes{planeWriter: w, p: p, info: j.outInfo()}
 	}
 	centre := "given"
 	switch {

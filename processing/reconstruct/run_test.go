@@ -1,6 +1,7 @@
 package reconstruct
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -261,4 +262,40 @@ func with(flags map[string]any, k string, v any) map[string]any {
 		out[a] = b
 	}
 	return out
+}
+
+// TestRunPartials: a run asked for partial results (the panel) hands
+// every block of slices to its progress as it is written, together the
+// output's bytes.
+func TestRunPartials(t *testing.T) {
+	dir := t.TempDir()
+	proj, darks, flats, err := defaultExample.write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Spec.Defaults()
+	v["darks"], v["flats"] = darks, flats
+	out := filepath.Join(dir, "slices.npy")
+	j, err := Spec.Open(pipeline.Request{Args: []string{proj, out}, Values: v, Batch: 3, Partials: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var live []byte
+	sink := func(e job.Event) {
+		if b, ok := e.Partial.(*pipeline.VolumeBlock); ok && e.Kind == job.Partial {
+			if b.Depth != 4 || b.Shape[1] != 32 || len(live) != b.Z0*32*32*4 {
+				t.Errorf("block at %d of %d, shape %v, after %d bytes", b.Z0, b.Depth, b.Shape, len(live))
+			}
+			live = append(live, b.Data...)
+		}
+	}
+	d := pipeline.Device{Budget: plan.Budget{Host: 1 << 30, Shared: true}}
+	if _, err := j.Run(context.Background(), job.NewProgress("reconstruct", sink), d); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := readFloats(t, out)
+	if !bytes.Equal(live, volume.Bytes(got)) {
+		t.Errorf("the partial results (%d bytes) are not the output's slices (%d)", len(live), 4*len(got))
+	}
 }

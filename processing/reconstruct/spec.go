@@ -71,7 +71,7 @@ var Spec = &pipeline.Spec{
 	},
 	Batch:   pipeline.Batch{Flag: "batch-size", Unit: "detector rows", Label: "Detector rows per block"},
 	Split:   true,
-	Live:    pipeline.Live{Kind: pipeline.NoLive, Result: result},
+	Live:    pipeline.Live{Kind: pipeline.LiveVolume, Result: result},
 	Suggest: suggest,
 	Files:   files,
 	Open:    open,
@@ -175,7 +175,7 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 // the centre.
 func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 	nproj, rows, cols := s.proj.Shape[0], s.proj.Shape[1], s.proj.Shape[2]
-	j := &reconJob{cfg: cfg, s: s, out: r.Arg(1), nproj: nproj, rows: rows, cols: cols, centerArg: r.Values.String("center")}
+	j := &reconJob{cfg: cfg, s: s, out: r.Arg(1), nproj: nproj, rows: rows, cols: cols, centerArg: r.Values.String("center"), partials: r.Partials}
 	var err error
 	if j.from, j.to, err = cfg.rows(rows); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)

@@ -102,6 +102,25 @@ type planeWriter interface {
 	WriteLevel(level, z0 int, src []byte) error
 }
 
+// livePlanes hands a copy of each block of planes written to the
+// progress as a *pipeline.VolumeBlock, which the panel shows as the
+// slices arrive.
+type livePlanes struct {
+	planeWriter
+	p    *job.Progress
+	info volume.Info
+}
+
+func (l *livePlanes) WriteLevel(level, z0 int, src []byte) error {
+	if err := l.planeWriter.WriteLevel(level, z0, src); err != nil {
+		return err
+	}
+	n := len(src) / int(l.info.PlaneBytes())
+	l.p.Partial(&pipeline.VolumeBlock{Z0: z0, Depth: l.info.Shape[0], DType: l.info.DType,
+		Shape: [3]int{n, l.info.Shape[1], l.info.Shape[2]}, Data: append([]byte(nil), src...)})
+	return nil
+}
+
 // write reconstructs the slices [lo, hi) of the output (detector rows
 // from+lo…) block by block into w.
 func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) error {
