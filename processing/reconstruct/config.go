@@ -31,6 +31,9 @@ type Config struct {
 	From, To int
 	// Block is the number of rows per block (0: the planner chooses).
 	Block int
+	// Paganin, when not nil, retrieves the phase of each flat-field
+	// corrected projection (in place of −log) before the sinograms.
+	Paganin *PaganinParams
 	// Sweep, when not nil, are the centres a sweep reconstructs the
 	// middle row of Rows at, one slice each, in place of the slices.
 	Sweep []float64

@@ -28,13 +28,13 @@ type Paganin struct {
 // PaganinParams are paganin_filter's physical parameters.
 type PaganinParams struct {
 	// PixelSize is the detector's pixel in microns.
-	PixelSize float64
+	PixelSize float64 `json:"pixel_size_um"`
 	// Distance is the propagation distance, sample to detector, in metres.
-	Distance float64
+	Distance float64 `json:"distance_m"`
 	// Energy is the beam's energy in keV.
-	Energy float64
+	Energy float64 `json:"energy_kev"`
 	// Ratio is δ/β of the material.
-	Ratio float64
+	Ratio float64 `json:"ratio_delta_beta"`
 }
 
 // DefaultPaganin is httomolibgpu's default.

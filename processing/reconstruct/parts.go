@@ -24,21 +24,22 @@ import (
 // partRun is what a part belongs to: the inputs as given, their shape,
 // and every setting the slices depend on, with the task's range.
 type partRun struct {
-	Input       string    `json:"input"`
-	Darks       string    `json:"darks"`
-	Flats       string    `json:"flats"`
-	Angles      string    `json:"angles"`
-	Projections string    `json:"projections"`
-	Rows        [2]int    `json:"rows"`
-	Center      string    `json:"center"`
-	Sweep       []float64 `json:"center_sweep,omitempty"`
-	Algorithm   string    `json:"algorithm"`
-	Filter      string    `json:"filter"`
-	Stripes     string    `json:"stripes"`
-	StripeSize  int       `json:"stripe_size"`
-	Pad         string    `json:"pad"`
-	MaskRadius  float64   `json:"mask_radius"`
-	Range       [2]int    `json:"range"`
+	Input       string         `json:"input"`
+	Darks       string         `json:"darks"`
+	Flats       string         `json:"flats"`
+	Angles      string         `json:"angles"`
+	Projections string         `json:"projections"`
+	Rows        [2]int         `json:"rows"`
+	Center      string         `json:"center"`
+	Sweep       []float64      `json:"center_sweep,omitempty"`
+	Algorithm   string         `json:"algorithm"`
+	Filter      string         `json:"filter"`
+	Stripes     string         `json:"stripes"`
+	StripeSize  int            `json:"stripe_size"`
+	Pad         string         `json:"pad"`
+	MaskRadius  float64        `json:"mask_radius"`
+	Paganin     *PaganinParams `json:"paganin,omitempty"`
+	Range       [2]int         `json:"range"`
 }
 
 // taskRange is the output planes task t writes.
@@ -52,7 +53,7 @@ func (j *reconJob) PartRun(t task.Task) (any, error) {
 		Projections: fmt.Sprintf("%dx%dx%d %s", v.Shape[0], v.Shape[1], v.Shape[2], v.DType),
 		Rows:        [2]int{j.from, j.to}, Center: j.centerArg, Sweep: j.cfg.Sweep, Algorithm: j.cfg.algorithm(),
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, StripeSize: j.cfg.StripeSize,
-		Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius, Range: [2]int{lo, hi},
+		Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius, Paganin: j.cfg.Paganin, Range: [2]int{lo, hi},
 	}, nil
 }
 

@@ -52,6 +52,15 @@ func (j *reconJob) phases() []plan.Phase {
 		{Name: "sums (float64)", Where: plan.Host, Fixed: frame * 8},
 		{Name: "frame", Where: plan.Host, Fixed: frame * (ds + 4)},
 	}})
+	if pg := j.cfg.Paganin; pg != nil {
+		pr, pc := int64(paddedPow2(j.rows)), int64(paddedPow2(j.cols))
+		retrieved := plan.Array{Name: "phase-retrieved rows", Where: plan.Host, Fixed: np * int64(j.to-j.from) * nc * 4}
+		phases = append(phases, plan.Phase{Name: "phase retrieval", Units: j.nproj, Unit: "projections", Block: 1, Arrays: []plan.Array{
+			means, retrieved,
+			{Name: "projection", Where: plan.Host, Fixed: frame * (ds + 4)},
+			{Name: "Paganin grid and filter", Where: plan.Host, Fixed: pr*pc*(16+8) + pr*16},
+		}})
+	}
 	if j.cfg.AutoCenter {
 		workers := int64(runtime.GOMAXPROCS(0))
 		phases = append(phases, plan.Phase{Name: "centre", Units: 1, Unit: "rows", Arrays: []plan.Array{
@@ -74,6 +83,10 @@ func (j *reconJob) phases() []plan.Phase {
 		// A sweep reads one row, and writes a slice per centre.
 		main.Name, main.Units, main.Unit = "centre sweep", len(j.cfg.Sweep), "centres"
 		main.Arrays[0] = plan.Array{Name: "row across projections", Where: plan.Host, Fixed: np * nc * ds}
+	}
+	if j.cfg.Paganin != nil {
+		// The rows come from memory: no blocks are read.
+		main.Arrays[0] = plan.Array{Name: "phase-retrieved rows", Where: plan.Host, Fixed: np * int64(j.to-j.from) * nc * 4}
 	}
 	if j.partials {
 		main.Arrays = append(main.Arrays, plan.Array{Name: "copies of the slices for the viewer", Where: plan.Host, PerUnit: nc * nc * 4})

@@ -26,8 +26,10 @@ type reconJob struct {
 	centerArg         string // --center as given
 	partials          bool   // hand each block of slices to the viewer
 	center            float64
-	// dark and flat are the means, filled by Run.
+	// dark and flat are the means, filled by Run; retrieved the
+	// phase-retrieved rows with --paganin.
 	dark, flat []float32
+	retrieved  []float32
 	clipped    int
 }
 
@@ -81,6 +83,11 @@ func (j *reconJob) compute(ctx context.Context, p *job.Progress, block, lo, hi i
 	}
 	if j.partials {
 		w = &livePlanes{planeWriter: w, p: p, info: j.outInfo()}
+	}
+	if j.cfg.Paganin != nil {
+		if err := j.retrieve(ctx, p); err != nil {
+			return "", err
+		}
 	}
 	centre := "given"
 	switch {
@@ -158,9 +165,44 @@ func (j *reconJob) findCenter(ctx context.Context, p *job.Progress) error {
 	return nil
 }
 
+// retrieve reads each projection whole, flat-field corrects it and
+// retrieves its phase (Paganin, which mixes rows: it needs the whole
+// frame), and keeps the rows of the range in j.retrieved (projection,
+// row, column), from which the sinograms are then taken.
+func (j *reconJob) retrieve(ctx context.Context, p *job.Progress) error {
+	v := j.s.proj
+	frame := j.rows * j.cols
+	raw := make([]byte, v.PlaneBytes())
+	f := make([]float32, frame)
+	nr := j.to - j.from
+	j.retrieved = make([]float32, j.nproj*nr*j.cols)
+	pg := NewPaganin(*j.cfg.Paganin, j.rows, j.cols)
+	p.Stage("phase retrieval (Paganin) of "+j.s.name, int64(j.nproj), "projections")
+	for z := 0; z < j.nproj; z++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := v.ReadSlab(z, z+1, raw); err != nil {
+			return err
+		}
+		volume.ToFloat32(f, raw, v.DType)
+		lo, hi := DefaultFlatField.Correct(f, f, j.dark, j.flat)
+		j.clipped += lo + hi
+		pg.Apply(f, f)
+		copy(j.retrieved[z*nr*j.cols:(z+1)*nr*j.cols], f[j.from*j.cols:j.to*j.cols])
+		p.Add(1)
+	}
+	return nil
+}
+
 // rowSinogram reads detector row y across every projection, flat-field
-// corrected and −log.
+// corrected and −log (or phase-retrieved).
 func (j *reconJob) rowSinogram(ctx context.Context, y int) ([]float32, error) {
+	if j.retrieved != nil {
+		sino := make([]float32, j.nproj*j.cols)
+		j.sinogram(sino, nil, 1, 0, y)
+		return sino, nil
+	}
 	raw := make([]byte, int64(j.nproj)*int64(j.cols)*int64(j.s.proj.DType.Size()))
 	if err := newRowReader(j).read(raw, y, y+1); err != nil {
 		return nil, err
@@ -192,6 +234,13 @@ func centerSearch(cols int) CenterVo {
 func (j *reconJob) sinogram(dst []float32, raw []byte, rb, r, y int) {
 	ds := j.s.proj.DType.Size()
 	nc := j.cols
+	if j.retrieved != nil {
+		nr := j.to - j.from
+		for p := 0; p < j.nproj; p++ {
+			copy(dst[p*nc:(p+1)*nc], j.retrieved[(p*nr+y-j.from)*nc:])
+		}
+		return
+	}
 	for p := 0; p < j.nproj; p++ {
 		off := ((p*rb + r) * nc) * ds
 		volume.ToFloat32(dst[p*nc:(p+1)*nc], raw[off:off+nc*ds], j.s.proj.DType)

@@ -28,7 +28,7 @@ var Spec = &pipeline.Spec{
 	Order:   15,
 	Summary: "reconstruct slices from a tomography scan: flat-field, −log, stripe removal, centre, filtered back-projection",
 	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp|gridrec] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting]\n" +
-		"       [--rows FROM:TO] [--center-sweep FROM:TO:STEP] [--darks F --flats F] [--angles FILE] [--batch-size N|auto] [--host-memory SIZE]",
+		"       [--paganin --energy KEV --distance MM --pixel-size UM --ratio R] [--rows FROM:TO] [--center-sweep FROM:TO:STEP] [--darks F --flats F] [--angles FILE] [--batch-size N|auto] [--host-memory SIZE]",
 	Examples: []string{
 		"voxlab reconstruct scan.nxs slices.h5 --center auto --angles angles.txt",
 		"voxlab reconstruct projections.npy slices.npy --darks darks.npy --flats flats.npy --center 1279.5",
@@ -55,6 +55,13 @@ var Spec = &pipeline.Spec{
 		{Name: "center-sweep", Kind: pipeline.Text, Label: "Centre sweep", Unit: "columns",
 			Help:  "FROM:TO:STEP: reconstruct the middle row of --rows at each of these centres, one slice per centre, in place of the slices",
 			Check: func(v any) error { _, err := parseSweep(v.(string)); return err }},
+		{Name: "paganin", Kind: pipeline.Bool, Label: "Paganin phase retrieval",
+			Help: "retrieve the phase of each flat-field corrected projection (httomolibgpu's paganin_filter, in place of −log); the rows reconstructed are held in memory"},
+		{Name: "energy", Kind: pipeline.Float, Default: DefaultPaganin.Energy, Unit: "keV", Advanced: true, Help: "beam energy, for --paganin"},
+		{Name: "distance", Kind: pipeline.Float, Default: DefaultPaganin.Distance * 1000, Unit: "mm", Advanced: true,
+			Help: "propagation distance from the sample to the detector, for --paganin"},
+		{Name: "pixel-size", Kind: pipeline.Float, Default: DefaultPaganin.PixelSize, Unit: "µm", Advanced: true, Help: "detector pixel size, for --paganin"},
+		{Name: "ratio", Kind: pipeline.Float, Default: DefaultPaganin.Ratio, Label: "δ/β ratio", Advanced: true, Help: "the material's δ/β, for --paganin"},
 		{Name: "rows", Kind: pipeline.Text, Label: "Detector rows", Help: "FROM:TO, the detector rows to reconstruct (TO exclusive); empty: all",
 			Check: func(v any) error { _, _, err := parseRows(v.(string)); return err }},
 		{Name: "angles", Kind: pipeline.Input, Optional: true,
@@ -145,6 +152,14 @@ func config(r pipeline.Request) (Config, error) {
 		return c, pipeline.Usagef("--center-sweep and --center auto: give one or the other")
 	}
 	c.Gridrec = v.String("algorithm") == "gridrec"
+	if v.Bool("paganin") {
+		pg := PaganinParams{Energy: v.Float("energy"), Distance: v.Float("distance") / 1000,
+			PixelSize: v.Float("pixel-size"), Ratio: v.Float("ratio")}
+		if !(pg.Energy > 0 && pg.Distance > 0 && pg.PixelSize > 0 && pg.Ratio > 0) {
+			return c, pipeline.Usagef("--paganin: --energy, --distance, --pixel-size and --ratio must be positive")
+		}
+		c.Paganin = &pg
+	}
 	c.Stripes, c.StripeSize, c.Pad = v.String("stripes"), v.Int("stripe-size"), v.String("pad")
 	if c.MaskRadius = v.Float("mask-radius"); c.MaskRadius < 0 || math.IsNaN(c.MaskRadius) {
 		return c, pipeline.Usagef("--mask-radius %g: want a fraction ≥ 0 of the slice's half-width", c.MaskRadius)

@@ -67,6 +67,9 @@ type rawBlock struct {
 func (j *reconJob) readBlocks(ctx context.Context, block, from, to int) (<-chan rawBlock, chan<- []byte, <-chan struct{}) {
 	out, free, done := make(chan rawBlock), make(chan []byte, 2), make(chan struct{})
 	size := int64(j.nproj) * int64(block) * int64(j.cols) * int64(j.s.proj.DType.Size())
+	if j.retrieved != nil {
+		size = 0 // the rows are in memory already
+	}
 	free <- make([]byte, size)
 	free <- make([]byte, size)
 	go func() {
@@ -82,7 +85,10 @@ func (j *reconJob) readBlocks(ctx context.Context, block, from, to int) (<-chan 
 				return
 			}
 			buf = buf[:int64(y1-y0)*size/int64(block)]
-			err := r.read(buf, y0, y1)
+			var err error
+			if size > 0 {
+				err = r.read(buf, y0, y1)
+			}
 			select {
 			case out <- rawBlock{y0, y1, buf, err}:
 			case <-ctx.Done():
@@ -238,24 +244,25 @@ func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block, lo, h
 
 // Summary is the --json output of voxlab reconstruct.
 type Summary struct {
-	Input       string    `json:"input"`
-	Output      string    `json:"output"`
-	Projections int       `json:"projections"`
-	Shape       [3]int    `json:"shape"`
-	Rows        [2]int    `json:"rows"`
-	Center      float64   `json:"center"`
-	CenterFrom  string    `json:"center_from"`
-	Algorithm   string    `json:"algorithm"`
-	Filter      string    `json:"filter"`
-	Stripes     string    `json:"stripes"`
-	Pad         string    `json:"pad"`
-	MaskRadius  float64   `json:"mask_radius"`
-	Angles      string    `json:"angles"`
-	Sweep       []float64 `json:"center_sweep,omitempty"`
-	Block       int       `json:"block_rows"`
-	Tasks       int       `json:"tasks,omitempty"`
-	Clipped     int       `json:"clipped"`
-	Seconds     float64   `json:"seconds"`
+	Input       string         `json:"input"`
+	Output      string         `json:"output"`
+	Projections int            `json:"projections"`
+	Shape       [3]int         `json:"shape"`
+	Rows        [2]int         `json:"rows"`
+	Center      float64        `json:"center"`
+	CenterFrom  string         `json:"center_from"`
+	Algorithm   string         `json:"algorithm"`
+	Filter      string         `json:"filter"`
+	Stripes     string         `json:"stripes"`
+	Pad         string         `json:"pad"`
+	MaskRadius  float64        `json:"mask_radius"`
+	Angles      string         `json:"angles"`
+	Sweep       []float64      `json:"center_sweep,omitempty"`
+	Paganin     *PaganinParams `json:"paganin,omitempty"`
+	Block       int            `json:"block_rows"`
+	Tasks       int            `json:"tasks,omitempty"`
+	Clipped     int            `json:"clipped"`
+	Seconds     float64        `json:"seconds"`
 }
 
 // report says what the run, or the merge of tasks parts, did.
@@ -268,10 +275,14 @@ func (j *reconJob) report(block int, centre string, took time.Duration, tasks in
 	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
 		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: j.cfg.algorithm(),
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius,
-		Angles: angles, Sweep: j.cfg.Sweep, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
+		Angles: angles, Sweep: j.cfg.Sweep, Paganin: j.cfg.Paganin, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
 	alg := "FBP"
 	if j.cfg.Gridrec {
 		alg = "gridrec"
+	}
+	if pg := j.cfg.Paganin; pg != nil {
+		alg = fmt.Sprintf("Paganin (%g keV, %g mm, %g µm pixels, δ/β %g) and %s",
+			pg.Energy, pg.Distance*1000, pg.PixelSize, pg.Ratio, alg)
 	}
 	notes := []string{
 		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d",
