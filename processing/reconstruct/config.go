@@ -19,7 +19,8 @@ type Config struct {
 	// Gridrec: reconstruct by gridrec instead of FBP.
 	Gridrec bool
 	Filter  Filter
-	// Stripes is "none" or "sorting"; StripeSize the median's window.
+	// Stripes is "none", "sorting" or "all" (remove_all_stripe);
+	// StripeSize the sorting method's median window.
 	Stripes    string
 	StripeSize int
 	// Pad is "diagonal" (zeros to the slice's diagonal, as scikit-image),
@@ -80,7 +81,7 @@ func parseSweep(s string) ([]float64, error) {
 // Pad and stripe choices.
 var (
 	padChoices    = []string{"diagonal", "edge", "none"}
-	stripeChoices = []string{"none", "sorting"}
+	stripeChoices = []string{"none", "sorting", "all"}
 )
 
 // parseCenter reads --center: "" for columns/2, "auto", or a column.
@@ -163,4 +164,17 @@ func (c Config) algorithm() string {
 		return "gridrec"
 	}
 	return "fbp"
+}
+
+// stripeRemover removes the stripes of a run's sinograms (nil: none).
+type stripeRemover func(sino []float32)
+
+func (c Config) stripeRemover(nang, ncol int) stripeRemover {
+	switch c.Stripes {
+	case "sorting":
+		return NewStripeSorter(c.StripeSize, nang, ncol).Remove
+	case "all":
+		return func(sino []float32) { DefaultAllStripes.RemoveAll(sino, nang, ncol) }
+	}
+	return nil
 }

@@ -63,8 +63,8 @@ func splitRun(t *testing.T, dir, in, out string, n int, flags map[string]any) {
 	}
 }
 
-// TestSplitMatchesWhole: the example's slices, and a centre sweep with
-// auto-free settings, split into 1, 2, 3 and 5 tasks (more tasks than a
+// TestSplitMatchesWhole: the example's slices (with sorting, and with
+// remove_all_stripe and gridrec), and a centre sweep, split into 1, 2, 3 and 5 tasks (more tasks than a
 // sweep of 3 has slices: empty parts) and merged, are the whole run's
 // output byte for byte; so is a run with --center auto.
 func TestSplitMatchesWhole(t *testing.T) {
@@ -75,6 +75,7 @@ func TestSplitMatchesWhole(t *testing.T) {
 	}
 	for _, flags := range []map[string]any{
 		{"darks": darks, "flats": flats, "stripes": "sorting"},
+		{"darks": darks, "flats": flats, "stripes": "all", "algorithm": "gridrec"},
 		{"darks": darks, "flats": flats, "center-sweep": "15:17:1"},
 		{"darks": darks, "flats": flats, "center": "auto", "rows": "1:4"},
 	} {

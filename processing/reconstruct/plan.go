@@ -91,8 +91,13 @@ func (j *reconJob) phases() []plan.Phase {
 	if j.partials {
 		main.Arrays = append(main.Arrays, plan.Array{Name: "copies of the slices for the viewer", Where: plan.Host, PerUnit: nc * nc * 4})
 	}
-	if j.cfg.Stripes == "sorting" {
+	switch j.cfg.Stripes {
+	case "sorting":
 		main.Arrays = append(main.Arrays, plan.Array{Name: "stripe sorter", Where: plan.Host, Fixed: np*nc*8 + np*8})
+	case "all":
+		// The sinogram in float64, its order, sorted and smoothed copies,
+		// and the sorter.
+		main.Arrays = append(main.Arrays, plan.Array{Name: "stripe removal (all)", Where: plan.Host, Fixed: np*nc*(8+8+8+8) + np*nc*8 + np*8})
 	}
 	if _, ok := volume.AsBoxReader(j.s.proj.Source()); !ok {
 		main.Arrays = append(main.Arrays, plan.Array{Name: "whole projection (no row reads)", Where: plan.Host, Fixed: frame * ds})

@@ -27,7 +27,7 @@ var Spec = &pipeline.Spec{
 	Title:   "Reconstruct",
 	Order:   15,
 	Summary: "reconstruct slices from a tomography scan: flat-field, −log, stripe removal, centre, filtered back-projection",
-	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp|gridrec] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting]\n" +
+	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp|gridrec] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting|all]\n" +
 		"       [--paganin --energy KEV --distance MM --pixel-size UM --ratio R] [--rows FROM:TO] [--center-sweep FROM:TO:STEP] [--darks F --flats F] [--angles FILE] [--batch-size N|auto] [--host-memory SIZE]",
 	Examples: []string{
 		"voxlab reconstruct scan.nxs slices.h5 --center auto --angles angles.txt",
@@ -51,7 +51,7 @@ var Spec = &pipeline.Spec{
 		{Name: "filter", Kind: pipeline.Choice, Default: Ramp.String(), Options: FilterNames(),
 			Help: "FBP's frequency filter: ramp, shepp (Shepp-Logan), cosine, hamming, hann"},
 		{Name: "stripes", Kind: pipeline.Choice, Default: "none", Options: stripeChoices, Label: "Stripe removal",
-			Help: "ring artefact removal before reconstruction: none, or sorting (Vo's remove_stripe_based_sorting)"},
+			Help: "ring artefact removal before reconstruction: none, sorting (Vo's remove_stripe_based_sorting) or all (remove_all_stripe: dead, large and small stripes)"},
 		{Name: "center-sweep", Kind: pipeline.Text, Label: "Centre sweep", Unit: "columns",
 			Help:  "FROM:TO:STEP: reconstruct the middle row of --rows at each of these centres, one slice per centre, in place of the slices",
 			Check: func(v any) error { _, err := parseSweep(v.(string)); return err }},

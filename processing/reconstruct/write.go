@@ -134,10 +134,7 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int
 	if err != nil {
 		return fmt.Errorf("%s: %w", j.s.name, err)
 	}
-	var sorter *StripeSorter
-	if j.cfg.Stripes == "sorting" {
-		sorter = NewStripeSorter(j.cfg.StripeSize, j.nproj, j.cols)
-	}
+	stripes := j.cfg.stripeRemover(j.nproj, j.cols)
 	ctx, cancel := context.WithCancel(ctx)
 	blocks, free, done := j.readBlocks(ctx, block, j.from+lo, j.from+hi)
 	defer func() {
@@ -158,8 +155,8 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int
 				return err
 			}
 			j.sinogram(sino, b.buf, rb, r, b.y0+r)
-			if sorter != nil {
-				sorter.Remove(sino)
+			if stripes != nil {
+				stripes(sino)
 			}
 			if err := rec.SliceContext(ctx, slices[r*plane:(r+1)*plane], sino); err != nil {
 				return err
@@ -216,8 +213,8 @@ func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block, lo, h
 	if err != nil {
 		return err
 	}
-	if j.cfg.Stripes == "sorting" {
-		NewStripeSorter(j.cfg.StripeSize, j.nproj, j.cols).Remove(sino)
+	if stripes := j.cfg.stripeRemover(j.nproj, j.cols); stripes != nil {
+		stripes(sino)
 	}
 	plane := j.cols * j.cols
 	slices := make([]float32, block*plane)
