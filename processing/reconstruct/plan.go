@@ -68,6 +68,7 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "row across projections", Where: plan.Host, Fixed: np * nc * (ds + 4)},
 			{Name: "smoothed sinograms (3, float64)", Where: plan.Host, Fixed: 3 * np * nc * 8},
 			{Name: "transformed rows (complex128)", Where: plan.Host, Fixed: np * nc * 16},
+			{Name: "double-wedge masks (2, float64)", Where: plan.Host, Fixed: 2 * 2 * np * nc * 8},
 			{Name: "stacks per core (complex128)", Where: plan.Host, Fixed: workers * 2 * np * nc * 16},
 		}})
 	}

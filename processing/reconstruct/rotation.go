@@ -63,7 +63,8 @@ func (p CenterVo) Find(sino []float32, nrow, ncol int) float64 {
 	for c := start; c <= stop; c++ {
 		coarse = append(coarse, float64(c))
 	}
-	cen := bestCentre(cs, crow, ccol, p, coarse)
+	search := newVoSearch(crow, ccol, p)
+	cen := search.best(cs, coarse)
 	offset := 0.0
 	if dc > 1 {
 		offset = 0.5 * float64(dc)
@@ -76,7 +77,10 @@ func (p CenterVo) Find(sino []float32, nrow, ncol int) float64 {
 	for i := range fine {
 		fine[i] = c0 - srad + float64(i)*step
 	}
-	if c := bestCentre(fs, nrow, ncol, p, fine); c != 0 {
+	if crow != nrow || ccol != ncol {
+		search = newVoSearch(nrow, ncol, p)
+	}
+	if c := search.best(fs, fine); c != 0 {
 		return c
 	}
 	return init
@@ -97,18 +101,34 @@ func downsample(x []float64, rows, cols, dr, dc int) ([]float64, int, int) {
 	return out, r, c
 }
 
-// bestCentre returns the candidate centre of sino with the least metric
-// (the first of equals), the candidates shared among every core.
-func bestCentre(sino []float64, nrow, ncol int, p CenterVo, list []float64) float64 {
-	base := newVoMetric(sino, nrow, ncol, p)
+// voSearch evaluates Vo's metric for lists of candidate centres of
+// sinograms of one size, one voMetric per core sharing the mask and the
+// transformed rows: made once, for the coarse search and (at the same
+// size) the fine one.
+type voSearch struct{ ms []*voMetric }
+
+func newVoSearch(nrow, ncol int, p CenterVo) *voSearch {
+	base := newVoMetric(nrow, ncol, p)
+	s := &voSearch{ms: []*voMetric{base}}
+	for w := 1; w < runtime.GOMAXPROCS(0); w++ {
+		s.ms = append(s.ms, base.clone())
+	}
+	return s
+}
+
+// best returns the candidate centre of sino with the least metric (the
+// first of equals), the candidates shared among every core.
+func (s *voSearch) best(sino []float64, list []float64) float64 {
+	s.ms[0].setSinogram(sino)
+	for _, m := range s.ms[1:] {
+		m.sino = sino // the transformed rows are shared
+	}
 	metric := make([]float64, len(list))
-	workers := min(runtime.GOMAXPROCS(0), len(list))
+	workers := min(len(s.ms), len(list))
+	ncol := s.ms[0].ncol
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		m := base
-		if w > 0 {
-			m = base.clone()
-		}
+		m := s.ms[w]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -142,8 +162,8 @@ type voMetric struct {
 	colBuf     []complex128
 }
 
-func newVoMetric(sino []float64, nrow, ncol int, p CenterVo) *voMetric {
-	m := &voMetric{sino: sino, nrow: nrow, ncol: ncol,
+func newVoMetric(nrow, ncol int, p CenterVo) *voMetric {
+	m := &voMetric{nrow: nrow, ncol: ncol,
 		mat: make([]complex128, 2*nrow*ncol), row: make([]float64, ncol),
 		shift: make([]float64, ncol), coef: make([]float64, ncol),
 		fftR: fourier.NewCmplxFFT(ncol), fftC: fourier.NewCmplxFFT(2 * nrow),
@@ -159,14 +179,20 @@ func newVoMetric(sino []float64, nrow, ncol int, p CenterVo) *voMetric {
 		}
 	}
 	m.top = make([]complex128, nrow*ncol)
+	return m
+}
+
+// setSinogram makes sino the sinogram whose candidates are evaluated,
+// its rows transformed into the shared top half of the stacks.
+func (m *voMetric) setSinogram(sino []float64) {
+	m.sino = sino
 	for i, v := range sino {
 		m.top[i] = complex(v, 0)
 	}
-	for i := 0; i < nrow; i++ {
-		r := m.top[i*ncol : (i+1)*ncol]
+	for i := 0; i < m.nrow; i++ {
+		r := m.top[i*m.ncol : (i+1)*m.ncol]
 		m.fftR.Coefficients(r, r)
 	}
-	return m
 }
 
 // clone returns a voMetric sharing m's read-only arrays with scratch of
