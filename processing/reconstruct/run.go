@@ -62,7 +62,11 @@ func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if err := w.commit(ctx); err != nil {
 		return nil, err
 	}
-	return j.report(block, centre, time.Since(start), 0), nil
+	rep := j.report(block, centre, time.Since(start), 0)
+	if d.Backend != nil && d.Backend.Name() != "cpu" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("reconstruct has CPU kernels only: it computed on the CPU, not on %s", d.Backend.Name()))
+	}
+	return rep, nil
 }
 
 // blockOf is the plan's block, a multiple of the writer's alignment.
