@@ -34,8 +34,8 @@ type Gridrec struct {
 	kb       []float64 // kernel table, kbSteps per cell
 	deapod   []float64 // n × n
 	cells    []complex128
-	proj     []complex128
-	fftP     *fourier.CmplxFFT
+	projs    [][]complex128 // per core
+	fftPs    []*fourier.CmplxFFT
 	ffts     []*fourier.CmplxFFT
 	colBufs  [][]complex128
 }
@@ -70,9 +70,9 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	}
 	r.kb = kaiserBesselTable()
 	r.cells = make([]complex128, r.grid*r.grid)
-	r.proj = make([]complex128, r.p)
-	r.fftP = fourier.NewCmplxFFT(r.p)
 	for range runtime.GOMAXPROCS(0) {
+		r.projs = append(r.projs, make([]complex128, r.p))
+		r.fftPs = append(r.fftPs, fourier.NewCmplxFFT(r.p))
 		r.ffts = append(r.ffts, fourier.NewCmplxFFT(r.grid))
 		r.colBufs = append(r.colBufs, make([]complex128, r.grid))
 	}
@@ -119,7 +119,11 @@ func (r *Gridrec) kernel(d float64) float64 {
 // spread adds the sample v at grid position (x, y), in cells from the
 // zero frequency, to the grid through the kernel (the grid is periodic:
 // cells past an edge wrap).
-func (r *Gridrec) spread(x, y float64, v complex128) {
+func (r *Gridrec) spread(x, y float64, v complex128) { r.spreadRows(x, y, v, 0, r.grid) }
+
+// spreadRows is spread writing only grid rows [b0, b1): workers with
+// disjoint bands spread the same samples without a race.
+func (r *Gridrec) spreadRows(x, y float64, v complex128, b0, b1 int) {
 	g := r.grid
 	x0, y0 := int(math.Ceil(x-kbWidth/2)), int(math.Ceil(y-kbWidth/2))
 	var wx [kbWidth + 1]float64
@@ -130,11 +134,15 @@ func (r *Gridrec) spread(x, y float64, v complex128) {
 	}
 	vr, vi := real(v), imag(v)
 	for ky := 0; ky <= kbWidth; ky++ {
+		gy := ((y0+ky)%g + g) % g
+		if gy < b0 || gy >= b1 {
+			continue
+		}
 		wy := r.kernel(float64(y0+ky) - y)
 		if wy == 0 {
 			continue
 		}
-		row := r.cells[((y0+ky)%g+g)%g*g : ((y0+ky)%g+g)%g*g+g]
+		row := r.cells[gy*g : gy*g+g]
 		ar, ai := vr*wy, vi*wy
 		for k, w := range wx {
 			c := &row[ix[k]]
@@ -157,27 +165,29 @@ func (r *Gridrec) deapodization() []float64 {
 }
 
 // inverse transforms the grid back, rows then columns, across every
-// core.
+// core; only the columns the slice keeps (crop) are transformed.
 func (r *Gridrec) inverse(ctx context.Context) {
 	g := r.grid
 	var wg sync.WaitGroup
-	pass := func(fn func(w, i int)) {
+	pass := func(n int, fn func(w, i int)) {
 		for w := range r.ffts {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := w; i < g && ctx.Err() == nil; i += len(r.ffts) {
+				for i := w; i < n && ctx.Err() == nil; i += len(r.ffts) {
 					fn(w, i)
 				}
 			}()
 		}
 		wg.Wait()
 	}
-	pass(func(w, i int) {
+	pass(g, func(w, i int) {
 		row := r.cells[i*g : (i+1)*g]
 		r.ffts[w].Sequence(row, row)
 	})
-	pass(func(w, j int) {
+	h := r.n / 2
+	pass(r.n, func(w, jj int) {
+		j := ((jj-h)%g + g) % g // the grid column of the slice's column jj
 		col := r.colBufs[w]
 		for i := range col {
 			col[i] = r.cells[i*g+j]
@@ -217,22 +227,28 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	frac := centre - ci
 	scale := float64(r.grid) / float64(r.p) // grid cells per radial sample
 	r.phased(frac)
-	for a := range r.g.Angles {
-		if a%32 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	// Each core spreads every projection onto its own band of grid rows,
+	// transforming the projections itself (cheap beside the spreading).
+	r.bands(func(w, b0, b1 int) {
+		proj := r.projs[w]
+		for a := range r.g.Angles {
+			if a%32 == 0 && ctx.Err() != nil {
+				return
+			}
+			r.transform(proj, r.fftPs[w], sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
+			c, s := r.cos[a], r.sin[a]
+			for k := -r.p / 2; k < r.p/2; k++ {
+				idx := (k + r.p) % r.p
+				if r.weight[idx] == 0 {
+					continue
+				}
+				kk := float64(k) * scale
+				r.spreadRows(kk*c, -kk*s, proj[idx]*r.phase[idx], b0, b1)
 			}
 		}
-		r.transform(sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
-		c, s := r.cos[a], r.sin[a]
-		for k := -r.p / 2; k < r.p/2; k++ {
-			idx := (k + r.p) % r.p
-			if r.weight[idx] == 0 {
-				continue
-			}
-			kk := float64(k) * scale
-			r.spread(kk*c, -kk*s, r.proj[idx]*r.phase[idx])
-		}
+	})
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	r.inverse(ctx)
 	if err := ctx.Err(); err != nil {
@@ -255,6 +271,20 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	return nil
 }
 
+// bands runs fn on every core w, each on its own band of grid rows.
+func (r *Gridrec) bands(fn func(w, b0, b1 int)) {
+	n := len(r.ffts)
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, w*r.grid/n, (w+1)*r.grid/n)
+		}()
+	}
+	wg.Wait()
+}
+
 // phased fills r.phase: each frequency's weight times the phase that
 // shifts the projection by the centre's fraction of a column (the
 // transform is taken about the column below the axis).
@@ -273,18 +303,18 @@ func (r *Gridrec) phased(frac float64) {
 	}
 }
 
-// transform writes into r.proj the transform of a projection, padded as
+// transform writes into proj the transform of a projection, padded as
 // FBP pads it, laid out about detector column ci: index m holds column
 // ci + m (m taken modulo the padded length).
-func (r *Gridrec) transform(src []float32, ci int) {
-	clear(r.proj)
+func (r *Gridrec) transform(proj []complex128, fft *fourier.CmplxFFT, src []float32, ci int) {
+	clear(proj)
 	c, pad := r.g.Columns, r.g.Pad
 	for d := 0; d < r.width; d++ {
 		k := d - pad
 		if r.g.PadZeros && (k < 0 || k >= c) {
 			continue
 		}
-		r.proj[((d-ci)%r.p+r.p)%r.p] = complex(float64(src[min(max(k, 0), c-1)]), 0)
+		proj[((d-ci)%r.p+r.p)%r.p] = complex(float64(src[min(max(k, 0), c-1)]), 0)
 	}
-	r.fftP.Coefficients(r.proj, r.proj)
+	fft.Coefficients(proj, proj)
 }

@@ -121,7 +121,7 @@ func (j *reconJob) slicerBytes() int64 {
 	n, grid := int64(j.cols), int64(2*j.cols)
 	p := int64(PaddedLength(j.cols + 2*g.Pad))
 	workers := int64(runtime.GOMAXPROCS(0))
-	return grid*grid*16 + n*n*8 + p*(16+8) + workers*grid*(16+32) + int64(j.nproj)*16 + kbWidth/2*kbSteps*8
+	return grid*grid*16 + n*n*8 + p*(16+8) + workers*(grid*(16+32)+p*16) + int64(j.nproj)*16 + kbWidth/2*kbSteps*8
 }
 
 // fbpBytes is what an FBP of the run holds (NewFBP).
