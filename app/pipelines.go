@@ -10,6 +10,7 @@ import (
 	_ "github.com/voxlab/voxlab/processing/detect"
 	_ "github.com/voxlab/voxlab/processing/dezing"
 	_ "github.com/voxlab/voxlab/processing/distance"
+	_ "github.com/voxlab/voxlab/processing/reconstruct"
 	_ "github.com/voxlab/voxlab/processing/svd"
 
 	// What the pipelines read and write through registries, which the

@@ -95,7 +95,11 @@ type Scan struct {
 	Markers string
 	// DarkKey and FlatKey are the markers' values ("2", "1").
 	DarkKey, FlatKey string
-	close            func() error
+	// Angles are the projections' rotation angles in degrees, one per
+	// projection, when the file has them (NeXus rotation_angle); nil
+	// otherwise.
+	Angles []float64
+	close  func() error
 }
 
 // NewScan makes a Scan whose Close calls close.

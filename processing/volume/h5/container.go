@@ -34,5 +34,7 @@ func openScan(path string) (*volume.Scan, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	return volume.NewScan(nx.Projections, nx.Darks, nx.Flats, "image_key", strconv.Itoa(KeyDark), strconv.Itoa(KeyFlat), nx.Close), true, nil
+	s := volume.NewScan(nx.Projections, nx.Darks, nx.Flats, "image_key", strconv.Itoa(KeyDark), strconv.Itoa(KeyFlat), nx.Close)
+	s.Angles = nx.Angles
+	return s, true, nil
 }

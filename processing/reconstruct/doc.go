@@ -1,0 +1,39 @@
+// Package reconstruct turns a tomography scan into reconstructed slices:
+// the chain of httomo and tomopy after the detector, each stage as the
+// field defines it and citing where it is defined —
+//
+//   - dark/flat-field correction and −log (FlatField, MinusLog; as
+//     httomolibgpu's prep/normalize.py dark_flat_field_correction and
+//     minus_log);
+//   - stripe (ring) removal by sorting (StripeSorter; Vo et al. 2018,
+//     httomolibgpu's prep/stripe.py remove_stripe_based_sorting) and all
+//     of Vo's stripe methods together (AllStripes: remove_all_stripe);
+//   - Paganin phase retrieval of a projection (Paganin; httomolibgpu's
+//     prep/phase.py paganin_filter);
+//   - the centre of rotation by Vo's method (CenterVo; Vo et al. 2014,
+//     httomolibgpu's and tomopy's recon/rotation.py find_center_vo);
+//   - filtered back-projection (FBP; scikit-image's iradon and tomopy's
+//     fbp: ramp, Shepp-Logan, cosine, Hamming and Hann filters, detector
+//     padding, the circular mask recon_mask_radius) and Fourier gridding
+//     (Gridrec; tomopy's gridrec).
+//
+// The kernels are plain functions and types over float32 slices,
+// destination first; those that need scratch (FBP, Gridrec, CenterVo's
+// search, StripeSorter, Paganin) hold it in a value made once per
+// geometry, so the per-slice loops allocate nothing (AllStripes, a
+// chain of whole-sinogram steps, allocates its copies per sinogram).
+//
+// Spec (spec.go) is reconstruction as voxlab offers it — `voxlab
+// reconstruct SCAN OUT`, its YAML step and its panel form — and registers
+// itself. A run (run.go, write.go) opens a NeXus scan through
+// volume.OpenScan (darks, flats and rotation angles from the file) or a
+// plain volume with darks, flats and angles from files (scan.go); reads
+// blocks of detector rows across every projection, as many rows as the
+// memory plan (plan.go) allows, one block read while the previous one
+// is reconstructed; and writes float32 slices through the output
+// format's writer (volume.ExporterFor), under a temporary name renamed
+// when complete. With --paganin each projection is read whole first
+// (Paganin mixes rows) and the rows asked are kept in memory. It splits
+// into tasks of slices whose parts the merge joins into the whole run's
+// output (parts.go). The CPU is its only backend for now.
+package reconstruct

@@ -1,0 +1,320 @@
+package reconstruct
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// Gridrec reconstructs slices in the Fourier domain, as tomopy's gridrec
+// (Dowd et al., "Developments in synchrotron x-ray computed
+// microtomography at the National Synchrotron Light Source", Proc. SPIE
+// 3772, 1999; Marone and Stampanoni, J. Synchrotron Rad. 19, 2012): by
+// the Fourier slice theorem each projection's transform is a line
+// through the slice's 2D transform, so the projections are transformed
+// (padded as FBP pads them), weighted by FBP's filter (the ramp is the
+// polar samples' density), spread onto a Cartesian grid twice the
+// slice's size by a Kaiser-Bessel kernel six cells wide (Beatty, Nishimura
+// and Pauly, IEEE TMI 24, 2005), transformed back in one 2D FFT, and
+// divided by the kernel's own transform. It computes what FBP does
+// without FBP's linear interpolation, in O(N² log N) per slice instead
+// of O(N²·angles). A Gridrec is not safe for concurrent use.
+type Gridrec struct {
+	g        Geometry
+	n, width int
+	p, grid  int // padded projection length, Cartesian grid size
+	weight   []float64
+	phase    []complex128 // weight × the centre's phase
+	frac     float64
+	cos, sin []float64
+	kb       []float64 // kernel table, kbSteps per cell
+	deapod   []float64 // n × n
+	cells    []complex128
+	projs    [][]complex128 // per core
+	fftPs    []*fourier.CmplxFFT
+	ffts     []*fourier.CmplxFFT
+	colBufs  [][]complex128
+}
+
+const (
+	kbWidth = 6    // kernel width in grid cells
+	kbSteps = 1000 // table samples per cell
+)
+
+// NewGridrec prepares the reconstruction of slices of geometry g.
+func NewGridrec(g Geometry) (*Gridrec, error) {
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	r := &Gridrec{g: g, n: g.Size, width: g.Columns + 2*g.Pad}
+	if r.n == 0 {
+		r.n = g.Columns
+	}
+	r.p = PaddedLength(r.width)
+	r.grid = 2 * r.n
+	h := FilterResponse(r.p, g.Filter)
+	// Each polar sample stands for |ω|·Δω·Δθ of the plane; FBP's filter
+	// carries the |ω| (and the window), as in FBP (Slice's scale).
+	r.weight = make([]float64, r.p)
+	for k := range r.weight {
+		even := (h[k] + h[(r.p-k)%r.p]) / 2
+		r.weight[k] = math.Pi * even / float64(2*len(g.Angles)*r.p)
+	}
+	r.cos, r.sin = make([]float64, len(g.Angles)), make([]float64, len(g.Angles))
+	for a, th := range g.Angles {
+		r.sin[a], r.cos[a] = math.Sincos(th)
+	}
+	r.kb = kaiserBesselTable()
+	r.cells = make([]complex128, r.grid*r.grid)
+	for range runtime.GOMAXPROCS(0) {
+		r.projs = append(r.projs, make([]complex128, r.p))
+		r.fftPs = append(r.fftPs, fourier.NewCmplxFFT(r.p))
+		r.ffts = append(r.ffts, fourier.NewCmplxFFT(r.grid))
+		r.colBufs = append(r.colBufs, make([]complex128, r.grid))
+	}
+	r.deapod = r.deapodization()
+	return r, nil
+}
+
+// kaiserBesselTable samples I0(β·√(1 − (2t/W)²)) for t in [0, W/2], with
+// β for an oversampling of 2 (Beatty et al., eq. 5).
+func kaiserBesselTable() []float64 {
+	const sigma = 2.0
+	beta := math.Pi * math.Sqrt(kbWidth*kbWidth/(sigma*sigma)*(sigma-0.5)*(sigma-0.5)-0.8)
+	t := make([]float64, kbWidth/2*kbSteps+2)
+	for i := range t {
+		x := float64(i) / kbSteps / (kbWidth / 2)
+		if x <= 1 {
+			t[i] = bessel0(beta * math.Sqrt(1-x*x))
+		}
+	}
+	return t
+}
+
+// bessel0 is the modified Bessel function I0 by its power series.
+func bessel0(x float64) float64 {
+	sum, term := 1.0, 1.0
+	for k := 1; k < 100 && term > 1e-17*sum; k++ {
+		term *= (x / 2) * (x / 2) / float64(k*k)
+		sum += term
+	}
+	return sum
+}
+
+// kernel is the Kaiser-Bessel kernel at d cells from its centre.
+func (r *Gridrec) kernel(d float64) float64 {
+	d = math.Abs(d) * kbSteps
+	i := int(d)
+	if i >= len(r.kb)-1 {
+		return 0
+	}
+	t := d - float64(i)
+	return r.kb[i] + t*(r.kb[i+1]-r.kb[i])
+}
+
+// spread adds the sample v at grid position (x, y), in cells from the
+// zero frequency, to the grid through the kernel (the grid is periodic:
+// cells past an edge wrap).
+func (r *Gridrec) spread(x, y float64, v complex128) { r.spreadRows(x, y, v, 0, r.grid) }
+
+// spreadRows is spread writing only grid rows [b0, b1): workers with
+// disjoint bands spread the same samples without a race.
+func (r *Gridrec) spreadRows(x, y float64, v complex128, b0, b1 int) {
+	g := r.grid
+	x0, y0 := int(math.Ceil(x-kbWidth/2)), int(math.Ceil(y-kbWidth/2))
+	var wx [kbWidth + 1]float64
+	var ix [kbWidth + 1]int
+	for k := range wx {
+		wx[k] = r.kernel(float64(x0+k) - x)
+		ix[k] = ((x0+k)%g + g) % g
+	}
+	vr, vi := real(v), imag(v)
+	for ky := 0; ky <= kbWidth; ky++ {
+		gy := ((y0+ky)%g + g) % g
+		if gy < b0 || gy >= b1 {
+			continue
+		}
+		wy := r.kernel(float64(y0+ky) - y)
+		if wy == 0 {
+			continue
+		}
+		row := r.cells[gy*g : gy*g+g]
+		ar, ai := vr*wy, vi*wy
+		for k, w := range wx {
+			c := &row[ix[k]]
+			*c = complex(real(*c)+ar*w, imag(*c)+ai*w)
+		}
+	}
+}
+
+// deapodization is the slice a unit sample at the zero frequency gives
+// on the grid: the kernel's transform as the grid sees it, which the
+// gridded slice is divided by (the direct sum of that sample is 1
+// everywhere).
+func (r *Gridrec) deapodization() []float64 {
+	r.spread(0, 0, 1)
+	r.inverse(context.Background())
+	out := make([]float64, r.n*r.n)
+	r.crop(func(i, j int, v complex128) { out[i*r.n+j] = real(v) })
+	clear(r.cells)
+	return out
+}
+
+// inverse transforms the grid back, rows then columns, across every
+// core; only the columns the slice keeps (crop) are transformed.
+func (r *Gridrec) inverse(ctx context.Context) {
+	g := r.grid
+	var wg sync.WaitGroup
+	pass := func(n int, fn func(w, i int)) {
+		for w := range r.ffts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < n && ctx.Err() == nil; i += len(r.ffts) {
+					fn(w, i)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	pass(g, func(w, i int) {
+		row := r.cells[i*g : (i+1)*g]
+		r.ffts[w].Sequence(row, row)
+	})
+	h := r.n / 2
+	pass(r.n, func(w, jj int) {
+		j := ((jj-h)%g + g) % g // the grid column of the slice's column jj
+		col := r.colBufs[w]
+		for i := range col {
+			col[i] = r.cells[i*g+j]
+		}
+		r.ffts[w].Sequence(col, col)
+		for i, v := range col {
+			r.cells[i*g+j] = v
+		}
+	})
+}
+
+// crop calls fn for each pixel (i, j) of the slice with the grid's value
+// at (y, x) = (i − n/2, j − n/2), taken modulo the grid.
+func (r *Gridrec) crop(fn func(i, j int, v complex128)) {
+	g, h := r.grid, r.n/2
+	for i := 0; i < r.n; i++ {
+		row := r.cells[((i-h)%g+g)%g*g:]
+		for j := 0; j < r.n; j++ {
+			fn(i, j, row[((j-h)%g+g)%g])
+		}
+	}
+}
+
+// Size is the width of the square slices the Gridrec writes.
+func (r *Gridrec) Size() int { return r.n }
+
+// SliceContext reconstructs one slice into dst (Size × Size) from sino
+// (len(Angles) × Columns), stopping once ctx is done.
+func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
+	if len(sino) != len(r.g.Angles)*r.g.Columns || len(dst) != r.n*r.n {
+		panic(fmt.Sprintf("reconstruct: Gridrec: sinogram of %d values for %d×%d, slice of %d for %d²",
+			len(sino), len(r.g.Angles), r.g.Columns, len(dst), r.n))
+	}
+	clear(r.cells)
+	centre := r.g.Center + float64(r.g.Pad)
+	ci := math.Floor(centre)
+	frac := centre - ci
+	scale := float64(r.grid) / float64(r.p) // grid cells per radial sample
+	r.phased(frac)
+	// Each core spreads every projection onto its own band of grid rows,
+	// transforming the projections itself (cheap beside the spreading).
+	r.bands(func(w, b0, b1 int) {
+		proj := r.projs[w]
+		for a := range r.g.Angles {
+			if a%32 == 0 && ctx.Err() != nil {
+				return
+			}
+			r.transform(proj, r.fftPs[w], sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
+			c, s := r.cos[a], r.sin[a]
+			for k := -r.p / 2; k < r.p/2; k++ {
+				idx := (k + r.p) % r.p
+				if r.weight[idx] == 0 {
+					continue
+				}
+				kk := float64(k) * scale
+				r.spreadRows(kk*c, -kk*s, proj[idx]*r.phase[idx], b0, b1)
+			}
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r.inverse(ctx)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	h := float64(r.n / 2)
+	r2 := math.Inf(1)
+	if r.g.MaskRadius > 0 {
+		m := r.g.MaskRadius * h
+		r2 = m * m
+	}
+	r.crop(func(i, j int, v complex128) {
+		x, y := float64(j)-h, float64(i)-h
+		out := real(v) / r.deapod[i*r.n+j]
+		if x*x+y*y > r2 {
+			out = 0
+		}
+		dst[i*r.n+j] = float32(out)
+	})
+	return nil
+}
+
+// bands runs fn on every core w, each on its own band of grid rows.
+func (r *Gridrec) bands(fn func(w, b0, b1 int)) {
+	n := len(r.ffts)
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, w*r.grid/n, (w+1)*r.grid/n)
+		}()
+	}
+	wg.Wait()
+}
+
+// phased fills r.phase: each frequency's weight times the phase that
+// shifts the projection by the centre's fraction of a column (the
+// transform is taken about the column below the axis).
+func (r *Gridrec) phased(frac float64) {
+	if r.phase != nil && r.frac == frac {
+		return
+	}
+	r.phase, r.frac = make([]complex128, r.p), frac
+	for idx, w := range r.weight {
+		k := idx
+		if k >= r.p/2 {
+			k -= r.p
+		}
+		sn, cs := math.Sincos(2 * math.Pi * float64(k) * frac / float64(r.p))
+		r.phase[idx] = complex(w*cs, w*sn)
+	}
+}
+
+// transform writes into proj the transform of a projection, padded as
+// FBP pads it, laid out about detector column ci: index m holds column
+// ci + m (m taken modulo the padded length).
+func (r *Gridrec) transform(proj []complex128, fft *fourier.CmplxFFT, src []float32, ci int) {
+	clear(proj)
+	c, pad := r.g.Columns, r.g.Pad
+	for d := 0; d < r.width; d++ {
+		k := d - pad
+		if r.g.PadZeros && (k < 0 || k >= c) {
+			continue
+		}
+		proj[((d-ci)%r.p+r.p)%r.p] = complex(float64(src[min(max(k, 0), c-1)]), 0)
+	}
+	fft.Coefficients(proj, proj)
+}

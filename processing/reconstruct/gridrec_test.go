@@ -1,0 +1,104 @@
+package reconstruct
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// directFourier is the slice gridrec approximates, summed plainly at
+// pixel (i, j): FBP with band-limited instead of linear interpolation,
+// Σ over angles and frequencies k of w_k·P_a(k)·e^{2πik·s/p} with
+// s = x·cos θ − y·sin θ, P_a the DFT of projection a zero-padded by pad
+// columns and then to p about the axis, and w_k = π·H(k)/(2·angles·p)
+// with H the test's own filter (naiveFilter), its even part.
+func directFourier(sino []float64, angles []float64, cols, pad int, centre float64, filter string, i, j, n int) float64 {
+	width := cols + 2*pad
+	p := 64
+	for p < 2*width {
+		p *= 2
+	}
+	h := naiveFilter(p, filter)
+	x, y := float64(j-n/2), float64(i-n/2)
+	var sum float64
+	for a, th := range angles {
+		s := x*math.Cos(th) - y*math.Sin(th)
+		for k := -p / 2; k < p/2; k++ {
+			var re, im float64 // P_a(k)
+			for d := 0; d < cols; d++ {
+				sn, cs := math.Sincos(-2 * math.Pi * float64(k) * (float64(d) - centre) / float64(p))
+				re += sino[a*cols+d] * cs
+				im += sino[a*cols+d] * sn
+			}
+			w := math.Pi * (h[(k+p)%p] + h[(p-k)%p]) / 2 / float64(2*len(angles)*p)
+			sn, cs := math.Sincos(2 * math.Pi * float64(k) * s / float64(p))
+			sum += w * (re*cs - im*sn)
+		}
+	}
+	return sum
+}
+
+// TestGridrec compares gridrec of the Shepp-Logan sinogram (64 columns,
+// 90 angles) with directFourier at a grid of pixels, within 1e-4 of the
+// peak (the Kaiser-Bessel kernel's error; seen 7e-6), and with FBP's slice: its
+// root-mean-square difference within 10 % of FBP's own (FBP's linear
+// interpolation blurs edges gridrec keeps; seen 8 % with the ramp), at
+// the centre and off it (the axis at 38 of 70 columns).
+func TestGridrec(t *testing.T) {
+	sino, ss := readNPY(t, "shepp_sino.npy")
+	deg, _ := readNPY(t, "shepp_angles.npy")
+	nang, cols := ss[1], ss[2]
+	angles := radians(deg)
+	wide := make([]float32, nang*(cols+6))
+	for a := 0; a < nang; a++ {
+		for c := 0; c < cols; c++ {
+			wide[a*(cols+6)+6+c] = float32(sino[a*cols+c])
+		}
+	}
+	pad := DiagonalPad(cols)
+	for _, f := range []Filter{Ramp, SheppLogan, Cosine, Hamming, Hann} {
+		for _, c := range []struct {
+			sino    []float32
+			columns int
+			centre  float64
+		}{{f32(sino), cols, 32}, {wide, cols + 6, 38}} {
+			g := Geometry{Angles: angles, Columns: c.columns, Center: c.centre, Size: cols,
+				Pad: pad, PadZeros: true, MaskRadius: 1, Filter: f}
+			fbp := recon(t, g, c.sino)
+			gr, err := NewGridrec(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]float32, cols*cols)
+			if err := gr.SliceContext(context.Background(), got, c.sino); err != nil {
+				t.Fatal(err)
+			}
+			var d2, f2 float64
+			for i := range got {
+				d := float64(got[i] - fbp[i])
+				d2, f2 = d2+d*d, f2+float64(fbp[i])*float64(fbp[i])
+			}
+			if math.Sqrt(d2) > 0.1*math.Sqrt(f2) {
+				t.Errorf("%s, centre %g: rms |gridrec − FBP| is %.1f %% of FBP's", f, c.centre, 100*math.Sqrt(d2/f2))
+			}
+			if c.centre != 32 || (f != Ramp && f != Hamming) {
+				continue // the direct sum is slow: two filters, once
+			}
+			worst := 0.0
+			for i := 4; i < cols; i += 9 {
+				for j := 4; j < cols; j += 9 {
+					if (i-32)*(i-32)+(j-32)*(j-32) > 32*32 {
+						continue
+					}
+					want := directFourier(sino, angles, cols, pad, 32, f.String(), i, j, cols)
+					worst = math.Max(worst, math.Abs(float64(got[i*cols+j])-want))
+				}
+			}
+			if worst > 1e-4*0.85 {
+				t.Errorf("%s: gridrec differs from the direct Fourier sum by %.3g", f, worst)
+			} else {
+				t.Logf("%s: max |gridrec − direct sum| %.2g, rms |gridrec − FBP| %.1f %%", f, worst, 100*math.Sqrt(d2/f2))
+			}
+		}
+	}
+}
