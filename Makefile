@@ -83,12 +83,14 @@ run: build
 XVFB = xvfb-run -a -n $(1) -s "-screen 0 1280x1024x24"
 PKGS ?= ./...
 test: deps
-	@set -o pipefail; \
-	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /"; }; \
+	@set -o pipefail; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /" | tee -a "$$log"; }; \
 	pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(PKGS) & race=$$!; \
 	pass plain sh -c '$(GO) vet $(PKGS) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(PKGS)' & plain=$$!; \
 	wait $$plain; p=$$?; wait $$race; r=$$?; \
-	echo "make test: plain pass exit $$p, race pass exit $$r"; [ $$p = 0 ] && [ $$r = 0 ]
+	ok=$$(grep -cE '^\[(plain|race)\] ok ' "$$log"); bad=$$(grep -cE '^\[(plain|race)\] FAIL[[:space:]]+github' "$$log"); \
+	echo "make test: plain pass exit $$p, race pass exit $$r; packages of both passes:"; \
+	echo "packages: $$ok passed, $$bad failed"; [ $$p = 0 ] && [ $$r = 0 ]
 	@$(MAKE) --no-print-directory test-cluster-optional
 
 # fuzz runs every fuzz target of the repository (each `func Fuzz...` of
