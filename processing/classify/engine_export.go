@@ -1,0 +1,58 @@
+package classify
+
+import (
+	"sync"
+
+	"github.com/voxlab/voxlab/processing/classify/resnet"
+)
+
+// The inference engine's kernels, exported for training
+// (processing/classify/train): its backward convolutions are products on
+// the same GEMM, and its patches the same im2col.
+
+// Im2col fills dst (rows x c.K()) with the input patches of the output
+// rows [r0, r0+rows) of convolution c over the batch in, as inference
+// lays them out (see im2colRows).
+func Im2col(dst, in []float32, c *resnet.Conv, r0, rows int) { im2colRows(dst, in, c, r0, rows) }
+
+// MatMul sets c (m x n, row-major, row stride n) = a (m x k, row stride
+// lda) · b (k x n, row-major) with the inference engine's GEMM: b is
+// packed into 16-column strips (zero columns past n) and blocks of rows
+// are shared among workers goroutines. Each element is one chain of
+// fused multiply-adds over k in order, whatever the split.
+func MatMul(m, n, k int, a []float32, lda int, b, c []float32, workers int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	np := (n + gemmNR - 1) / gemmNR * gemmNR
+	src := b
+	if np != n {
+		src = make([]float32, k*np)
+		for i := range k {
+			copy(src[i*np:i*np+n], b[i*n:(i+1)*n])
+		}
+	}
+	packed := packStrips(src, k, np)
+	dst := c
+	if np != n {
+		dst = make([]float32, m*np)
+	}
+	workers = max(1, min(workers, (m+gemmMR-1)/gemmMR))
+	rows := (m + workers - 1) / workers
+	rows = (rows + gemmMR - 1) / gemmMR * gemmMR
+	var wg sync.WaitGroup
+	for r0 := 0; r0 < m; r0 += rows {
+		wg.Add(1)
+		go func(r0 int) {
+			defer wg.Done()
+			mb := min(rows, m-r0)
+			gemm(mb, np, k, a[r0*lda:], lda, packed, dst[r0*np:], np, newGemmScratch())
+		}(r0)
+	}
+	wg.Wait()
+	if np != n {
+		for i := range m {
+			copy(c[i*n:(i+1)*n], dst[i*np:i*np+n])
+		}
+	}
+}

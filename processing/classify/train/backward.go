@@ -1,0 +1,170 @@
+package train
+
+import (
+	"math"
+
+	"github.com/voxlab/voxlab/processing/classify"
+	"github.com/voxlab/voxlab/processing/classify/resnet"
+)
+
+// transpose returns the cols x rows transpose of a (rows x cols).
+func transpose(a []float32, rows, cols int) []float32 {
+	t := make([]float32, rows*cols)
+	for r := range rows {
+		for c, v := range a[r*cols : (r+1)*cols] {
+			t[c*rows+r] = v
+		}
+	}
+	return t
+}
+
+// backward takes the gradient dy of the unit's output, sets the
+// gradients of its kernel, γ and β, and returns the gradient of its
+// input (nil when needInput is false).
+func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 {
+	c := u.conv
+	rows := n * resnet.Positions(c.Out)
+	cout, d := c.Out[3], c.Out[2]
+	// Batch normalisation with batch statistics (Ioffe & Szegedy 2015):
+	// dz = γ/σ · (dy − mean(dy) − x̂·mean(dy·x̂)) over the z plane's
+	// values.
+	sdy, sdx := make([]float64, d), make([]float64, d)
+	for r := range rows {
+		z := r % d
+		mu, inv := u.bMean[z], u.bInvStd[z]
+		zr := u.z[r*cout : (r+1)*cout]
+		for j, g := range dy[r*cout : (r+1)*cout] {
+			sdy[z] += float64(g)
+			sdx[z] += float64(g) * float64((zr[j]-mu)*inv)
+		}
+	}
+	u.gGamma, u.gBeta = make([]float32, d), make([]float32, d)
+	count := float64(rows / d * cout)
+	for z := range d {
+		u.gGamma[z], u.gBeta[z] = float32(sdx[z]), float32(sdy[z])
+		sdy[z] /= count
+		sdx[z] /= count
+	}
+	dz := make([]float32, rows*cout)
+	for r := range rows {
+		z := r % d
+		mu, inv := u.bMean[z], u.bInvStd[z]
+		k := u.gamma[z] * inv
+		my, mx := float32(sdy[z]), float32(sdx[z])
+		zr := u.z[r*cout : (r+1)*cout]
+		o := dz[r*cout : (r+1)*cout]
+		for j, g := range dy[r*cout : (r+1)*cout] {
+			o[j] = k * (g - my - (zr[j]-mu)*inv*mx)
+		}
+	}
+	// The kernel's gradient: patchesᵀ · dz.
+	kk := c.K()
+	colT := transpose(patches(c, u.in, n), rows, kk)
+	u.gW = make([]float32, kk*cout)
+	classify.MatMul(kk, cout, rows, colT, rows, dz, u.gW, workers)
+	if !needInput {
+		return nil
+	}
+	// The patches' gradient dz · Wᵀ, scattered back onto the input.
+	dcol := make([]float32, rows*kk)
+	classify.MatMul(rows, kk, cout, dz, cout, transpose(c.W, kk, cout), dcol, workers)
+	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
+		return dcol
+	}
+	dx := make([]float32, n*resnet.Positions(c.In)*c.In[3])
+	col2im(dx, dcol, c, rows)
+	return dx
+}
+
+// col2im adds each row of the patches' gradient dcol (rows x K, rows of
+// classify.Im2col's layout) onto the input positions the patch was read
+// from, dropping those in the zero padding.
+func col2im(dx, dcol []float32, c *resnet.Conv, rows int) {
+	h, w, d, ch := c.In[0], c.In[1], c.In[2], c.In[3]
+	ow, od := c.Out[1], c.Out[2]
+	p := resnet.Positions(c.Out)
+	k := c.K()
+	cube := h * w * d * ch
+	for r := range rows {
+		b, q := r/p, r%p
+		z := q % od
+		q /= od
+		x, y := q%ow, q/ow
+		row := dcol[r*k : (r+1)*k]
+		dst := dx[b*cube : (b+1)*cube]
+		o := 0
+		for a := range c.Kernel[0] {
+			iy := y*c.Stride[0] - c.Pad[0] + a
+			for e := range c.Kernel[1] {
+				ix := x*c.Stride[1] - c.Pad[1] + e
+				for f := range c.Kernel[2] {
+					iz := z*c.Stride[2] - c.Pad[2] + f
+					seg := row[o : o+ch]
+					o += ch
+					if iy < 0 || iy >= h || ix < 0 || ix >= w || iz < 0 || iz >= d {
+						continue
+					}
+					at := ((iy*w+ix)*d + iz) * ch
+					for i, v := range seg {
+						dst[at+i] += v
+					}
+				}
+			}
+		}
+	}
+}
+
+// reluBack zeroes dy where the ReLU's output was not positive (ReLU's
+// derivative at 0 is 0, as in TensorFlow and torch).
+func reluBack(dy, out []float32) {
+	for i, v := range out {
+		if v <= 0 {
+			dy[i] = 0
+		}
+	}
+}
+
+// lossGrad returns the batch's mean categorical cross-entropy (Keras's
+// categorical_crossentropy of probabilities: renormalised, clipped to
+// [ClipEpsilon, 1 − ClipEpsilon]) against the one-hot labels, and its
+// gradient with respect to the logits (n x classes) through the
+// softmax, the renormalisation and the clip.
+func lossGrad(probs []float32, labels []int, n int) (float64, []float32) {
+	const eps = ClipEpsilon
+	grad := make([]float32, n*resnet.Classes)
+	loss := 0.0
+	for b := range n {
+		p := probs[b*resnet.Classes : (b+1)*resnet.Classes]
+		var s float64
+		for _, v := range p {
+			s += float64(v)
+		}
+		var q, dq [resnet.Classes]float64
+		for i, v := range p {
+			q[i] = float64(v) / s
+			c := min(max(q[i], eps), 1-eps)
+			if i == labels[b] {
+				loss -= math.Log(c)
+				if q[i] >= eps && q[i] <= 1-eps {
+					dq[i] = -1 / (c * float64(n))
+				}
+			}
+		}
+		// q = p/s: dp_i = (dq_i − Σ dq_j q_j)/s; softmax:
+		// dlogit_i = p_i (dp_i − Σ dp_j p_j).
+		var dot float64
+		for i := range q {
+			dot += dq[i] * q[i]
+		}
+		var dp [resnet.Classes]float64
+		var dot2 float64
+		for i := range dp {
+			dp[i] = (dq[i] - dot) / s
+			dot2 += dp[i] * float64(p[i])
+		}
+		for i := range dp {
+			grad[b*resnet.Classes+i] = float32(float64(p[i]) * (dp[i] - dot2))
+		}
+	}
+	return loss / float64(n), grad
+}
