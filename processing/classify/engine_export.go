@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/voxlab/voxlab/processing/classify/resnet"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // The inference engine's kernels, exported for training
@@ -56,3 +57,8 @@ func MatMul(m, n, k int, a []float32, lda int, b, c []float32, workers int) {
 		}
 	}
 }
+
+// Converter returns the float32 value of element i of raw data of dtype
+// dt as cellfinder's get_data_converter(dt, float32) makes it (training
+// reads its cubes through it, as cellfinder's CachedTiffImage does).
+func Converter(dt volume.DType) (func(raw []byte, i int) float32, error) { return converter(dt) }

@@ -19,11 +19,11 @@ func patches(c *resnet.Conv, in []float32, n int) []float32 {
 	return col
 }
 
-// forward runs the unit on the n cubes of in in training mode and
-// returns its output (before any ReLU): the convolution, then the batch
-// normalisation with the batch's statistics, the moving statistics
-// updated as Keras 3 does.
-func (u *unit) forward(in []float32, n, workers int) []float32 {
+// forward runs the unit on the n cubes of in and returns its output
+// (before any ReLU): the convolution, then the batch normalisation — in
+// training with the batch's statistics, the moving statistics updated as
+// Keras 3 does; in inference with the moving statistics.
+func (u *unit) forward(in []float32, n, workers int, training bool) []float32 {
 	c := u.conv
 	rows := n * resnet.Positions(c.Out)
 	cout := c.Out[3]
@@ -31,6 +31,9 @@ func (u *unit) forward(in []float32, n, workers int) []float32 {
 	u.z = make([]float32, rows*cout)
 	classify.MatMul(rows, cout, c.K(), patches(c, in, n), c.K(), c.W, u.z, workers)
 	d := c.Out[2]
+	if !training {
+		return u.normalise(u.mean, inverseStd(u.variance), rows, cout)
+	}
 	sum, sq := make([]float64, d), make([]float64, d)
 	for r := range rows {
 		z := r % d
@@ -53,15 +56,32 @@ func (u *unit) forward(in []float32, n, workers int) []float32 {
 	}
 	for z := range d {
 		variance := float32(sq[z] / count) // biased, as ops.moments
-		u.bInvStd[z] = float32(1 / math.Sqrt(float64(variance)+resnet.Epsilon))
+		u.bInvStd[z] = inverseStd([]float32{variance})[0]
 		u.mean[z] = u.mean[z]*Momentum + u.bMean[z]*(1-Momentum)
 		u.variance[z] = u.variance[z]*Momentum + variance*(1-Momentum)
 	}
+	return u.normalise(u.bMean, u.bInvStd, rows, cout)
+}
+
+// inverseStd returns 1/√(v + ε) of each variance.
+func inverseStd(v []float32) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(1 / math.Sqrt(float64(x)+resnet.Epsilon))
+	}
+	return out
+}
+
+// normalise returns u.z normalised by mean and inverse standard deviation
+// per z plane, scaled by γ and shifted by β as Keras's
+// batch_normalization computes it: x·(inv·γ) + (β − mean·inv·γ).
+func (u *unit) normalise(mean, invStd []float32, rows, cout int) []float32 {
+	d := u.conv.Out[2]
 	out := make([]float32, len(u.z))
 	for r := range rows {
 		z := r % d
-		s := u.bInvStd[z] * u.gamma[z]
-		t := u.beta[z] - u.bMean[z]*s
+		s := invStd[z] * u.gamma[z]
+		t := u.beta[z] - mean[z]*s
 		o := out[r*cout : (r+1)*cout]
 		for j, v := range u.z[r*cout : (r+1)*cout] {
 			o[j] = v*s + t
@@ -80,27 +100,27 @@ func relu(x []float32) []float32 {
 }
 
 // forward runs the network on the n cubes of x (channels last, cube
-// after cube) in training mode, keeping what backward needs, and returns
+// after cube), in training or inference mode, keeping what backward needs, and returns
 // the probabilities (n x classes).
-func (m *Model) forward(x []float32, n int) []float32 {
+func (m *Model) forward(x []float32, n int, training bool) []float32 {
 	m.n = n
-	m.stemAct = relu(m.stem.forward(x, n, m.Workers))
+	m.stemAct = relu(m.stem.forward(x, n, m.Workers, training))
 	m.maxPool(n)
 	h := m.pooled
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		b.in = h
-		b.actA = relu(b.a.forward(h, n, m.Workers))
+		b.actA = relu(b.a.forward(h, n, m.Workers, training))
 		var main []float32
 		if b.c != nil {
-			b.actB = relu(b.b.forward(b.actA, n, m.Workers))
-			main = b.c.forward(b.actB, n, m.Workers)
+			b.actB = relu(b.b.forward(b.actA, n, m.Workers, training))
+			main = b.c.forward(b.actB, n, m.Workers, training)
 		} else {
-			main = b.b.forward(b.actA, n, m.Workers)
+			main = b.b.forward(b.actA, n, m.Workers, training)
 		}
 		short := h
 		if b.short != nil {
-			short = b.short.forward(h, n, m.Workers)
+			short = b.short.forward(h, n, m.Workers, training)
 		}
 		for j := range main {
 			main[j] += short[j]

@@ -29,7 +29,7 @@ func (m *Model) Step(x []float32, labels []int, lr float64) (StepResult, error) 
 			return StepResult{}, fmt.Errorf("train: label %d of cube %d: classes are 0 (non-cell) and 1 (cell)", l, i)
 		}
 	}
-	probs := m.forward(x, n)
+	probs := m.forward(x, n, true)
 	loss, dlogits := lossGrad(probs, labels, n)
 	m.backward(dlogits, n)
 	vars, grads := m.trainables()
