@@ -27,6 +27,8 @@ type Config struct {
 	// Seed fixes the validation split and the shuffles (cellfinder's are
 	// unseeded).
 	Seed uint64
+	// Progress, when set, hears the cubes of each step as it ends.
+	Progress func(cubes int)
 }
 
 // DefaultConfig is cellfinder's defaults (train_yaml.py's run).
@@ -115,6 +117,9 @@ func (m *Model) Fit(ctx context.Context, trainSet, valSet []Sample, cfg Config, 
 			r, err := m.Step(x[:len(batch)*classify.CubeLen(m.Arch)], labels, lr)
 			if err != nil {
 				return logs, err
+			}
+			if cfg.Progress != nil {
+				cfg.Progress(len(batch))
 			}
 			lossSum += r.Loss * float64(len(batch))
 			correct += countCorrect(r.Probs, labels)
