@@ -29,6 +29,61 @@ type Config struct {
 	Seed uint64
 	// Progress, when set, hears the cubes of each step as it ends.
 	Progress func(cubes int)
+	// Resume, when set, continues the run a State was taken from (with
+	// the model holding that run's weights at the time).
+	Resume *State
+}
+
+// State is what a run holds beyond the weights after an epoch: with
+// them, Fit continues exactly as the uninterrupted run would (the same
+// bits on the CPU).
+type State struct {
+	// NextEpoch is the first epoch still to run; LearningRate the rate
+	// the last one ran at.
+	NextEpoch    int
+	LearningRate float64
+	// Shuffle is the shuffles' generator (rand.PCG's binary form).
+	Shuffle []byte
+	// AdamSteps and Adam's moments, per trainable variable in model
+	// order.
+	AdamSteps int
+	M, V      [][]float32
+	Logs      []Epoch
+}
+
+// Checkpoint returns the run's state after its last finished epoch.
+func (m *Model) Checkpoint() *State { return m.state }
+
+// saveState records the state after epoch e.
+func (m *Model) saveState(e int, lr float64, pcg *rand.PCG, logs []Epoch) error {
+	b, err := pcg.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	st := &State{NextEpoch: e + 1, LearningRate: lr, Shuffle: b, AdamSteps: m.adam.steps, Logs: slices.Clone(logs)}
+	vars, _ := m.trainables()
+	for _, w := range vars {
+		st.M = append(st.M, slices.Clone(m.adam.m[&w[0]]))
+		st.V = append(st.V, slices.Clone(m.adam.v[&w[0]]))
+	}
+	m.state = st
+	return nil
+}
+
+// restore sets Adam's moments from st.
+func (m *Model) restore(st *State) error {
+	vars, _ := m.trainables()
+	if len(st.M) != len(vars) || len(st.V) != len(vars) {
+		return fmt.Errorf("train: the state holds %d variables' moments, the network %d", len(st.M), len(vars))
+	}
+	m.adam = adam{steps: st.AdamSteps, m: map[*float32][]float32{}, v: map[*float32][]float32{}}
+	for i, w := range vars {
+		if len(st.M[i]) != len(w) || len(st.V[i]) != len(w) {
+			return fmt.Errorf("train: the state's moments of variable %d have %d values, the network's %d", i, len(st.M[i]), len(w))
+		}
+		m.adam.m[&w[0]], m.adam.v[&w[0]] = slices.Clone(st.M[i]), slices.Clone(st.V[i])
+	}
+	return nil
 }
 
 // DefaultConfig is cellfinder's defaults (train_yaml.py's run).
@@ -91,11 +146,22 @@ func (m *Model) Fit(ctx context.Context, trainSet, valSet []Sample, cfg Config, 
 	if cfg.BatchSize < 1 || cfg.Epochs < 1 {
 		return nil, fmt.Errorf("train: batch size %d and epochs %d must be positive", cfg.BatchSize, cfg.Epochs)
 	}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0xba7c4))
+	pcg := rand.NewPCG(cfg.Seed, 0xba7c4)
 	x := make([]float32, cfg.BatchSize*classify.CubeLen(m.Arch))
 	lr := cfg.LearningRate
 	var logs []Epoch
-	for e := range cfg.Epochs {
+	first := 0
+	if st := cfg.Resume; st != nil {
+		if err := pcg.UnmarshalBinary(st.Shuffle); err != nil {
+			return nil, fmt.Errorf("train: resume: %w", err)
+		}
+		if err := m.restore(st); err != nil {
+			return nil, err
+		}
+		first, lr, logs = st.NextEpoch, st.LearningRate, slices.Clone(st.Logs)
+	}
+	rng := rand.New(pcg)
+	for e := first; e < cfg.Epochs; e++ {
 		if slices.Contains(cfg.LRSchedule, e) {
 			lr *= cfg.LRMultiplier
 		}
@@ -133,6 +199,9 @@ func (m *Model) Fit(ctx context.Context, trainSet, valSet []Sample, cfg Config, 
 			}
 		}
 		logs = append(logs, log)
+		if err := m.saveState(e, lr, pcg, logs); err != nil {
+			return logs, err
+		}
 		if onEpoch != nil {
 			if err := onEpoch(log); err != nil {
 				return logs, err

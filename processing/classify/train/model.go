@@ -62,7 +62,8 @@ type Model struct {
 	probs   []float32 // batch x classes
 	n       int
 
-	adam adam
+	adam  adam
+	state *State
 }
 
 // New returns a model of arch holding a copy of w (checked against
