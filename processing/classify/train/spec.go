@@ -31,7 +31,7 @@ var Spec = &pipeline.Spec{
 	Order:   27,
 	Summary: "train cellfinder's cell classifier on training cubes (cellfinder's training YAML), writing a model voxlab classify and cellfinder load",
 	Usage: "YAML OUTDIR [--model FILE | --network-depth 18|34|50|101|152] [--batch-size 16] [--epochs 100] [--learning-rate 0.0001] " +
-		"[--test-fraction 0.1] [--lr-schedule E1,E2 --lr-multiplier 0.1] [--normalize-channels] [--save-weights] [--no-save-checkpoints] [--save-progress] [--seed N] [--cube-size 50,50,20]",
+		"[--test-fraction 0.1] [--resume CHECKPOINT] [--lr-schedule E1,E2 --lr-multiplier 0.1] [--normalize-channels] [--save-weights] [--no-save-checkpoints] [--save-progress] [--seed N] [--cube-size 50,50,20]",
 	Examples: []string{
 		"voxlab train cubes/training.yaml retrained/ --model resnet50_tv.h5 --epochs 10 --save-weights",
 	},
@@ -45,6 +45,8 @@ var Spec = &pipeline.Spec{
 	Params: []pipeline.Param{
 		{Name: "model", Kind: pipeline.Input, Optional: true, Label: "Start from model",
 			Help: "continue training a model file (Keras 2 .h5, .weights.h5 or .keras); empty: a new network of --network-depth"},
+		{Name: "resume", Kind: pipeline.Input, Optional: true, Advanced: true, Label: "Resume from checkpoint",
+			Help: "continue an interrupted run from its last checkpoint (the same YAML and flags): the result equals an uninterrupted run's"},
 		{Name: "network-depth", Kind: pipeline.Choice, Options: []string{"18", "34", "50", "101", "152"}, Default: "50",
 			Help: "layers of a new network (a model file gives its own)"},
 		{Name: "epochs", Kind: pipeline.Int, Default: 100, Help: "passes over the training cubes"},
@@ -84,6 +86,7 @@ type trainJob struct {
 	arch    resnet.Arch
 	weights resnet.Weights
 	from    string // the model file, or "" for a new network
+	resume  *State
 	samples []Sample
 	cfg     Config
 	out     string
@@ -105,6 +108,15 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 	j.arch = resnet.Arch{Input: [4]int{int(cs[0]), int(cs[1]), int(cs[2]), len(j.samples[0].Files)}}
 	if err := checkCubes(j.samples, j.arch); err != nil {
 		return nil, err
+	}
+	if r := v.String("resume"); r != "" {
+		if j.from != "" {
+			return nil, pipeline.Usagef("--resume continues a run: it takes no --model (the checkpoint holds the weights)")
+		}
+		if j.resume, err = ReadState(r + StateSuffix); err != nil {
+			return nil, err
+		}
+		j.from = r
 	}
 	if j.from != "" {
 		m, err := keras.Load(j.from, 0)
@@ -261,20 +273,37 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		return nil, fmt.Errorf("train %s: no cube left for training after holding out %g for validation", j.yaml, j.cfg.TestFraction)
 	}
 	if p != nil {
-		p.Stage("train", int64(j.cfg.Epochs*len(trainSet)), "cubes")
+		done := 0
+		if j.resume != nil {
+			done = j.resume.NextEpoch
+		}
+		p.Stage("train", int64((j.cfg.Epochs-done)*len(trainSet)), "cubes")
 	}
 	cfg := j.cfg
+	cfg.Resume = j.resume
 	cfg.Progress = func(n int) {
 		if p != nil {
 			p.Add(int64(n))
 		}
 	}
 	var logs []Epoch
+	if j.resume != nil {
+		logs = j.resume.Logs
+	}
+	lastState := ""
 	_, err = m.Fit(ctx, trainSet, valSet, cfg, func(e Epoch) error {
 		if j.opts.checkpoints {
-			if err := j.save(m, checkpointName(e, j.opts.saveWeights, len(valSet) > 0)); err != nil {
+			name := checkpointName(e, j.opts.saveWeights, len(valSet) > 0)
+			if err := j.save(m, name); err != nil {
 				return err
 			}
+			if err := WriteState(filepath.Join(j.out, name+StateSuffix), m.Checkpoint()); err != nil {
+				return err
+			}
+			if lastState != "" && lastState != name {
+				os.Remove(filepath.Join(j.out, lastState+StateSuffix))
+			}
+			lastState = name
 		}
 		logs = append(logs, e)
 		if j.opts.progress {
