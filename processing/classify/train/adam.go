@@ -10,8 +10,8 @@ type adam struct {
 }
 
 // update applies one step of Adam at learning rate lr to each variable
-// with its gradient.
-func (a *adam) update(lr float64, vars, grads [][]float32) {
+// with its gradient, elements shared among workers.
+func (a *adam) update(lr float64, vars, grads [][]float32, workers int) {
 	if a.m == nil {
 		a.m, a.v = map[*float32][]float32{}, map[*float32][]float32{}
 	}
@@ -25,10 +25,13 @@ func (a *adam) update(lr float64, vars, grads [][]float32) {
 			m, v = make([]float32, len(w)), make([]float32, len(w))
 			a.m[&w[0]], a.v[&w[0]] = m, v
 		}
-		for j, gj := range g {
-			m[j] += (gj - m[j]) * (1 - Beta1)
-			v[j] += (gj*gj - v[j]) * (1 - Beta2)
-			w[j] -= m[j] * alpha / (float32(math.Sqrt(float64(v[j]))) + AdamEpsilon)
-		}
+		parallelFor(len(g), workers, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				gj := g[j]
+				m[j] += (gj - m[j]) * (1 - Beta1)
+				v[j] += (gj*gj - v[j]) * (1 - Beta2)
+				w[j] -= m[j] * alpha / (float32(math.Sqrt(float64(v[j]))) + AdamEpsilon)
+			}
+		})
 	}
 }

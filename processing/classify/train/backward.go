@@ -7,14 +7,27 @@ import (
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 )
 
-// transpose returns the cols x rows transpose of a (rows x cols).
-func transpose(a []float32, rows, cols int) []float32 {
+// transpose returns the cols x rows transpose of a (rows x cols), in
+// 32 x 32 tiles (each tile's rows and columns stay in cache), bands of
+// output rows shared among workers.
+func transpose(a []float32, rows, cols, workers int) []float32 {
+	const tile = 32
 	t := make([]float32, rows*cols)
-	for r := range rows {
-		for c, v := range a[r*cols : (r+1)*cols] {
-			t[c*rows+r] = v
+	bands := (cols + tile - 1) / tile
+	parallelFor(bands, workers, func(b0, b1 int) {
+		for c0 := b0 * tile; c0 < min(b1*tile, cols); c0 += tile {
+			c1 := min(c0+tile, cols)
+			for r0 := 0; r0 < rows; r0 += tile {
+				r1 := min(r0+tile, rows)
+				for c := c0; c < c1; c++ {
+					dst := t[c*rows : (c+1)*rows]
+					for r := r0; r < r1; r++ {
+						dst[r] = a[r*cols+c]
+					}
+				}
+			}
 		}
-	}
+	})
 	return t
 }
 
@@ -59,7 +72,7 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 	}
 	// The kernel's gradient: patchesᵀ · dz.
 	kk := c.K()
-	colT := transpose(patches(c, u.in, n), rows, kk)
+	colT := transpose(patches(c, u.in, n), rows, kk, workers)
 	u.gW = make([]float32, kk*cout)
 	classify.MatMul(kk, cout, rows, colT, rows, dz, u.gW, workers)
 	if !needInput {
@@ -67,7 +80,7 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 	}
 	// The patches' gradient dz · Wᵀ, scattered back onto the input.
 	dcol := make([]float32, rows*kk)
-	classify.MatMul(rows, kk, cout, dz, cout, transpose(c.W, kk, cout), dcol, workers)
+	classify.MatMul(rows, kk, cout, dz, cout, transpose(c.W, kk, cout, workers), dcol, workers)
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return dcol
 	}

@@ -33,7 +33,7 @@ func (m *Model) Step(x []float32, labels []int, lr float64) (StepResult, error) 
 	loss, dlogits := lossGrad(probs, labels, n)
 	m.backward(dlogits, n)
 	vars, grads := m.trainables()
-	m.adam.update(lr, vars, grads)
+	m.adam.update(lr, vars, grads, m.Workers)
 	return StepResult{Loss: loss, Probs: append([]float32(nil), probs...)}, nil
 }
 
