@@ -7,12 +7,12 @@ import (
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 )
 
-// transpose returns the cols x rows transpose of a (rows x cols), in
+// transpose sets t to the cols x rows transpose of a (rows x cols), in
 // 32 x 32 tiles (each tile's rows and columns stay in cache), bands of
 // output rows shared among workers.
-func transpose(a []float32, rows, cols, workers int) []float32 {
+func transpose(t, a []float32, rows, cols, workers int) []float32 {
 	const tile = 32
-	t := make([]float32, rows*cols)
+	t = t[:rows*cols]
 	bands := (cols + tile - 1) / tile
 	parallelFor(bands, workers, func(b0, b1 int) {
 		for c0 := b0 * tile; c0 < min(b1*tile, cols); c0 += tile {
@@ -58,7 +58,7 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 		sdy[z] /= count
 		sdx[z] /= count
 	}
-	dz := make([]float32, rows*cout)
+	dz := classify.Reuse(&u.dz, rows*cout)
 	for r := range rows {
 		z := r % d
 		mu, inv := u.bMean[z], u.bInvStd[z]
@@ -72,19 +72,20 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 	}
 	// The kernel's gradient: patchesᵀ · dz.
 	kk := c.K()
-	colT := transpose(patches(c, u.in, n), rows, kk, workers)
-	u.gW = make([]float32, kk*cout)
-	classify.MatMul(kk, cout, rows, colT, rows, dz, u.gW, workers)
+	colT := transpose(classify.Reuse(&u.colT, rows*kk), u.patches(u.in, n), rows, kk, workers)
+	classify.Reuse(&u.gW, kk*cout)
+	classify.MatMul(kk, cout, rows, colT, rows, dz, u.gW, workers, &u.mm[1])
 	if !needInput {
 		return nil
 	}
 	// The patches' gradient dz · Wᵀ, scattered back onto the input.
-	dcol := make([]float32, rows*kk)
-	classify.MatMul(rows, kk, cout, dz, cout, transpose(c.W, kk, cout, workers), dcol, workers)
+	dcol := classify.Reuse(&u.dcol, rows*kk)
+	classify.MatMul(rows, kk, cout, dz, cout, transpose(classify.Reuse(&u.wT, kk*cout), c.W, kk, cout, workers), dcol, workers, &u.mm[2])
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return dcol
 	}
-	dx := make([]float32, n*resnet.Positions(c.In)*c.In[3])
+	dx := classify.Reuse(&u.dx, n*resnet.Positions(c.In)*c.In[3])
+	clear(dx)
 	col2im(dx, dcol, c, rows)
 	return dx
 }

@@ -7,14 +7,15 @@ import (
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 )
 
-// patches returns the im2col matrix (rows x K) of convolution c over the
-// n cubes of in; a 1x1x1 convolution of stride 1 reads its input as is.
-func patches(c *resnet.Conv, in []float32, n int) []float32 {
+// patches returns the im2col matrix (rows x K) of the unit's convolution
+// over the n cubes of in; a 1x1x1 convolution of stride 1 reads its input as is.
+func (u *unit) patches(in []float32, n int) []float32 {
+	c := u.conv
 	rows := n * resnet.Positions(c.Out)
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return in[:rows*c.K()]
 	}
-	col := make([]float32, rows*c.K())
+	col := classify.Reuse(&u.col, rows*c.K())
 	classify.Im2col(col, in, c, 0, rows)
 	return col
 }
@@ -28,8 +29,8 @@ func (u *unit) forward(in []float32, n, workers int, training bool) []float32 {
 	rows := n * resnet.Positions(c.Out)
 	cout := c.Out[3]
 	u.in = in
-	u.z = make([]float32, rows*cout)
-	classify.MatMul(rows, cout, c.K(), patches(c, in, n), c.K(), c.W, u.z, workers)
+	classify.Reuse(&u.z, rows*cout)
+	classify.MatMul(rows, cout, c.K(), u.patches(in, n), c.K(), c.W, u.z, workers, &u.mm[0])
 	d := c.Out[2]
 	if !training {
 		return u.normalise(u.mean, inverseStd(u.variance), rows, cout)
@@ -77,7 +78,7 @@ func inverseStd(v []float32) []float32 {
 // batch_normalization computes it: x·(inv·γ) + (β − mean·inv·γ).
 func (u *unit) normalise(mean, invStd []float32, rows, cout int) []float32 {
 	d := u.conv.Out[2]
-	out := make([]float32, len(u.z))
+	out := classify.Reuse(&u.out, len(u.z))
 	for r := range rows {
 		z := r % d
 		s := invStd[z] * u.gamma[z]
@@ -139,7 +140,7 @@ func (m *Model) maxPool(n int) {
 	k, s := net.PoolKernel, net.PoolStride
 	w, d, ch := in[1], in[2], in[3]
 	cubeIn, cubeOut := resnet.Positions(in)*ch, resnet.Positions(out)*ch
-	m.pooled = make([]float32, n*cubeOut)
+	classify.Reuse(&m.pooled, n*cubeOut)
 	m.argmax = make([]int32, n*cubeOut)
 	for b := range n {
 		src := m.stemAct[b*cubeIn : (b+1)*cubeIn]

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 )
 
@@ -32,6 +33,12 @@ type unit struct {
 	// batch's mean and 1/√(var + ε) per z plane.
 	in, z          []float32
 	bMean, bInvStd []float32
+	// Buffers kept from step to step (reslice): the unit's output and
+	// patches, and the backward pass's products.
+	out, col, colT, dz, dcol, dx, wT []float32
+	// mm: the products' buffers (forward, kernel gradient, patches'
+	// gradient).
+	mm [3]classify.MatMulBuffers
 }
 
 // block is a residual block's units and kept activations.
@@ -56,6 +63,7 @@ type Model struct {
 
 	// Kept by forward.
 	stemAct []float32 // conv1's ReLU output
+	dstem   []float32
 	argmax  []int32   // max pool: index of each output's input
 	pooled  []float32 // the max pool's output
 	feat    []float32 // batch x features

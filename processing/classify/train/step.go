@@ -65,7 +65,8 @@ func (m *Model) backward(dlogits []float32, n int) {
 	for i := len(m.blocks) - 1; i >= 0; i-- {
 		dh = m.blocks[i].backward(dh, n, m.Workers)
 	}
-	dstem := make([]float32, len(m.stemAct))
+	dstem := classify.Reuse(&m.dstem, len(m.stemAct))
+	clear(dstem)
 	for i, at := range m.argmax {
 		dstem[at] += dh[i]
 	}
