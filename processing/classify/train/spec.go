@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -256,10 +255,8 @@ type Summary struct {
 }
 
 func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) (*pipeline.Report, error) {
-	if _, ok := d.Backend.(interface{ Workers() int }); !ok {
-		return nil, errors.New("train: runs on the CPU backend only (--backend cpu)")
-	}
 	start := time.Now()
+	var notes []string
 	if err := os.MkdirAll(j.out, 0o755); err != nil {
 		return nil, err
 	}
@@ -267,7 +264,13 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if err != nil {
 		return nil, err
 	}
-	m.Workers = d.Backend.(interface{ Workers() int }).Workers()
+	// Training runs on the host's cores (no CUDA kernels for it yet):
+	// the CPU backend's workers, or every core beside another backend.
+	if c, ok := d.Backend.(interface{ Workers() int }); ok {
+		m.Workers = c.Workers()
+	} else {
+		notes = append(notes, fmt.Sprintf("train: ran on the CPU's %d cores: voxlab trains on the CPU only (the %s backend was not used)", m.Workers, d.Backend.Name()))
+	}
 	trainSet, valSet := Split(j.samples, j.cfg.TestFraction, j.cfg.Seed)
 	if len(trainSet) == 0 {
 		return nil, fmt.Errorf("train %s: no cube left for training after holding out %g for validation", j.yaml, j.cfg.TestFraction)
@@ -328,7 +331,7 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if len(valSet) > 0 {
 		note += fmt.Sprintf("; validation loss %.4f, accuracy %.3f", last.ValLoss, last.ValAccuracy)
 	}
-	return &pipeline.Report{Summary: s, Notes: []string{note + " → " + s.Model}}, nil
+	return &pipeline.Report{Summary: s, Notes: append([]string{note + " → " + s.Model}, notes...)}, nil
 }
 
 // save writes the model's weights into the output folder as name: a
