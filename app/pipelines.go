@@ -5,6 +5,7 @@ import (
 
 	// The pipelines voxlab offers: each registers its spec.
 	_ "github.com/voxlab/voxlab/processing/classify"
+	_ "github.com/voxlab/voxlab/processing/classify/train"
 	_ "github.com/voxlab/voxlab/processing/convert"
 	_ "github.com/voxlab/voxlab/processing/d2d"
 	_ "github.com/voxlab/voxlab/processing/detect"

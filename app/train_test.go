@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestTrainResume: `voxlab train` on its example for 3 epochs, and for 2
+// epochs then --resume from the second epoch's checkpoint into another
+// folder up to 3, write the same training.csv, and their final models
+// classify the classify example identically (the same CSV, bytes for
+// bytes); the checkpoints are named as cellfinder names them, and only
+// the last keeps its state.
+func TestTrainResume(t *testing.T) {
+	dir := t.TempDir()
+	ex, ok := pipelines["train"]
+	if !ok {
+		t.Fatal("train is not registered")
+	}
+	args, err := ex.Example(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := args[0]
+	flags := append(slices.Clone(args[2:]), "--test-fraction", "0.25", "--save-progress", "--backend", "cpu", "--quiet")
+	train := func(out string, more ...string) {
+		mustRun(t, append(append([]string{"train", yaml, out}, flags...), more...)...)
+	}
+	whole, part, rest := filepath.Join(dir, "whole"), filepath.Join(dir, "part"), filepath.Join(dir, "rest")
+	train(whole, "--epochs", "3")
+	train(part, "--epochs", "2")
+	ckpts, _ := filepath.Glob(filepath.Join(part, "weight-epoch.02-loss-*.weights.h5"))
+	if len(ckpts) != 1 {
+		t.Fatalf("checkpoints of epoch 2 in %s: %v", part, ckpts)
+	}
+	states, _ := filepath.Glob(filepath.Join(part, "*.voxlab-state"))
+	if len(states) != 1 || states[0] != ckpts[0]+".voxlab-state" {
+		t.Errorf("states kept: %v, want only the last checkpoint's", states)
+	}
+	train(rest, "--epochs", "3", "--resume", ckpts[0])
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if w, r := read(filepath.Join(whole, "training.csv")), read(filepath.Join(rest, "training.csv")); w != r {
+		t.Errorf("training.csv of the uninterrupted run:\n%s\nof the resumed run:\n%s", w, r)
+	}
+	cl := pipelines["classify"]
+	cargs, err := cl.Example(filepath.Join(dir, "classify"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []string
+	for _, m := range []string{whole, rest} {
+		a := slices.Clone(cargs)
+		a[2] = filepath.Join(m, "classified.csv")
+		i := slices.Index(a, "--model")
+		a[i+1] = filepath.Join(m, "model.weights.h5")
+		mustRun(t, append(append([]string{"classify"}, a...), "--backend", "cpu", "--quiet")...)
+		outs = append(outs, read(a[2]))
+	}
+	if outs[0] != outs[1] {
+		t.Errorf("the resumed model classifies otherwise than the uninterrupted one:\n%s\n%s", outs[0], outs[1])
+	}
+}

@@ -1,0 +1,113 @@
+package modelfiles
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/classify"
+	"github.com/voxlab/voxlab/processing/classify/internal/kerasw"
+	"github.com/voxlab/voxlab/processing/classify/internal/synth"
+	"github.com/voxlab/voxlab/processing/classify/keras"
+	"github.com/voxlab/voxlab/processing/classify/resnet"
+	"github.com/voxlab/voxlab/processing/classify/train"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/points"
+)
+
+// TestTrainedModelClassifies closes the loop on the synthetic crop:
+// training cubes exported from its curated candidates (WriteCubes, the
+// curation layout and training.yaml), read back as cellfinder reads them
+// (train.ReadYAML, ListSamples), an epoch of training from the
+// calibrated 18-layer network (an uncalibrated dense layer), the model saved as Keras 3's
+// model.weights.h5 — and voxlab classify with that file gives each
+// candidate the probability the trained model's own inference mode
+// gives its cube (within 1e-4; the two are independent implementations:
+// classify folds each batch normalisation into its convolution).
+func TestTrainedModelClassifies(t *testing.T) {
+	c := netGolden(t)[0]
+	if c.Depth != 18 || c.Input != [4]int{20, 20, 8, 2} {
+		t.Fatalf("the first golden network is %s, want the 18-layer one on 20x20x8 cubes", c.Tag)
+	}
+	sig, bg := cropVolumes(t)
+	pts := candidates(t)
+	in := classify.Inputs{Signal: sig, Background: bg, Points: pts}
+	cfg := configFor(c, "")
+	s, err := classify.OpenCubes(cfg, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "cubes")
+	if _, err := s.WriteCubes(context.Background(), job.NewProgress("cubes"), dir, 2, 8); err != nil {
+		t.Fatal(err)
+	}
+	src, err := train.ReadYAML(filepath.Join(dir, "training.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := train.ListSamples(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := synth.ReadCalibration(filepath.Join(testdata, "calib_"+c.Tag+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := resnet.Arch{Depth: c.Depth, Input: c.Input}
+	// The calibrated batch normalisations with synth's uncalibrated dense
+	// layer, whose probabilities stay away from 0 and 1.
+	w0 := synth.Weights(arch, cal)
+	w0["fully_connected"] = synth.Weights(arch, nil)["fully_connected"]
+	m, err := train.New(arch, w0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := m.Fit(context.Background(), samples, nil, train.Config{Epochs: 1, BatchSize: 8, LearningRate: 1e-5, LRMultiplier: 0.1, Seed: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d cubes, epoch loss %.4f accuracy %.3f", len(samples), logs[0].Loss, logs[0].Accuracy)
+	model := filepath.Join(t.TempDir(), "model.weights.h5")
+	if err := kerasw.Save(model, keras.Keras3Weights, arch, m.Weights()); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Model = model
+	res := run(t, cfg, in, gpu.NewCPU(), nil)
+	// The trained model's inference on each exported cube, by file name.
+	want := map[string]float64{}
+	cube := make([]float32, classify.CubeLen(arch))
+	for _, sm := range samples {
+		if err := train.LoadCube(cube, sm, arch); err != nil {
+			t.Fatal(err)
+		}
+		want[filepath.Base(sm.Files[0])] = float64(m.Predict(cube, 1)[1])
+	}
+	var compared, spread int
+	worst := 0.0
+	for i, cl := range res.Candidates {
+		if cl.Class == points.Unknown {
+			continue
+		}
+		name := classify.CubeFileName(pts[i], 0)
+		w, ok := want[name]
+		if !ok {
+			t.Fatalf("candidate %d classified, but no cube %s was exported", i, name)
+		}
+		compared++
+		if w > 0.01 && w < 0.99 {
+			spread++
+		}
+		d := math.Abs(float64(cl.P) - w)
+		worst = max(worst, d)
+		if d > 1e-4 {
+			t.Errorf("candidate %d: voxlab classify p(cell) %.6f, the trained model's %.6f", i, cl.P, w)
+		}
+	}
+	t.Logf("%d candidates compared (%d with p(cell) in (0.01, 0.99)), largest difference %.2g", compared, spread, worst)
+	if compared == 0 || spread < compared/4 {
+		t.Error(fmt.Sprintf("%d candidates compared, %d away from 0 and 1: too few to hold the two apart", compared, spread))
+	}
+}

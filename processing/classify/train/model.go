@@ -1,0 +1,145 @@
+package train
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+
+	"github.com/voxlab/voxlab/processing/classify"
+	"github.com/voxlab/voxlab/processing/classify/resnet"
+)
+
+// Constants of Keras 3's BatchNormalization and Adam defaults, which
+// cellfinder's resnet.py and build_model keep (its bn_epsilon is
+// resnet.Epsilon).
+const (
+	Momentum    = 0.99
+	Beta1       = 0.9
+	Beta2       = 0.999
+	AdamEpsilon = 1e-7
+	// ClipEpsilon is Keras's backend.epsilon(), the clip of
+	// categorical_crossentropy's probabilities.
+	ClipEpsilon = 1e-7
+)
+
+// unit is a convolution and the batch normalisation after it, with its
+// variables, gradients and what the forward pass keeps for the backward.
+type unit struct {
+	conv *resnet.Conv // structure; conv.W is the kernel (K x out)
+	// gamma, beta, mean and variance per output z plane.
+	gamma, beta, mean, variance []float32
+	gW, gGamma, gBeta           []float32
+	// Kept by forward: the input, the convolution's output, and the
+	// batch's mean and 1/√(var + ε) per z plane.
+	in, z          []float32
+	bMean, bInvStd []float32
+	// Buffers kept from step to step (reslice): the unit's output and
+	// patches, and the backward pass's products.
+	out, col, colT, dz, dcol, dx, wT []float32
+	// mm: the products' buffers (forward, kernel gradient, patches'
+	// gradient).
+	mm [3]classify.MatMulBuffers
+}
+
+// block is a residual block's units and kept activations.
+type block struct {
+	a, b, c, short *unit
+	in, actA, actB []float32 // block input; ReLU outputs after a and b
+	out            []float32 // the block's output, after its ReLU
+}
+
+// Model is cellfinder's ResNet in training form (its batch
+// normalisations not folded), with Adam's state.
+type Model struct {
+	Arch    resnet.Arch
+	net     *resnet.Net
+	stem    *unit
+	blocks  []block
+	dense   []float32 // features x classes
+	bias    []float32
+	gDense  []float32
+	gBias   []float32
+	Workers int
+
+	// Kept by forward.
+	stemAct []float32 // conv1's ReLU output
+	dstem   []float32
+	argmax  []int32   // max pool: index of each output's input
+	pooled  []float32 // the max pool's output
+	feat    []float32 // batch x features
+	probs   []float32 // batch x classes
+	n       int
+
+	adam  adam
+	state *State
+}
+
+// New returns a model of arch holding a copy of w (checked against
+// arch by resnet.Build).
+func New(arch resnet.Arch, w resnet.Weights) (*Model, error) {
+	own := resnet.Weights{}
+	for l, vars := range w {
+		for v, t := range vars {
+			own.Set(l, v, resnet.Tensor{Shape: slices.Clone(t.Shape), Data: slices.Clone(t.Data)})
+		}
+	}
+	net, err := resnet.Build(arch, own)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	mk := func(c *resnet.Conv) *unit {
+		if c == nil {
+			return nil
+		}
+		bn := own[c.BN]
+		return &unit{conv: c, gamma: bn["gamma"].Data, beta: bn["beta"].Data,
+			mean: bn["moving_mean"].Data, variance: bn["moving_variance"].Data}
+	}
+	m := &Model{Arch: arch, net: net, stem: mk(net.Conv1), Workers: runtime.GOMAXPROCS(0),
+		dense: net.Dense, bias: net.Bias}
+	for i := range net.Blocks {
+		b := &net.Blocks[i]
+		m.blocks = append(m.blocks, block{a: mk(b.A), b: mk(b.B), c: mk(b.C), short: mk(b.Shortcut)})
+	}
+	return m, nil
+}
+
+// units returns every unit in model order.
+func (m *Model) units() []*unit {
+	out := []*unit{m.stem}
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		for _, u := range []*unit{b.a, b.b, b.c, b.short} {
+			if u != nil {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
+}
+
+// Weights returns the model's variables in Keras's layout (a copy), by
+// layer and variable name, as a weight file holds them.
+func (m *Model) Weights() resnet.Weights {
+	w := resnet.Weights{}
+	for _, l := range m.Arch.Weighted() {
+		for _, v := range l.Weights {
+			w.Set(l.Name, v.Name, resnet.Tensor{Shape: slices.Clone(v.Shape)})
+		}
+	}
+	put := func(layer, v string, d []float32) {
+		t := w[layer][v]
+		t.Data = slices.Clone(d)
+		w[layer][v] = t
+	}
+	for _, u := range m.units() {
+		put(u.conv.Name, "kernel", u.conv.W)
+		put(u.conv.BN, "gamma", u.gamma)
+		put(u.conv.BN, "beta", u.beta)
+		put(u.conv.BN, "moving_mean", u.mean)
+		put(u.conv.BN, "moving_variance", u.variance)
+	}
+	put("fully_connected", "kernel", m.dense)
+	put("fully_connected", "bias", m.bias)
+	return w
+}

@@ -1,0 +1,24 @@
+package train
+
+import "sync"
+
+// parallelFor runs f(lo, hi) over [0, n) in up to workers contiguous
+// chunks at once. The chunks write disjoint elements, so results do not
+// depend on the split.
+func parallelFor(n, workers int, f func(lo, hi int)) {
+	workers = max(1, min(workers, n/4096+1))
+	if workers == 1 {
+		f(0, n)
+		return
+	}
+	step := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += step {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			f(lo, hi)
+		}(lo, min(lo+step, n))
+	}
+	wg.Wait()
+}
