@@ -1,0 +1,145 @@
+package train
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// augmentGolden is testdata/augment_golden.json (gen_augment_golden.py).
+type augmentGolden struct {
+	Cases []struct {
+		Name  string `json:"name"`
+		Input [4]int `json:"input"`
+		Draws struct {
+			Flip      [3]bool    `json:"flip"`
+			Affine    bool       `json:"affine"`
+			Rotate    [3]float64 `json:"rotate"`
+			Translate [3]float64 `json:"translate"`
+			Scale     [3]float64 `json:"scale"`
+		} `json:"draws"`
+		Cube []float64 `json:"cube"`
+		Want []float64 `json:"want"`
+	} `json:"cases"`
+}
+
+// augmentTolerance bounds |Apply − reference| relative to the cube's
+// range (values 0..1000): MONAI builds the sampling grid in float32,
+// Apply in float64: the worst difference seen is 3.7e-7 of the range.
+const augmentTolerance = 1e-6
+
+// TestAugmentMatchesReference: Apply with fixed draws — flips only, a
+// translation, a scale, a rotation about each axis, all together, and
+// all on an isotropic cube (no rescale) — equals cellfinder's
+// DataAugmentation with MONAI's RandAffine written in torch
+// (gen_augment_golden.py) to augmentTolerance of the cube's range.
+func TestAugmentMatchesReference(t *testing.T) {
+	b, err := os.ReadFile("testdata/augment_golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g augmentGolden
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Cases) < 9 {
+		t.Fatalf("%d cases in the golden file, want 9", len(g.Cases))
+	}
+	for _, c := range g.Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			src := make([]float32, len(c.Cube))
+			for i, v := range c.Cube {
+				src[i] = float32(v)
+			}
+			dst := make([]float32, len(src))
+			dr := Draws(c.Draws)
+			NewAugmenter(c.Input).Apply(dst, src, dr)
+			worst, at := 0.0, 0
+			for i, w := range c.Want {
+				if d := math.Abs(float64(dst[i]) - w); d > worst {
+					worst, at = d, i
+				}
+			}
+			t.Logf("%s: worst difference %.3g at %d", c.Name, worst, at)
+			if worst > augmentTolerance*1000 {
+				t.Errorf("value %d: %g, want %g (difference %.3g, tolerance %.3g)", at, dst[at], c.Want[at], worst, augmentTolerance*1000)
+			}
+		})
+	}
+}
+
+// TestAugmentIdentity: an affine that changes nothing (no rotation or
+// translation, scale 1) on an isotropic cube returns the cube exactly,
+// and Apply allocates nothing.
+func TestAugmentIdentity(t *testing.T) {
+	in := [4]int{6, 6, 6, 2}
+	src := make([]float32, 6*6*6*2)
+	for i := range src {
+		src[i] = float32(i % 37)
+	}
+	dst := make([]float32, len(src))
+	a := NewAugmenter(in)
+	dr := Draws{Affine: true, Scale: [3]float64{1, 1, 1}}
+	a.Apply(dst, src, dr)
+	for i := range src {
+		if dst[i] != src[i] {
+			t.Fatalf("value %d: %g, want %g", i, dst[i], src[i])
+		}
+	}
+	big := NewAugmenter([4]int{50, 50, 20, 2})
+	x, y := make([]float32, 50*50*20*2), make([]float32, 50*50*20*2)
+	dr = DefaultAugmentation().Draw(rand.New(rand.NewPCG(1, 2)), [4]int{50, 50, 20, 2})
+	dr.Affine = true
+	if n := testing.AllocsPerRun(2, func() { big.Apply(y, x, dr) }); n != 0 {
+		t.Errorf("Apply allocates %v times per call", n)
+	}
+}
+
+// TestAugmentationDraws: the seeded draws follow cellfinder's
+// likelihoods and ranges — the affine and each flip in ~90 % of cubes,
+// rotation exactly π/4, translation exactly −0.05·N voxels, scale
+// uniform in MONAI's (1/1.4, 1/0.6) — and repeat with the same seed.
+func TestAugmentationDraws(t *testing.T) {
+	in := [4]int{50, 50, 20, 2}
+	a := DefaultAugmentation()
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 20000
+	var affine int
+	var flips [3]int
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for range n {
+		d := a.Draw(rng, in)
+		for i, f := range d.Flip {
+			if f {
+				flips[i]++
+			}
+		}
+		if !d.Affine {
+			continue
+		}
+		affine++
+		for i := range 3 {
+			if d.Rotate[i] != math.Pi/4 || d.Translate[i] != -2.5 {
+				t.Fatalf("rotate %v translate %v, want π/4 and −2.5 on every axis", d.Rotate, d.Translate)
+			}
+			lo, hi = min(lo, d.Scale[i]), max(hi, d.Scale[i])
+		}
+	}
+	// 20000 Bernoulli(0.9) draws: standard deviation ~42.
+	for i, c := range append(flips[:], affine) {
+		if c < 0.9*n-250 || c > 0.9*n+250 {
+			t.Errorf("event %d in %d of %d cubes, want ~%d", i, c, n, int(0.9*n))
+		}
+	}
+	if lo < 1/1.4 || hi > 1/0.6 || lo > 1/1.4+0.01 || hi < 1/0.6-0.01 {
+		t.Errorf("scales in [%.4f, %.4f], want to fill (%.4f, %.4f)", lo, hi, 1/1.4, 1/0.6)
+	}
+	r1, r2 := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+	for range 100 {
+		if a.Draw(r1, in) != a.Draw(r2, in) {
+			t.Fatal("the same seed gave different draws")
+		}
+	}
+}
