@@ -284,3 +284,38 @@ func (a *Augmenter) affine(dst, src []float32, dr Draws) {
 		}
 	}
 }
+
+// batchAugmenter augments training batches in place, each cube with its
+// own draws (cube_generator.py's __getitems__: update_parameters, then
+// the augmentor, per cube). A nil one leaves batches as they are.
+type batchAugmenter struct {
+	cfg   Augmentation
+	input [4]int
+	a     *Augmenter
+	tmp   []float32
+}
+
+// newBatchAugmenter returns the augmenter of cfg for cubes of input's
+// shape, nil when cfg is nil.
+func newBatchAugmenter(cfg *Augmentation, input [4]int) *batchAugmenter {
+	if cfg == nil {
+		return nil
+	}
+	a := NewAugmenter(input)
+	return &batchAugmenter{cfg: *cfg, input: input, a: a, tmp: make([]float32, input[0]*input[1]*input[2]*input[3])}
+}
+
+// apply augments the cubes of x with draws from rng.
+func (b *batchAugmenter) apply(x []float32, rng *rand.Rand) {
+	if b == nil {
+		return
+	}
+	l := len(b.tmp)
+	for o := 0; o+l <= len(x); o += l {
+		d := b.cfg.Draw(rng, b.input)
+		if d.Affine || d.Flip != [3]bool{} {
+			b.a.Apply(b.tmp, x[o:o+l], d)
+			copy(x[o:o+l], b.tmp)
+		}
+	}
+}
