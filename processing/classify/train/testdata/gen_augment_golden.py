@@ -134,7 +134,20 @@ def main():
         res = augment(cube, d)
         out.append({"name": name, "input": list(shp), "draws": d,
                     "cube": [float(v) for v in cube.ravel()], "want": [float(v) for v in res.ravel()]})
-    print(json.dumps({"source": "gen_augment_golden.py (torch %s)" % torch.__version__, "cases": out}))
+    # cellfinder's cube (50x50x20, two channels) with cellfinder's default
+    # draws; the input is hashCube's, every 13th output value is kept.
+    shp = (50, 50, 20, 2)
+    d = draws(flip=(True, True, False), affine=True, rotate=(q, q, q), translate=(-2.5,) * 3, scale=(1 / 0.7, 1 / 1.3, 1.1))
+    res = augment(hash_cube(shp), d).ravel()
+    full = {"name": "cellfinder's cube", "input": list(shp), "draws": d, "every": 13,
+            "want": [float(v) for v in res[::13]]}
+    print(json.dumps({"source": "gen_augment_golden.py (torch %s)" % torch.__version__, "cases": out, "full": full}))
+
+
+def hash_cube(shape):
+    """Value i of the cube (y x z c order): (i·2654435761 mod 2³²) >> 22."""
+    i = np.arange(int(np.prod(shape)), dtype=np.uint64)
+    return (((i * np.uint64(2654435761)) % np.uint64(1 << 32)) >> np.uint64(22)).astype(np.float32).reshape(shape)
 
 
 if __name__ == "__main__":
