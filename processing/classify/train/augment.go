@@ -194,25 +194,31 @@ func resize(dst, src []float32, in [3]int, nc int, taps [3][]lerpTap) {
 	for _, ty := range taps[0] {
 		for _, tx := range taps[1] {
 			for _, tz := range taps[2] {
-				for c := range nc {
-					dst[o] = float32(trilinear(src, in, nc, c, ty, tx, tz))
-					o++
-				}
+				trilinear(dst[o:o+nc], src, in, ty, tx, tz)
+				o += nc
 			}
 		}
 	}
 }
 
-// trilinear returns channel c of src (shape in) interpolated at the
-// three axes' taps.
-func trilinear(src []float32, in [3]int, nc, c int, ty, tx, tz lerpTap) float64 {
-	at := func(y, x, z int) float64 { return float64(src[((y*in[1]+x)*in[2]+z)*nc+c]) }
-	lerp := func(a, b, w float64) float64 { return a + (b-a)*w }
-	plane := func(y int) float64 {
-		return lerp(lerp(at(y, tx.i0, tz.i0), at(y, tx.i0, tz.i1), tz.w1),
-			lerp(at(y, tx.i1, tz.i0), at(y, tx.i1, tz.i1), tz.w1), tx.w1)
+// trilinear writes into dst each channel of src (shape in, len(dst)
+// channels last) interpolated at the three axes' taps, as nested lerps.
+func trilinear(dst, src []float32, in [3]int, ty, tx, tz lerpTap) {
+	nc := len(dst)
+	at := func(y, x int) int { return (y*in[1] + x) * in[2] * nc }
+	p00, p01, p10, p11 := at(ty.i0, tx.i0), at(ty.i0, tx.i1), at(ty.i1, tx.i0), at(ty.i1, tx.i1)
+	z0, z1 := tz.i0*nc, tz.i1*nc
+	wy, wx, wz := ty.w1, tx.w1, tz.w1
+	lerp := func(p int) float64 {
+		a := float64(src[p+z0])
+		return a + (float64(src[p+z1])-a)*wz
 	}
-	return lerp(plane(ty.i0), plane(ty.i1), ty.w1)
+	for c := range nc {
+		a0, a1 := lerp(p00+c), lerp(p01+c)
+		b0, b1 := lerp(p10+c), lerp(p11+c)
+		a, b := a0+(a1-a0)*wx, b0+(b1-b0)*wx
+		dst[c] = float32(a + (b-a)*wy)
+	}
 }
 
 // affineMatrix returns MONAI's AffineGrid matrix (3 x 4) for dr:
@@ -276,10 +282,8 @@ func (a *Augmenter) affine(dst, src []float32, dr Draws) {
 				ty := tap(m[0][0]*cy + m[0][1]*cx + m[0][2]*cz + m[0][3])
 				tx := tap(m[1][0]*cy + m[1][1]*cx + m[1][2]*cz + m[1][3])
 				tz := tap(m[2][0]*cy + m[2][1]*cx + m[2][2]*cz + m[2][3])
-				for c := range nc {
-					dst[o] = float32(trilinear(src, in, nc, c, ty, tx, tz))
-					o++
-				}
+				trilinear(dst[o:o+nc], src, in, ty, tx, tz)
+				o += nc
 			}
 		}
 	}

@@ -268,3 +268,19 @@ func TestFitAugmentReproducible(t *testing.T) {
 		t.Errorf("the first epoch's loss %v is the same with and without augmentation", logsA[0].Loss)
 	}
 }
+
+// BenchmarkAugment times Apply on cellfinder's cube with its default
+// affine and flips.
+func BenchmarkAugment(b *testing.B) {
+	in := resnet.DefaultInput
+	a := NewAugmenter(in)
+	src := hashCube(in[0] * in[1] * in[2] * in[3])
+	dst := make([]float32, len(src))
+	d := DefaultAugmentation().Draw(rand.New(rand.NewPCG(1, 2)), in)
+	d.Affine = true
+	b.ResetTimer()
+	for range b.N {
+		a.Apply(dst, src, d)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cubes/s")
+}
