@@ -28,7 +28,9 @@ type Draws struct {
 // affine, the flippable axes, and per axis the range of each affine
 // parameter in cellfinder's terms — rotation in radians, translation as
 // a fraction of the cube, scale with 1 unchanged. A range whose two ends
-// are equal is a fixed value, as augment.py reads a single float.
+// are equal is a fixed value, as augment.py reads a single float. The
+// affine is always asked for, as cellfinder's training passes all three
+// ranges.
 type Augmentation struct {
 	Likelihood float64
 	FlipAxes   [3]bool

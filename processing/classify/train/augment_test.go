@@ -212,19 +212,7 @@ func TestAugmentationDraws(t *testing.T) {
 // it, on the same shuffles' seed).
 func TestFitAugmentReproducible(t *testing.T) {
 	arch := resnet.Arch{Depth: 18, Input: [4]int{20, 20, 8, 2}}
-	y, err := WriteExampleCubes(t.TempDir(), 3, 20, 20, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := ReadYAML(y)
-	if err != nil {
-		t.Fatal(err)
-	}
-	samples, err := ListSamples(src, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, va := Split(samples, 0.2, 4)
+	tr, va := Split(exampleSamples(t, 3, arch.Input), 0.2, 4)
 	aug := DefaultAugmentation()
 	cfg := Config{Epochs: 2, BatchSize: 3, LearningRate: 1e-4, LRMultiplier: 0.1, Seed: 11, Augment: &aug}
 	run := func(cfg Config, from *Model) (*Model, []Epoch) {
@@ -283,4 +271,23 @@ func BenchmarkAugment(b *testing.B) {
 		a.Apply(dst, src, d)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cubes/s")
+}
+
+// exampleSamples writes n cubes of each class of WriteExampleCubes' task
+// in a temporary folder and lists them as training samples.
+func exampleSamples(t *testing.T, n int, input [4]int) []Sample {
+	t.Helper()
+	y, err := WriteExampleCubes(t.TempDir(), n, input[0], input[1], input[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := ReadYAML(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, err := ListSamples(src, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return samples
 }
