@@ -32,6 +32,10 @@ type Config struct {
 	// Resume, when set, continues the run a State was taken from (with
 	// the model holding that run's weights at the time).
 	Resume *State
+	// Augment, when set, augments the training cubes (never the
+	// validation's) as cellfinder does, drawn from the shuffles'
+	// generator so that a seed (and a resumed State) fixes them.
+	Augment *Augmentation
 }
 
 // State is what a run holds beyond the weights after an epoch: with
@@ -161,6 +165,7 @@ func (m *Model) Fit(ctx context.Context, trainSet, valSet []Sample, cfg Config, 
 		first, lr, logs = st.NextEpoch, st.LearningRate, slices.Clone(st.Logs)
 	}
 	rng := rand.New(pcg)
+	aug := newBatchAugmenter(cfg.Augment, m.Arch.Input)
 	for e := first; e < cfg.Epochs; e++ {
 		if slices.Contains(cfg.LRSchedule, e) {
 			lr *= cfg.LRMultiplier
@@ -180,6 +185,7 @@ func (m *Model) Fit(ctx context.Context, trainSet, valSet []Sample, cfg Config, 
 			if err != nil {
 				return logs, err
 			}
+			aug.apply(x[:len(batch)*classify.CubeLen(m.Arch)], rng)
 			r, err := m.Step(x[:len(batch)*classify.CubeLen(m.Arch)], labels, lr)
 			if err != nil {
 				return logs, err
