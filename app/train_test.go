@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -66,5 +67,35 @@ func TestTrainResume(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("the resumed model classifies otherwise than the uninterrupted one:\n%s\n%s", outs[0], outs[1])
+	}
+}
+
+// TestTrainAugments: `voxlab train` augments its training cubes by default
+// as cellfinder does (the same seed, with and without --no-augment, gives
+// different losses), and an augment likelihood outside [0, 1] is a usage
+// error naming the flag.
+func TestTrainAugments(t *testing.T) {
+	dir := t.TempDir()
+	args, err := pipelines["train"].Example(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := append(slices.Clone(args[2:]), "--epochs", "1", "--test-fraction", "0.25", "--save-progress",
+		"--no-save-checkpoints", "--backend", "cpu", "--quiet")
+	run := func(out string, more ...string) string {
+		mustRun(t, append(append([]string{"train", args[0], out}, flags...), more...)...)
+		b, err := os.ReadFile(filepath.Join(out, "training.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	aug, plain := run(filepath.Join(dir, "aug")), run(filepath.Join(dir, "plain"), "--no-augment")
+	if aug == plain {
+		t.Errorf("training.csv is the same with and without --no-augment:\n%s", aug)
+	}
+	code, _, stderr := runCmd(append(append([]string{"train", args[0], filepath.Join(dir, "bad")}, flags...), "--augment-likelihood", "1.5")...)
+	if code != 2 || !strings.Contains(stderr, "augment-likelihood") {
+		t.Errorf("--augment-likelihood 1.5: exit %d, stderr %q; want 2 naming the flag", code, stderr)
 	}
 }

@@ -31,6 +31,10 @@
 // validation split and learning-rate schedule; Init makes a new
 // network's weights as Keras initialises resnet.py's layers.
 //
+// An Augmenter transforms training cubes as cellfinder's augment.py does
+// (MONAI's RandAffine, then flips), with Draws from a seeded Augmentation;
+// Fit applies it to training batches only when Config.Augment is set.
+//
 // testdata/gen_train_golden.py is the independent reference: the same
 // semantics written in torch (float64, autograd), its results committed
 // as train_golden.json.

@@ -30,7 +30,7 @@ var Spec = &pipeline.Spec{
 	Order:   27,
 	Summary: "train cellfinder's cell classifier on training cubes (cellfinder's training YAML), writing a model voxlab classify and cellfinder load",
 	Usage: "YAML OUTDIR [--model FILE | --network-depth 18|34|50|101|152] [--batch-size 16] [--epochs 100] [--learning-rate 0.0001] " +
-		"[--test-fraction 0.1] [--resume CHECKPOINT] [--lr-schedule E1,E2 --lr-multiplier 0.1] [--normalize-channels] [--save-weights] [--no-save-checkpoints] [--save-progress] [--seed N] [--cube-size 50,50,20]",
+		"[--test-fraction 0.1] [--resume CHECKPOINT] [--lr-schedule E1,E2 --lr-multiplier 0.1] [--normalize-channels] [--save-weights] [--no-save-checkpoints] [--save-progress] [--no-augment] [--augment-likelihood 0.9] [--seed N] [--cube-size 50,50,20]",
 	Examples: []string{
 		"voxlab train cubes/training.yaml retrained/ --model resnet50_tv.h5 --epochs 10 --save-weights",
 	},
@@ -59,6 +59,15 @@ var Spec = &pipeline.Spec{
 		{Name: "save-weights", Kind: pipeline.Bool, Help: "write model.weights.h5 (Keras 3 weights) instead of model.keras"},
 		{Name: "no-save-checkpoints", Kind: pipeline.Bool, Advanced: true, Help: "write no checkpoint after each epoch"},
 		{Name: "save-progress", Kind: pipeline.Bool, Advanced: true, Help: "write training.csv, each epoch's loss and accuracy, as Keras's CSVLogger"},
+		{Name: "no-augment", Kind: pipeline.Bool, Advanced: true, Help: "train on the cubes as they are: no flips, rotation, translation or scaling (cellfinder's --no-augment)"},
+		{Name: "augment-likelihood", Kind: pipeline.Float, Default: 0.9, Advanced: true,
+			Help: "the chance that each of the affine transform and the three flips is applied to a training cube (cellfinder's --augment-likelihood)",
+			Check: func(v any) error {
+				if f := v.(float64); f < 0 || f > 1 {
+					return fmt.Errorf("is %g: give a number from 0 to 1", f)
+				}
+				return nil
+			}},
 		{Name: "seed", Kind: pipeline.Int, Default: 0, Advanced: true, Help: "seed of the validation split, the shuffles and a new network's weights"},
 		cubeSizeParam(),
 	},
@@ -143,6 +152,13 @@ func open(r pipeline.Request) (pipeline.Job, error) {
 	}
 	j.cfg = Config{Epochs: v.Int("epochs"), BatchSize: r.Batch, LearningRate: v.Float("learning-rate"),
 		TestFraction: v.Float("test-fraction"), LRSchedule: sched, LRMultiplier: v.Float("lr-multiplier"), Seed: uint64(v.Int("seed"))}
+	if !v.Bool("no-augment") {
+		// cellfinder augments training cubes unless told not to
+		// (train_yaml.py's --no-augment); validation cubes never are.
+		aug := DefaultAugmentation()
+		aug.Likelihood = v.Float("augment-likelihood")
+		j.cfg.Augment = &aug
+	}
 	if j.cfg.BatchSize == 0 {
 		j.cfg.BatchSize = defaultBatch
 	}
