@@ -176,7 +176,15 @@ func (jl *JobList) Cancel(id int) bool {
 }
 
 // relayout lays the list out again after labels were shown or hidden.
-func (jl *JobList) relayout() { jl.box.Refresh() }
+// It lays out twice: a wrapped label newly shown (the banner) reports
+// its height for the width it had before, so the first pass gives it
+// its width and the second the height of its lines; with one, the
+// banner's second and third lines were drawn over the first job's row
+// until something else laid the box out (the --run screenshots).
+func (jl *JobList) relayout() {
+	jl.box.Refresh()
+	jl.box.Refresh()
+}
 
 // claims reports whether a job that has not ended writes path.
 func (jl *JobList) claims(path string) bool {

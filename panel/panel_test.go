@@ -24,6 +24,7 @@ import (
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // fakeLive records what the panel hands a pipeline's live view, and adds
@@ -63,6 +64,8 @@ type fakePipeline struct {
 	gates map[string]chan struct{}
 	fail  error
 	lives []*fakeLive
+	// note, when set, is the report's note in place of the step count.
+	note string
 }
 
 const fakeDevice = 64 << 20
@@ -128,7 +131,11 @@ func (f *fakePipeline) pipeline() *Pipeline {
 				return err
 			}
 			// What it did, as a pipeline's report says it.
-			p.Note(fmt.Sprintf("fake: %d steps written", n))
+			if f.note != "" {
+				p.Note(f.note)
+			} else {
+				p.Note(fmt.Sprintf("fake: %d steps written", n))
+			}
 			return nil
 		},
 		Live: func(v *viewer.Viewer, r Request) Live {
@@ -300,6 +307,29 @@ func TestPanelRunsJobToTheEnd(t *testing.T) {
 	}
 	if b := h.p.Jobs().Banner(); !strings.Contains(b, "finished") || !strings.HasSuffix(b, "\nfake: 7 steps written") {
 		t.Errorf("banner %q", b)
+	}
+}
+
+// TestPanelBannerWrapsAboveTheJobs runs a job whose report wraps to
+// several lines (as detect's and classify's do) and checks that the
+// banner above the job list is as tall as its lines, inside the list's
+// header: laid out once, it kept the height of one line and its other
+// lines were drawn over the first job's row.
+func TestPanelBannerWrapsAboveTheJobs(t *testing.T) {
+	h := newPanelHarness(t, cpuProbe)
+	h.f.note = strings.Repeat("fake: a report long enough to wrap over several lines of the job list ", 4)
+	h.set("count", "2")
+	h.ended(h.run())
+	jl := h.p.jobs
+	h.until("the banner", func() bool { return jl.banner.Visible() })
+	var b, top, min fyne.Size
+	var at fyne.Position
+	fyne.DoAndWait(func() { b, at, top, min = jl.banner.Size(), jl.banner.Position(), jl.top.Size(), jl.banner.MinSize() })
+	if b.Height < min.Height-0.5 || at.Y+b.Height > top.Height+0.5 {
+		t.Errorf("banner %v at %v (needs %v) in a header %v high", b, at, min, top.Height)
+	}
+	if one := widgets.WrapLabel("x", widget.SuccessImportance).MinSize().Height; b.Height < 2*one {
+		t.Errorf("banner %v high, one line is %v: the report did not wrap", b.Height, one)
 	}
 }
 

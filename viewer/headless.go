@@ -127,6 +127,7 @@ func (h *Headless) Capture() image.Image {
 			}
 		}
 	}
+	relayout(h.win.Canvas().Content())
 	walk(h.win.Canvas().Content(), nil)
 	img := h.win.Canvas().Capture()
 	for _, o := range hidden {

@@ -147,3 +147,38 @@ func (v *Viewer) stallError(stall time.Duration) error {
 	}
 	return fmt.Errorf("reading stalled: no data read for %v while loading %s: check that the file is readable (a network disk that hangs, a file being written)", stall, strings.Join(which, ", "))
 }
+
+// relayout lays out every container and widget under o again, top down,
+// twice. Fyne's test canvas, unlike a real window's, does not lay out a
+// container again when a child's minimum size grows, so a label whose
+// text gained a line (the selected point's class and probability under
+// the layer's counts, a job's report above the job list) was drawn over
+// the rows under it in a screenshot. The second pass gives wrapped labels
+// the height of the lines they break into at the width the first gave.
+func relayout(o fyne.CanvasObject) {
+	for range 2 {
+		layoutTree(o)
+	}
+}
+
+// layoutTree is one top-down pass of relayout.
+func layoutTree(o fyne.CanvasObject) {
+	if o == nil || !o.Visible() {
+		return
+	}
+	switch o := o.(type) {
+	case *fyne.Container:
+		if o.Layout != nil {
+			o.Layout.Layout(o.Objects, o.Size())
+		}
+		for _, c := range o.Objects {
+			layoutTree(c)
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(o)
+		r.Layout(o.Size())
+		for _, c := range r.Objects() {
+			layoutTree(c)
+		}
+	}
+}

@@ -33,6 +33,7 @@ func RenderOffscreenFrames(w, h int, stall time.Duration, setup func(v *Viewer) 
 				ch <- err
 				return
 			}
+			relayout(win.Canvas().Content())
 			if err := emit(i, win.Canvas().Capture()); err != nil {
 				ch <- err
 				return

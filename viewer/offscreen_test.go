@@ -78,6 +78,7 @@ func TestRenderOffscreenMatchesTestWindow(t *testing.T) {
 	if err := hl.Settle(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
+	relayout(win.Canvas().Content()) // as RenderOffscreen does before its capture
 	want := win.Canvas().Capture()
 	testutil.SamePixels(t, "offscreen_viewer.png", got, want)
 }

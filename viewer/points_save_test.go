@@ -143,10 +143,10 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 
 	// Replace, but the save fails: the file is as it was, the dialog
 	// says why and stays.
-	savePoints = func(string, []Point) error { return errors.New("disk full") }
+	savePoints = func(string, []Point, []float64) error { return errors.New("disk full") }
 	h.key(fyne.KeyReturn)
 	h.press(dlgOverwrite, "Replace")
-	savePoints = points.Save
+	savePoints = points.SaveProbability
 	if got, _ := os.ReadFile(curated); string(got) != string(before) {
 		t.Fatalf("a failed save left the file %q", got)
 	}
@@ -406,5 +406,50 @@ func TestOpenDialogKeys(t *testing.T) {
 	h.key(fyne.KeyReturn)
 	if h.v.Dialogs() != 0 || h.v.Selected().Name() != "c.csv" {
 		t.Errorf("Enter: %d dialogs, selected %q", h.v.Dialogs(), h.v.Selected().Name())
+	}
+}
+
+// TestSaveKeepsTheProbabilities opens a classify CSV (z,y,x,type,
+// probability; an unknown candidate has none), deletes a point and adds
+// one, saves to a new CSV and reopens it: the probability column is
+// kept for the points read (empty for the unknown and the new point),
+// so the review shows them again; saving dropped it, and the reopened
+// layer showed no probability and lost its review order.
+func TestSaveKeepsTheProbabilities(t *testing.T) {
+	h := newHarness(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "classified.csv")
+	if err := os.WriteFile(in, []byte("z,y,x,type,probability\n1,2,3,2,0.75\n4,5,6,1,0.125\n7,8,9,1,\n10,11,12,2,0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := h.v.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := l.(*PointsLayer)
+	pl.SetSelected(false, 1)
+	if pl.DeleteSelected() != 1 {
+		t.Fatal("the second point was not deleted")
+	}
+	pl.AddPoint(Point{Z: 13, Y: 14, X: 15, Type: "cell"})
+	out := filepath.Join(dir, "reviewed.csv")
+	if err := pl.Save(out); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "z,y,x,type,probability\n1,2,3,2,0.75\n7,8,9,unknown,\n10,11,12,2,0.5\n13,14,15,cell,\n"
+	if string(got) != want {
+		t.Errorf("saved\n%s\nwant\n%s", got, want)
+	}
+	back, err := h.v.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp := back.(*PointsLayer)
+	if len(bp.prob) != 4 || bp.prob[0] != 0.75 || bp.prob[2] != 0.5 || bp.prob[1] == bp.prob[1] || bp.prob[3] == bp.prob[3] {
+		t.Errorf("reopened probabilities %v, want [0.75 NaN 0.5 NaN]", bp.prob)
 	}
 }

@@ -147,11 +147,26 @@ func headerColumns(rec []string) ([4]int, bool) {
 
 // WriteCSV writes pts as CSV: a "z,y,x,type" header, then one row per
 // point, coordinates in the shortest form that reads back exactly.
-func WriteCSV(w io.Writer, pts []Point) error {
+func WriteCSV(w io.Writer, pts []Point) error { return writeCSV(w, pts, nil) }
+
+// WriteCSVProbability writes pts as WriteCSV does with a fifth column,
+// probability, prob[i] for pts[i] (empty where NaN or past prob's end):
+// the layout of voxlab classify's CSV, so that a reviewed classification
+// saved keeps the classifier's probabilities.
+func WriteCSVProbability(w io.Writer, pts []Point, prob []float64) error {
+	return writeCSV(w, pts, prob)
+}
+
+// writeCSV writes pts, with a probability column when prob is not nil.
+func writeCSV(w io.Writer, pts []Point, prob []float64) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.WriteString("z,y,x,type\n")
+	if prob != nil {
+		bw.WriteString("z,y,x,type,probability\n")
+	} else {
+		bw.WriteString("z,y,x,type\n")
+	}
 	var buf []byte
-	for _, p := range pts {
+	for i, p := range pts {
 		buf = buf[:0]
 		buf = strconv.AppendFloat(buf, p.Z, 'f', -1, 64)
 		buf = append(buf, ',')
@@ -160,6 +175,12 @@ func WriteCSV(w io.Writer, pts []Point) error {
 		buf = strconv.AppendFloat(buf, p.X, 'f', -1, 64)
 		buf = append(buf, ',')
 		buf = appendField(buf, p.Type)
+		if prob != nil {
+			buf = append(buf, ',')
+			if i < len(prob) && !math.IsNaN(prob[i]) {
+				buf = strconv.AppendFloat(buf, prob[i], 'g', -1, 64)
+			}
+		}
 		buf = append(buf, '\n')
 		bw.Write(buf)
 	}
