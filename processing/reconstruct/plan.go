@@ -61,6 +61,13 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "Paganin grid and filter", Where: plan.Host, Fixed: pr*pc*(16+8) + pr*16},
 		}})
 	}
+	if dz := j.cfg.Dezing; dz != nil {
+		// Each stack of darks and of flats is dezinged whole.
+		n := int64(max(j.s.darks.Shape[0], j.s.flats.Shape[0]))
+		phases[0].Arrays = append(phases[0].Arrays,
+			plan.Array{Name: "darks or flats to dezing (raw, float32 in and out)", Where: plan.Host, Fixed: n * frame * (int64(j.s.darks.DType.Size()) + 8)},
+			plan.Array{Name: "dezinging scratch", Where: plan.Host, Fixed: dezingScratch(*dz, j.cols)})
+	}
 	if j.cfg.AutoCenter {
 		workers := int64(runtime.GOMAXPROCS(0))
 		phases = append(phases, plan.Phase{Name: "centre", Units: 1, Unit: "rows", Arrays: []plan.Array{
@@ -80,6 +87,15 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "sinogram", Where: plan.Host, Fixed: np * nc * 4},
 			{Name: j.cfg.algorithm() + " scratch", Where: plan.Host, Fixed: j.slicerBytes()},
 		}}
+	if dz := j.cfg.Dezing; dz != nil && j.cfg.Paganin == nil {
+		// The kernel's halo rows read with each block, and the block
+		// before and after dezinging, as float32.
+		halo := 2 * int64(j.cfg.halo())
+		main.Arrays = append(main.Arrays,
+			plan.Array{Name: "dezinging halo rows (2 blocks)", Where: plan.Host, Fixed: 2 * halo * np * nc * ds},
+			plan.Array{Name: "block to dezing and dezinged (float32)", Where: plan.Host, PerUnit: 2 * np * nc * 4, Fixed: 2 * halo * np * nc * 4},
+			plan.Array{Name: "dezinging scratch", Where: plan.Host, Fixed: dezingScratch(*dz, j.cols)})
+	}
 	if j.cfg.Sweep != nil {
 		// A sweep reads one row, and writes a slice per centre.
 		main.Name, main.Units, main.Unit = "centre sweep", len(j.cfg.Sweep), "centres"

@@ -31,6 +31,8 @@ type reconJob struct {
 	dark, flat []float32
 	retrieved  []float32
 	clipped    int
+	// dzIn and dzOut are a block's rows before and after dezinging.
+	dzIn, dzOut []float32
 }
 
 func (j *reconJob) Close() error {
@@ -113,11 +115,17 @@ func (j *reconJob) compute(ctx context.Context, p *job.Progress, block, lo, hi i
 func (j *reconJob) means(ctx context.Context, p *job.Progress) error {
 	frame := j.rows * j.cols
 	p.Stage("darks and flats of "+j.s.name, int64(j.s.darks.Shape[0]+j.s.flats.Shape[0]), "frames")
+	mean := func(v *volume.Volume) ([]float32, error) {
+		if j.cfg.Dezing != nil {
+			return dezingedMean(ctx, p, v, j.rows, j.cols, *j.cfg.Dezing)
+		}
+		return meanOf(ctx, p, v, frame)
+	}
 	var err error
-	if j.dark, err = meanOf(ctx, p, j.s.darks, frame); err != nil {
+	if j.dark, err = mean(j.s.darks); err != nil {
 		return err
 	}
-	if j.flat, err = meanOf(ctx, p, j.s.flats, frame); err != nil {
+	if j.flat, err = mean(j.s.flats); err != nil {
 		return err
 	}
 	if f := DarkerFlats(j.dark, j.flat); f > 0.5 {
@@ -204,18 +212,20 @@ func (j *reconJob) retrieve(ctx context.Context, p *job.Progress) error {
 func (j *reconJob) rowSinogram(ctx context.Context, y int) ([]float32, error) {
 	if j.retrieved != nil {
 		sino := make([]float32, j.nproj*j.cols)
-		j.sinogram(sino, nil, 1, 0, y)
+		j.sinogram(sino, nil, j.s.proj.DType, 1, 0, y)
 		return sino, nil
 	}
-	raw := make([]byte, int64(j.nproj)*int64(j.cols)*int64(j.s.proj.DType.Size()))
-	if err := newRowReader(j).read(raw, y, y+1); err != nil {
+	ry0, ry1 := j.haloRows(y, y+1)
+	raw := make([]byte, int64(j.nproj)*int64(ry1-ry0)*int64(j.cols)*int64(j.s.proj.DType.Size()))
+	if err := newRowReader(j).read(raw, ry0, ry1); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	sino := make([]float32, j.nproj*j.cols)
-	j.sinogram(sino, raw, 1, 0, y)
+	rows, dt := j.dezinged(raw, ry0, ry1, y, y+1)
+	j.sinogram(sino, rows, dt, 1, 0, y)
 	return sino, nil
 }
 
@@ -232,11 +242,27 @@ func centerSearch(cols int) CenterVo {
 	return p
 }
 
-// sinogram writes into dst row r (of a block of rb rows starting at
-// detector row y) of raw, across every projection, flat-field corrected
-// and −log.
-func (j *reconJob) sinogram(dst []float32, raw []byte, rb, r, y int) {
-	ds := j.s.proj.DType.Size()
+// haloRows are the rows read for output rows [y0, y1): with --dezing,
+// the kernel's halo on each side within the detector.
+func (j *reconJob) haloRows(y0, y1 int) (ry0, ry1 int) {
+	h := j.cfg.halo()
+	return max(y0-h, 0), min(y1+h, j.rows)
+}
+
+// dezinged is rows [y0, y1) of a block read as rows [ry0, ry1), and
+// their type: dezinged float32 with --dezing, else raw as read.
+func (j *reconJob) dezinged(raw []byte, ry0, ry1, y0, y1 int) ([]byte, volume.DType) {
+	if j.cfg.Dezing == nil {
+		return raw, j.s.proj.DType
+	}
+	return j.dezingRows(raw, ry0, ry1, y0, y1), volume.Float32
+}
+
+// sinogram writes into dst row r (of a block of rb rows of type dt
+// starting at detector row y) of raw, across every projection,
+// flat-field corrected and −log.
+func (j *reconJob) sinogram(dst []float32, raw []byte, dt volume.DType, rb, r, y int) {
+	ds := dt.Size()
 	nc := j.cols
 	if j.retrieved != nil {
 		nr := j.to - j.from
@@ -247,7 +273,7 @@ func (j *reconJob) sinogram(dst []float32, raw []byte, rb, r, y int) {
 	}
 	for p := 0; p < j.nproj; p++ {
 		off := ((p*rb + r) * nc) * ds
-		volume.ToFloat32(dst[p*nc:(p+1)*nc], raw[off:off+nc*ds], j.s.proj.DType)
+		volume.ToFloat32(dst[p*nc:(p+1)*nc], raw[off:off+nc*ds], dt)
 	}
 	dark, flat := j.dark[y*nc:(y+1)*nc], j.flat[y*nc:(y+1)*nc]
 	lo, hi := DefaultFlatField.Correct(dst, dst, dark, flat)

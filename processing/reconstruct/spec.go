@@ -27,7 +27,7 @@ var Spec = &pipeline.Spec{
 	Title:   "Reconstruct",
 	Order:   15,
 	Summary: "reconstruct slices from a tomography scan: flat-field, −log, stripe removal, centre, filtered back-projection",
-	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp|gridrec] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting|all]\n" +
+	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp|gridrec] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting|all] [--dezing [--kernel K --dif D]]\n" +
 		"       [--paganin --energy KEV --distance MM --pixel-size UM --ratio R] [--rows FROM:TO] [--center-sweep FROM:TO:STEP] [--darks F --flats F] [--angles FILE] [--batch-size N|auto] [--host-memory SIZE]",
 	Examples: []string{
 		"voxlab reconstruct scan.nxs slices.h5 --center auto --angles angles.txt",
@@ -62,6 +62,12 @@ var Spec = &pipeline.Spec{
 			Help: "propagation distance from the sample to the detector in mm, for --paganin"},
 		{Name: "pixel-size", Kind: pipeline.Float, Default: DefaultPaganin.PixelSize, Unit: "µm", Advanced: true, Help: "detector pixel size in µm, for --paganin"},
 		{Name: "ratio", Kind: pipeline.Float, Default: DefaultPaganin.Ratio, Label: "δ/β ratio", Advanced: true, Help: "the material's δ/β, for --paganin"},
+		{Name: "dezing", Kind: pipeline.Bool, Label: "Dezing",
+			Help: "remove zingers from the projections, darks and flats first (remove_outlier, the 3D median filter of voxlab dezing), with no intermediate file"},
+		{Name: "kernel", Kind: pipeline.Int, Default: 3, Advanced: true, Label: "Dezing kernel",
+			Help: "side of the dezinging median cube: odd, 3 to 13, for --dezing"},
+		{Name: "dif", Kind: pipeline.Float, Default: 1000.0, Advanced: true, Label: "Dezing threshold (dif)",
+			Help: "dezinging threshold in the scan's units: a value with |x − median| ≥ dif becomes the median, for --dezing"},
 		{Name: "rows", Kind: pipeline.Text, Label: "Detector rows", Help: "FROM:TO, the detector rows to reconstruct (TO exclusive); empty: all",
 			Check: func(v any) error { _, _, err := parseRows(v.(string)); return err }},
 		{Name: "angles", Kind: pipeline.Input, Optional: true,
@@ -159,6 +165,19 @@ func config(r pipeline.Request) (Config, error) {
 			return c, pipeline.Usagef("--paganin: --energy, --distance, --pixel-size and --ratio must be positive")
 		}
 		c.Paganin = &pg
+	}
+	if v.Bool("dezing") {
+		dz := DezingParams{Kernel: v.Int("kernel"), Dif: v.Float("dif")}
+		if dz.Kernel < 3 || dz.Kernel > 13 || dz.Kernel%2 == 0 {
+			return c, pipeline.Usagef("--kernel %d: the dezinging median's side must be odd, from 3 to 13", dz.Kernel)
+		}
+		if !(dz.Dif > 0) {
+			return c, pipeline.Usagef("--dif %g: the dezinging threshold must be positive", dz.Dif)
+		}
+		if c.Paganin != nil {
+			return c, pipeline.Usagef("--dezing with --paganin is not supported yet: dezing the scan first (voxlab dezing), then reconstruct it with --paganin")
+		}
+		c.Dezing = &dz
 	}
 	c.Stripes, c.StripeSize, c.Pad = v.String("stripes"), v.Int("stripe-size"), v.String("pad")
 	if c.MaskRadius = v.Float("mask-radius"); c.MaskRadius < 0 || math.IsNaN(c.MaskRadius) {

@@ -54,11 +54,12 @@ func (r *rowReader) read(dst []byte, y0, y1 int) error {
 	return nil
 }
 
-// rawBlock is a block of rows read, or the error reading it.
+// rawBlock is a block of rows [y0, y1) read as rows [ry0, ry1) (with
+// the dezinging halo), or the error reading it.
 type rawBlock struct {
-	y0, y1 int
-	buf    []byte
-	err    error
+	y0, y1, ry0, ry1 int
+	buf              []byte
+	err              error
 }
 
 // readBlocks reads the blocks of rows [from, to) in order on its own
@@ -66,7 +67,8 @@ type rawBlock struct {
 // done.
 func (j *reconJob) readBlocks(ctx context.Context, block, from, to int) (<-chan rawBlock, chan<- []byte, <-chan struct{}) {
 	out, free, done := make(chan rawBlock), make(chan []byte, 2), make(chan struct{})
-	size := int64(j.nproj) * int64(block) * int64(j.cols) * int64(j.s.proj.DType.Size())
+	row := int64(j.nproj) * int64(j.cols) * int64(j.s.proj.DType.Size())
+	size := row * int64(min(block+2*j.cfg.halo(), j.rows))
 	if j.retrieved != nil {
 		size = 0 // the rows are in memory already
 	}
@@ -84,13 +86,14 @@ func (j *reconJob) readBlocks(ctx context.Context, block, from, to int) (<-chan 
 			case <-ctx.Done():
 				return
 			}
-			buf = buf[:int64(y1-y0)*size/int64(block)]
+			ry0, ry1 := j.haloRows(y0, y1)
 			var err error
 			if size > 0 {
-				err = r.read(buf, y0, y1)
+				buf = buf[:int64(ry1-ry0)*row]
+				err = r.read(buf, ry0, ry1)
 			}
 			select {
-			case out <- rawBlock{y0, y1, buf, err}:
+			case out <- rawBlock{y0, y1, ry0, ry1, buf, err}:
 			case <-ctx.Done():
 				return
 			}
@@ -150,11 +153,15 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int
 			return b.err
 		}
 		rb := b.y1 - b.y0
+		rows, dt := b.buf, j.s.proj.DType
+		if j.retrieved == nil {
+			rows, dt = j.dezinged(b.buf, b.ry0, b.ry1, b.y0, b.y1)
+		}
 		for r := 0; r < rb; r++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			j.sinogram(sino, b.buf, rb, r, b.y0+r)
+			j.sinogram(sino, rows, dt, rb, r, b.y0+r)
 			if stripes != nil {
 				stripes(sino)
 			}

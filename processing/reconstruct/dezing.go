@@ -1,0 +1,113 @@
+package reconstruct
+
+import (
+	"context"
+	"runtime"
+	"unsafe"
+
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/processing/zinger"
+)
+
+// Dezinging in the chain (--dezing): remove_outlier, the 3D median
+// outlier filter of httomolibgpu's misc/corr.py that the dezing
+// pipeline applies (processing/zinger's CPU kernel, the same bits), on
+// the projections, the darks and the flats, each as its own stack,
+// fused into the run: no intermediate file.
+//
+// The projections are filtered over (projection, detector row, column)
+// as dezing filters them. A block of detector rows is read with
+// Kernel/2 halo rows above and below (fewer only at the detector's
+// edges), filtered whole and the halo discarded, so that every kept row
+// sees the neighbourhood it has in the whole scan: the result does not
+// depend on the block of rows.
+
+// DezingParams are remove_outlier's settings: the side of the median
+// cube (odd, 3 to 13) and the threshold in the data's units.
+type DezingParams struct {
+	Kernel int
+	Dif    float64
+}
+
+// halo is the rows a block needs on each side (0 without --dezing).
+func (c Config) halo() int {
+	if c.Dezing == nil {
+		return 0
+	}
+	return c.Dezing.Kernel / 2
+}
+
+// dezingStack writes remove_outlier of the planes × rows × cols float32
+// stack src into dst (same shape, not overlapping src).
+func dezingStack(dst, src []float32, planes, rows, cols int, p DezingParams) {
+	if len(src) == 0 {
+		return
+	}
+	mp := zinger.MedianParams{Float32: true, Planes: planes, Rows: rows, Cols: cols, N: planes, Kernel: p.Kernel, Dif: p.Dif}
+	workers := runtime.GOMAXPROCS(0)
+	per := zinger.WorkerScratch(p.Kernel, cols)
+	scratch := make([]uint32, workers*per)
+	zinger.Median(bitsOf(dst), bitsOf(src), scratch, mp, per, workers, nil)
+}
+
+// bitsOf views float32s as their bits, the median's float32 elements.
+func bitsOf(f []float32) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+}
+
+// dezingScratch is what dezingStack holds besides its input and output.
+func dezingScratch(p DezingParams, cols int) int64 {
+	return int64(runtime.GOMAXPROCS(0)) * int64(zinger.WorkerScratch(p.Kernel, cols)) * 4
+}
+
+// dezingRows filters a block read as rows [ry0, ry1) of every projection
+// (raw, the scan's type) and returns rows [y0, y1) of the result as
+// float32 bytes (projection, row, column), reusing j's buffers.
+func (j *reconJob) dezingRows(raw []byte, ry0, ry1, y0, y1 int) []byte {
+	nr, nc := ry1-ry0, j.cols
+	n := j.nproj * nr * nc
+	j.dzIn, j.dzOut = grow(j.dzIn, n), grow(j.dzOut, n)
+	volume.ToFloat32(j.dzIn, raw[:n*j.s.proj.DType.Size()], j.s.proj.DType)
+	dezingStack(j.dzOut, j.dzIn, j.nproj, nr, nc, *j.cfg.Dezing)
+	kept := y1 - y0
+	for p := 0; p < j.nproj; p++ {
+		// In place: row block p of the kept rows lies at or before its source.
+		copy(j.dzOut[p*kept*nc:(p+1)*kept*nc], j.dzOut[(p*nr+y0-ry0)*nc:(p*nr+y1-ry0)*nc])
+	}
+	return volume.Bytes(j.dzOut[:j.nproj*kept*nc])
+}
+
+// grow returns s with length n, reallocated only when too short.
+func grow(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// dezingedMean is the per-pixel mean of v's frames after remove_outlier
+// of the whole stack (read at once: darks and flats are few frames).
+func dezingedMean(ctx context.Context, p *job.Progress, v *volume.Volume, rows, cols int, dz DezingParams) ([]float32, error) {
+	n, frame := v.Shape[0], rows*cols
+	raw := make([]byte, int64(n)*int64(frame)*int64(v.DType.Size()))
+	if err := v.ReadSlab(0, n, raw); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	in, out := make([]float32, n*frame), make([]float32, n*frame)
+	volume.ToFloat32(in, raw, v.DType)
+	dezingStack(out, in, n, rows, cols, dz)
+	mean := make([]float32, frame)
+	for i := range mean {
+		var s float64
+		for z := 0; z < n; z++ {
+			s += float64(out[z*frame+i])
+		}
+		mean[i] = float32(s / float64(n))
+	}
+	p.Add(int64(n))
+	return mean, nil
+}
