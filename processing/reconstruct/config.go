@@ -41,6 +41,8 @@ type Config struct {
 	// Dezing, when not nil, removes zingers from the projections, darks
 	// and flats before the flat-field correction (dezing.go).
 	Dezing *DezingParams
+	// PixelSize is the detector's pixel in µm as given (0: the scan's).
+	PixelSize float64
 }
 
 // maxSweep bounds a centre sweep's slices.

@@ -20,7 +20,8 @@ func (j *reconJob) outInfo() volume.Info {
 	if j.cfg.Sweep != nil {
 		n = len(j.cfg.Sweep)
 	}
-	return volume.Info{Shape: [3]int{n, j.cols, j.cols}, DType: volume.Float32}
+	v := j.voxel
+	return volume.Info{Shape: [3]int{n, j.cols, j.cols}, DType: volume.Float32, VoxelSize: [3]float64{v, v, v}}
 }
 
 // align is the output writer's plane alignment (its chunks' depth).

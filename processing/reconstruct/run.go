@@ -26,6 +26,7 @@ type reconJob struct {
 	centerArg         string // --center as given
 	partials          bool   // hand each block of slices to the viewer
 	center            float64
+	voxel             float64 // the slices' voxel size, µm
 	// dark and flat are the means, filled by Run; retrieved the
 	// phase-retrieved rows with --paganin.
 	dark, flat []float32
@@ -52,13 +53,18 @@ func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		return nil, err
 	}
 	block := j.blockOf(pl)
-	w, err := j.create()
+	// The output is created once the centre is known: its metadata
+	// records it.
+	centre, err := j.prepare(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	w, err := j.create(centre)
 	if err != nil {
 		return nil, err
 	}
 	defer w.abort()
-	centre, err := j.compute(ctx, p, block, 0, j.outInfo().Shape[0], w)
-	if err != nil {
+	if err := j.emit(ctx, p, block, 0, j.outInfo().Shape[0], w); err != nil {
 		return nil, err
 	}
 	if err := w.commit(ctx); err != nil {
@@ -84,30 +90,48 @@ func (j *reconJob) blockOf(pl *plan.Plan) int {
 // centres of the sweep — to w after the darks' and flats' means and the
 // centre, and says where the centre came from.
 func (j *reconJob) compute(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) (string, error) {
-	if err := j.means(ctx, p); err != nil {
+	centre, err := j.prepare(ctx, p)
+	if err != nil {
 		return "", err
 	}
-	if j.partials {
-		w = &livePlanes{planeWriter: w, p: p, info: j.outInfo()}
+	return centre, j.emit(ctx, p, block, lo, hi, w)
+}
+
+// prepare computes what every slice needs: the darks' and flats'
+// means, the phase-retrieved rows with --paganin, and the centre; it
+// says where the centre came from.
+func (j *reconJob) prepare(ctx context.Context, p *job.Progress) (string, error) {
+	if err := j.means(ctx, p); err != nil {
+		return "", err
 	}
 	if j.cfg.Paganin != nil {
 		if err := j.retrieve(ctx, p); err != nil {
 			return "", err
 		}
 	}
-	centre := "given"
 	switch {
 	case j.cfg.Sweep != nil:
-		return "sweep", j.writeSweep(ctx, p, block, lo, hi, w)
+		return "sweep", nil
 	case j.cfg.AutoCenter:
 		if err := j.findCenter(ctx, p); err != nil {
 			return "", err
 		}
-		centre = "auto (Vo's method)"
+		return "auto (Vo's method)", nil
 	case math.IsNaN(j.cfg.Center):
-		centre = "columns/2"
+		return "columns/2", nil
 	}
-	return centre, j.write(ctx, p, block, lo, hi, w)
+	return "given", nil
+}
+
+// emit writes output planes [lo, hi) to w once prepared.
+func (j *reconJob) emit(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) error {
+	if j.partials {
+		w = &livePlanes{planeWriter: w, p: p, info: j.outInfo()}
+	}
+	if j.cfg.Sweep != nil {
+		return j.writeSweep(ctx, p, block, lo, hi, w)
+	}
+	return j.write(ctx, p, block, lo, hi, w)
 }
 
 // means reads the darks and flats frame by frame into their means, and

@@ -60,7 +60,8 @@ var Spec = &pipeline.Spec{
 		{Name: "energy", Kind: pipeline.Float, Default: DefaultPaganin.Energy, Unit: "keV", Advanced: true, Help: "beam energy in keV, for --paganin"},
 		{Name: "distance", Kind: pipeline.Float, Default: DefaultPaganin.Distance * 1000, Unit: "mm", Advanced: true,
 			Help: "propagation distance from the sample to the detector in mm, for --paganin"},
-		{Name: "pixel-size", Kind: pipeline.Float, Default: DefaultPaganin.PixelSize, Unit: "µm", Advanced: true, Help: "detector pixel size in µm, for --paganin"},
+		{Name: "pixel-size", Kind: pipeline.Float, Default: 0.0, Unit: "µm", Advanced: true,
+			Help: "detector pixel size in µm, for --paganin and the output's voxel size; 0: the scan's, else 1 (and 1.28 µm for --paganin)"},
 		{Name: "ratio", Kind: pipeline.Float, Default: DefaultPaganin.Ratio, Label: "δ/β ratio", Advanced: true, Help: "the material's δ/β, for --paganin"},
 		{Name: "dezing", Kind: pipeline.Bool, Label: "Dezing",
 			Help: "remove zingers from the projections, darks and flats first (remove_outlier, the 3D median filter of voxlab dezing), with no intermediate file"},
@@ -161,8 +162,8 @@ func config(r pipeline.Request) (Config, error) {
 	if v.Bool("paganin") {
 		pg := PaganinParams{Energy: v.Float("energy"), Distance: v.Float("distance") / 1000,
 			PixelSize: v.Float("pixel-size"), Ratio: v.Float("ratio")}
-		if !(pg.Energy > 0 && pg.Distance > 0 && pg.PixelSize > 0 && pg.Ratio > 0) {
-			return c, pipeline.Usagef("--paganin: --energy, --distance, --pixel-size and --ratio must be positive")
+		if !(pg.Energy > 0 && pg.Distance > 0 && pg.PixelSize >= 0 && pg.Ratio > 0) {
+			return c, pipeline.Usagef("--paganin: --energy, --distance and --ratio must be positive, --pixel-size positive or 0 (the scan's)")
 		}
 		c.Paganin = &pg
 	}
@@ -178,6 +179,9 @@ func config(r pipeline.Request) (Config, error) {
 			return c, pipeline.Usagef("--dezing with --paganin is not supported yet: dezing the scan first (voxlab dezing), then reconstruct it with --paganin")
 		}
 		c.Dezing = &dz
+	}
+	if c.PixelSize = v.Float("pixel-size"); !(c.PixelSize >= 0) {
+		return c, pipeline.Usagef("--pixel-size %g: want a size in µm, or 0 for the scan's", c.PixelSize)
 	}
 	c.Stripes, c.StripeSize, c.Pad = v.String("stripes"), v.Int("stripe-size"), v.String("pad")
 	if c.MaskRadius = v.Float("mask-radius"); c.MaskRadius < 0 || math.IsNaN(c.MaskRadius) {
@@ -227,6 +231,14 @@ func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 		j.angles, j.anglesFrom = radiansOf(s.angles), s.name
 	default:
 		j.angles, j.evenAngles = evenAngles(nproj), true
+	}
+	j.voxel = voxelSize(cfg.PixelSize, s.proj.VoxelSize)
+	if pg := j.cfg.Paganin; pg != nil && pg.PixelSize == 0 {
+		p := *pg
+		if p.PixelSize = DefaultPaganin.PixelSize; cfg.PixelSize > 0 || s.proj.VoxelSize[2] > 0 {
+			p.PixelSize = j.voxel
+		}
+		j.cfg.Paganin = &p
 	}
 	j.center = cfg.Center
 	if math.IsNaN(j.center) {

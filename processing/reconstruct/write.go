@@ -184,9 +184,9 @@ type output struct {
 	committed bool
 }
 
-func (j *reconJob) create() (*output, error) {
+func (j *reconJob) create(centre string) (*output, error) {
 	path, dataset := volume.SplitSpec(j.out)
-	w, err := j.exp.Create(path, dataset, j.outInfo(), volume.ExportOptions{})
+	w, err := j.exp.Create(path, dataset, j.outInfo(), volume.ExportOptions{Attrs: j.attrs(centre)})
 	if err != nil {
 		return nil, err
 	}
