@@ -41,10 +41,16 @@ func (c Config) halo() int {
 // dezingStack writes remove_outlier of the planes × rows × cols float32
 // stack src into dst (same shape, not overlapping src).
 func dezingStack(dst, src []float32, planes, rows, cols int, p DezingParams) {
-	if len(src) == 0 {
+	dezingPlanes(dst, src, planes, rows, cols, 0, planes, p)
+}
+
+// dezingPlanes writes remove_outlier of planes [z0, z0+n) of the stack
+// src into dst (n planes).
+func dezingPlanes(dst, src []float32, planes, rows, cols, z0, n int, p DezingParams) {
+	if len(src) == 0 || n == 0 {
 		return
 	}
-	mp := zinger.MedianParams{Float32: true, Planes: planes, Rows: rows, Cols: cols, N: planes, Kernel: p.Kernel, Dif: p.Dif}
+	mp := zinger.MedianParams{Float32: true, Planes: planes, Rows: rows, Cols: cols, Z0: z0, N: n, Kernel: p.Kernel, Dif: p.Dif}
 	workers := runtime.GOMAXPROCS(0)
 	per := zinger.WorkerScratch(p.Kernel, cols)
 	scratch := make([]uint32, workers*per)
@@ -110,4 +116,46 @@ func dezingedMean(ctx context.Context, p *job.Progress, v *volume.Volume, rows, 
 	}
 	p.Add(int64(n))
 	return mean, nil
+}
+
+// projWindow reads whole projections for --paganin with --dezing: the
+// kernel's projections around each one (clamped to the scan, as
+// mode='nearest'), each read once and kept in a ring of Kernel frames,
+// so that projection z is dezinged over its neighbours as a block of
+// rows is.
+type projWindow struct {
+	j     *reconJob
+	raw   []byte
+	ring  [][]float32
+	held  []int // the projection in each slot of ring (-1: none)
+	block []float32
+}
+
+func newProjWindow(j *reconJob) *projWindow {
+	k, frame := j.cfg.Dezing.Kernel, j.rows*j.cols
+	w := &projWindow{j: j, raw: make([]byte, j.s.proj.PlaneBytes()), block: make([]float32, k*frame)}
+	for i := 0; i < k; i++ {
+		w.ring, w.held = append(w.ring, make([]float32, frame)), append(w.held, -1)
+	}
+	return w
+}
+
+// dezinged writes projection z, dezinged, into dst (one frame).
+func (w *projWindow) dezinged(dst []float32, z int) error {
+	j, k := w.j, len(w.ring)
+	frame, h := j.rows*j.cols, k/2
+	for d := 0; d < k; d++ {
+		p := min(max(z-h+d, 0), j.nproj-1)
+		slot := p % k
+		if w.held[slot] != p {
+			if err := j.s.proj.ReadSlab(p, p+1, w.raw); err != nil {
+				return err
+			}
+			volume.ToFloat32(w.ring[slot], w.raw, j.s.proj.DType)
+			w.held[slot] = p
+		}
+		copy(w.block[d*frame:(d+1)*frame], w.ring[slot])
+	}
+	dezingPlanes(dst, w.block, k, j.rows, j.cols, h, 1, *j.cfg.Dezing)
+	return nil
 }

@@ -61,6 +61,12 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "projection", Where: plan.Host, Fixed: frame * (ds + 4)},
 			{Name: "Paganin grid and filter", Where: plan.Host, Fixed: pr*pc*(16+8) + pr*16},
 		}})
+		if dz := j.cfg.Dezing; dz != nil {
+			ph := &phases[len(phases)-1]
+			ph.Arrays = append(ph.Arrays,
+				plan.Array{Name: "projections around each to dezing (ring and block, float32)", Where: plan.Host, Fixed: 2 * int64(dz.Kernel) * frame * 4},
+				plan.Array{Name: "dezinging scratch", Where: plan.Host, Fixed: dezingScratch(*dz, j.cols)})
+		}
 	}
 	if dz := j.cfg.Dezing; dz != nil {
 		// Each stack of darks and of flats is dezinged whole.

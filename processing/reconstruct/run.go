@@ -213,15 +213,24 @@ func (j *reconJob) retrieve(ctx context.Context, p *job.Progress) error {
 	nr := j.to - j.from
 	j.retrieved = make([]float32, j.nproj*nr*j.cols)
 	pg := NewPaganin(*j.cfg.Paganin, j.rows, j.cols)
+	var win *projWindow
+	if j.cfg.Dezing != nil {
+		win = newProjWindow(j)
+	}
 	p.Stage("phase retrieval (Paganin) of "+j.s.name, int64(j.nproj), "projections")
 	for z := 0; z < j.nproj; z++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := v.ReadSlab(z, z+1, raw); err != nil {
+		if win != nil {
+			if err := win.dezinged(f, z); err != nil {
+				return err
+			}
+		} else if err := v.ReadSlab(z, z+1, raw); err != nil {
 			return err
+		} else {
+			volume.ToFloat32(f, raw, v.DType)
 		}
-		volume.ToFloat32(f, raw, v.DType)
 		lo, hi := DefaultFlatField.Correct(f, f, j.dark, j.flat)
 		j.clipped += lo + hi
 		pg.Apply(f, f)

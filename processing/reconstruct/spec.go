@@ -175,9 +175,6 @@ func config(r pipeline.Request) (Config, error) {
 		if !(dz.Dif > 0) {
 			return c, pipeline.Usagef("--dif %g: the dezinging threshold must be positive", dz.Dif)
 		}
-		if c.Paganin != nil {
-			return c, pipeline.Usagef("--dezing with --paganin is not supported yet: dezing the scan first (voxlab dezing), then reconstruct it with --paganin")
-		}
 		c.Dezing = &dz
 	}
 	if c.PixelSize = v.Float("pixel-size"); !(c.PixelSize >= 0) {
