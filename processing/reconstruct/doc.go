@@ -5,7 +5,8 @@
 //   - dezinging of the projections, darks and flats (--dezing:
 //     remove_outlier, the 3D median of voxlab dezing, through
 //     processing/zinger's kernel; dezing.go), each block of rows read
-//     with the kernel's halo rows so that results do not depend on it;
+//     with the kernel's halo rows so that results do not depend on it
+//     (with --paganin, each whole projection over its neighbours);
 //   - dark/flat-field correction and −log (FlatField, MinusLog; as
 //     httomolibgpu's prep/normalize.py dark_flat_field_correction and
 //     minus_log);
