@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/zinger"
@@ -40,21 +41,31 @@ func (c Config) halo() int {
 
 // dezingStack writes remove_outlier of the planes × rows × cols float32
 // stack src into dst (same shape, not overlapping src).
-func dezingStack(dst, src []float32, planes, rows, cols int, p DezingParams) {
-	dezingPlanes(dst, src, planes, rows, cols, 0, planes, p)
+func dezingStack(ctx context.Context, dst, src []float32, planes, rows, cols int, p DezingParams) error {
+	return dezingPlanes(ctx, dst, src, planes, rows, cols, 0, planes, p)
 }
 
 // dezingPlanes writes remove_outlier of planes [z0, z0+n) of the stack
-// src into dst (n planes).
-func dezingPlanes(dst, src []float32, planes, rows, cols, z0, n int, p DezingParams) {
+// src into dst (n planes). The kernel stops between rows once ctx is
+// done (a CPU backend bound to ctx gives it the Work that does), so a
+// cancel lands within a row, not a block.
+func dezingPlanes(ctx context.Context, dst, src []float32, planes, rows, cols, z0, n int, p DezingParams) error {
 	if len(src) == 0 || n == 0 {
-		return
+		return ctx.Err()
 	}
 	mp := zinger.MedianParams{Float32: true, Planes: planes, Rows: rows, Cols: cols, Z0: z0, N: n, Kernel: p.Kernel, Dif: p.Dif}
-	workers := runtime.GOMAXPROCS(0)
+	be := gpu.NewCPU()
+	unbind := be.Bind(ctx, nil)
+	defer unbind()
+	workers := be.Workers()
 	per := zinger.WorkerScratch(p.Kernel, cols)
 	scratch := make([]uint32, workers*per)
-	zinger.Median(bitsOf(dst), bitsOf(src), scratch, mp, per, workers, nil)
+	wk := be.Begin(int64(n) * int64(rows))
+	zinger.Median(bitsOf(dst), bitsOf(src), scratch, mp, per, workers, wk)
+	if err := wk.Err(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // bitsOf views float32s as their bits, the median's float32 elements.
@@ -70,18 +81,20 @@ func dezingScratch(p DezingParams, cols int) int64 {
 // dezingRows filters a block read as rows [ry0, ry1) of every projection
 // (raw, the scan's type) and returns rows [y0, y1) of the result as
 // float32 bytes (projection, row, column), reusing j's buffers.
-func (j *reconJob) dezingRows(raw []byte, ry0, ry1, y0, y1 int) []byte {
+func (j *reconJob) dezingRows(ctx context.Context, raw []byte, ry0, ry1, y0, y1 int) ([]byte, error) {
 	nr, nc := ry1-ry0, j.cols
 	n := j.nproj * nr * nc
 	j.dzIn, j.dzOut = grow(j.dzIn, n), grow(j.dzOut, n)
 	volume.ToFloat32(j.dzIn, raw[:n*j.s.proj.DType.Size()], j.s.proj.DType)
-	dezingStack(j.dzOut, j.dzIn, j.nproj, nr, nc, *j.cfg.Dezing)
+	if err := dezingStack(ctx, j.dzOut, j.dzIn, j.nproj, nr, nc, *j.cfg.Dezing); err != nil {
+		return nil, err
+	}
 	kept := y1 - y0
 	for p := 0; p < j.nproj; p++ {
 		// In place: row block p of the kept rows lies at or before its source.
 		copy(j.dzOut[p*kept*nc:(p+1)*kept*nc], j.dzOut[(p*nr+y0-ry0)*nc:(p*nr+y1-ry0)*nc])
 	}
-	return volume.Bytes(j.dzOut[:j.nproj*kept*nc])
+	return volume.Bytes(j.dzOut[:j.nproj*kept*nc]), nil
 }
 
 // grow returns s with length n, reallocated only when too short.
@@ -105,7 +118,9 @@ func dezingedMean(ctx context.Context, p *job.Progress, v *volume.Volume, rows, 
 	}
 	in, out := make([]float32, n*frame), make([]float32, n*frame)
 	volume.ToFloat32(in, raw, v.DType)
-	dezingStack(out, in, n, rows, cols, dz)
+	if err := dezingStack(ctx, out, in, n, rows, cols, dz); err != nil {
+		return nil, err
+	}
 	mean := make([]float32, frame)
 	for i := range mean {
 		var s float64
@@ -141,7 +156,7 @@ func newProjWindow(j *reconJob) *projWindow {
 }
 
 // dezinged writes projection z, dezinged, into dst (one frame).
-func (w *projWindow) dezinged(dst []float32, z int) error {
+func (w *projWindow) dezinged(ctx context.Context, dst []float32, z int) error {
 	j, k := w.j, len(w.ring)
 	frame, h := j.rows*j.cols, k/2
 	for d := 0; d < k; d++ {
@@ -156,6 +171,5 @@ func (w *projWindow) dezinged(dst []float32, z int) error {
 		}
 		copy(w.block[d*frame:(d+1)*frame], w.ring[slot])
 	}
-	dezingPlanes(dst, w.block, k, j.rows, j.cols, h, 1, *j.cfg.Dezing)
-	return nil
+	return dezingPlanes(ctx, dst, w.block, k, j.rows, j.cols, h, 1, *j.cfg.Dezing)
 }

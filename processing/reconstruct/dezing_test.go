@@ -2,6 +2,7 @@ package reconstruct
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -125,7 +126,9 @@ func dezingedCopy(t *testing.T, path, dir string, dz DezingParams) string {
 	in := make([]float32, v.Len())
 	volume.ToFloat32(in, raw, v.DType)
 	out := make([]float32, len(in))
-	dezingStack(out, in, v.Shape[0], v.Shape[1], v.Shape[2], dz)
+	if err := dezingStack(context.Background(), out, in, v.Shape[0], v.Shape[1], v.Shape[2], dz); err != nil {
+		t.Fatal(err)
+	}
 	p := filepath.Join(dir, filepath.Base(path))
 	w, err := volume.CreateNPY(p, volume.Info{Shape: v.Shape, DType: volume.Float32})
 	if err != nil {
@@ -172,6 +175,42 @@ func TestRunDezingFused(t *testing.T) {
 		b, _ := os.ReadFile(got)
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("paganin %v: the fused run differs from dezinging first", pg)
+		}
+	}
+}
+
+// TestDezingStackCancel: a cancelled context stops the median between
+// rows (it leaves the output unwritten) and is the error returned.
+func TestDezingStackCancel(t *testing.T) {
+	const planes, rows, cols = 8, 64, 64
+	src, dst := make([]float32, planes*rows*cols), make([]float32, planes*rows*cols)
+	for i := range src {
+		src[i] = float32(i % 97)
+	}
+	sentinel := float32(-1)
+	for i := range dst {
+		dst[i] = sentinel
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := dezingStack(ctx, dst, src, planes, rows, cols, DezingParams{Kernel: 3, Dif: 10}); err != context.Canceled {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	written := 0
+	for _, v := range dst {
+		if v != sentinel {
+			written++
+		}
+	}
+	if written > len(dst)/4 {
+		t.Errorf("%d of %d values written after the cancel", written, len(dst))
+	}
+	if err := dezingStack(context.Background(), dst, src, planes, rows, cols, DezingParams{Kernel: 3, Dif: 10}); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range dst {
+		if v == sentinel {
+			t.Fatalf("value %d unwritten by an uncancelled call", i)
 		}
 	}
 }

@@ -223,7 +223,7 @@ func (j *reconJob) retrieve(ctx context.Context, p *job.Progress) error {
 			return err
 		}
 		if win != nil {
-			if err := win.dezinged(f, z); err != nil {
+			if err := win.dezinged(ctx, f, z); err != nil {
 				return err
 			}
 		} else if err := v.ReadSlab(z, z+1, raw); err != nil {
@@ -257,7 +257,10 @@ func (j *reconJob) rowSinogram(ctx context.Context, y int) ([]float32, error) {
 		return nil, err
 	}
 	sino := make([]float32, j.nproj*j.cols)
-	rows, dt := j.dezinged(raw, ry0, ry1, y, y+1)
+	rows, dt, err := j.dezinged(ctx, raw, ry0, ry1, y, y+1)
+	if err != nil {
+		return nil, err
+	}
 	j.sinogram(sino, rows, dt, 1, 0, y)
 	return sino, nil
 }
@@ -284,11 +287,12 @@ func (j *reconJob) haloRows(y0, y1 int) (ry0, ry1 int) {
 
 // dezinged is rows [y0, y1) of a block read as rows [ry0, ry1), and
 // their type: dezinged float32 with --dezing, else raw as read.
-func (j *reconJob) dezinged(raw []byte, ry0, ry1, y0, y1 int) ([]byte, volume.DType) {
+func (j *reconJob) dezinged(ctx context.Context, raw []byte, ry0, ry1, y0, y1 int) ([]byte, volume.DType, error) {
 	if j.cfg.Dezing == nil {
-		return raw, j.s.proj.DType
+		return raw, j.s.proj.DType, nil
 	}
-	return j.dezingRows(raw, ry0, ry1, y0, y1), volume.Float32
+	rows, err := j.dezingRows(ctx, raw, ry0, ry1, y0, y1)
+	return rows, volume.Float32, err
 }
 
 // sinogram writes into dst row r (of a block of rb rows of type dt

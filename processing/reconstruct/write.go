@@ -155,7 +155,10 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int
 		rb := b.y1 - b.y0
 		rows, dt := b.buf, j.s.proj.DType
 		if j.retrieved == nil {
-			rows, dt = j.dezinged(b.buf, b.ry0, b.ry1, b.y0, b.y1)
+			var err error
+			if rows, dt, err = j.dezinged(ctx, b.buf, b.ry0, b.ry1, b.y0, b.y1); err != nil {
+				return err
+			}
 		}
 		for r := 0; r < rb; r++ {
 			if err := ctx.Err(); err != nil {
