@@ -27,8 +27,8 @@ import (
 // DezingParams are remove_outlier's settings: the side of the median
 // cube (odd, 3 to 13) and the threshold in the data's units.
 type DezingParams struct {
-	Kernel int
-	Dif    float64
+	Kernel int     `json:"kernel"`
+	Dif    float64 `json:"dif"`
 }
 
 // halo is the rows a block needs on each side (0 without --dezing).

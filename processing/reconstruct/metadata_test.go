@@ -59,6 +59,9 @@ func TestRunMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := rep.Summary.(Summary)
+	if sum.Dezing == nil || *sum.Dezing != (DezingParams{Kernel: 5, Dif: 300}) || sum.VoxelSize != 1 {
+		t.Errorf("report: dezing %v, voxel size %g", sum.Dezing, sum.VoxelSize)
+	}
 	captured.Lock()
 	info, a := captured.info, captured.opts.Attrs
 	captured.Unlock()

@@ -266,6 +266,8 @@ type Summary struct {
 	Angles      string         `json:"angles"`
 	Sweep       []float64      `json:"center_sweep,omitempty"`
 	Paganin     *PaganinParams `json:"paganin,omitempty"`
+	Dezing      *DezingParams  `json:"dezing,omitempty"`
+	VoxelSize   float64        `json:"voxel_size_um"`
 	Block       int            `json:"block_rows"`
 	Tasks       int            `json:"tasks,omitempty"`
 	Clipped     int            `json:"clipped"`
@@ -282,7 +284,7 @@ func (j *reconJob) report(block int, centre string, took time.Duration, tasks in
 	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
 		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: j.cfg.algorithm(),
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius,
-		Angles: angles, Sweep: j.cfg.Sweep, Paganin: j.cfg.Paganin, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
+		Angles: angles, Sweep: j.cfg.Sweep, Paganin: j.cfg.Paganin, Dezing: j.cfg.Dezing, VoxelSize: j.voxel, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
 	alg := "FBP"
 	if j.cfg.Gridrec {
 		alg = "gridrec"
@@ -291,9 +293,12 @@ func (j *reconJob) report(block int, centre string, took time.Duration, tasks in
 		alg = fmt.Sprintf("Paganin (%g keV, %g mm, %g µm pixels, δ/β %g) and %s",
 			pg.Energy, pg.Distance*1000, pg.PixelSize, pg.Ratio, alg)
 	}
+	if dz := j.cfg.Dezing; dz != nil {
+		alg = fmt.Sprintf("dezinged (kernel %d, dif %g), %s", dz.Kernel, dz.Dif, alg)
+	}
 	notes := []string{
-		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d",
-			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2]),
+		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d, voxels of %g µm",
+			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2], j.voxel),
 		fmt.Sprintf("centre of rotation: column %.2f (%s); %s, filter %s, stripes %s; %s in blocks of %s",
 			j.center, centre, alg, sum.Filter, sum.Stripes, took.Round(time.Millisecond), pipeline.Plural(block, "row")),
 	}
