@@ -64,7 +64,7 @@ func runDemo(e *env, dir string, size demo.Size, seed int64, headless bool) erro
 // demoResults is where `voxlab demo DIR --headless` writes, inside DIR.
 const demoResults = "results"
 
-// runDemoPipelines runs the three pipelines on the demo data through the
+// runDemoPipelines runs the pipelines on the demo data through the
 // same code as their commands (each step is `voxlab CMD ARGS`), writing
 // into DIR/results/, and says where the results went and how to look at
 // them.
@@ -80,6 +80,8 @@ func runDemoPipelines(ctx context.Context, e *env, dir string) error {
 		out  string
 	}{
 		{"dezinged scan", []string{"dezing", in(demo.TomoScan), filepath.Join(res, "dezinged.h5")}, filepath.Join(res, "dezinged.h5")},
+		{"reconstructed slices", []string{"reconstruct", in(demo.TomoScan), filepath.Join(res, "reconstructed.npy"), "--center", "auto", "--stripes", "sorting", "--stripe-size", "5", "--dezing"},
+			filepath.Join(res, "reconstructed.npy")},
 		{"detected cells", []string{"detect", in(demo.BrainPlanes), filepath.Join(res, "cells.csv")}, filepath.Join(res, "cells.csv")},
 		{"distance matrices", []string{"distance", in(demo.MapsGT), in(demo.MapsSubmitted), filepath.Join(res, "distances"), "--mask", in(demo.MapsMask)},
 			filepath.Join(res, "distances") + string(filepath.Separator)},
@@ -94,15 +96,15 @@ func runDemoPipelines(ctx context.Context, e *env, dir string) error {
 			return fmt.Errorf("step %d (voxlab %s) failed with exit status %d", i+1, st.args[0], code)
 		}
 	}
-	fmt.Fprintf(e.stdout, "\nThe three pipelines ran on the demo data in %s; the results are in %s:\n", time.Since(start).Round(time.Millisecond), res)
+	fmt.Fprintf(e.stdout, "\nThe %d pipelines ran on the demo data in %s; the results are in %s:\n", len(steps), time.Since(start).Round(time.Millisecond), res)
 	for _, st := range steps {
-		fmt.Fprintf(e.stdout, "  %-18s %s\n", st.what+":", st.out)
+		fmt.Fprintf(e.stdout, "  %-22s %s\n", st.what+":", st.out)
 	}
 	if found, truth, recall, err := demoRecall(filepath.Join(res, "cells.csv"), in(demo.BrainCells)); err == nil {
 		fmt.Fprintf(e.stdout, "  detection found %d cells; %.0f%% of the demo's %d cells lie within 3 voxels of one\n", found, 100*recall, truth)
 	}
-	fmt.Fprintf(e.stdout, "Look at them with:\n  voxlab view %s %s:/data --grid\n  voxlab view %s %s\n  voxlab gui --demo %s\n",
-		in(demo.TomoScan), steps[0].out, in(demo.BrainPlanes), steps[1].out, dir)
+	fmt.Fprintf(e.stdout, "Look at them with:\n  voxlab view %s %s:/data --grid\n  voxlab view %s\n  voxlab view %s %s\n  voxlab gui --demo %s\n",
+		in(demo.TomoScan), steps[0].out, steps[1].out, in(demo.BrainPlanes), steps[2].out, dir)
 	return nil
 }
 

@@ -6,10 +6,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -130,7 +133,7 @@ func TestDemoHeadlessRunsThePipelines(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
 	res := filepath.Join(dir, demoResults)
-	for _, p := range []string{"dezinged.h5", "cells.csv", "distances/l2.npy", "distances/summary.json"} {
+	for _, p := range []string{"dezinged.h5", "reconstructed.npy", "cells.csv", "distances/l2.npy", "distances/summary.json"} {
 		if _, err := os.Stat(filepath.Join(res, p)); err != nil {
 			t.Error(err)
 		}
@@ -140,6 +143,18 @@ func TestDemoHeadlessRunsThePipelines(t *testing.T) {
 	}
 	if !strings.Contains(out, "100% of the demo's") {
 		t.Errorf("no recall line:\n%s", out)
+	}
+	// The demo scan's axis is off the detector's middle; --center auto
+	// finds it within half a pixel.
+	axis := demo.TomoLayoutFor(demo.Small).Axis()
+	code, out, errOut = runCmd("reconstruct", filepath.Join(dir, demo.TomoScan), filepath.Join(t.TempDir(), "rows.npy"),
+		"--center", "auto", "--rows", "60:62", "--dezing", "--stripes", "sorting")
+	m := regexp.MustCompile(`centre of rotation: column ([0-9.]+) \(auto`).FindStringSubmatch(out + errOut)
+	if code != 0 || m == nil {
+		t.Fatalf("exit %d, no centre in the report:\n%s%s", code, out, errOut)
+	}
+	if c, _ := strconv.ParseFloat(m[1], 64); math.Abs(c-axis) > 0.5 || axis == float64(demo.TomoLayoutFor(demo.Small).Cols)/2 {
+		t.Errorf("centre %s, the demo's axis is at %g", m[1], axis)
 	}
 }
 

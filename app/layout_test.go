@@ -16,7 +16,7 @@ import (
 
 // pipelinePkg matches the pipelines' packages (the rooms
 // processing/<pipeline> of docs/ARCHITECTURE.md).
-var pipelinePkg = regexp.MustCompile(`^github\.com/voxlab/voxlab/processing/(dezing|detect|distance|classify|convert)(/|$)`)
+var pipelinePkg = regexp.MustCompile(`^github\.com/voxlab/voxlab/processing/(dezing|reconstruct|detect|distance|classify|convert)(/|$)`)
 
 // goList returns the packages pkg depends on (with its tests' when
 // test is set).
@@ -54,7 +54,9 @@ func TestPackageLayout(t *testing.T) {
 		{"../panel", false, pipelinePkg},
 		{"../widgets", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(app|panel|viewer|processing|gpu|internal|resources)\b`)},
 		{"../processing/pipeline", false, regexp.MustCompile(`^(github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|fyne\.io/)`)},
-		{"../processing/dezing", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
+		{"../processing/dezing", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(reconstruct|detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
+		{"../processing/zinger", true, pipelinePkg},
+		{"../processing/reconstruct", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify|convert))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/detect", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/convert", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},
 		{"../processing/distance", true, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|classify))\b|^(fyne\.io/|gonum\.org/v1/(hdf5|plot))`)},

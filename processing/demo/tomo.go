@@ -32,6 +32,19 @@ const (
 	// well above httomo's default dif of 1000.
 	MinZinger = 3000
 	MaxZinger = 12000
+
+	// axisShift is how far right of the detector's middle the rotation
+	// axis lies, as a fraction of the width: a reconstruction at
+	// columns/2 smears the phantom into arcs, one at the axis
+	// (--center auto) shows it.
+	axisShift = 0.05
+	// stripeColumns are the columns whose response drifts between the
+	// flats and the projections (a gain off by up to maxStripe), which
+	// the flat-field correction leaves as stripes in the sinograms and
+	// rings in the slices; small enough that no voxel of a stripe is a
+	// zinger to the 3x3x3 median at dif 1000.
+	stripeColumns = 6
+	maxStripe     = 0.015
 )
 
 // TomoLayout is the frame layout of a demo scan, in file order: darks,
@@ -66,9 +79,11 @@ type Zinger struct {
 	Size float64
 }
 
-// Tomo is a synthetic NeXus tomography scan: a smooth phantom of Gaussian
-// blobs seen in parallel beam, flat and dark fields with noise, and
-// zingers in every kind of frame. Frames are computed on demand, each from
+// Tomo is a synthetic NeXus tomography scan: a smooth 3D phantom of
+// Gaussian blobs seen in parallel beam about an axis right of the
+// detector's middle (Axis), flat and dark fields with noise, a few
+// columns whose gain drifts in the projections (stripes, rings once
+// reconstructed), and zingers in every kind of frame. Frames are computed on demand, each from
 // its own random stream, so any slab is the same whatever order it is read
 // in.
 type Tomo struct {
@@ -80,6 +95,9 @@ type Tomo struct {
 	blobs   []blob
 	byFrame map[int][]Zinger
 	flat    []float64 // open beam above the dark level, fixed for the scan
+	// stripe is each column's gain in the projections (1 but for the
+	// stripes' columns).
+	stripe []float64
 }
 
 // blob is a 3D Gaussian of the phantom: centre (x, y) in the rotating
@@ -105,6 +123,7 @@ func NewTomo(size Size, seed int64) *Tomo {
 	}
 	t.blobs = phantom(rng, l)
 	t.flat = flatField(l)
+	t.stripe = stripes(rand.New(rand.NewPCG(uint64(seed), 0x57e1)), l)
 	t.Zingers = append(t.Zingers, t.pickZingers(rng, h5.KeyProjection, l.ZingersProj)...)
 	t.Zingers = append(t.Zingers, t.pickZingers(rng, h5.KeyFlat, l.ZingersFlat)...)
 	t.Zingers = append(t.Zingers, t.pickZingers(rng, h5.KeyDark, l.ZingersDark)...)
@@ -118,15 +137,40 @@ func NewTomo(size Size, seed int64) *Tomo {
 	return t
 }
 
+// Axis is the detector column (0-based, fractional) of the rotation
+// axis.
+func (l TomoLayout) Axis() float64 {
+	return float64(l.Cols-1)/2 + math.Round(axisShift*float64(l.Cols))
+}
+
+// stripes draws the projections' per-column gains: stripeColumns
+// columns away from the edges off by 0.3 to 1 times maxStripe, either
+// way.
+func stripes(rng *rand.Rand, l TomoLayout) []float64 {
+	g := make([]float64, l.Cols)
+	for c := range g {
+		g[c] = 1
+	}
+	for i := 0; i < stripeColumns; i++ {
+		c := l.Cols/8 + rng.IntN(l.Cols*3/4)
+		d := maxStripe * (0.3 + 0.7*rng.Float64())
+		if rng.IntN(2) == 0 {
+			d = -d
+		}
+		g[c] = 1 + d
+	}
+	return g
+}
+
 // phantom places blobs inside the cylinder the detector sees at every
-// angle, wide enough (s ≥ 4% of the width) that neighbouring pixels and
+// angle about the axis, wide enough (s ≥ 4% of the width) that neighbouring pixels and
 // neighbouring angles differ smoothly, and faint enough that the sample
 // transmits 15% or more where blobs overlap.
 func phantom(rng *rand.Rand, l TomoLayout) []blob {
 	w := float64(l.Cols)
 	out := make([]blob, 12)
 	for i := range out {
-		r := 0.3 * w * math.Sqrt(rng.Float64())
+		r := 0.25 * w * math.Sqrt(rng.Float64())
 		phi := 2 * math.Pi * rng.Float64()
 		out[i] = blob{
 			x: r * math.Cos(phi), y: r * math.Sin(phi),
@@ -255,6 +299,9 @@ func (t *Tomo) frame(z int, zingers bool, dst []uint16, sc *frameScratch) {
 		v := darkLevel + darkNoise*rng.NormFloat64()
 		if key != h5.KeyDark {
 			open := gain * t.flat[i] * math.Exp(-sc.path[i])
+			if key == h5.KeyProjection {
+				open *= t.stripe[i%l.Cols]
+			}
 			v += open + math.Sqrt(countGain*open)*rng.NormFloat64()
 		}
 		dst[i] = clampU16(v)
@@ -294,7 +341,7 @@ func flatField(l TomoLayout) []float64 {
 func (t *Tomo) lineIntegrals(deg float64, sc *frameScratch) {
 	l := t.Layout
 	th := deg * math.Pi / 180
-	centre := float64(l.Cols-1) / 2
+	centre := l.Axis()
 	for _, b := range t.blobs {
 		u := b.x*math.Cos(th) + b.y*math.Sin(th) + centre
 		amp := b.a

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/zinger"
 )
 
 // The CPU kernels of the dezinging pipeline: the reference the CUDA
@@ -21,26 +22,13 @@ import (
 // and progress of the job bound to it.
 type cpuOps struct{ be *gpu.CPUBackend }
 
-// dzKey is the element type the median works on: uint16 data as they are,
-// float32 data as their totalOrder keys (floatKey).
-type dzKey interface{ ~uint16 | ~uint32 }
-
-// dzWorkerScratch returns the scratch elements one worker of the median
-// needs for rows of cols voxels.
-func dzWorkerScratch(kernel, cols int) int {
-	if kernel == 3 {
-		return dzK3Scratch(cols)
-	}
-	return max(dzSlabScratch(kernel, cols), dzBoundScratch(kernel, cols))
-}
-
 // MedianScratch returns the per-worker working rows of the median
 // filter: for kernel 3, the z-sorted triples of four rows and the sorted
-// 9-lists of two (cpu_k3.go); for larger kernels the rows of column
-// medians of the bound path (cpu_bound.go) or, sharing the same
-// memory, one sorted list of kernel² values per column (cpu_slab.go).
+// 9-lists of two (processing/zinger k3.go); for larger kernels the rows of column
+// medians of the bound path (bound.go) or, sharing the same
+// memory, one sorted list of kernel² values per column (slab.go).
 func (c cpuOps) MedianScratch(p MedianParams) int64 {
-	return int64(c.be.Workers()) * int64(dzWorkerScratch(p.Kernel, p.Cols)) * p.elemSize()
+	return int64(c.be.Workers()) * int64(zinger.WorkerScratch(p.Kernel, p.Cols)) * p.ElemSize()
 }
 
 // Median runs remove_outlier on the host's cores.
@@ -57,8 +45,8 @@ func (c cpuOps) Median(dst, src, scratch *gpu.Buffer, p MedianParams) error {
 		return err
 	}
 	workers := c.be.Workers()
-	per := dzWorkerScratch(p.Kernel, p.Cols)
-	scr, err := dzNeed("median scratch", scratch, int64(workers)*int64(per)*p.elemSize())
+	per := zinger.WorkerScratch(p.Kernel, p.Cols)
+	scr, err := dzNeed("median scratch", scratch, int64(workers)*int64(per)*p.ElemSize())
 	if err != nil {
 		return err
 	}
@@ -68,98 +56,11 @@ func (c cpuOps) Median(dst, src, scratch *gpu.Buffer, p MedianParams) error {
 	// Progress counts rows: a block of a few huge planes still reports.
 	wk := c.be.Begin(int64(p.N) * int64(p.Rows))
 	if p.Float32 {
-		dzMedian(dzU32b(d), dzU32b(s), dzU32b(scr), p, per, workers, wk)
+		zinger.Median(dzU32b(d), dzU32b(s), dzU32b(scr), p, per, workers, wk)
 	} else {
-		dzMedian(dzU16b(d), dzU16b(s), dzU16b(scr), p, per, workers, wk)
+		zinger.Median(dzU16b(d), dzU16b(s), dzU16b(scr), p, per, workers, wk)
 	}
 	return wk.Err()
-}
-
-// dzPlane is one output plane's view of the input: the planes of the
-// neighbourhood, clamped to the block.
-type dzPlane[T dzKey] struct {
-	// in[d] is input plane z-r+d (clamped), for d in [0, kernel).
-	in [13][]T
-	// out is the output plane.
-	out []T
-	// wk is the call's cancellation and progress (nil: unbound).
-	wk *gpu.Work
-}
-
-// row counts one more row of the plane as begun and reports whether the
-// call was cancelled, for the band loops to return at once (leaving the
-// output unfinished: a cancelled call's output is discarded). A row is
-// a few milliseconds at most, so a cancel lands within one.
-func (pl *dzPlane[T]) row() bool {
-	pl.wk.Add(1)
-	return pl.wk.Stop()
-}
-
-// dzMedian splits the output planes and rows over workers: each unit is a
-// band of rows of one plane, with bands enough for about eight units per
-// worker, taken as workers finish the last (ParallelForDynamic) so that a
-// core the run's loader or writer delays does not hold up the block.
-//
-// scratch holds per elements for each worker; wk (nil: unbound) is the
-// call's cancellation and progress.
-func dzMedian[T dzKey](dst, src, scratch []T, p MedianParams, per, workers int, wk *gpu.Work) {
-	plane := p.Rows * p.Cols
-	bands := max(1, min(p.Rows, (8*workers+p.N-1)/p.N))
-	units := p.N * bands
-	r := p.Kernel / 2
-	gpu.ForDynamic(workers, units, wk, func(w, u int) {
-		ws := scratch[w*per : (w+1)*per]
-		pl := dzPlane[T]{wk: wk}
-		z, band := u/bands, u%bands
-		y0, y1 := band*p.Rows/bands, (band+1)*p.Rows/bands
-		zin := p.Z0 + z
-		for d := 0; d < p.Kernel; d++ {
-			zz := min(max(zin-r+d, 0), p.Planes-1)
-			pl.in[d] = src[zz*plane : (zz+1)*plane]
-		}
-		pl.out = dst[z*plane : (z+1)*plane]
-		if p.Kernel == 3 {
-			dzK3Band(&pl, p, y0, y1, ws)
-		} else {
-			dzBoundBand(&pl, p, y0, y1, ws)
-		}
-	})
-}
-
-// dzReplace writes the remove_outlier decision for one row: the median
-// where |x − m| ≥ dif, else x. For uint16 the test is exact in integers;
-// for float32 it is float32 arithmetic as NumPy does it on float32 arrays
-// (so NaN never compares ≥ and is never written).
-func dzReplace[T dzKey](out, center, med []T, float bool, dif float64) {
-	if !float {
-		// |x − m| ≥ dif  ⇔  |x − m| ≥ ⌈dif⌉ for integer differences.
-		thr := int32(min(math.Ceil(dif), 1<<17))
-		for x, m := range med[:len(out)] {
-			v := center[x]
-			d := int32(v) - int32(m)
-			if d < 0 {
-				d = -d
-			}
-			if d >= thr {
-				v = m
-			}
-			out[x] = v
-		}
-		return
-	}
-	fd := float32(dif)
-	for x, mk := range med[:len(out)] {
-		v := center[x]
-		m := math.Float32frombits(floatUnkey(uint32(mk)))
-		d := math.Float32frombits(uint32(v)) - m
-		if d < 0 {
-			d = -d
-		}
-		if d >= fd {
-			v = T(math.Float32bits(m))
-		}
-		out[x] = v
-	}
 }
 
 // ReduceScratch: one pixel's keys per worker for the median; none for

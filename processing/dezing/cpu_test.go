@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/zinger"
 )
 
 // naiveMedian is the reference remove_outlier: gather each neighbourhood
@@ -126,8 +127,8 @@ func runMedian(t testing.TB, be *gpu.CPUBackend, src []byte, p MedianParams) []b
 // (switching to slabs where the data are noisy) and with slabs only.
 func bothMethods(t *testing.T, test func(t *testing.T)) {
 	t.Run("bounds", test)
-	dzSlabOnly = true
-	defer func() { dzSlabOnly = false }()
+	zinger.SlabOnly = true
+	defer func() { zinger.SlabOnly = false }()
 	t.Run("slabs", test)
 }
 

@@ -14,7 +14,8 @@
 // not depend on the block sizes or the backend.
 //
 // The kernels are the package's own (Ops, ops.go): the CPU kernels
-// (cpu_*.go), functions over slices that are the reference, and the CUDA
+// (cpu_*.go, the median's from processing/zinger, which reconstruct's
+// --dezing runs too), functions over slices that are the reference, and the CUDA
 // kernels (dezing.cu, compiled to the committed dezing.ptx, launched by
 // cuda_ops.go under the cuda build tag), which give the same bits. A
 // backend computes them through OpsFor; package gpu provides only the

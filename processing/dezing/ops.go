@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/zinger"
 )
 
 // Ops are the device operations of the dezinging pipeline: the 3D
@@ -54,65 +55,6 @@ func OpsFor(be gpu.Backend) (Ops, error) {
 		return dryOps{ops}, nil
 	}
 	return gpu.PickOps("dezing", be, func(c *gpu.CPUBackend) Ops { return cpuOps{c} }, cudaOpsFor)
-}
-
-// MedianParams describe one remove_outlier call on a block of planes.
-//
-// For every output voxel, m is the median of its Kernel³ neighbourhood,
-// where a neighbour outside [0, Planes) x [0, Rows) x [0, Cols) takes the
-// nearest valid index on that axis (scipy.ndimage's mode='nearest'); if
-// |x − m| ≥ Dif the voxel becomes m, otherwise it keeps x. A pipeline that
-// gives each block kernel/2 halo planes on each side (fewer only at the
-// ends of the volume) therefore gets the same output as one call on the
-// whole volume.
-//
-// float32 values are ordered by IEEE 754's totalOrder (−NaN < −Inf < … <
-// −0 < +0 < … < +Inf < +NaN), so the median is defined whatever the data
-// hold; a NaN voxel stays NaN (|NaN − m| ≥ Dif is false), and a voxel is
-// never replaced by a NaN median for the same reason.
-type MedianParams struct {
-	// Float32 selects float32 elements; otherwise uint16.
-	Float32 bool
-	// Planes, Rows, Cols is the shape of src.
-	Planes, Rows, Cols int
-	// Z0 and N select the output planes: src planes [Z0, Z0+N).
-	Z0, N int
-	// Kernel is the side of the cube, odd, 3 to 13.
-	Kernel int
-	// Dif is the replacement threshold in data units, > 0.
-	Dif float64
-}
-
-// Validate checks the parameters.
-func (p MedianParams) Validate() error {
-	switch {
-	case p.Kernel < 3 || p.Kernel > 13 || p.Kernel%2 == 0:
-		return fmt.Errorf("median kernel %d: must be odd, from 3 to 13", p.Kernel)
-	case !(p.Dif > 0):
-		return fmt.Errorf("median threshold dif %v: must be positive", p.Dif)
-	case p.Planes < 1 || p.Rows < 1 || p.Cols < 1:
-		return fmt.Errorf("median block shape %dx%dx%d: every dimension must be positive", p.Planes, p.Rows, p.Cols)
-	case p.Z0 < 0 || p.N < 0 || p.Z0+p.N > p.Planes:
-		return fmt.Errorf("median output planes [%d,%d) outside the block's %d planes", p.Z0, p.Z0+p.N, p.Planes)
-	}
-	return nil
-}
-
-func (p MedianParams) elemSize() int64 {
-	if p.Float32 {
-		return 4
-	}
-	return 2
-}
-
-// SrcBytes and DstBytes are the sizes src and dst must have.
-func (p MedianParams) SrcBytes() int64 {
-	return int64(p.Planes) * int64(p.Rows) * int64(p.Cols) * p.elemSize()
-}
-
-// DstBytes is the size of the output: N planes.
-func (p MedianParams) DstBytes() int64 {
-	return int64(p.N) * int64(p.Rows) * int64(p.Cols) * p.elemSize()
 }
 
 // ReduceParams describe the reduction of a stack of frames (or of a
@@ -170,18 +112,6 @@ func (p FlatFieldParams) Validate() error {
 // correction.
 const flatFieldEps = float32(1e-7)
 
-// floatKey maps a float32's bits to a key whose unsigned order is IEEE
-// 754's totalOrder of the floats: flip every bit of a negative value,
-// only the sign bit of a positive one. It is a bijection.
-func floatKey(bits uint32) uint32 {
-	return bits ^ (uint32(int32(bits)>>31) | 0x80000000)
-}
-
-// floatUnkey is the inverse of floatKey.
-func floatUnkey(key uint32) uint32 {
-	return key ^ (uint32(int32(^key)>>31) | 0x80000000)
-}
-
 // canonicalNaN is the bit pattern of every NaN the reduction and
 // flat-field kernels write (NumPy's nan), whatever the input NaN's payload.
 const canonicalNaN = 0x7fc00000
@@ -231,3 +161,12 @@ func portableLog(x float64) float64 {
 	hfsq := float64(float64(0.5*f) * f)
 	return float64(k*ln2Hi) - ((hfsq - (float64(s*(hfsq+r)) + float64(k*ln2Lo))) - f)
 }
+
+// MedianParams describe one remove_outlier call on a block of planes
+// (processing/zinger's, whose CPU kernel cpuOps runs).
+type MedianParams = zinger.MedianParams
+
+// floatKey and floatUnkey are zinger's totalOrder keys of float32 bits,
+// which the reduction's median uses too.
+func floatKey(bits uint32) uint32  { return zinger.FloatKey(bits) }
+func floatUnkey(key uint32) uint32 { return zinger.FloatUnkey(key) }

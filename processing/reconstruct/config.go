@@ -38,6 +38,11 @@ type Config struct {
 	// Sweep, when not nil, are the centres a sweep reconstructs the
 	// middle row of Rows at, one slice each, in place of the slices.
 	Sweep []float64
+	// Dezing, when not nil, removes zingers from the projections, darks
+	// and flats before the flat-field correction (dezing.go).
+	Dezing *DezingParams
+	// PixelSize is the detector's pixel in µm as given (0: the scan's).
+	PixelSize float64
 }
 
 // maxSweep bounds a centre sweep's slices.

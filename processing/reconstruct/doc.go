@@ -2,6 +2,11 @@
 // the chain of httomo and tomopy after the detector, each stage as the
 // field defines it and citing where it is defined —
 //
+//   - dezinging of the projections, darks and flats (--dezing:
+//     remove_outlier, the 3D median of voxlab dezing, through
+//     processing/zinger's kernel; dezing.go), each block of rows read
+//     with the kernel's halo rows so that results do not depend on it
+//     (with --paganin, each whole projection over its neighbours);
 //   - dark/flat-field correction and −log (FlatField, MinusLog; as
 //     httomolibgpu's prep/normalize.py dark_flat_field_correction and
 //     minus_log);

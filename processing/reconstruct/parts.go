@@ -148,7 +148,7 @@ func (j *reconJob) Merge(ctx context.Context, p *job.Progress, d pipeline.Device
 	} else if j.centerArg == "" {
 		centre = "columns/2"
 	}
-	w, err := j.create()
+	w, err := j.create(centre)
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,8 @@ func (j *reconJob) outInfo() volume.Info {
 	if j.cfg.Sweep != nil {
 		n = len(j.cfg.Sweep)
 	}
-	return volume.Info{Shape: [3]int{n, j.cols, j.cols}, DType: volume.Float32}
+	v := j.voxel
+	return volume.Info{Shape: [3]int{n, j.cols, j.cols}, DType: volume.Float32, VoxelSize: [3]float64{v, v, v}}
 }
 
 // align is the output writer's plane alignment (its chunks' depth).
@@ -60,6 +61,19 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "projection", Where: plan.Host, Fixed: frame * (ds + 4)},
 			{Name: "Paganin grid and filter", Where: plan.Host, Fixed: pr*pc*(16+8) + pr*16},
 		}})
+		if dz := j.cfg.Dezing; dz != nil {
+			ph := &phases[len(phases)-1]
+			ph.Arrays = append(ph.Arrays,
+				plan.Array{Name: "projections around each to dezing (ring and block, float32)", Where: plan.Host, Fixed: 2 * int64(dz.Kernel) * frame * 4},
+				plan.Array{Name: "dezinging scratch", Where: plan.Host, Fixed: dezingScratch(*dz, j.cols)})
+		}
+	}
+	if dz := j.cfg.Dezing; dz != nil {
+		// Each stack of darks and of flats is dezinged whole.
+		n := int64(max(j.s.darks.Shape[0], j.s.flats.Shape[0]))
+		phases[0].Arrays = append(phases[0].Arrays,
+			plan.Array{Name: "darks or flats to dezing (raw, float32 in and out)", Where: plan.Host, Fixed: n * frame * (int64(j.s.darks.DType.Size()) + 8)},
+			plan.Array{Name: "dezinging scratch", Where: plan.Host, Fixed: dezingScratch(*dz, j.cols)})
 	}
 	if j.cfg.AutoCenter {
 		workers := int64(runtime.GOMAXPROCS(0))
@@ -80,6 +94,15 @@ func (j *reconJob) phases() []plan.Phase {
 			{Name: "sinogram", Where: plan.Host, Fixed: np * nc * 4},
 			{Name: j.cfg.algorithm() + " scratch", Where: plan.Host, Fixed: j.slicerBytes()},
 		}}
+	if dz := j.cfg.Dezing; dz != nil && j.cfg.Paganin == nil {
+		// The kernel's halo rows read with each block, and the block
+		// before and after dezinging, as float32.
+		halo := 2 * int64(j.cfg.halo())
+		main.Arrays = append(main.Arrays,
+			plan.Array{Name: "dezinging halo rows (2 blocks)", Where: plan.Host, Fixed: 2 * halo * np * nc * ds},
+			plan.Array{Name: "block to dezing and dezinged (float32)", Where: plan.Host, PerUnit: 2 * np * nc * 4, Fixed: 2 * halo * np * nc * 4},
+			plan.Array{Name: "dezinging scratch", Where: plan.Host, Fixed: dezingScratch(*dz, j.cols)})
+	}
 	if j.cfg.Sweep != nil {
 		// A sweep reads one row, and writes a slice per centre.
 		main.Name, main.Units, main.Unit = "centre sweep", len(j.cfg.Sweep), "centres"

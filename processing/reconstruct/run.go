@@ -26,11 +26,14 @@ type reconJob struct {
 	centerArg         string // --center as given
 	partials          bool   // hand each block of slices to the viewer
 	center            float64
+	voxel             float64 // the slices' voxel size, µm
 	// dark and flat are the means, filled by Run; retrieved the
 	// phase-retrieved rows with --paganin.
 	dark, flat []float32
 	retrieved  []float32
 	clipped    int
+	// dzIn and dzOut are a block's rows before and after dezinging.
+	dzIn, dzOut []float32
 }
 
 func (j *reconJob) Close() error {
@@ -50,13 +53,18 @@ func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		return nil, err
 	}
 	block := j.blockOf(pl)
-	w, err := j.create()
+	// The output is created once the centre is known: its metadata
+	// records it.
+	centre, err := j.prepare(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	w, err := j.create(centre)
 	if err != nil {
 		return nil, err
 	}
 	defer w.abort()
-	centre, err := j.compute(ctx, p, block, 0, j.outInfo().Shape[0], w)
-	if err != nil {
+	if err := j.emit(ctx, p, block, 0, j.outInfo().Shape[0], w); err != nil {
 		return nil, err
 	}
 	if err := w.commit(ctx); err != nil {
@@ -82,30 +90,48 @@ func (j *reconJob) blockOf(pl *plan.Plan) int {
 // centres of the sweep — to w after the darks' and flats' means and the
 // centre, and says where the centre came from.
 func (j *reconJob) compute(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) (string, error) {
-	if err := j.means(ctx, p); err != nil {
+	centre, err := j.prepare(ctx, p)
+	if err != nil {
 		return "", err
 	}
-	if j.partials {
-		w = &livePlanes{planeWriter: w, p: p, info: j.outInfo()}
+	return centre, j.emit(ctx, p, block, lo, hi, w)
+}
+
+// prepare computes what every slice needs: the darks' and flats'
+// means, the phase-retrieved rows with --paganin, and the centre; it
+// says where the centre came from.
+func (j *reconJob) prepare(ctx context.Context, p *job.Progress) (string, error) {
+	if err := j.means(ctx, p); err != nil {
+		return "", err
 	}
 	if j.cfg.Paganin != nil {
 		if err := j.retrieve(ctx, p); err != nil {
 			return "", err
 		}
 	}
-	centre := "given"
 	switch {
 	case j.cfg.Sweep != nil:
-		return "sweep", j.writeSweep(ctx, p, block, lo, hi, w)
+		return "sweep", nil
 	case j.cfg.AutoCenter:
 		if err := j.findCenter(ctx, p); err != nil {
 			return "", err
 		}
-		centre = "auto (Vo's method)"
+		return "auto (Vo's method)", nil
 	case math.IsNaN(j.cfg.Center):
-		centre = "columns/2"
+		return "columns/2", nil
 	}
-	return centre, j.write(ctx, p, block, lo, hi, w)
+	return "given", nil
+}
+
+// emit writes output planes [lo, hi) to w once prepared.
+func (j *reconJob) emit(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) error {
+	if j.partials {
+		w = &livePlanes{planeWriter: w, p: p, info: j.outInfo()}
+	}
+	if j.cfg.Sweep != nil {
+		return j.writeSweep(ctx, p, block, lo, hi, w)
+	}
+	return j.write(ctx, p, block, lo, hi, w)
 }
 
 // means reads the darks and flats frame by frame into their means, and
@@ -113,11 +139,17 @@ func (j *reconJob) compute(ctx context.Context, p *job.Progress, block, lo, hi i
 func (j *reconJob) means(ctx context.Context, p *job.Progress) error {
 	frame := j.rows * j.cols
 	p.Stage("darks and flats of "+j.s.name, int64(j.s.darks.Shape[0]+j.s.flats.Shape[0]), "frames")
+	mean := func(v *volume.Volume) ([]float32, error) {
+		if j.cfg.Dezing != nil {
+			return dezingedMean(ctx, p, v, j.rows, j.cols, *j.cfg.Dezing)
+		}
+		return meanOf(ctx, p, v, frame)
+	}
 	var err error
-	if j.dark, err = meanOf(ctx, p, j.s.darks, frame); err != nil {
+	if j.dark, err = mean(j.s.darks); err != nil {
 		return err
 	}
-	if j.flat, err = meanOf(ctx, p, j.s.flats, frame); err != nil {
+	if j.flat, err = mean(j.s.flats); err != nil {
 		return err
 	}
 	if f := DarkerFlats(j.dark, j.flat); f > 0.5 {
@@ -181,15 +213,24 @@ func (j *reconJob) retrieve(ctx context.Context, p *job.Progress) error {
 	nr := j.to - j.from
 	j.retrieved = make([]float32, j.nproj*nr*j.cols)
 	pg := NewPaganin(*j.cfg.Paganin, j.rows, j.cols)
+	var win *projWindow
+	if j.cfg.Dezing != nil {
+		win = newProjWindow(j)
+	}
 	p.Stage("phase retrieval (Paganin) of "+j.s.name, int64(j.nproj), "projections")
 	for z := 0; z < j.nproj; z++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := v.ReadSlab(z, z+1, raw); err != nil {
+		if win != nil {
+			if err := win.dezinged(ctx, f, z); err != nil {
+				return err
+			}
+		} else if err := v.ReadSlab(z, z+1, raw); err != nil {
 			return err
+		} else {
+			volume.ToFloat32(f, raw, v.DType)
 		}
-		volume.ToFloat32(f, raw, v.DType)
 		lo, hi := DefaultFlatField.Correct(f, f, j.dark, j.flat)
 		j.clipped += lo + hi
 		pg.Apply(f, f)
@@ -204,18 +245,23 @@ func (j *reconJob) retrieve(ctx context.Context, p *job.Progress) error {
 func (j *reconJob) rowSinogram(ctx context.Context, y int) ([]float32, error) {
 	if j.retrieved != nil {
 		sino := make([]float32, j.nproj*j.cols)
-		j.sinogram(sino, nil, 1, 0, y)
+		j.sinogram(sino, nil, j.s.proj.DType, 1, 0, y)
 		return sino, nil
 	}
-	raw := make([]byte, int64(j.nproj)*int64(j.cols)*int64(j.s.proj.DType.Size()))
-	if err := newRowReader(j).read(raw, y, y+1); err != nil {
+	ry0, ry1 := j.haloRows(y, y+1)
+	raw := make([]byte, int64(j.nproj)*int64(ry1-ry0)*int64(j.cols)*int64(j.s.proj.DType.Size()))
+	if err := newRowReader(j).read(raw, ry0, ry1); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	sino := make([]float32, j.nproj*j.cols)
-	j.sinogram(sino, raw, 1, 0, y)
+	rows, dt, err := j.dezinged(ctx, raw, ry0, ry1, y, y+1)
+	if err != nil {
+		return nil, err
+	}
+	j.sinogram(sino, rows, dt, 1, 0, y)
 	return sino, nil
 }
 
@@ -232,11 +278,28 @@ func centerSearch(cols int) CenterVo {
 	return p
 }
 
-// sinogram writes into dst row r (of a block of rb rows starting at
-// detector row y) of raw, across every projection, flat-field corrected
-// and −log.
-func (j *reconJob) sinogram(dst []float32, raw []byte, rb, r, y int) {
-	ds := j.s.proj.DType.Size()
+// haloRows are the rows read for output rows [y0, y1): with --dezing,
+// the kernel's halo on each side within the detector.
+func (j *reconJob) haloRows(y0, y1 int) (ry0, ry1 int) {
+	h := j.cfg.halo()
+	return max(y0-h, 0), min(y1+h, j.rows)
+}
+
+// dezinged is rows [y0, y1) of a block read as rows [ry0, ry1), and
+// their type: dezinged float32 with --dezing, else raw as read.
+func (j *reconJob) dezinged(ctx context.Context, raw []byte, ry0, ry1, y0, y1 int) ([]byte, volume.DType, error) {
+	if j.cfg.Dezing == nil {
+		return raw, j.s.proj.DType, nil
+	}
+	rows, err := j.dezingRows(ctx, raw, ry0, ry1, y0, y1)
+	return rows, volume.Float32, err
+}
+
+// sinogram writes into dst row r (of a block of rb rows of type dt
+// starting at detector row y) of raw, across every projection,
+// flat-field corrected and −log.
+func (j *reconJob) sinogram(dst []float32, raw []byte, dt volume.DType, rb, r, y int) {
+	ds := dt.Size()
 	nc := j.cols
 	if j.retrieved != nil {
 		nr := j.to - j.from
@@ -247,7 +310,7 @@ func (j *reconJob) sinogram(dst []float32, raw []byte, rb, r, y int) {
 	}
 	for p := 0; p < j.nproj; p++ {
 		off := ((p*rb + r) * nc) * ds
-		volume.ToFloat32(dst[p*nc:(p+1)*nc], raw[off:off+nc*ds], j.s.proj.DType)
+		volume.ToFloat32(dst[p*nc:(p+1)*nc], raw[off:off+nc*ds], dt)
 	}
 	dark, flat := j.dark[y*nc:(y+1)*nc], j.flat[y*nc:(y+1)*nc]
 	lo, hi := DefaultFlatField.Correct(dst, dst, dark, flat)

@@ -27,7 +27,7 @@ var Spec = &pipeline.Spec{
 	Title:   "Reconstruct",
 	Order:   15,
 	Summary: "reconstruct slices from a tomography scan: flat-field, −log, stripe removal, centre, filtered back-projection",
-	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp|gridrec] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting|all]\n" +
+	Usage: "SCAN OUT [--center C|auto] [--algorithm fbp|gridrec] [--filter ramp|shepp|cosine|hamming|hann] [--stripes none|sorting|all] [--dezing [--kernel K --dif D]]\n" +
 		"       [--paganin --energy KEV --distance MM --pixel-size UM --ratio R] [--rows FROM:TO] [--center-sweep FROM:TO:STEP] [--darks F --flats F] [--angles FILE] [--batch-size N|auto] [--host-memory SIZE]",
 	Examples: []string{
 		"voxlab reconstruct scan.nxs slices.h5 --center auto --angles angles.txt",
@@ -60,8 +60,15 @@ var Spec = &pipeline.Spec{
 		{Name: "energy", Kind: pipeline.Float, Default: DefaultPaganin.Energy, Unit: "keV", Advanced: true, Help: "beam energy in keV, for --paganin"},
 		{Name: "distance", Kind: pipeline.Float, Default: DefaultPaganin.Distance * 1000, Unit: "mm", Advanced: true,
 			Help: "propagation distance from the sample to the detector in mm, for --paganin"},
-		{Name: "pixel-size", Kind: pipeline.Float, Default: DefaultPaganin.PixelSize, Unit: "µm", Advanced: true, Help: "detector pixel size in µm, for --paganin"},
+		{Name: "pixel-size", Kind: pipeline.Float, Default: 0.0, Unit: "µm", Advanced: true,
+			Help: "detector pixel size in µm, for --paganin and the output's voxel size; 0: the scan's, else 1 (and 1.28 µm for --paganin)"},
 		{Name: "ratio", Kind: pipeline.Float, Default: DefaultPaganin.Ratio, Label: "δ/β ratio", Advanced: true, Help: "the material's δ/β, for --paganin"},
+		{Name: "dezing", Kind: pipeline.Bool, Label: "Dezing",
+			Help: "remove zingers from the projections, darks and flats first (remove_outlier, the 3D median filter of voxlab dezing), with no intermediate file"},
+		{Name: "kernel", Kind: pipeline.Int, Default: 3, Advanced: true, Label: "Dezing kernel",
+			Help: "side of the dezinging median cube: odd, 3 to 13, for --dezing"},
+		{Name: "dif", Kind: pipeline.Float, Default: 1000.0, Advanced: true, Label: "Dezing threshold (dif)",
+			Help: "dezinging threshold in the scan's units: a value with |x − median| ≥ dif becomes the median, for --dezing"},
 		{Name: "rows", Kind: pipeline.Text, Label: "Detector rows", Help: "FROM:TO, the detector rows to reconstruct (TO exclusive); empty: all",
 			Check: func(v any) error { _, _, err := parseRows(v.(string)); return err }},
 		{Name: "angles", Kind: pipeline.Input, Optional: true,
@@ -155,10 +162,23 @@ func config(r pipeline.Request) (Config, error) {
 	if v.Bool("paganin") {
 		pg := PaganinParams{Energy: v.Float("energy"), Distance: v.Float("distance") / 1000,
 			PixelSize: v.Float("pixel-size"), Ratio: v.Float("ratio")}
-		if !(pg.Energy > 0 && pg.Distance > 0 && pg.PixelSize > 0 && pg.Ratio > 0) {
-			return c, pipeline.Usagef("--paganin: --energy, --distance, --pixel-size and --ratio must be positive")
+		if !(pg.Energy > 0 && pg.Distance > 0 && pg.PixelSize >= 0 && pg.Ratio > 0) {
+			return c, pipeline.Usagef("--paganin: --energy, --distance and --ratio must be positive, --pixel-size positive or 0 (the scan's)")
 		}
 		c.Paganin = &pg
+	}
+	if v.Bool("dezing") {
+		dz := DezingParams{Kernel: v.Int("kernel"), Dif: v.Float("dif")}
+		if dz.Kernel < 3 || dz.Kernel > 13 || dz.Kernel%2 == 0 {
+			return c, pipeline.Usagef("--kernel %d: the dezinging median's side must be odd, from 3 to 13", dz.Kernel)
+		}
+		if !(dz.Dif > 0) {
+			return c, pipeline.Usagef("--dif %g: the dezinging threshold must be positive", dz.Dif)
+		}
+		c.Dezing = &dz
+	}
+	if c.PixelSize = v.Float("pixel-size"); !(c.PixelSize >= 0) {
+		return c, pipeline.Usagef("--pixel-size %g: want a size in µm, or 0 for the scan's", c.PixelSize)
 	}
 	c.Stripes, c.StripeSize, c.Pad = v.String("stripes"), v.Int("stripe-size"), v.String("pad")
 	if c.MaskRadius = v.Float("mask-radius"); c.MaskRadius < 0 || math.IsNaN(c.MaskRadius) {
@@ -208,6 +228,14 @@ func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 		j.angles, j.anglesFrom = radiansOf(s.angles), s.name
 	default:
 		j.angles, j.evenAngles = evenAngles(nproj), true
+	}
+	j.voxel = voxelSize(cfg.PixelSize, s.proj.VoxelSize)
+	if pg := j.cfg.Paganin; pg != nil && pg.PixelSize == 0 {
+		p := *pg
+		if p.PixelSize = DefaultPaganin.PixelSize; cfg.PixelSize > 0 || s.proj.VoxelSize[2] > 0 {
+			p.PixelSize = j.voxel
+		}
+		j.cfg.Paganin = &p
 	}
 	j.center = cfg.Center
 	if math.IsNaN(j.center) {

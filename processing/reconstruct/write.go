@@ -54,11 +54,12 @@ func (r *rowReader) read(dst []byte, y0, y1 int) error {
 	return nil
 }
 
-// rawBlock is a block of rows read, or the error reading it.
+// rawBlock is a block of rows [y0, y1) read as rows [ry0, ry1) (with
+// the dezinging halo), or the error reading it.
 type rawBlock struct {
-	y0, y1 int
-	buf    []byte
-	err    error
+	y0, y1, ry0, ry1 int
+	buf              []byte
+	err              error
 }
 
 // readBlocks reads the blocks of rows [from, to) in order on its own
@@ -66,7 +67,8 @@ type rawBlock struct {
 // done.
 func (j *reconJob) readBlocks(ctx context.Context, block, from, to int) (<-chan rawBlock, chan<- []byte, <-chan struct{}) {
 	out, free, done := make(chan rawBlock), make(chan []byte, 2), make(chan struct{})
-	size := int64(j.nproj) * int64(block) * int64(j.cols) * int64(j.s.proj.DType.Size())
+	row := int64(j.nproj) * int64(j.cols) * int64(j.s.proj.DType.Size())
+	size := row * int64(min(block+2*j.cfg.halo(), j.rows))
 	if j.retrieved != nil {
 		size = 0 // the rows are in memory already
 	}
@@ -84,13 +86,14 @@ func (j *reconJob) readBlocks(ctx context.Context, block, from, to int) (<-chan 
 			case <-ctx.Done():
 				return
 			}
-			buf = buf[:int64(y1-y0)*size/int64(block)]
+			ry0, ry1 := j.haloRows(y0, y1)
 			var err error
 			if size > 0 {
-				err = r.read(buf, y0, y1)
+				buf = buf[:int64(ry1-ry0)*row]
+				err = r.read(buf, ry0, ry1)
 			}
 			select {
-			case out <- rawBlock{y0, y1, buf, err}:
+			case out <- rawBlock{y0, y1, ry0, ry1, buf, err}:
 			case <-ctx.Done():
 				return
 			}
@@ -150,11 +153,18 @@ func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int
 			return b.err
 		}
 		rb := b.y1 - b.y0
+		rows, dt := b.buf, j.s.proj.DType
+		if j.retrieved == nil {
+			var err error
+			if rows, dt, err = j.dezinged(ctx, b.buf, b.ry0, b.ry1, b.y0, b.y1); err != nil {
+				return err
+			}
+		}
 		for r := 0; r < rb; r++ {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			j.sinogram(sino, b.buf, rb, r, b.y0+r)
+			j.sinogram(sino, rows, dt, rb, r, b.y0+r)
 			if stripes != nil {
 				stripes(sino)
 			}
@@ -177,9 +187,9 @@ type output struct {
 	committed bool
 }
 
-func (j *reconJob) create() (*output, error) {
+func (j *reconJob) create(centre string) (*output, error) {
 	path, dataset := volume.SplitSpec(j.out)
-	w, err := j.exp.Create(path, dataset, j.outInfo(), volume.ExportOptions{})
+	w, err := j.exp.Create(path, dataset, j.outInfo(), volume.ExportOptions{Attrs: j.attrs(centre)})
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +266,8 @@ type Summary struct {
 	Angles      string         `json:"angles"`
 	Sweep       []float64      `json:"center_sweep,omitempty"`
 	Paganin     *PaganinParams `json:"paganin,omitempty"`
+	Dezing      *DezingParams  `json:"dezing,omitempty"`
+	VoxelSize   float64        `json:"voxel_size_um"`
 	Block       int            `json:"block_rows"`
 	Tasks       int            `json:"tasks,omitempty"`
 	Clipped     int            `json:"clipped"`
@@ -272,7 +284,7 @@ func (j *reconJob) report(block int, centre string, took time.Duration, tasks in
 	sum := Summary{Input: j.s.name, Output: j.out, Projections: j.nproj, Shape: info.Shape,
 		Rows: [2]int{j.from, j.to}, Center: j.center, CenterFrom: centre, Algorithm: j.cfg.algorithm(),
 		Filter: j.cfg.Filter.String(), Stripes: j.cfg.Stripes, Pad: j.cfg.Pad, MaskRadius: j.cfg.MaskRadius,
-		Angles: angles, Sweep: j.cfg.Sweep, Paganin: j.cfg.Paganin, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
+		Angles: angles, Sweep: j.cfg.Sweep, Paganin: j.cfg.Paganin, Dezing: j.cfg.Dezing, VoxelSize: j.voxel, Block: block, Tasks: tasks, Clipped: j.clipped, Seconds: took.Seconds()}
 	alg := "FBP"
 	if j.cfg.Gridrec {
 		alg = "gridrec"
@@ -281,9 +293,12 @@ func (j *reconJob) report(block int, centre string, took time.Duration, tasks in
 		alg = fmt.Sprintf("Paganin (%g keV, %g mm, %g µm pixels, δ/β %g) and %s",
 			pg.Energy, pg.Distance*1000, pg.PixelSize, pg.Ratio, alg)
 	}
+	if dz := j.cfg.Dezing; dz != nil {
+		alg = fmt.Sprintf("dezinged (kernel %d, dif %g), %s", dz.Kernel, dz.Dif, alg)
+	}
 	notes := []string{
-		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d",
-			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2]),
+		fmt.Sprintf("reconstructed rows %d to %d of %s (%d projections, angles %s) into %s: %d slices of %d x %d, voxels of %g µm",
+			j.from, j.to, j.s.name, j.nproj, angles, j.out, info.Shape[0], info.Shape[1], info.Shape[2], j.voxel),
 		fmt.Sprintf("centre of rotation: column %.2f (%s); %s, filter %s, stripes %s; %s in blocks of %s",
 			j.center, centre, alg, sum.Filter, sum.Stripes, took.Round(time.Millisecond), pipeline.Plural(block, "row")),
 	}

@@ -32,6 +32,11 @@ type ExportOptions struct {
 	// Method names the downsampling the levels were made by ("mean",
 	// "nearest"), for the image's metadata.
 	Method string
+	// Attrs are attributes recorded with the image (string, int,
+	// float64, []float64 or bool values): on the HDF5 dataset, in the
+	// OME-Zarr group's attributes beside its multiscales; formats
+	// without attributes (NPY, TIFF) leave them out.
+	Attrs map[string]any
 }
 
 // LevelWriter writes the levels of a volume slab by slab, each in

@@ -95,6 +95,9 @@ func createExport(path, dataset string, info volume.Info, o volume.ExportOptions
 	if err == nil && info.VoxelSize != [3]float64{} {
 		err = f.SetAttrs(dataset, map[string]any{"voxel_size": info.VoxelSize[:]})
 	}
+	if err == nil && len(o.Attrs) > 0 {
+		err = f.SetAttrs(dataset, o.Attrs)
+	}
 	if err != nil {
 		f.Abort()
 		return nil, err

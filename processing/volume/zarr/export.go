@@ -192,9 +192,13 @@ func (w *imageWriter) writeMeta(info volume.Info, o volume.ExportOptions) error 
 	if o.Method != "" && len(w.levels) > 1 {
 		ms["type"] = o.Method
 	}
+	attrs := make(map[string]any, len(o.Attrs)+1)
+	for k, v := range o.Attrs {
+		attrs[k] = v
+	}
 	if w.v3 {
-		if err := w.writeJSON("zarr.json", map[string]any{"zarr_format": 3, "node_type": "group",
-			"attributes": map[string]any{"ome": map[string]any{"version": "0.5", "multiscales": []any{ms}}}}); err != nil {
+		attrs["ome"] = map[string]any{"version": "0.5", "multiscales": []any{ms}}
+		if err := w.writeJSON("zarr.json", map[string]any{"zarr_format": 3, "node_type": "group", "attributes": attrs}); err != nil {
 			return err
 		}
 	} else {
@@ -202,7 +206,8 @@ func (w *imageWriter) writeMeta(info volume.Info, o volume.ExportOptions) error 
 		if err := w.writeJSON(".zgroup", map[string]any{"zarr_format": 2}); err != nil {
 			return err
 		}
-		if err := w.writeJSON(".zattrs", map[string]any{"multiscales": []any{ms}}); err != nil {
+		attrs["multiscales"] = []any{ms}
+		if err := w.writeJSON(".zattrs", attrs); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package dezing
+package zinger
 
 import (
 	"math"
@@ -31,12 +31,12 @@ func dzSlabScratch(kernel, cols int) int {
 }
 
 // dzCut is one slab of the window with its cut at the current median.
-type dzCut[T dzKey] struct {
+type dzCut[T Key] struct {
 	s      []T
 	lo, hi int // values < m, values ≤ m
 }
 
-func dzSlabBand[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
+func dzSlabBand[T Key](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 	k, cols := p.Kernel, p.Cols
 	r, k2 := k/2, k*k
 	slabs := ws[:cols*k2]
@@ -47,7 +47,7 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 	clampY := func(y int) int { return min(max(y, 0), p.Rows-1) }
 	key := func(v T) T {
 		if p.Float32 {
-			return T(floatKey(uint32(v)))
+			return T(FloatKey(uint32(v)))
 		}
 		return v
 	}
@@ -104,7 +104,7 @@ func dzSlabBand[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 // (or a NaN or infinite one) gets its exact median and the exact test.
 // Medians are found by bisecting the key range with the same counts. It
 // returns how many voxels changed.
-func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, p MedianParams) int {
+func dzSlabRowCounts[T Key](dst, center, slabs []T, cols, k2, r, t int, p MedianParams) int {
 	slab := func(x int) []T {
 		x = min(max(x, 0), cols-1)
 		return slabs[x*k2 : (x+1)*k2]
@@ -142,7 +142,7 @@ func dzSlabRowCounts[T dzKey](dst, center, slabs []T, cols, k2, r, t int, p Medi
 			sure = false
 		} else {
 			lo, hi := dzFloatRange(xv, inner)
-			a, b, checkA, checkB = floatKey(math.Float32bits(lo)), floatKey(math.Float32bits(hi)), true, true
+			a, b, checkA, checkB = FloatKey(math.Float32bits(lo)), FloatKey(math.Float32bits(hi)), true, true
 		}
 		keep := !checkA || below(x, a, false) <= t
 		keep = keep && (!checkB || below(x, b, true) > t)
@@ -184,7 +184,7 @@ func dzFloatRange(x, d float64) (lo, hi float32) {
 }
 
 // dzRank returns how many keys of sorted s are < v (≤ v with le).
-func dzRank[T dzKey](s []T, v uint32, le bool) int {
+func dzRank[T Key](s []T, v uint32, le bool) int {
 	i, j := 0, len(s)
 	for i < j {
 		h := int(uint(i+j) >> 1)
@@ -198,7 +198,7 @@ func dzRank[T dzKey](s []T, v uint32, le bool) int {
 }
 
 // dzSlabRow finds the median of every window of one row.
-func dzSlabRow[T dzKey](med, slabs []T, cuts []dzCut[T], cols, k2, r, t int) {
+func dzSlabRow[T Key](med, slabs []T, cuts []dzCut[T], cols, k2, r, t int) {
 	slab := func(x int) []T {
 		x = min(max(x, 0), cols-1)
 		return slabs[x*k2 : (x+1)*k2]
@@ -237,7 +237,7 @@ func dzSlabRow[T dzKey](med, slabs []T, cuts []dzCut[T], cols, k2, r, t int) {
 
 // dzSlide moves m to the t-th smallest value (0-based) of the window,
 // given for m the counts lo (values < m) and hi (values ≤ m).
-func dzSlide[T dzKey](cuts []dzCut[T], m T, lo, hi, t int) (T, int, int) {
+func dzSlide[T Key](cuts []dzCut[T], m T, lo, hi, t int) (T, int, int) {
 	for t < lo {
 		// The median is below m: step down to the largest value < m.
 		first := true
@@ -282,7 +282,7 @@ func dzSlide[T dzKey](cuts []dzCut[T], m T, lo, hi, t int) (T, int, int) {
 }
 
 // dzBounds returns how many values of sorted s are < m and ≤ m.
-func dzBounds[T dzKey](s []T, m T) (lo, hi int) {
+func dzBounds[T Key](s []T, m T) (lo, hi int) {
 	lo, _ = slices.BinarySearch(s, m)
 	hi = lo
 	for hi < len(s) && s[hi] == m {
@@ -293,7 +293,7 @@ func dzBounds[T dzKey](s []T, m T) (lo, hi int) {
 
 // dzSlabUpdate removes the sorted values out from the sorted slab s and
 // merges in the sorted values in (as many), through tmp.
-func dzSlabUpdate[T dzKey](s, tmp, out, in []T) {
+func dzSlabUpdate[T Key](s, tmp, out, in []T) {
 	i, o, j, n := 0, 0, 0, 0
 	for i < len(s) {
 		v := s[i]
@@ -316,7 +316,7 @@ func dzSlabUpdate[T dzKey](s, tmp, out, in []T) {
 }
 
 // dzInsertionSort sorts a handful of values.
-func dzInsertionSort[T dzKey](s []T) {
+func dzInsertionSort[T Key](s []T) {
 	for i := 1; i < len(s); i++ {
 		v := s[i]
 		j := i

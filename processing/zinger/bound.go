@@ -1,4 +1,4 @@
-package dezing
+package zinger
 
 import (
 	"math"
@@ -20,12 +20,12 @@ import (
 // [lo, hi], so it is found among the window's values in that range, by
 // selection. When many voxels of a band are undecided (noisy data, a
 // small dif), the rest of the band goes to the sorted-slab method
-// (cpu_slab.go), which shares work between neighbours. The output
+// (slab.go), which shares work between neighbours. The output
 // is exactly that of computing every median.
 
-// dzSlabOnly makes kernels of 5 or more use the slab method throughout,
+// SlabOnly makes kernels of 5 or more use the slab method throughout,
 // for the tests that check both methods against the naive reference.
-var dzSlabOnly = false
+var SlabOnly = false
 
 // dzBoundScratch is the elements the bound path needs: kernel rows of
 // column medians, the bounds over rows and then columns, a neighbourhood,
@@ -36,8 +36,8 @@ func dzBoundScratch(kernel, cols int) int {
 
 // dzBoundBand filters rows [y0, y1) of one output plane for kernels of 5
 // or more.
-func dzBoundBand[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
-	if dzSlabOnly {
+func dzBoundBand[T Key](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
+	if SlabOnly {
 		dzSlabBand(pl, p, y0, y1, ws)
 		return
 	}
@@ -103,7 +103,7 @@ func dzBoundBand[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 }
 
 // dzColMedians caches the column medians of up to kernel rows of a plane.
-type dzColMedians[T dzKey] struct {
+type dzColMedians[T Key] struct {
 	key  [13]int
 	rows [13][]T
 }
@@ -129,7 +129,7 @@ func (c *dzColMedians[T]) get(pl *dzPlane[T], y int, p MedianParams, col []T) []
 		for d := 0; d < k; d++ {
 			v := pl.in[d][off+x]
 			if p.Float32 {
-				v = T(floatKey(uint32(v)))
+				v = T(FloatKey(uint32(v)))
 			}
 			col[d] = v
 		}
@@ -141,7 +141,7 @@ func (c *dzColMedians[T]) get(pl *dzPlane[T], y int, p MedianParams, col []T) []
 
 // dzSlideMinMax writes the minimum of vlo and the maximum of vhi over
 // columns x−r..x+r (clamped) for every x.
-func dzSlideMinMax[T dzKey](lo, hi, vlo, vhi []T, r int) {
+func dzSlideMinMax[T Key](lo, hi, vlo, vhi []T, r int) {
 	n := len(lo)
 	for x := 0; x < n; x++ {
 		a, b := max(x-r, 0), min(x+r, n-1)
@@ -157,7 +157,7 @@ func dzSlideMinMax[T dzKey](lo, hi, vlo, vhi []T, r int) {
 // dzWindowMedian returns the median (as a key) of the neighbourhood of
 // (y, x), knowing it lies in [lo, hi]: it counts the values below lo and
 // selects among those in range.
-func dzWindowMedian[T dzKey](pl *dzPlane[T], p MedianParams, y, x int, lo, hi T, nb []T) T {
+func dzWindowMedian[T Key](pl *dzPlane[T], p MedianParams, y, x int, lo, hi T, nb []T) T {
 	k, cols := p.Kernel, p.Cols
 	r := k / 2
 	below, n := 0, 0
@@ -168,7 +168,7 @@ func dzWindowMedian[T dzKey](pl *dzPlane[T], p MedianParams, y, x int, lo, hi T,
 			for dx := -r; dx <= r; dx++ {
 				v := in[min(max(x+dx, 0), cols-1)]
 				if p.Float32 {
-					v = T(floatKey(uint32(v)))
+					v = T(FloatKey(uint32(v)))
 				}
 				switch {
 				case v < lo:

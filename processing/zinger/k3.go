@@ -1,4 +1,4 @@
-package dezing
+package zinger
 
 import "math"
 
@@ -9,7 +9,7 @@ import "math"
 // their two common rows), and select the median of 27 from three sorted
 // 9-lists (two output columns share the merge of their two common lists,
 // pruned to the ranks the selection needs). All of it is branch-free
-// min/max on registers (cpu_net.go, generated). Columns outside
+// min/max on registers (net.go, generated). Columns outside
 // the row replicate the edge (padded column 0 and w-1), rows and planes
 // are clamped: scipy.ndimage's mode='nearest'.
 
@@ -19,7 +19,7 @@ import "math"
 func dzK3Scratch(cols int) int { return 4*3*(cols+2) + 2*9*(cols+2) + cols + 2*(cols+2) }
 
 // dzK3Rows caches the z-sorted triples of up to four rows of one plane.
-type dzK3Rows[T dzKey] struct {
+type dzK3Rows[T Key] struct {
 	key  [4]int
 	rows [4][]T
 }
@@ -45,15 +45,15 @@ func (c *dzK3Rows[T]) get(pl *dzPlane[T], y, cols int, float bool) []T {
 // dzZSortRow sorts the three values of each column (planes z-1, z, z+1)
 // into dst as (low, middle, high) triples, padded by a copy of the first
 // and last column.
-func dzZSortRow[T dzKey](dst, a, b, c []T, float bool) {
+func dzZSortRow[T Key](dst, a, b, c []T, float bool) {
 	n := len(a)
 	b, c = b[:n], c[:n]
 	t := dst[3 : 3*n+3]
 	if float {
 		for x := range a {
-			u := T(floatKey(uint32(a[x])))
-			v := T(floatKey(uint32(b[x])))
-			w := T(floatKey(uint32(c[x])))
+			u := T(FloatKey(uint32(a[x])))
+			v := T(FloatKey(uint32(b[x])))
+			w := T(FloatKey(uint32(c[x])))
 			u, v = min(u, v), max(u, v)
 			v, w = min(v, w), max(v, w)
 			u, v = min(u, v), max(u, v)
@@ -85,7 +85,7 @@ func dzZSortRow[T dzKey](dst, a, b, c []T, float bool) {
 // min/max per voxel; only the rows where many voxels are left undecided
 // take the shared full path, and single undecided voxels take dzVoxel27.
 // The output is exactly that of computing every median.
-func dzK3Band[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
+func dzK3Band[T Key](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 	cols, w := p.Cols, p.Cols+2
 	var zr dzK3Rows[T]
 	off := 0
@@ -143,7 +143,7 @@ func dzK3Band[T dzKey](pl *dzPlane[T], p MedianParams, y0, y1 int, ws []T) {
 // largest (hi) middle value of the z-sorted triples of its 3x3 (y, x)
 // neighbourhood: first over the three rows per padded column, then over
 // three columns (lo[x] and hi[x] are then for output column x).
-func dzMidBounds[T dzKey](lo, hi, zm, z0, z1 []T) {
+func dzMidBounds[T Key](lo, hi, zm, z0, z1 []T) {
 	w := len(lo)
 	for x := 0; x < w; x++ {
 		a, b, c := zm[3*x+1], z0[3*x+1], z1[3*x+1]
@@ -174,13 +174,13 @@ func (b dzBound) undecided(v, lo, hi uint32) bool {
 		return int32(v)-int32(lo) >= b.thr || int32(hi)-int32(v) >= b.thr
 	}
 	fv := math.Float32frombits(v)
-	l := math.Float32frombits(floatUnkey(lo))
-	h := math.Float32frombits(floatUnkey(hi))
+	l := math.Float32frombits(FloatUnkey(lo))
+	h := math.Float32frombits(FloatUnkey(hi))
 	return !(fv-h > -b.dif && fv-l < b.dif)
 }
 
 // dzUndecided counts the undecided voxels of a row.
-func dzUndecided[T dzKey](center, lo, hi []T, b dzBound) int {
+func dzUndecided[T Key](center, lo, hi []T, b dzBound) int {
 	n := 0
 	lo, hi = lo[:len(center)], hi[:len(center)]
 	for x, v := range center {
@@ -193,7 +193,7 @@ func dzUndecided[T dzKey](center, lo, hi []T, b dzBound) int {
 
 // dzSparseRow copies the row and computes the median of its few
 // undecided voxels one by one.
-func dzSparseRow[T dzKey](out, center, lo, hi, zm, z0, z1 []T, b dzBound, p MedianParams) {
+func dzSparseRow[T Key](out, center, lo, hi, zm, z0, z1 []T, b dzBound, p MedianParams) {
 	copy(out, center)
 	lo, hi = lo[:len(center)], hi[:len(center)]
 	var m [1]T
@@ -209,7 +209,7 @@ func dzSparseRow[T dzKey](out, center, lo, hi, zm, z0, z1 []T, b dzBound, p Medi
 // and a sorted 9-list B, given A's ranks 5..14 (1-based) as q4..q13 and B
 // from its largest b8 down to b0: the k-th smallest of two sorted lists is
 // min over i+j = k of max(A_i, B_j) (with A_0 = B_0 = −∞).
-func dzSelect[T dzKey](q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, b8, b7, b6, b5, b4, b3, b2, b1, b0 T) T {
+func dzSelect[T Key](q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, b8, b7, b6, b5, b4, b3, b2, b1, b0 T) T {
 	m := min(max(q4, b8), max(q5, b7), max(q6, b6), max(q7, b5), max(q8, b4))
 	return min(m, max(q9, b3), max(q10, b2), max(q11, b1), max(q12, b0), q13)
 }
