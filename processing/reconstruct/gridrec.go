@@ -34,8 +34,9 @@ type Gridrec struct {
 	kb       []float64 // kernel table, kbSteps per cell
 	deapod   []float64 // n × n
 	cells    []complex128
-	projs    [][]complex128 // per core
-	fftPs    []*fourier.CmplxFFT
+	spectra  []complex128 // len(Angles) × (p/2 + 1): the projections' transforms
+	rows     [][]float64  // per core: a padded projection
+	fftPs    []*fourier.FFT
 	ffts     []*fourier.CmplxFFT
 	colBufs  [][]complex128
 }
@@ -70,9 +71,10 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	}
 	r.kb = kaiserBesselTable()
 	r.cells = make([]complex128, r.grid*r.grid)
+	r.spectra = make([]complex128, len(g.Angles)*(r.p/2+1))
 	for range runtime.GOMAXPROCS(0) {
-		r.projs = append(r.projs, make([]complex128, r.p))
-		r.fftPs = append(r.fftPs, fourier.NewCmplxFFT(r.p))
+		r.rows = append(r.rows, make([]float64, r.p))
+		r.fftPs = append(r.fftPs, fourier.NewFFT(r.p))
 		r.ffts = append(r.ffts, fourier.NewCmplxFFT(r.grid))
 		r.colBufs = append(r.colBufs, make([]complex128, r.grid))
 	}
@@ -126,6 +128,9 @@ func (r *Gridrec) spread(x, y float64, v complex128) { r.spreadRows(x, y, v, 0, 
 func (r *Gridrec) spreadRows(x, y float64, v complex128, b0, b1 int) {
 	g := r.grid
 	x0, y0 := int(math.Ceil(x-kbWidth/2)), int(math.Ceil(y-kbWidth/2))
+	if !bandMeets(y0, g, b0, b1) {
+		return
+	}
 	var wx [kbWidth + 1]float64
 	var ix [kbWidth + 1]int
 	for k := range wx {
@@ -227,23 +232,39 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	frac := centre - ci
 	scale := float64(r.grid) / float64(r.p) // grid cells per radial sample
 	r.phased(frac)
-	// Each core spreads every projection onto its own band of grid rows,
-	// transforming the projections itself (cheap beside the spreading).
+	half := r.p/2 + 1
+	// The projections are transformed once, across the cores; then each
+	// core spreads every projection onto its own band of grid rows. A
+	// projection is real, so its frequencies −k are the conjugates of
+	// +k, spread to the mirrored position: the real part of the slice
+	// they give is the one +k gives, so only 0…p/2 are spread, twice
+	// weighted but for 0 and p/2 (whose partner is itself, or not
+	// spread at all), and the slice is doubled at the end.
+	r.bands(func(w, _, _ int) {
+		for a := w; a < len(r.g.Angles) && ctx.Err() == nil; a += len(r.ffts) {
+			r.transform(r.spectra[a*half:(a+1)*half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	r.bands(func(w, b0, b1 int) {
-		proj := r.projs[w]
 		for a := range r.g.Angles {
 			if a%32 == 0 && ctx.Err() != nil {
 				return
 			}
-			r.transform(proj, r.fftPs[w], sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
+			spec := r.spectra[a*half : (a+1)*half]
 			c, s := r.cos[a], r.sin[a]
-			for k := -r.p / 2; k < r.p/2; k++ {
-				idx := (k + r.p) % r.p
-				if r.weight[idx] == 0 {
+			for k, v := range spec {
+				ph := r.phase[k]
+				if ph == 0 {
 					continue
 				}
 				kk := float64(k) * scale
-				r.spreadRows(kk*c, -kk*s, proj[idx]*r.phase[idx], b0, b1)
+				if k == r.p/2 { // spread at −p/2, as the full range has it
+					kk = -kk
+				}
+				r.spreadRows(kk*c, -kk*s, v*ph, b0, b1)
 			}
 		}
 	})
@@ -262,7 +283,7 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	}
 	r.crop(func(i, j int, v complex128) {
 		x, y := float64(j)-h, float64(i)-h
-		out := real(v) / r.deapod[i*r.n+j]
+		out := 2 * real(v) / r.deapod[i*r.n+j]
 		if x*x+y*y > r2 {
 			out = 0
 		}
@@ -285,36 +306,55 @@ func (r *Gridrec) bands(fn func(w, b0, b1 int)) {
 	wg.Wait()
 }
 
-// phased fills r.phase: each frequency's weight times the phase that
-// shifts the projection by the centre's fraction of a column (the
-// transform is taken about the column below the axis).
+// phased fills r.phase for frequencies 0…p/2: each frequency's weight
+// times the phase that shifts the projection by the centre's fraction of
+// a column (the transform is taken about the column below the axis);
+// frequencies 0 and p/2 at half weight (SliceContext says why). The
+// Nyquist frequency's phase is that of −p/2, where the full range of
+// frequencies has it (its sample is real, so only the phase matters).
 func (r *Gridrec) phased(frac float64) {
 	if r.phase != nil && r.frac == frac {
 		return
 	}
-	r.phase, r.frac = make([]complex128, r.p), frac
-	for idx, w := range r.weight {
-		k := idx
-		if k >= r.p/2 {
-			k -= r.p
+	r.phase, r.frac = make([]complex128, r.p/2+1), frac
+	for k := range r.phase {
+		w, f := r.weight[k], k
+		if k == 0 || k == r.p/2 {
+			w /= 2
 		}
-		sn, cs := math.Sincos(2 * math.Pi * float64(k) * frac / float64(r.p))
-		r.phase[idx] = complex(w*cs, w*sn)
+		if k == r.p/2 {
+			f = -k
+		}
+		sn, cs := math.Sincos(2 * math.Pi * float64(f) * frac / float64(r.p))
+		r.phase[k] = complex(w*cs, w*sn)
 	}
 }
 
-// transform writes into proj the transform of a projection, padded as
-// FBP pads it, laid out about detector column ci: index m holds column
-// ci + m (m taken modulo the padded length).
-func (r *Gridrec) transform(proj []complex128, fft *fourier.CmplxFFT, src []float32, ci int) {
-	clear(proj)
+// bandMeets reports whether the kernel's rows y0…y0+kbWidth, modulo the
+// grid g, meet the band [b0, b1).
+func bandMeets(y0, g, b0, b1 int) bool {
+	for ky := 0; ky <= kbWidth; ky++ {
+		if gy := ((y0+ky)%g + g) % g; gy >= b0 && gy < b1 {
+			return true
+		}
+	}
+	return false
+}
+
+// transform writes into spec the transform (frequencies 0…p/2) of a
+// projection, padded as FBP pads it, laid out about detector column ci:
+// index m holds column ci + m (m taken modulo the padded length); w is
+// the core's scratch.
+func (r *Gridrec) transform(spec []complex128, w int, src []float32, ci int) {
+	row := r.rows[w]
+	clear(row)
 	c, pad := r.g.Columns, r.g.Pad
 	for d := 0; d < r.width; d++ {
 		k := d - pad
 		if r.g.PadZeros && (k < 0 || k >= c) {
 			continue
 		}
-		proj[((d-ci)%r.p+r.p)%r.p] = complex(float64(src[min(max(k, 0), c-1)]), 0)
+		row[((d-ci)%r.p+r.p)%r.p] = float64(src[min(max(k, 0), c-1)])
 	}
-	fft.Coefficients(proj, proj)
+	r.fftPs[w].Coefficients(spec, row)
 }
