@@ -143,11 +143,11 @@ func (r *Gridrec) spreadRows(x, y float64, v complex128, b0, b1 int) {
 	var ix [kbWidth + 1]int
 	for k := range wx {
 		wx[k] = r.kernel(float64(x0+k) - x)
-		ix[k] = ((x0+k)%g + g) % g
+		ix[k] = wrap(x0+k, g)
 	}
 	vr, vi := real(v), imag(v)
 	for ky := 0; ky <= kbWidth; ky++ {
-		gy := ((y0+ky)%g + g) % g
+		gy := wrap(y0+ky, g)
 		if gy < b0 || gy >= b1 {
 			continue
 		}
@@ -335,11 +335,24 @@ func (r *Gridrec) phased(frac float64) {
 	}
 }
 
+// wrap is i modulo g for i in [−g, 2g): a sample's kernel lies within
+// half the grid and a few cells of the zero frequency, and an integer
+// division per cell was a fifth of the spreading's time.
+func wrap(i, g int) int {
+	switch {
+	case i < 0:
+		return i + g
+	case i >= g:
+		return i - g
+	}
+	return i
+}
+
 // bandMeets reports whether the kernel's rows y0…y0+kbWidth, modulo the
 // grid g, meet the band [b0, b1).
 func bandMeets(y0, g, b0, b1 int) bool {
 	for ky := 0; ky <= kbWidth; ky++ {
-		if gy := ((y0+ky)%g + g) % g; gy >= b0 && gy < b1 {
+		if gy := wrap(y0+ky, g); gy >= b0 && gy < b1 {
 			return true
 		}
 	}
