@@ -8,9 +8,8 @@ import (
 
 // BenchmarkFBP reconstructs a 512-column slice from 720 angles (the
 // size FIELD_NOTES records for scikit-image's iradon), ramp filter,
-// padding to the diagonal: compare with
-//
-//	/usr/bin/python3 -m timeit -s 'import numpy as np; from skimage.transform import iradon; s=np.random.rand(512,720); th=np.linspace(0,180,720,endpoint=False)' 'iradon(s, th)'
+// padding to the diagonal: testdata/bench_iradon.py times scikit-image's
+// iradon on the same sinogram, for BENCHMARKS.md's side-by-side figures.
 func BenchmarkFBP(b *testing.B) {
 	const nang, cols = 720, 512
 	angles := make([]float64, nang)
