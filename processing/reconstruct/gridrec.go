@@ -34,20 +34,23 @@ type Gridrec struct {
 	kb       []float64 // kernel table, kbSteps per cell
 	deapod   []float64 // n × n
 	cells    []complex128
-	spectra  []complex128 // len(Angles) × (p/2 + 1): the projections' transforms
+	spectra  []complex128 // spectraRound × (p/2 + 1): a round of projections' transforms
 	rows     [][]float64  // per core: a padded projection
 	fftPs    []*fourier.FFT
 	ffts     []*fourier.CmplxFFT
 	colBufs  [][]complex128
 	rffts    []*fourier.FFT // per core, of the grid's length
 	lines    [][]float64    // per core: a row of the grid, real
-	half     []complex128   // n × (grid/2 + 1): the slice's rows, columns transformed
-	image    []float64      // n × n: the slice's grid values
 }
 
 const (
-	kbWidth = 6    // kernel width in grid cells
-	kbSteps = 1000 // table samples per cell
+	// spectraRound is how many projections per core are transformed
+	// before they are spread: the transforms of every projection at once
+	// would be len(Angles)·p·8 bytes, which the memory plan (plan.go)
+	// does not hold.
+	spectraRound = 2
+	kbWidth      = 6    // kernel width in grid cells
+	kbSteps      = 1000 // table samples per cell
 )
 
 // NewGridrec prepares the reconstruction of slices of geometry g.
@@ -75,7 +78,7 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	}
 	r.kb = kaiserBesselTable()
 	r.cells = make([]complex128, r.grid*r.grid)
-	r.spectra = make([]complex128, len(g.Angles)*(r.p/2+1))
+	r.spectra = make([]complex128, spectraRound*runtime.GOMAXPROCS(0)*(r.p/2+1))
 	for range runtime.GOMAXPROCS(0) {
 		r.rows = append(r.rows, make([]float64, r.p))
 		r.fftPs = append(r.fftPs, fourier.NewFFT(r.p))
@@ -84,8 +87,6 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 		r.rffts = append(r.rffts, fourier.NewFFT(r.grid))
 		r.lines = append(r.lines, make([]float64, r.grid))
 	}
-	r.half = make([]complex128, r.n*(r.grid/2+1))
-	r.image = make([]float64, r.n*r.n)
 	r.deapod = r.deapodization()
 	return r, nil
 }
@@ -171,20 +172,27 @@ func (r *Gridrec) spreadRows(x, y float64, v complex128, b0, b1 int) {
 // which for this symmetric sample is the grid twice: hence ½.
 func (r *Gridrec) deapodization() []float64 {
 	r.spread(0, 0, 0.5)
-	r.inverse(context.Background())
+	out := make([]float64, r.n*r.n)
+	r.inverse(context.Background(), func(i int, line []float64) {
+		for j := range r.n {
+			out[i*r.n+j] = line[wrap(j-r.n/2, r.grid)]
+		}
+	})
 	clear(r.cells)
-	return append([]float64(nil), r.image...)
+	return out
 }
 
-// inverse writes into r.image the slice's pixels of the inverse
-// transform of G + H(G), G the grid and H(G)(ω) = conj(G(−ω)): twice the
-// real part of G's transform (what SliceContext wants, as it spreads
-// only half of each projection's frequencies), and the transform of a
-// Hermitian grid, which is real. So the columns 0…grid/2 are transformed
-// (the others are their mirror), only at the slice's rows, and each
-// slice row by a complex-to-real transform: about half the work of a
-// full complex 2D transform. Across every core.
-func (r *Gridrec) inverse(ctx context.Context) {
+// inverse calls emit with each row i of the slice's inverse transform
+// of G + H(G), G the grid and H(G)(ω) = conj(G(−ω)): twice the real part
+// of G's transform (what SliceContext wants, as it spreads only half of
+// each projection's frequencies), and the transform of a Hermitian
+// grid, which is real. So only the columns 0…grid/2 are transformed (the
+// others are their mirror), and only the slice's rows of them kept, in
+// place (no other column reads them), then each slice row by a
+// complex-to-real transform: about half the work of a full complex 2D
+// transform. Across every core; emit's line is the grid row, the slice's
+// column j at wrap(j − n/2, grid), and is the core's own.
+func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float64)) {
 	g, h, hw := r.grid, r.n/2, r.grid/2+1
 	var wg sync.WaitGroup
 	pass := func(n int, fn func(w, i int)) {
@@ -207,15 +215,11 @@ func (r *Gridrec) inverse(ctx context.Context) {
 		}
 		r.ffts[w].Sequence(col, col)
 		for i := 0; i < r.n; i++ {
-			r.half[i*hw+kx] = col[((i-h)%g+g)%g]
+			r.cells[i*g+kx] = col[wrap(i-h, g)]
 		}
 	})
 	pass(r.n, func(w, i int) {
-		line := r.rffts[w].Sequence(r.lines[w], r.half[i*hw:(i+1)*hw])
-		out := r.image[i*r.n : (i+1)*r.n]
-		for j := range out {
-			out[j] = line[((j-h)%g+g)%g]
-		}
+		emit(i, r.rffts[w].Sequence(r.lines[w], r.cells[i*g:i*g+hw]))
 	})
 }
 
@@ -243,58 +247,58 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	// they give is the one +k gives, so only 0…p/2 are spread, twice
 	// weighted but for 0 and p/2 (whose partner is itself, or not
 	// spread at all), and inverse transforms the grid plus its mirror.
-	r.bands(func(w, _, _ int) {
-		for a := w; a < len(r.g.Angles) && ctx.Err() == nil; a += len(r.ffts) {
-			r.transform(r.spectra[a*half:(a+1)*half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
-		}
-	})
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r.bands(func(w, b0, b1 int) {
-		for a := range r.g.Angles {
-			if a%32 == 0 && ctx.Err() != nil {
-				return
+	round := spectraRound * len(r.ffts)
+	for a0 := 0; a0 < len(r.g.Angles); a0 += round {
+		a1 := min(a0+round, len(r.g.Angles))
+		r.bands(func(w, _, _ int) {
+			for a := a0 + w; a < a1; a += len(r.ffts) {
+				r.transform(r.spectra[(a-a0)*half:(a-a0+1)*half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
 			}
-			spec := r.spectra[a*half : (a+1)*half]
-			c, s := r.cos[a], r.sin[a]
-			for k, v := range spec {
-				ph := r.phase[k]
-				if ph == 0 {
-					continue
-				}
-				kk := float64(k) * scale
-				if k == r.p/2 { // spread at −p/2, as the full range has it
-					kk = -kk
-				}
-				r.spreadRows(kk*c, -kk*s, v*ph, b0, b1)
+		})
+		r.bands(func(_, b0, b1 int) {
+			for a := a0; a < a1; a++ {
+				r.spreadSpectrum(r.spectra[(a-a0)*half:(a-a0+1)*half], a, scale, b0, b1)
 			}
+		})
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-	})
-	if err := ctx.Err(); err != nil {
-		return err
 	}
-	r.inverse(ctx)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	h := float64(r.n / 2)
+	h := r.n / 2
 	r2 := math.Inf(1)
 	if r.g.MaskRadius > 0 {
-		m := r.g.MaskRadius * h
+		m := r.g.MaskRadius * float64(h)
 		r2 = m * m
 	}
-	for i := 0; i < r.n; i++ {
-		for j := 0; j < r.n; j++ {
-			x, y := float64(j)-h, float64(i)-h
-			out := r.image[i*r.n+j] / r.deapod[i*r.n+j]
+	r.inverse(ctx, func(i int, line []float64) {
+		y := float64(i - h)
+		for j := range r.n {
+			x, out := float64(j-h), line[wrap(j-h, r.grid)]/r.deapod[i*r.n+j]
 			if x*x+y*y > r2 {
 				out = 0
 			}
 			dst[i*r.n+j] = float32(out)
 		}
+	})
+	return ctx.Err()
+}
+
+// spreadSpectrum spreads the transform spec (frequencies 0…p/2) of
+// projection a onto the grid rows [b0, b1), scale grid cells per
+// frequency.
+func (r *Gridrec) spreadSpectrum(spec []complex128, a int, scale float64, b0, b1 int) {
+	c, s := r.cos[a], r.sin[a]
+	for k, v := range spec {
+		ph := r.phase[k]
+		if ph == 0 {
+			continue
+		}
+		kk := float64(k) * scale
+		if k == r.p/2 { // spread at −p/2, as the full range has it
+			kk = -kk
+		}
+		r.spreadRows(kk*c, -kk*s, v*ph, b0, b1)
 	}
-	return nil
 }
 
 // bands runs fn on every core w, each on its own band of grid rows.
