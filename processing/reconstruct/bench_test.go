@@ -26,9 +26,11 @@ func BenchmarkFBP(b *testing.B) {
 	}
 	dst := make([]float32, cols*cols)
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	for range b.N {
 		fbp.Slice(dst, sino)
 	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkGridrec is BenchmarkFBP's slice by gridrec.
@@ -48,9 +50,20 @@ func BenchmarkGridrec(b *testing.B) {
 	}
 	dst := make([]float32, cols*cols)
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	for range b.N {
 		if err := gr.SliceContext(context.Background(), dst, sino); err != nil {
 			b.Fatal(err)
 		}
+	}
+	reportCPU(b, cpu)
+}
+
+// reportCPU reports the CPU seconds per slice since start, all threads
+// together: on a shared machine the wall time per slice says more of
+// the load than of the code.
+func reportCPU(b *testing.B, start float64) {
+	if start >= 0 {
+		b.ReportMetric((cpuSeconds()-start)/float64(b.N), "cpu-s/op")
 	}
 }

@@ -9,8 +9,10 @@ Run with Debian's python3-skimage, two threads, beside the Go benchmarks:
   OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 /usr/bin/python3 bench_iradon.py [REPEATS]
   go test -run '^$' -bench 'FBP|Gridrec' -cpu 1,2 -count 3 .
 
-It prints the best and median seconds per slice of REPEATS (default 5)
-and the load average before and after, for BENCHMARKS.md.
+It prints the best and median wall seconds per slice of REPEATS (default
+5), the CPU seconds per slice (all threads; the Go benchmarks report
+theirs as cpu-s/op) and the load average before and after, for
+BENCHMARKS.md.
 """
 import os
 import sys
@@ -31,14 +33,16 @@ def main():
     load0 = os.getloadavg()[0]
     iradon(sino, theta)  # warm up
     times = []
+    cpu = time.process_time()
     for _ in range(repeats):
         t = time.perf_counter()
         iradon(sino, theta, filter_name="ramp", interpolation="linear", circle=True)
         times.append(time.perf_counter() - t)
+    cpu = (time.process_time() - cpu) / repeats
     load1 = os.getloadavg()[0]
     print(f"iradon {COLS} columns x {NANG} angles: best {min(times):.3f} s, "
-          f"median {np.median(times):.3f} s per slice of {repeats}; "
-          f"load average {load0:.2f} -> {load1:.2f}")
+          f"median {np.median(times):.3f} s, {cpu:.3f} CPU s per slice of "
+          f"{repeats}; load average {load0:.2f} -> {load1:.2f}")
 
 
 if __name__ == "__main__":
