@@ -8,9 +8,8 @@ import (
 
 // BenchmarkFBP reconstructs a 512-column slice from 720 angles (the
 // size FIELD_NOTES records for scikit-image's iradon), ramp filter,
-// padding to the diagonal: compare with
-//
-//	/usr/bin/python3 -m timeit -s 'import numpy as np; from skimage.transform import iradon; s=np.random.rand(512,720); th=np.linspace(0,180,720,endpoint=False)' 'iradon(s, th)'
+// padding to the diagonal: testdata/bench_iradon.py times scikit-image's
+// iradon on the same sinogram, for BENCHMARKS.md's side-by-side figures.
 func BenchmarkFBP(b *testing.B) {
 	const nang, cols = 720, 512
 	angles := make([]float64, nang)
@@ -27,9 +26,11 @@ func BenchmarkFBP(b *testing.B) {
 	}
 	dst := make([]float32, cols*cols)
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	for range b.N {
 		fbp.Slice(dst, sino)
 	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkGridrec is BenchmarkFBP's slice by gridrec.
@@ -49,9 +50,20 @@ func BenchmarkGridrec(b *testing.B) {
 	}
 	dst := make([]float32, cols*cols)
 	b.ResetTimer()
+	cpu := cpuSeconds()
 	for range b.N {
 		if err := gr.SliceContext(context.Background(), dst, sino); err != nil {
 			b.Fatal(err)
 		}
+	}
+	reportCPU(b, cpu)
+}
+
+// reportCPU reports the CPU seconds per slice since start, all threads
+// together: on a shared machine the wall time per slice says more of
+// the load than of the code.
+func reportCPU(b *testing.B, start float64) {
+	if start >= 0 {
+		b.ReportMetric((cpuSeconds()-start)/float64(b.N), "cpu-s/op")
 	}
 }

@@ -90,7 +90,7 @@ type FBP struct {
 	n, width int // slice size, padded detector width
 	cos, sin []float64
 	resp     []float64 // real response, frequencies 0…P/2
-	filtered []float32 // len(Angles) × (width + 1)
+	filtered []float32 // len(Angles) × (width + 2): a zero, the row, a zero
 	workers  []*fbpWorker
 }
 
@@ -117,13 +117,14 @@ func NewFBP(g Geometry) (*FBP, error) {
 	}
 	p := PaddedLength(f.width)
 	f.resp = realResponse(FilterResponse(p, g.Filter))
-	// A zero after each filtered projection: the interpolation at the
-	// last column reads one past it, times zero.
-	f.filtered = make([]float32, len(g.Angles)*(f.width+1))
+	// A zero after each filtered projection, as the interpolation at the
+	// last column reads one past it, times zero; and one before it, as
+	// accumulate's fixed-point position may stray a hair below column 0.
+	f.filtered = make([]float32, len(g.Angles)*(f.width+2))
 	for range runtime.GOMAXPROCS(0) {
 		f.workers = append(f.workers, &fbpWorker{
 			fft: fourier.NewFFT(p), row: make([]float64, p),
-			coef: make([]complex128, p/2+1), acc: make([]float64, f.n),
+			coef: make([]complex128, p/2+1), acc: make([]float64, fbpRowBlock*f.n),
 		})
 	}
 	return f, nil
@@ -136,7 +137,7 @@ func (f *FBP) Size() int { return f.n }
 // sino (len(Angles) × Columns, row-major: one row per projection).
 func (f *FBP) Slice(dst, sino []float32) { f.SliceContext(context.Background(), dst, sino) }
 
-// SliceContext is Slice that stops between rows of the slice once ctx is
+// SliceContext is Slice that stops between blocks of rows of the slice once ctx is
 // done (a slice of a large detector takes seconds), returning its error;
 // dst is then incomplete.
 func (f *FBP) SliceContext(ctx context.Context, dst, sino []float32) error {
@@ -145,7 +146,8 @@ func (f *FBP) SliceContext(ctx context.Context, dst, sino []float32) error {
 			len(sino), len(f.g.Angles), f.g.Columns, len(dst), f.n))
 	}
 	f.parallel(ctx, len(f.g.Angles), func(w *fbpWorker, a int) { f.filterRow(w, a, sino) })
-	f.parallel(ctx, f.n, func(w *fbpWorker, i int) { f.backProjectRow(w, dst[i*f.n:(i+1)*f.n], i) })
+	blocks := (f.n + fbpRowBlock - 1) / fbpRowBlock
+	f.parallel(ctx, blocks, func(w *fbpWorker, b int) { f.backProjectBlock(w, dst, b*fbpRowBlock) })
 	return ctx.Err()
 }
 
@@ -186,53 +188,127 @@ func (f *FBP) filterRow(w *fbpWorker, a int, sino []float32) {
 	}
 	w.fft.Sequence(w.row, w.coef)
 	scale := 1 / float64(len(w.row))
-	out := f.filtered[a*(f.width+1) : (a+1)*(f.width+1)-1]
+	out := f.filtered[a*(f.width+2)+1 : (a+1)*(f.width+2)-1]
 	for i := range out {
 		out[i] = float32(w.row[i] * scale)
 	}
 }
 
-// backProjectRow sums the filtered projections over row i of the slice.
-// For each angle the detector position is linear in j, so the columns
-// whose position lies on the padded detector (and, with a mask, inside
-// its circle) are found first and the inner loop has no branch.
-func (f *FBP) backProjectRow(w *fbpWorker, dst []float32, i int) {
-	acc := w.acc
-	for j := range acc {
-		acc[j] = 0
-	}
-	h := float64(f.n / 2)
+// fbpRowBlock is how many rows of the slice one pass over the angles
+// fills: each angle's filtered projection (a few KB) is read once from
+// memory for the whole block and stays in L1 across its rows, where a
+// pass per row streamed every projection from the outer caches.
+const fbpRowBlock = 8
+
+// backProjectBlock sums the filtered projections over the rows
+// [i0, i0+fbpRowBlock) of the slice (fewer at its end) into dst, the
+// whole slice. For each angle and row the detector position is linear
+// in j, so the columns whose position lies on the padded detector (and,
+// with a mask, inside its circle) are found first and the inner loop,
+// incremental in u, has no branch.
+func (f *FBP) backProjectBlock(w *fbpWorker, dst []float32, i0 int) {
+	n := f.n
+	i1 := min(i0+fbpRowBlock, n)
+	acc := w.acc[:(i1-i0)*n]
+	clear(acc)
+	h := float64(n / 2)
 	last := float64(f.width - 1)
 	centre := f.g.Center + float64(f.g.Pad)
-	y := float64(i) - h
 	r2 := math.Inf(1)
 	if f.g.MaskRadius > 0 {
 		r := f.g.MaskRadius * h
 		r2 = r * r
 	}
-	m0, m1 := maskSpan(f.n, h, y, r2)
-	stride := f.width + 1
-	for a := range f.g.Angles {
-		col := f.filtered[a*stride : (a+1)*stride]
-		c := f.cos[a]
-		u0 := centre - h*c - y*f.sin[a] // u at j = 0
-		j0, j1 := detectorSpan(u0, c, last, m0, m1)
-		u := u0 + float64(j0)*c
-		for j := j0; j < j1; j++ {
-			k := int(u)
-			t := u - float64(k)
-			v := float64(col[k])
-			acc[j] += v + t*(float64(col[k+1])-v)
-			u += c
+	var m0, m1 [fbpRowBlock]int
+	for i := i0; i < i1; i++ {
+		m0[i-i0], m1[i-i0] = maskSpan(n, h, float64(i)-h, r2)
+	}
+	stride := f.width + 2
+	// span is where row i meets angle a's detector; u its position at j0,
+	// col[1] being column 0.
+	span := func(a, i int) (j0, j1 int, u float64) {
+		u0 := centre - h*f.cos[a] - (float64(i)-h)*f.sin[a] // u at j = 0
+		j0, j1 = detectorSpan(u0, f.cos[a], last, m0[i-i0], m1[i-i0])
+		return j0, max(j0, j1), 1 + u0 + float64(j0)*f.cos[a]
+	}
+	// Angles two at a time, where both meet the row: one load and store
+	// of the sum for two interpolations.
+	na := len(f.g.Angles)
+	for a := 0; a < na; a += 2 {
+		ca := f.filtered[a*stride : (a+1)*stride]
+		if a+1 == na {
+			for i := i0; i < i1; i++ {
+				j0, j1, u := span(a, i)
+				accumulate(acc[(i-i0)*n+j0:(i-i0)*n+j1], ca, u, f.cos[a])
+			}
+			break
+		}
+		cb := f.filtered[(a+1)*stride : (a+2)*stride]
+		c, d := f.cos[a], f.cos[a+1]
+		for i := i0; i < i1; i++ {
+			row := acc[(i-i0)*n : (i-i0+1)*n]
+			a0, a1, ua := span(a, i)
+			b0, b1, ub := span(a+1, i)
+			lo, hi := max(a0, b0), min(a1, b1)
+			if lo >= hi {
+				accumulate(row[a0:a1], ca, ua, c)
+				accumulate(row[b0:b1], cb, ub, d)
+				continue
+			}
+			accumulate(row[a0:lo], ca, ua, c)
+			accumulate(row[b0:lo], cb, ub, d)
+			accumulate2(row[lo:hi], ca, ua+float64(lo-a0)*c, c, cb, ub+float64(lo-b0)*d, d)
+			accumulate(row[hi:a1], ca, ua+float64(hi-a0)*c, c)
+			accumulate(row[hi:b1], cb, ub+float64(hi-b0)*d, d)
 		}
 	}
 	scale := math.Pi / float64(2*len(f.g.Angles))
-	for j := range dst {
-		dst[j] = 0
+	for i := i0; i < i1; i++ {
+		out := dst[i*n : (i+1)*n]
+		clear(out)
+		row := acc[(i-i0)*n : (i-i0+1)*n]
+		for j := m0[i-i0]; j < m1[i-i0]; j++ {
+			out[j] = float32(row[j] * scale)
+		}
 	}
-	for j := m0; j < m1; j++ {
-		dst[j] = float32(acc[j] * scale)
+}
+
+// accumulate adds to each acc[j] the filtered projection col read by
+// linear interpolation at u + j·c (every position within col's first
+// len(col)−1 samples). The position is kept in fixed point, 32 bits of
+// column and 32 of fraction, which makes the column an integer shift
+// rather than a float conversion (1.6x faster here); its drift over a
+// row, under 2⁻³³ a step, is ~1e-7 of a column.
+func accumulate(acc []float64, col []float32, u, c float64) {
+	fu, fc := fixed(u), fixed(c)
+	for j := range acc {
+		acc[j] += lerp(col, fu)
+		fu += fc
 	}
+}
+
+// accumulate2 is accumulate of two projections at once.
+func accumulate2(acc []float64, ca []float32, ua, c float64, cb []float32, ub, d float64) {
+	fa, fc, fb, fd := fixed(ua), fixed(c), fixed(ub), fixed(d)
+	for j := range acc {
+		acc[j] += lerp(ca, fa) + lerp(cb, fb)
+		fa += fc
+		fb += fd
+	}
+}
+
+const fixedOne = 1 << 32
+
+// fixed is x in accumulate's fixed point.
+func fixed(x float64) int64 { return int64(math.Round(x * fixedOne)) }
+
+// lerp is col read by linear interpolation at the fixed-point position u.
+func lerp(col []float32, u int64) float64 {
+	k := int(u >> 32)
+	t := float64(u&(fixedOne-1)) * (1.0 / fixedOne)
+	p := col[k : k+2 : k+2]
+	v := float64(p[0])
+	return v + t*(float64(p[1])-v)
 }
 
 // maskSpan is the columns [j0, j1) of row y (from the middle h) inside

@@ -34,15 +34,23 @@ type Gridrec struct {
 	kb       []float64 // kernel table, kbSteps per cell
 	deapod   []float64 // n × n
 	cells    []complex128
-	projs    [][]complex128 // per core
-	fftPs    []*fourier.CmplxFFT
+	spectra  []complex128 // spectraRound × (p/2 + 1): a round of projections' transforms
+	rows     [][]float64  // per core: a padded projection
+	fftPs    []*fourier.FFT
 	ffts     []*fourier.CmplxFFT
 	colBufs  [][]complex128
+	rffts    []*fourier.FFT // per core, of the grid's length
+	lines    [][]float64    // per core: a row of the grid, real
 }
 
 const (
-	kbWidth = 6    // kernel width in grid cells
-	kbSteps = 1000 // table samples per cell
+	// spectraRound is how many projections per core are transformed
+	// before they are spread: the transforms of every projection at once
+	// would be len(Angles)·p·8 bytes, which the memory plan (plan.go)
+	// does not hold.
+	spectraRound = 2
+	kbWidth      = 6    // kernel width in grid cells
+	kbSteps      = 1000 // table samples per cell
 )
 
 // NewGridrec prepares the reconstruction of slices of geometry g.
@@ -70,11 +78,14 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	}
 	r.kb = kaiserBesselTable()
 	r.cells = make([]complex128, r.grid*r.grid)
+	r.spectra = make([]complex128, spectraRound*runtime.GOMAXPROCS(0)*(r.p/2+1))
 	for range runtime.GOMAXPROCS(0) {
-		r.projs = append(r.projs, make([]complex128, r.p))
-		r.fftPs = append(r.fftPs, fourier.NewCmplxFFT(r.p))
+		r.rows = append(r.rows, make([]float64, r.p))
+		r.fftPs = append(r.fftPs, fourier.NewFFT(r.p))
 		r.ffts = append(r.ffts, fourier.NewCmplxFFT(r.grid))
 		r.colBufs = append(r.colBufs, make([]complex128, r.grid))
+		r.rffts = append(r.rffts, fourier.NewFFT(r.grid))
+		r.lines = append(r.lines, make([]float64, r.grid))
 	}
 	r.deapod = r.deapodization()
 	return r, nil
@@ -126,15 +137,18 @@ func (r *Gridrec) spread(x, y float64, v complex128) { r.spreadRows(x, y, v, 0, 
 func (r *Gridrec) spreadRows(x, y float64, v complex128, b0, b1 int) {
 	g := r.grid
 	x0, y0 := int(math.Ceil(x-kbWidth/2)), int(math.Ceil(y-kbWidth/2))
+	if !bandMeets(y0, g, b0, b1) {
+		return
+	}
 	var wx [kbWidth + 1]float64
 	var ix [kbWidth + 1]int
 	for k := range wx {
 		wx[k] = r.kernel(float64(x0+k) - x)
-		ix[k] = ((x0+k)%g + g) % g
+		ix[k] = wrap(x0+k, g)
 	}
 	vr, vi := real(v), imag(v)
 	for ky := 0; ky <= kbWidth; ky++ {
-		gy := ((y0+ky)%g + g) % g
+		gy := wrap(y0+ky, g)
 		if gy < b0 || gy >= b1 {
 			continue
 		}
@@ -154,20 +168,32 @@ func (r *Gridrec) spreadRows(x, y float64, v complex128, b0, b1 int) {
 // deapodization is the slice a unit sample at the zero frequency gives
 // on the grid: the kernel's transform as the grid sees it, which the
 // gridded slice is divided by (the direct sum of that sample is 1
-// everywhere).
+// everywhere). inverse transforms the grid plus its conjugate mirror,
+// which for this symmetric sample is the grid twice: hence ½.
 func (r *Gridrec) deapodization() []float64 {
-	r.spread(0, 0, 1)
-	r.inverse(context.Background())
+	r.spread(0, 0, 0.5)
 	out := make([]float64, r.n*r.n)
-	r.crop(func(i, j int, v complex128) { out[i*r.n+j] = real(v) })
+	r.inverse(context.Background(), func(i int, line []float64) {
+		for j := range r.n {
+			out[i*r.n+j] = line[wrap(j-r.n/2, r.grid)]
+		}
+	})
 	clear(r.cells)
 	return out
 }
 
-// inverse transforms the grid back, rows then columns, across every
-// core; only the columns the slice keeps (crop) are transformed.
-func (r *Gridrec) inverse(ctx context.Context) {
-	g := r.grid
+// inverse calls emit with each row i of the slice's inverse transform
+// of G + H(G), G the grid and H(G)(ω) = conj(G(−ω)): twice the real part
+// of G's transform (what SliceContext wants, as it spreads only half of
+// each projection's frequencies), and the transform of a Hermitian
+// grid, which is real. So only the columns 0…grid/2 are transformed (the
+// others are their mirror), and only the slice's rows of them kept, in
+// place (no other column reads them), then each slice row by a
+// complex-to-real transform: about half the work of a full complex 2D
+// transform. Across every core; emit's line is the grid row, the slice's
+// column j at wrap(j − n/2, grid), and is the core's own.
+func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float64)) {
+	g, h, hw := r.grid, r.n/2, r.grid/2+1
 	var wg sync.WaitGroup
 	pass := func(n int, fn func(w, i int)) {
 		for w := range r.ffts {
@@ -181,34 +207,20 @@ func (r *Gridrec) inverse(ctx context.Context) {
 		}
 		wg.Wait()
 	}
-	pass(g, func(w, i int) {
-		row := r.cells[i*g : (i+1)*g]
-		r.ffts[w].Sequence(row, row)
-	})
-	h := r.n / 2
-	pass(r.n, func(w, jj int) {
-		j := ((jj-h)%g + g) % g // the grid column of the slice's column jj
-		col := r.colBufs[w]
-		for i := range col {
-			col[i] = r.cells[i*g+j]
+	pass(hw, func(w, kx int) {
+		col, mx := r.colBufs[w], (g-kx)%g
+		for ky := range col {
+			m := r.cells[((g-ky)%g)*g+mx]
+			col[ky] = r.cells[ky*g+kx] + complex(real(m), -imag(m))
 		}
 		r.ffts[w].Sequence(col, col)
-		for i, v := range col {
-			r.cells[i*g+j] = v
+		for i := 0; i < r.n; i++ {
+			r.cells[i*g+kx] = col[wrap(i-h, g)]
 		}
 	})
-}
-
-// crop calls fn for each pixel (i, j) of the slice with the grid's value
-// at (y, x) = (i − n/2, j − n/2), taken modulo the grid.
-func (r *Gridrec) crop(fn func(i, j int, v complex128)) {
-	g, h := r.grid, r.n/2
-	for i := 0; i < r.n; i++ {
-		row := r.cells[((i-h)%g+g)%g*g:]
-		for j := 0; j < r.n; j++ {
-			fn(i, j, row[((j-h)%g+g)%g])
-		}
-	}
+	pass(r.n, func(w, i int) {
+		emit(i, r.rffts[w].Sequence(r.lines[w], r.cells[i*g:i*g+hw]))
+	})
 }
 
 // Size is the width of the square slices the Gridrec writes.
@@ -227,48 +239,66 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	frac := centre - ci
 	scale := float64(r.grid) / float64(r.p) // grid cells per radial sample
 	r.phased(frac)
-	// Each core spreads every projection onto its own band of grid rows,
-	// transforming the projections itself (cheap beside the spreading).
-	r.bands(func(w, b0, b1 int) {
-		proj := r.projs[w]
-		for a := range r.g.Angles {
-			if a%32 == 0 && ctx.Err() != nil {
-				return
+	half := r.p/2 + 1
+	// The projections are transformed once, across the cores; then each
+	// core spreads every projection onto its own band of grid rows. A
+	// projection is real, so its frequencies −k are the conjugates of
+	// +k, spread to the mirrored position: the real part of the slice
+	// they give is the one +k gives, so only 0…p/2 are spread, twice
+	// weighted but for 0 and p/2 (whose partner is itself, or not
+	// spread at all), and inverse transforms the grid plus its mirror.
+	round := spectraRound * len(r.ffts)
+	for a0 := 0; a0 < len(r.g.Angles); a0 += round {
+		a1 := min(a0+round, len(r.g.Angles))
+		r.bands(func(w, _, _ int) {
+			for a := a0 + w; a < a1; a += len(r.ffts) {
+				r.transform(r.spectra[(a-a0)*half:(a-a0+1)*half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
 			}
-			r.transform(proj, r.fftPs[w], sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
-			c, s := r.cos[a], r.sin[a]
-			for k := -r.p / 2; k < r.p/2; k++ {
-				idx := (k + r.p) % r.p
-				if r.weight[idx] == 0 {
-					continue
-				}
-				kk := float64(k) * scale
-				r.spreadRows(kk*c, -kk*s, proj[idx]*r.phase[idx], b0, b1)
+		})
+		r.bands(func(_, b0, b1 int) {
+			for a := a0; a < a1; a++ {
+				r.spreadSpectrum(r.spectra[(a-a0)*half:(a-a0+1)*half], a, scale, b0, b1)
 			}
+		})
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-	})
-	if err := ctx.Err(); err != nil {
-		return err
 	}
-	r.inverse(ctx)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	h := float64(r.n / 2)
+	h := r.n / 2
 	r2 := math.Inf(1)
 	if r.g.MaskRadius > 0 {
-		m := r.g.MaskRadius * h
+		m := r.g.MaskRadius * float64(h)
 		r2 = m * m
 	}
-	r.crop(func(i, j int, v complex128) {
-		x, y := float64(j)-h, float64(i)-h
-		out := real(v) / r.deapod[i*r.n+j]
-		if x*x+y*y > r2 {
-			out = 0
+	r.inverse(ctx, func(i int, line []float64) {
+		y := float64(i - h)
+		for j := range r.n {
+			x, out := float64(j-h), line[wrap(j-h, r.grid)]/r.deapod[i*r.n+j]
+			if x*x+y*y > r2 {
+				out = 0
+			}
+			dst[i*r.n+j] = float32(out)
 		}
-		dst[i*r.n+j] = float32(out)
 	})
-	return nil
+	return ctx.Err()
+}
+
+// spreadSpectrum spreads the transform spec (frequencies 0…p/2) of
+// projection a onto the grid rows [b0, b1), scale grid cells per
+// frequency.
+func (r *Gridrec) spreadSpectrum(spec []complex128, a int, scale float64, b0, b1 int) {
+	c, s := r.cos[a], r.sin[a]
+	for k, v := range spec {
+		ph := r.phase[k]
+		if ph == 0 {
+			continue
+		}
+		kk := float64(k) * scale
+		if k == r.p/2 { // spread at −p/2, as the full range has it
+			kk = -kk
+		}
+		r.spreadRows(kk*c, -kk*s, v*ph, b0, b1)
+	}
 }
 
 // bands runs fn on every core w, each on its own band of grid rows.
@@ -285,36 +315,68 @@ func (r *Gridrec) bands(fn func(w, b0, b1 int)) {
 	wg.Wait()
 }
 
-// phased fills r.phase: each frequency's weight times the phase that
-// shifts the projection by the centre's fraction of a column (the
-// transform is taken about the column below the axis).
+// phased fills r.phase for frequencies 0…p/2: each frequency's weight
+// times the phase that shifts the projection by the centre's fraction of
+// a column (the transform is taken about the column below the axis);
+// frequencies 0 and p/2 at half weight (SliceContext says why). The
+// Nyquist frequency's phase is that of −p/2, where the full range of
+// frequencies has it (its sample is real, so only the phase matters).
 func (r *Gridrec) phased(frac float64) {
 	if r.phase != nil && r.frac == frac {
 		return
 	}
-	r.phase, r.frac = make([]complex128, r.p), frac
-	for idx, w := range r.weight {
-		k := idx
-		if k >= r.p/2 {
-			k -= r.p
+	r.phase, r.frac = make([]complex128, r.p/2+1), frac
+	for k := range r.phase {
+		w, f := r.weight[k], k
+		if k == 0 || k == r.p/2 {
+			w /= 2
 		}
-		sn, cs := math.Sincos(2 * math.Pi * float64(k) * frac / float64(r.p))
-		r.phase[idx] = complex(w*cs, w*sn)
+		if k == r.p/2 {
+			f = -k
+		}
+		sn, cs := math.Sincos(2 * math.Pi * float64(f) * frac / float64(r.p))
+		r.phase[k] = complex(w*cs, w*sn)
 	}
 }
 
-// transform writes into proj the transform of a projection, padded as
-// FBP pads it, laid out about detector column ci: index m holds column
-// ci + m (m taken modulo the padded length).
-func (r *Gridrec) transform(proj []complex128, fft *fourier.CmplxFFT, src []float32, ci int) {
-	clear(proj)
+// wrap is i modulo g for i in [−g, 2g): a sample's kernel lies within
+// half the grid and a few cells of the zero frequency, and an integer
+// division per cell was a fifth of the spreading's time.
+func wrap(i, g int) int {
+	switch {
+	case i < 0:
+		return i + g
+	case i >= g:
+		return i - g
+	}
+	return i
+}
+
+// bandMeets reports whether the kernel's rows y0…y0+kbWidth, modulo the
+// grid g, meet the band [b0, b1).
+func bandMeets(y0, g, b0, b1 int) bool {
+	for ky := 0; ky <= kbWidth; ky++ {
+		if gy := wrap(y0+ky, g); gy >= b0 && gy < b1 {
+			return true
+		}
+	}
+	return false
+}
+
+// transform writes into spec the transform (frequencies 0…p/2) of a
+// projection, padded as FBP pads it, laid out about detector column ci:
+// index m holds column ci + m (m taken modulo the padded length); w is
+// the core's scratch.
+func (r *Gridrec) transform(spec []complex128, w int, src []float32, ci int) {
+	row := r.rows[w]
+	clear(row)
 	c, pad := r.g.Columns, r.g.Pad
 	for d := 0; d < r.width; d++ {
 		k := d - pad
 		if r.g.PadZeros && (k < 0 || k >= c) {
 			continue
 		}
-		proj[((d-ci)%r.p+r.p)%r.p] = complex(float64(src[min(max(k, 0), c-1)]), 0)
+		row[((d-ci)%r.p+r.p)%r.p] = float64(src[min(max(k, 0), c-1)])
 	}
-	fft.Coefficients(proj, proj)
+	r.fftPs[w].Coefficients(spec, row)
 }
