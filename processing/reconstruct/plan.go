@@ -144,7 +144,14 @@ func (j *reconJob) slicerBytes() int64 {
 	n, grid := int64(j.cols), int64(2*j.cols)
 	p := int64(PaddedLength(j.cols + 2*g.Pad))
 	workers := int64(runtime.GOMAXPROCS(0))
-	return grid*grid*16 + n*n*8 + p*(16+8) + workers*(grid*(16+32)+p*16) + int64(j.nproj)*16 + kbWidth/2*kbSteps*8
+	// Shared: the grid, the deapodisation (n²), the weights, the angles' cos and sin,
+	// the projections' spectra (spectraRound a worker) and the kernel's
+	// table. A worker's: a padded row and its real FFT's work (2p), the
+	// grid's complex FFT (4·grid) and real FFT (2·grid) with a column and
+	// a line of the grid.
+	shared := grid*grid*16 + n*n*8 + p*8 + int64(j.nproj)*16 + spectraRound*workers*(p/2+1)*16 + (kbWidth/2*kbSteps+2)*8 + grid*8
+	perWorker := p*8 + p*16 + grid*32 + grid*16 + grid*16 + grid*8
+	return shared + workers*perWorker
 }
 
 // fbpBytes is what an FBP of the run holds (NewFBP).
@@ -153,7 +160,10 @@ func (j *reconJob) fbpBytes() int64 {
 	width := int64(j.cols + 2*g.Pad)
 	p := int64(PaddedLength(int(width)))
 	workers := int64(runtime.GOMAXPROCS(0))
-	return int64(j.nproj)*(width*4+16) + workers*(p*8+(p/2+1)*16+int64(j.cols)*8) + p*8
+	// The filtered projections and the angles' cos and sin; a worker's
+	// padded row, its spectrum, its real FFT's work (2p) and the
+	// fbpRowBlock slice rows it accumulates at once; the filter.
+	return int64(j.nproj)*(width*4+16) + workers*(p*8+(p/2+1)*16+p*16+fbpRowBlock*int64(j.cols)*8) + p*8
 }
 
 // Plan plans the whole run.
