@@ -671,10 +671,13 @@ func TestProgressReachesTheUIThrottled(t *testing.T) {
 	elapsed := time.Since(start)
 	// 20000 progress events and partial results: what reaches the UI
 	// goroutine is at most one progress update per 50 ms, plus the
-	// queue's state changes, the first partial's layer, the end, and the
+	// queue's state changes, the first partial's layer, the end, the
 	// plan of the fresh output name the panel offers once the run is
-	// submitted (its timer and its result).
-	limit := int(elapsed/progressInterval) + 10
+	// submitted (its timer and its result), the suggestions made again
+	// once the result's layer is recorded, and the report's notes: a
+	// dozen, where an unthrottled path would post thousands.
+	limit := int(elapsed/progressInterval) + 14
+	t.Logf("%d UI callbacks in %v (limit %d)", posted, elapsed, limit)
 	if posted > limit {
 		t.Errorf("%d UI callbacks in %v: more than %d (20 a second)", posted, elapsed, limit)
 	}

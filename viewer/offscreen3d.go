@@ -29,6 +29,11 @@ func RenderOffscreenFrames(w, h int, stall time.Duration, setup func(v *Viewer) 
 		}
 		for i := range n {
 			before(v, i)
+			// Lay out before the viewer settles too, so that the 3D view
+			// renders at the size the capture's layout gives it (after
+			// the frame, a panel that changed size would show the
+			// rendering of the old size, stretched).
+			relayout(win.Canvas().Content())
 			if err := v.settle(q, stall); err != nil {
 				ch <- err
 				return

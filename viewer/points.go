@@ -199,15 +199,37 @@ func (s *pointStore) len() int {
 
 // livePoints returns a copy of the live points in their order.
 func (s *pointStore) livePoints() []Point {
+	pts, _ := s.liveWith(nil)
+	return pts
+}
+
+// liveWith returns the live points and, when prob (a value per stored
+// point, as a layer read with a classifier's probabilities holds) is not
+// nil, each one's probability (NaN for a point added since); so that a
+// reviewed classify CSV saved keeps its probability column and reopens
+// in review order.
+func (s *pointStore) liveWith(prob []float64) ([]Point, []float64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := make([]Point, 0, s.live)
+	pts := make([]Point, 0, s.live)
+	var out []float64
+	if prob != nil {
+		out = make([]float64, 0, s.live)
+	}
 	for i, p := range s.pts {
-		if !s.dead[i] {
-			out = append(out, p)
+		if s.dead[i] {
+			continue
+		}
+		pts = append(pts, p)
+		if out != nil {
+			v := math.NaN()
+			if i < len(prob) {
+				v = prob[i]
+			}
+			out = append(out, v)
 		}
 	}
-	return out
+	return pts, out
 }
 
 // coords returns (slice, row, col) of p for axis a.

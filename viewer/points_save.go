@@ -2,7 +2,6 @@ package viewer
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,7 +39,7 @@ func (l *PointsLayer) Path() string { return l.path }
 // layer is no longer modified, and saved to another file it takes that
 // file's name, as a layer opened from it would have.
 func (l *PointsLayer) Save(path string) error {
-	pts, prob := l.pointsAndProbabilities()
+	pts, prob := l.store.liveWith(l.prob)
 	if err := savePoints(path, pts, prob); err != nil {
 		return err
 	}
@@ -55,35 +54,6 @@ func (l *PointsLayer) Save(path string) error {
 	}
 	l.changed()
 	return nil
-}
-
-// pointsAndProbabilities returns the live points and, for a layer read
-// with a classifier's probabilities, each one's (NaN for a point added
-// since); nil when the layer has none, so that a reviewed classify CSV
-// saved keeps its probability column and reopens in review order.
-func (l *PointsLayer) pointsAndProbabilities() ([]Point, []float64) {
-	s := l.store
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	pts := make([]Point, 0, s.live)
-	var prob []float64
-	if l.prob != nil {
-		prob = make([]float64, 0, s.live)
-	}
-	for i, p := range s.pts {
-		if s.dead[i] {
-			continue
-		}
-		pts = append(pts, p)
-		if prob != nil {
-			v := math.NaN()
-			if i < len(l.prob) {
-				v = l.prob[i]
-			}
-			prob = append(prob, v)
-		}
-	}
-	return pts, prob
 }
 
 // lostInXML counts the live points that cellfinder's XML cannot keep
