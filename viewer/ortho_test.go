@@ -322,12 +322,17 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 	h := newHarness(t)
 	h.w.Resize(fyne.NewSize(1280, 800))
 	shape := [3]int{30, 200, 300}
-	for _, n := range []string{"ch0", "ch1"} {
-		if _, err := h.v.AddImage(n, memVolume(t, volume.Uint16, shape, func(z, y, x int) float64 { return orthoValue(z, y, x) }), ImageOptions{Contrast: [2]float64{0, 40000}}); err != nil {
+	for i, n := range []string{"ch0", "ch1"} {
+		vol := memVolume(t, volume.Uint16, shape, func(z, y, x int) float64 { return orthoValue(z, y, x) })
+		if i == 1 {
+			// The top layer has the voxel size, set before its loader
+			// reads the volume (a write after would race the loader).
+			vol.VoxelSize = [3]float64{5, 2, 2}
+		}
+		if _, err := h.v.AddImage(n, vol, ImageOptions{Contrast: [2]float64{0, 40000}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.v.Layers()[1].(*ImageLayer).vol.VoxelSize = [3]float64{5, 2, 2}
 	h.v.SetOrtho(true)
 	h.settle()
 	xy, xz, zy := h.orthoPanel(Z), h.orthoPanel(Y), h.orthoPanel(X)

@@ -127,7 +127,9 @@ func (v *Volume) Source() Source { return v.src }
 // ReadSlab reads planes [z0, z1) into dst after checking the range and the
 // buffer size, so sources only see valid requests.
 func (v *Volume) ReadSlab(z0, z1 int, dst []byte) error {
-	if err := CheckSlab(v.Info, z0, z1, len(dst)); err != nil {
+	// Only the shape and type: the viewer's layer controls may set
+	// VoxelSize on the UI goroutine while a loader reads planes.
+	if err := CheckSlab(Info{Shape: v.Shape, DType: v.DType}, z0, z1, len(dst)); err != nil {
 		return fmt.Errorf("read slab %d-%d of %s: %w", z0, z1, v.Name, err)
 	}
 	if err := v.src.ReadSlab(z0, z1, dst); err != nil {
