@@ -81,12 +81,11 @@ run: build
 # sudo for its daemons: without either it prints a SKIPPED line saying so.
 # PKGS narrows it (make test PKGS=./viewer/...); CI runs every package.
 XVFB = xvfb-run -a -n $(1) -s "-screen 0 1280x1024x24"
-PKGS ?= ./...
 test: deps
 	@set -o pipefail; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
 	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /" | tee -a "$$log"; }; \
-	pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(PKGS) & race=$$!; \
-	pass plain sh -c '$(GO) vet $(PKGS) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(PKGS)' & plain=$$!; \
+	pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(if $(PKGS),$(PKGS),./...) & race=$$!; \
+	pass plain sh -c '$(GO) vet $(if $(PKGS),$(PKGS),./...) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(if $(PKGS),$(PKGS),./...)' & plain=$$!; \
 	wait $$plain; p=$$?; wait $$race; r=$$?; \
 	ok=$$(grep -cE '^\[(plain|race)\] ok ' "$$log"); bad=$$(grep -cE '^\[(plain|race)\] FAIL[[:space:]]+github' "$$log"); \
 	echo "make test: plain pass exit $$p, race pass exit $$r; packages of both passes:"; \
