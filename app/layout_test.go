@@ -34,7 +34,8 @@ func goList(t *testing.T, pkg string, test bool) []string {
 }
 
 // TestPackageLayout holds the rooms to the arrows docs/ARCHITECTURE.md
-// draws: the device knows no pipeline, the viewer no job or pipeline,
+// draws: the device knows no pipeline, the viewer no job or pipeline
+// (and its model no Fyne and no widget: it is tested without a window),
 // the panel and the spec package no pipeline's package, the shared
 // widgets no voxlab package at all, no pipeline
 // another's; a pipeline's tests link neither Fyne nor HDF5 (their CUDA
@@ -51,6 +52,7 @@ func TestPackageLayout(t *testing.T) {
 	}{
 		{"../gpu", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(processing|viewer|panel)\b`)},
 		{"../viewer", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(panel|processing/(job|dezing|detect|distance|classify|cluster|pipeline))\b`)},
+		{"../viewer/model", true, regexp.MustCompile(`^(fyne\.io/|github\.com/voxlab/voxlab/(panel|widgets|processing/(job|dezing|detect|distance|classify|cluster|pipeline))\b)`)},
 		{"../panel", false, pipelinePkg},
 		{"../widgets", false, regexp.MustCompile(`^github\.com/voxlab/voxlab/(app|panel|viewer|processing|gpu|internal|resources)\b`)},
 		{"../processing/pipeline", false, regexp.MustCompile(`^(github\.com/voxlab/voxlab/(panel|viewer|processing/(dezing|detect|distance|classify))\b|fyne\.io/)`)},

@@ -7,6 +7,7 @@ import (
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // BenchmarkSliceToFrame2048 measures a slice request to a finished RGBA
@@ -63,12 +64,11 @@ func BenchmarkContrastChange(b *testing.B) {
 // BenchmarkPoints100k draws 10^5 points spread over 100 planes (10^3 per
 // plane, ±3 planes shown) into a 1024 x 1024 frame.
 func BenchmarkPoints100k(b *testing.B) {
-	s := newPointStore()
 	pts := make([]Point, 100000)
 	for i := range pts {
 		pts[i] = Point{Z: float64(i % 100), Y: float64(i*7%1000) + 0.3, X: float64(i*13%1000) + 0.6, Type: []string{"cell", "artifact"}[i%2]}
 	}
-	s.add(pts)
+	s := model.NewPointSet(pts)
 	var f frame
 	t := xform{cx: 500, cy: 500, scale: 1}
 	for b.Loop() {

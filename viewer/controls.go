@@ -23,17 +23,17 @@ import (
 // 1280 px); selecting a row selects the layer.
 func (v *Viewer) newLayerList() *widget.List {
 	l := widget.NewList(
-		func() int { return len(v.stack.layers) },
+		func() int { return v.stack.Len() },
 		func() fyne.CanvasObject {
 			name := widget.NewLabel("layer name")
 			name.Truncation = fyne.TextTruncateEllipsis
 			return container.NewBorder(nil, nil, container.NewHBox(widget.NewCheck("", nil), widget.NewIcon(theme.MediaPhotoIcon())), nil, name)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= len(v.stack.layers) {
+			if id >= v.stack.Len() {
 				return
 			}
-			l := v.stack.layers[len(v.stack.layers)-1-id]
+			l := v.stack.At(v.stack.Len() - 1 - id)
 			row := o.(*fyne.Container)
 			left := row.Objects[1].(*fyne.Container)
 			chk := left.Objects[0].(*widget.Check)
@@ -47,8 +47,8 @@ func (v *Viewer) newLayerList() *widget.List {
 			row.Objects[0].(*widget.Label).SetText(l.Name() + unsavedMark(l))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
-		if id < len(v.stack.layers) {
-			v.Select(v.stack.layers[len(v.stack.layers)-1-id])
+		if id < v.stack.Len() {
+			v.Select(v.stack.At(v.stack.Len() - 1 - id))
 		}
 		// A tapped list keeps the keys (they move its selection).
 		widgets.Refocus(v.win, false)
@@ -91,9 +91,9 @@ type controlRefs struct {
 
 // rebuildControls shows the controls of the selected layer.
 func (v *Viewer) rebuildControls() {
-	v.ctl = controlRefs{layer: v.stack.sel}
+	v.ctl = controlRefs{layer: v.stack.Selected()}
 	var objs []fyne.CanvasObject
-	switch l := v.stack.sel.(type) {
+	switch l := v.stack.Selected().(type) {
 	case nil:
 		objs = []fyne.CanvasObject{widget.NewLabel("No layer selected")}
 	case *PointsLayer:
@@ -298,7 +298,7 @@ func describe(l *ImageLayer) string {
 // syncControls puts the selected layer's settings into its controls.
 func (v *Viewer) syncControls() {
 	c := &v.ctl
-	if c.layer == nil || c.layer != v.stack.sel {
+	if c.layer == nil || c.layer != v.stack.Selected() {
 		return
 	}
 	if pl, ok := c.layer.(*PointsLayer); ok {

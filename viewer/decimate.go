@@ -76,7 +76,7 @@ func readDecimatedSide(v *volume.Volume, br volume.BoxReader, axis Axis, idx, z0
 	if br == nil {
 		return nil, errWhole(v)
 	}
-	_, colAx := axis.displayAxes()
+	_, colAx := axis.DisplayAxes()
 	n, es := v.Shape[colAx], v.DType.Size()
 	p := &plane{dtype: v.DType, rows: (z1 - z0 + s - 1) / s, cols: (n + s - 1) / s}
 	if s > 1 {

@@ -6,9 +6,12 @@
 // map while a stack of maps is on show), and a status bar with the voxel
 // under the pointer and each visible layer's value there.
 //
-// The layers and the selection are a model of their own (layerStack,
-// layerstack.go: add, remove, move, choose, edits) that the Viewer
-// observes to list, lay out and draw again; the status bar is its own
+// The state a user changes lives in viewer/model, which imports no Fyne:
+// the layer list and its selection (model.LayerList: add, remove, move,
+// choose, edits), which the Viewer watches to list, lay out and draw
+// again, and each points layer's points, selection, undoable edits and
+// curation walk (model.PointSet, embedded in PointsLayer, which adds how
+// they are drawn); the model is tested without a window. The status bar is its own
 // widget (statusbar.go); the Viewer's navigation, painting, input,
 // loading state, docking and compare offer are in nav.go, paint.go,
 // input.go, loading.go, dock.go and offer.go.

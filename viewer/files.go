@@ -18,6 +18,7 @@ import (
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
+	"github.com/voxlab/voxlab/viewer/model"
 	"github.com/voxlab/voxlab/widgets"
 )
 
@@ -43,12 +44,11 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		if err != nil {
 			return nil, err
 		}
-		order := reviewOrder(path, pts) // classified points: see points_order.go
+		order, prob := model.ReadReview(path, pts) // classified points: see model/order.go
 		pl := v.AddPoints(name, pts)
-		pl.path, pl.reviewOrder = path, order
-		if ps := probabilities(path); len(ps) == len(pts) {
-			pl.prob = ps
-		}
+		pl.path = path
+		pl.SetReviewOrder(order)
+		pl.SetProbabilities(prob)
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)

@@ -58,7 +58,7 @@ func TestWindowMarkup(t *testing.T) {
 	vol.VoxelSize = [3]float64{2, 0.5, 0.5}
 	h.v.AddImage("raw", vol, ImageOptions{Colormap: "inferno"})
 	h.v.AddPoints("cells", []Point{{Z: 2, Y: 20, X: 30, Type: "cell"}})
-	h.v.Select(h.v.stack.layers[0])
+	h.v.Select(h.v.stack.At(0))
 	h.v.SetSlice(2)
 	h.settle()
 	test.AssertRendersToMarkup(t, "window.xml", h.w.Canvas())

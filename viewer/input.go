@@ -95,9 +95,9 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 // heatmapUnder returns the topmost visible heat map of panel p with a
 // cell at (row, col), or nil.
 func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
-	for i := len(v.stack.layers) - 1; i >= 0; i-- {
-		h, ok := v.stack.layers[i].(*HeatmapLayer)
-		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.stack.layers[i]) {
+	for i := v.stack.Len() - 1; i >= 0; i-- {
+		h, ok := v.stack.At(i).(*HeatmapLayer)
+		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.stack.At(i)) {
 			continue
 		}
 		if row >= 0 && col >= 0 && row < h.rows && col < h.cols {
@@ -111,8 +111,8 @@ func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
 // (a distance matrix's ground-truth maps): the topmost with as many maps
 // as h has rows, or nil.
 func (v *Viewer) stackOf(h *HeatmapLayer) *ImageLayer {
-	for i := len(v.stack.layers) - 1; i >= 0; i-- {
-		if il, ok := v.stack.layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
+	for i := v.stack.Len() - 1; i >= 0; i-- {
+		if il, ok := v.stack.At(i).(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
 			return il
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/resources"
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // Layer is one entry of the layer list: an *ImageLayer, *PointsLayer or
@@ -83,7 +84,7 @@ func (b *layerBase) SetBlending(m Blending) { b.blend = m; b.changed() }
 
 func (b *layerBase) changed() {
 	if b.v != nil {
-		b.v.stack.edited()
+		b.v.stack.Edited()
 	}
 }
 
@@ -493,47 +494,28 @@ func (h *HeatmapLayer) SetBlock(r0, c0, n int, vals []float64) error {
 }
 
 // PointsLayer draws points: those of the slice in full, those within ±n
-// planes smaller and fainter. Its points can be edited (points_edit.go):
+// planes smaller and fainter. Its points can be edited (its model.PointSet):
 // added, selected, moved, deleted and given a class, each edit undoable,
 // and saved as CSV or cellfinder XML.
 type PointsLayer struct {
 	layerBase
-	store      *pointStore
+	// PointSet is the layer's model: its points, selection, edits and
+	// the curation walk (viewer/model); the layer adds how it is drawn.
+	*model.PointSet
 	style      PointsStyle
 	size       float64
 	outOfSlice int
 	inView     [points.NumClasses]int
-	// history of edits: undo holds the edits made (last on top), redo
-	// those undone; nextID numbers them, and savedID is the edit the
-	// layer's file holds (0: as loaded).
-	undo, redo []pointEdit
-	nextID     uint64
-	savedID    uint64
 	// path is the file Save writes to ("" until saved or opened).
 	path string
 	// xmlAccepted is the XML file the user chose to save this layer's
 	// unknown points to as non-cells, not to be asked again.
 	xmlAccepted string
-	// reviewed marks the points the curation walk visited or the user
-	// classed; walkAt is the point the walk stands on (-1: none).
-	reviewed  []bool
-	nReviewed int
-	walkAt    int32
-	// reviewOrder, when set, is the walk's order (points_order.go).
-	reviewOrder []int32
-	// prob is the classifier's cell probability of each point as read
-	// (NaN: none; nil: a file without them), shown during review.
-	prob []float64
-	// outN counts the points outside the volume of extent outExt at
-	// store version outVer (counting 10^6 points on every pointer move
-	// would cost milliseconds).
-	outN   int
-	outExt [3]int
-	outVer uint64
 }
 
 func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *PointsLayer {
-	l := &PointsLayer{layerBase: layerBase{name: name, visible: true, opacity: 1}, store: newPointStore(), walkAt: -1}
+	l := &PointsLayer{layerBase: layerBase{name: name, visible: true, opacity: 1}, PointSet: model.NewPointSet(pts)}
+	l.Watch(l.changed)
 	l.style = defaultStyle(n)
 	if opts.Style != nil {
 		l.style = *opts.Style
@@ -549,7 +531,6 @@ func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *Points
 	if opts.Opacity > 0 {
 		l.opacity = math.Min(opts.Opacity, 1)
 	}
-	l.store.add(pts)
 	return l
 }
 
@@ -557,12 +538,9 @@ func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *Points
 // Safe from any goroutine. Appended points are not edits: they are not
 // undone and do not mark the layer modified.
 func (l *PointsLayer) Append(pts ...Point) {
-	l.store.add(pts)
+	l.PointSet.Append(pts...)
 	l.redrawAnywhere()
 }
-
-// Len returns the number of points.
-func (l *PointsLayer) Len() int { return l.store.len() }
 
 // InView returns how many points of the current slice were inside the
 // view when it was last drawn.

@@ -256,9 +256,9 @@ func Spec(l Layer) string { return l.base().spec }
 // cleaned paths with their datasets), or nil.
 func (v *Viewer) LayerFor(spec string) Layer {
 	want := cleanSpec(spec)
-	for i := len(v.stack.layers) - 1; i >= 0; i-- {
-		if s := v.stack.layers[i].base().spec; s != "" && cleanSpec(s) == want {
-			return v.stack.layers[i]
+	for i := v.stack.Len() - 1; i >= 0; i-- {
+		if s := v.stack.At(i).base().spec; s != "" && cleanSpec(s) == want {
+			return v.stack.At(i)
 		}
 	}
 	return nil
@@ -277,8 +277,8 @@ func cleanSpec(spec string) string {
 func (v *Viewer) Specs() []string {
 	var out []string
 	seen := map[string]bool{}
-	for i := len(v.stack.layers) - 1; i >= 0; i-- {
-		if s := v.stack.layers[i].base().spec; s != "" && !seen[s] {
+	for i := v.stack.Len() - 1; i >= 0; i-- {
+		if s := v.stack.At(i).base().spec; s != "" && !seen[s] {
 			seen[s] = true
 			out = append(out, s)
 		}
@@ -292,7 +292,7 @@ func (v *Viewer) Specs() []string {
 // image (napari puts a new layer on top, where users look: moving
 // detections just above ch0 left them under an opaque ch1).
 func (v *Viewer) PlaceAbove(l, ref Layer) {
-	if v.stack.indexOf(l) < 0 || v.stack.indexOf(ref) < 0 || l == ref {
+	if v.stack.IndexOf(l) < 0 || v.stack.IndexOf(ref) < 0 || l == ref {
 		return
 	}
 	l.base().over = ref
@@ -308,7 +308,7 @@ func (v *Viewer) PlaceAbove(l, ref Layer) {
 // asks (Compare); a result arriving only offers it (OfferCompare).
 func (v *Viewer) Focus(grid bool, show ...Layer) {
 	v.Batch(func() {
-		for _, l := range v.stack.layers {
+		for _, l := range v.stack.All() {
 			on := false
 			for _, s := range show {
 				on = on || s == l

@@ -44,7 +44,7 @@ func (v *Viewer) LastError() string { return v.lastErr }
 // Loaded reports whether every visible image layer has its current slice
 // in memory or failed to read it (no slice is still loading).
 func (v *Viewer) Loaded() bool {
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		il := imageOf(l)
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
@@ -65,7 +65,7 @@ func (v *Viewer) loadError() error {
 	if err := v.view3DError(); err != nil {
 		return err
 	}
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
 			for _, ax := range v.shownAxes() {
 				if k, ok := il.keyFor(ax, v.index[ax], v.mapIdx); ok {

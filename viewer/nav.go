@@ -40,9 +40,9 @@ func (v *Viewer) Map() int { return v.mapIdx }
 // stack layer (of any stack layer when none is visible); 0 without
 // stacks.
 func (v *Viewer) Maps() int {
-	visible := slices.ContainsFunc(v.stack.layers, Layer.Visible)
+	visible := slices.ContainsFunc(v.stack.All(), Layer.Visible)
 	n := 0
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && il.maps > 1 && (l.Visible() || !visible) {
 			n = max(n, il.maps)
 		}
@@ -108,9 +108,9 @@ func (v *Viewer) dimsExtent() [3]int { return v.extentOf(nil) }
 // a panel's group, or for nil of the visible layers (of every layer when
 // none is visible).
 func (v *Viewer) extentOf(group []Layer) [3]int {
-	visible := slices.ContainsFunc(v.stack.layers, Layer.Visible)
+	visible := slices.ContainsFunc(v.stack.All(), Layer.Visible)
 	var e [3]int
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if group == nil && visible && !l.Visible() || group != nil && !slices.Contains(group, l) {
 			continue
 		}
@@ -121,9 +121,7 @@ func (v *Viewer) extentOf(group []Layer) [3]int {
 		case *HeatmapLayer:
 			le = l.extent()
 		case *PointsLayer:
-			l.store.mu.RLock()
-			le = l.store.extent
-			l.store.mu.RUnlock()
+			le = l.Extent()
 		}
 		for i := range e {
 			e[i] = max(e[i], le[i])
@@ -161,7 +159,7 @@ func (v *Viewer) setPanels() {
 	}
 	var groups [][]Layer
 	if v.grid {
-		groups = gridGroups(v.stack.layers)
+		groups = gridGroups(v.stack.All())
 	}
 	if len(groups) == 0 {
 		groups = [][]Layer{nil}
@@ -202,8 +200,8 @@ func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v
 
 // aspectAlong is aspectOf for slices along axis.
 func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {
-	ra, ca := axis.displayAxes()
-	for _, l := range v.stack.layers {
+	ra, ca := axis.DisplayAxes()
+	for _, l := range v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
 			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
 				return vs[ra] / vs[ca]

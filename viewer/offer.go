@@ -53,7 +53,7 @@ func (o *offerBar) hide() {
 // accepts (Compare). A later offer replaces it; removing either layer
 // withdraws it.
 func (v *Viewer) OfferCompare(in, result Layer) {
-	if in == nil || result == nil || v.stack.indexOf(in) < 0 || v.stack.indexOf(result) < 0 {
+	if in == nil || result == nil || v.stack.IndexOf(in) < 0 || v.stack.IndexOf(result) < 0 {
 		return
 	}
 	v.offer.a, v.offer.b = in, result

@@ -92,7 +92,7 @@ func (v *Viewer) settle(q *uiQueue, stall time.Duration) error {
 	for {
 		v.redraw() // asks for the slices on screen
 		idle := true
-		for _, l := range v.stack.layers {
+		for _, l := range v.stack.All() {
 			if il := imageOf(l); il != nil && il.ld != nil && !il.ld.idle() {
 				idle = false
 			}
@@ -115,7 +115,7 @@ func (v *Viewer) settle(q *uiQueue, stall time.Duration) error {
 // bytesRead sums the bytes the layers' loaders have read.
 func (v *Viewer) bytesRead() int64 {
 	var n int64
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			n += il.ld.bytesRead.Load()
 		}
@@ -127,7 +127,7 @@ func (v *Viewer) bytesRead() int64 {
 // their files and how far their reading got.
 func (v *Viewer) stallError(stall time.Duration) error {
 	var which []string
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		il := imageOf(l)
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue

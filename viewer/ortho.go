@@ -189,7 +189,7 @@ func orthoDisplayAxes(a Axis) (row, col int) {
 	if a == X {
 		return 1, 0
 	}
-	return a.displayAxes()
+	return a.DisplayAxes()
 }
 
 // orthoVoxel returns the voxel size (z, y, x) the orthogonal views are
@@ -216,7 +216,7 @@ type orthoLayout struct{ v *Viewer }
 // the extent times orthoVoxel.
 func (l orthoLayout) physical() [3]float64 {
 	e := l.v.dimsExtent()
-	vs := orthoVoxel(l.v.stack.layers)
+	vs := orthoVoxel(l.v.stack.All())
 	var p [3]float64
 	for a := range 3 {
 		p[a] = math.Max(float64(e[a]), 1) * vs[a]

@@ -24,7 +24,7 @@ func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
 func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache, t xform, sw, sh, ps float64) {
 	idx := v.index[axis]
 	var shown []Layer
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if l.Visible() && (group == nil || slices.Contains(group, l)) {
 			shown = append(shown, l)
 		}
@@ -48,7 +48,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache,
 	for _, l := range shown[start:] {
 		switch l := l.(type) {
 		case *PointsLayer:
-			l.inView = drawPoints(f, l.store, axis, flip != nil, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
+			l.inView = drawPoints(f, l.PointSet, axis, flip != nil, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
 		default:
 			il := imageOf(l)
 			p, _ := il.planeFor(axis, idx, v.mapIdx)
@@ -65,7 +65,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache,
 // label for panel p, from the voxel size of its lowest visible image
 // layer; 0 when that layer has no voxel size.
 func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		il, ok := l.(*ImageLayer)
 		if !ok || !l.Visible() || p.group != nil && !slices.Contains(p.group, l) {
 			continue

@@ -5,46 +5,22 @@ import (
 	"math"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // Axis names the volume axis a view slices along: Z shows (y, x) planes, Y
-// shows (z, x) planes and X shows (z, y) planes.
-type Axis int
+// shows (z, x) planes and X shows (z, y) planes (model.Axis).
+type Axis = model.Axis
 
 // The three slicing axes.
 const (
-	Z Axis = iota
-	Y
-	X
+	Z = model.Z
+	Y = model.Y
+	X = model.X
 )
 
-// String returns "z", "y" or "x".
-func (a Axis) String() string { return [...]string{"z", "y", "x"}[a] }
-
 // ParseAxis parses "z", "y" or "x".
-func ParseAxis(s string) (Axis, error) {
-	switch s {
-	case "z", "Z":
-		return Z, nil
-	case "y", "Y":
-		return Y, nil
-	case "x", "X":
-		return X, nil
-	}
-	return Z, fmt.Errorf("axis %q: use z, y or x", s)
-}
-
-// displayAxes returns the volume axes shown as rows and columns when
-// slicing along a.
-func (a Axis) displayAxes() (row, col int) {
-	switch a {
-	case Y:
-		return 0, 2
-	case X:
-		return 0, 1
-	}
-	return 1, 2
-}
+func ParseAxis(s string) (Axis, error) { return model.ParseAxis(s) }
 
 // plane is one 2D slice of a layer, immutable once built: rows x cols
 // values of dtype in native byte order, with statistics computed once.
@@ -159,7 +135,7 @@ const boxPieces = 50
 // step (nil: none) follows the read piece by piece. A slice larger than
 // planeBudget is read decimated (readDecimatedSide).
 func readSide(v *volume.Volume, axis Axis, idx, z0, z1 int, slabBytes int64, step stepFunc) (*plane, error) {
-	_, colAx := axis.displayAxes()
+	_, colAx := axis.DisplayAxes()
 	if idx < 0 || idx >= v.Shape[axis] {
 		return nil, fmt.Errorf("%s slice %d outside [0,%d) of %s", axis, idx, v.Shape[axis], v.Name)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/points"
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // millionPoints spreads 10^6 points over planes z planes of 2048 x 2048,
@@ -57,7 +58,7 @@ func benchDraw(b *testing.B, planes int) {
 	t := xform{cx: 1024, cy: 1024, scale: 1}
 	for b.Loop() {
 		f.reset(2048, 2048)
-		drawPoints(&f, l.store, Z, false, planes/2, 3, &l.style, 8, 1, t, 2048, 2048, 1)
+		drawPoints(&f, l.PointSet, Z, false, planes/2, 3, &l.style, 8, 1, t, 2048, 2048, 1)
 	}
 }
 
@@ -76,7 +77,7 @@ func BenchmarkPoints1MBoxSelect(b *testing.B) {
 	l := newPointsLayer("cells", millionPoints(100), PointsOptions{}, 0)
 	var got []int
 	for b.Loop() {
-		got = l.store.inBox(got[:0], Z, 50, 0, 0, 0, 2048, 2048)
+		got = l.InBox(got[:0], Z, 50, 0, 0, 0, 2048, 2048)
 		l.SetSelected(false, got...)
 	}
 	if l.NumSelected() != 10_000 {
@@ -88,15 +89,15 @@ func BenchmarkPoints1MBoxSelect(b *testing.B) {
 // by one voxel (one step of a drag).
 func BenchmarkPoints1MMove10k(b *testing.B) {
 	l := newPointsLayer("cells", millionPoints(100), PointsOptions{}, 0)
-	l.SetSelected(false, l.store.inBox(nil, Z, 50, 0, 0, 0, 2048, 2048)...)
-	idx := l.selectedIdx()
-	from := l.store.states(idx)
-	next := make([]pointState, len(from))
+	l.SetSelected(false, l.InBox(nil, Z, 50, 0, 0, 0, 2048, 2048)...)
+	idx := l.SelectedIdx()
+	from := l.States(idx)
+	next := make([]model.PointState, len(from))
 	for i := 0; b.Loop(); i++ {
 		for j, st := range from {
 			st.P.X += float64(i % 2)
 			next[j] = st
 		}
-		l.store.apply(idx, next)
+		l.Preview(idx, next)
 	}
 }

@@ -239,7 +239,7 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 		return
 	}
 	txt := fmt.Sprintf("%s: %s\n%d in view, %d selected", plural(l.Len(), "point"), countsText(l.Counts()), l.InView(), l.NumSelected())
-	if n := l.outside(v.imageExtent()); n > 0 {
+	if n := l.Outside(v.imageExtent()); n > 0 {
 		txt += fmt.Sprintf("\n%s outside the volume", plural(n, "point"))
 	}
 	if pt := pointText(l); pt != "" {
@@ -258,7 +258,7 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	for _, b := range []struct {
 		btn *widget.Button
 		off bool
-	}{{r.undo, len(l.undo) == 0}, {r.redo, len(l.redo) == 0}} {
+	}{{r.undo, !l.CanUndo()}, {r.redo, !l.CanRedo()}} {
 		switch {
 		case b.off && !b.btn.Disabled():
 			b.btn.Disable()
@@ -281,7 +281,7 @@ func setPointsLabel(l *widget.Label, s string) {
 func (v *Viewer) editMenu() *fyne.Menu {
 	onLayer := func(f func(*PointsLayer)) func() {
 		return func() {
-			if pl, ok := v.stack.sel.(*PointsLayer); ok {
+			if pl, ok := v.stack.Selected().(*PointsLayer); ok {
 				f(pl)
 			}
 		}
@@ -307,7 +307,7 @@ func (v *Viewer) editMenu() *fyne.Menu {
 // the image.
 func (v *Viewer) NewPointsLayer() *PointsLayer {
 	name := "points"
-	for n := 2; slices.ContainsFunc(v.stack.layers, func(l Layer) bool { return l.Name() == name }); n++ {
+	for n := 2; slices.ContainsFunc(v.stack.All(), func(l Layer) bool { return l.Name() == name }); n++ {
 		name = fmt.Sprintf("points %d", n)
 	}
 	pl := v.AddPoints(name, nil)

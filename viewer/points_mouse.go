@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/voxlab/voxlab/processing/points"
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // EditMode is what the mouse does on the canvas to the selected points
@@ -55,7 +56,7 @@ type editState struct {
 	// moveIdx and moveFrom: the points being moved and their states when
 	// the drag started.
 	moveIdx  []int32
-	moveFrom []pointState
+	moveFrom []model.PointState
 	// made counts the points layers added, for their default colours.
 	made int
 	// walk is the class the curation walk visits (-1: every point).
@@ -82,7 +83,7 @@ func (v *Viewer) SetMode(m EditMode) {
 // editLayer returns the selected points layer when it is visible and
 // shown in panel p (any panel for nil), else nil.
 func (v *Viewer) editLayer(p *sliceView) *PointsLayer {
-	pl, ok := v.stack.sel.(*PointsLayer)
+	pl, ok := v.stack.Selected().(*PointsLayer)
 	if !ok || !pl.Visible() {
 		return nil
 	}
@@ -168,17 +169,17 @@ func (v *Viewer) editTapped(p *sliceView, e *fyne.PointEvent) bool {
 	switch v.edit.mode {
 	case AddPoints:
 		// A whole voxel of the plane on show, as cellfinder's markers.
-		z, y, x := fromCoords(v.axis, float64(v.index[v.axis]), math.Floor(row+0.5), math.Floor(col+0.5))
-		i := pl.AddPoint(Point{Z: z, Y: y, X: x, Type: pl.store.typeName(points.Cell)})
-		pl.markReviewed(int32(i)) // the user put it there: nothing to review
+		z, y, x := model.FromCoords(v.axis, float64(v.index[v.axis]), math.Floor(row+0.5), math.Floor(col+0.5))
+		i := pl.AddPoint(Point{Z: z, Y: y, X: x, Type: pl.TypeName(points.Cell)})
+		pl.MarkReviewed(i) // the user put it there: nothing to review
 		pl.SetSelected(false, i)
 	case SelectPoints, MovePoints:
 		// Points of the plane on show only, as napari picks: the fainter
 		// markers of the planes around it are context, not targets.
-		i := pl.store.pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
+		i := pl.Pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
 		switch {
 		case v.edit.shift && i >= 0:
-			pl.toggleSelected(i)
+			pl.ToggleSelected(i)
 		case v.edit.shift:
 		case i >= 0:
 			pl.SetSelected(false, i)
@@ -204,7 +205,7 @@ func (v *Viewer) editDragged(p *sliceView, e *fyne.DragEvent) bool {
 		ed.panel = p
 		ed.from = e.Position.Subtract(e.Dragged)
 		row, col := p.dataAt(ed.from)
-		hit := pl.store.pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
+		hit := pl.Pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
 		onSelected := hit >= 0 && slices.Contains(pl.Selected(), hit)
 		switch {
 		case ed.mode == MovePoints || onSelected:
@@ -212,8 +213,8 @@ func (v *Viewer) editDragged(p *sliceView, e *fyne.DragEvent) bool {
 				pl.SetSelected(false, hit)
 			}
 			ed.drag = dragMove
-			ed.moveIdx = pl.selectedIdx()
-			ed.moveFrom = pl.store.states(ed.moveIdx)
+			ed.moveIdx = pl.SelectedIdx()
+			ed.moveFrom = pl.States(ed.moveIdx)
 		default:
 			ed.drag = dragBox
 		}
@@ -229,13 +230,13 @@ func (v *Viewer) editDragged(p *sliceView, e *fyne.DragEvent) bool {
 		r0, c0 := p.dataAt(ed.from)
 		r1, c1 := p.dataAt(ed.to)
 		// Whole voxels: points stay on the voxel grid they were on.
-		dz, dy, dx := fromCoords(v.axis, 0, math.Round(r1-r0), math.Round(c1-c0))
-		next := make([]pointState, len(ed.moveFrom))
+		dz, dy, dx := model.FromCoords(v.axis, 0, math.Round(r1-r0), math.Round(c1-c0))
+		next := make([]model.PointState, len(ed.moveFrom))
 		for j, st := range ed.moveFrom {
 			st.P.Z, st.P.Y, st.P.X = st.P.Z+dz, st.P.Y+dy, st.P.X+dx
 			next[j] = st
 		}
-		pl.store.apply(ed.moveIdx, next)
+		pl.Preview(ed.moveIdx, next)
 		v.redraw()
 	}
 	return true
@@ -257,13 +258,13 @@ func (v *Viewer) editDragEnd(p *sliceView) {
 		r1, c1 := p.dataAt(ed.to)
 		// The plane on show only: a box never takes points the user
 		// cannot see on it (napari's select mode does the same).
-		got := pl.store.inBox(nil, v.axis, v.index[v.axis], 0,
+		got := pl.InBox(nil, v.axis, v.index[v.axis], 0,
 			math.Min(r0, r1), math.Min(c0, c1), math.Max(r0, r1), math.Max(c0, c1))
 		pl.SetSelected(ed.shift, got...)
 	case dragMove:
-		after := pl.store.states(ed.moveIdx)
+		after := pl.States(ed.moveIdx)
 		if !slices.Equal(after, ed.moveFrom) {
-			pl.commit(ed.moveIdx, ed.moveFrom, after)
+			pl.Commit(ed.moveIdx, ed.moveFrom, after)
 		}
 		ed.moveIdx, ed.moveFrom = nil, nil
 	}
@@ -345,7 +346,7 @@ var (
 // editShortcut runs undo (Ctrl+Z), redo (Ctrl+Shift+Z, Ctrl+Y), save
 // (Ctrl+S) and save as (Ctrl+Shift+S) on the selected points layer.
 func (v *Viewer) editShortcut(sc fyne.Shortcut) {
-	pl, ok := v.stack.sel.(*PointsLayer)
+	pl, ok := v.stack.Selected().(*PointsLayer)
 	if !ok {
 		return
 	}

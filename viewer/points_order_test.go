@@ -61,7 +61,7 @@ func TestClassifiedReviewOrder(t *testing.T) {
 	if h.v.Slice() != 1 {
 		t.Errorf("slice %d, want the point's plane 1", h.v.Slice())
 	}
-	pl.walkAt = -1
+	pl.SetWalkAt(-1)
 	h.v.SetWalk(int(points.Cell))
 	if got, want := walk(), []int{4, 0}; !slices.Equal(got, want) {
 		t.Errorf("walk over the cells %v, want %v", got, want)
@@ -82,7 +82,7 @@ func TestPlainCSVKeepsPlaneOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl := l.(*PointsLayer)
-	if pl.reviewOrder != nil {
-		t.Errorf("review order %v for a CSV without probabilities", pl.reviewOrder)
+	if pl.HasReviewOrder() {
+		t.Error("a review order for a CSV without probabilities")
 	}
 }

@@ -39,13 +39,13 @@ func (l *PointsLayer) Path() string { return l.path }
 // layer is no longer modified, and saved to another file it takes that
 // file's name, as a layer opened from it would have.
 func (l *PointsLayer) Save(path string) error {
-	pts, prob := l.store.liveWith(l.prob)
+	pts, prob := l.LiveWithProbabilities()
 	if err := savePoints(path, pts, prob); err != nil {
 		return err
 	}
 	moved := l.path != path
 	l.path = path
-	l.savedID = l.editID()
+	l.MarkSaved()
 	if moved {
 		l.name, l.spec = filepath.Base(path), path
 		if l.v != nil {
@@ -83,7 +83,7 @@ func isXML(path string) bool { return strings.EqualFold(filepath.Ext(path), ".xm
 // SaveSelected saves the selected points layer to its file, or asks
 // where when it has none.
 func (v *Viewer) SaveSelected() {
-	pl, ok := v.stack.sel.(*PointsLayer)
+	pl, ok := v.stack.Selected().(*PointsLayer)
 	if !ok {
 		v.bar.status.SetText("select a points layer to save")
 		return
@@ -101,7 +101,7 @@ func (v *Viewer) SaveSelected() {
 
 // SaveSelectedAs asks where to save the selected points layer.
 func (v *Viewer) SaveSelectedAs() {
-	if pl, ok := v.stack.sel.(*PointsLayer); ok {
+	if pl, ok := v.stack.Selected().(*PointsLayer); ok {
 		v.ShowSaveDialog(pl)
 		return
 	}
@@ -186,8 +186,8 @@ func (v *Viewer) suggestPath(pl *PointsLayer) string {
 		return pl.path
 	}
 	dir := ""
-	for i := len(v.stack.layers) - 1; i >= 0 && dir == ""; i-- {
-		if il, ok := v.stack.layers[i].(*ImageLayer); ok && il.spec != "" {
+	for i := v.stack.Len() - 1; i >= 0 && dir == ""; i-- {
+		if il, ok := v.stack.At(i).(*ImageLayer); ok && il.spec != "" {
 			p, _ := volume.SplitSpec(il.spec)
 			if abs, err := filepath.Abs(strings.TrimRight(p, string(filepath.Separator))); err == nil {
 				dir = filepath.Dir(abs)
@@ -340,7 +340,7 @@ func (v *Viewer) submitSave(sd *saveDialog, pl *PointsLayer, then func()) {
 // Unsaved returns the points layers with edits not saved.
 func (v *Viewer) Unsaved() []*PointsLayer {
 	var out []*PointsLayer
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
 			out = append(out, pl)
 		}

@@ -85,7 +85,7 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	if got := readBack(t, path); !slices.Equal(got, []Point{pt(5, 10, 10, "non-cell"), pt(5, 30, 30, "cell")}) {
 		t.Errorf("saved before removing: %v", got)
 	}
-	if h.v.stack.indexOf(h.pl) >= 0 {
+	if h.v.stack.IndexOf(h.pl) >= 0 {
 		t.Error("Save and remove left the layer")
 	}
 	// Remove without saving; and an unedited layer goes at once.
@@ -93,12 +93,12 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	fresh.AddPoint(pt(1, 2, 3, "cell"))
 	h.v.AskRemoveLayer(fresh)
 	h.press(dlgRemove, "Remove without saving")
-	if h.v.stack.indexOf(fresh) >= 0 {
+	if h.v.stack.IndexOf(fresh) >= 0 {
 		t.Error("Remove without saving left the layer")
 	}
 	plain := h.v.AddPoints("plain", []Point{pt(1, 1, 1, "cell")})
 	h.v.AskRemoveLayer(plain)
-	if h.v.stack.indexOf(plain) >= 0 || h.v.Dialogs() != 0 {
+	if h.v.stack.IndexOf(plain) >= 0 || h.v.Dialogs() != 0 {
 		t.Error("an unedited layer was not removed at once")
 	}
 }
@@ -449,7 +449,8 @@ func TestSaveKeepsTheProbabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	bp := back.(*PointsLayer)
-	if len(bp.prob) != 4 || bp.prob[0] != 0.75 || bp.prob[2] != 0.5 || bp.prob[1] == bp.prob[1] || bp.prob[3] == bp.prob[3] {
-		t.Errorf("reopened probabilities %v, want [0.75 NaN 0.5 NaN]", bp.prob)
+	_, prob := bp.LiveWithProbabilities()
+	if len(prob) != 4 || prob[0] != 0.75 || prob[2] != 0.5 || prob[1] == prob[1] || prob[3] == prob[3] {
+		t.Errorf("reopened probabilities %v, want [0.75 NaN 0.5 NaN]", prob)
 	}
 }

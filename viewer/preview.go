@@ -104,7 +104,7 @@ func (l *ImageLayer) buildPreview(pv *preview) {
 func cutPreview(g *render3d.Grid, axis Axis, idx int, dt volume.DType) *plane {
 	f := g.Factor
 	i := min(idx/f, g.Shape[axis]-1)
-	ra, ca := axis.displayAxes()
+	ra, ca := axis.DisplayAxes()
 	p := &plane{dtype: dt, rows: g.Shape[ra], cols: g.Shape[ca], fy: float64(f), fx: float64(f)}
 	p.data = make([]byte, p.rows*p.cols*dt.Size())
 	for r := range p.rows {

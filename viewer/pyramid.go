@@ -44,7 +44,7 @@ func newPyramid(v *volume.Volume) *pyramid {
 // slice along axis, along each displayed axis the level shrinks.
 func (py *pyramid) pick(axis Axis, devCol, devRow float64) int {
 	const slack = 1 + 1e-9
-	ra, ca := axis.displayAxes()
+	ra, ca := axis.DisplayAxes()
 	best := 0
 	// An axis a level does not shrink (z, usually) costs nothing there.
 	fits := func(f, dev float64) bool { return f <= 1 || f*dev <= slack }
@@ -117,7 +117,7 @@ func (ld *loader) readLevel(k sliceKey) (*plane, error) {
 	if err != nil {
 		return nil, err
 	}
-	ra, ca := k.axis.displayAxes()
+	ra, ca := k.axis.DisplayAxes()
 	p.fy, p.fx = f[ra], f[ca]
 	return p, nil
 }

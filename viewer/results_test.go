@@ -158,11 +158,11 @@ func TestMenusAndOpenDialog(t *testing.T) {
 	}
 	o.path.SetText(planes)
 	o.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	if h.v.openDlg != nil || len(h.v.stack.layers) != 1 {
-		t.Fatalf("Enter on a folder of planes: dialog open %v, %d layers", h.v.openDlg != nil, len(h.v.stack.layers))
+	if h.v.openDlg != nil || h.v.stack.Len() != 1 {
+		t.Fatalf("Enter on a folder of planes: dialog open %v, %d layers", h.v.openDlg != nil, h.v.stack.Len())
 	}
-	if il, ok := h.v.stack.layers[0].(*ImageLayer); !ok || il.Extent() != info.Shape {
-		t.Errorf("the folder opened as %v", h.v.stack.layers[0])
+	if il, ok := h.v.stack.At(0).(*ImageLayer); !ok || il.Extent() != info.Shape {
+		t.Errorf("the folder opened as %v", h.v.stack.At(0))
 	}
 }
 

@@ -57,7 +57,7 @@ func (s *statusBar) update(v *Viewer) {
 				fmt.Fprintf(&b, " (click: map %d)", row)
 			}
 		} else {
-			if slices.ContainsFunc(v.stack.layers, func(l Layer) bool {
+			if slices.ContainsFunc(v.stack.All(), func(l Layer) bool {
 				il, ok := l.(*ImageLayer)
 				return ok && il.maps > 1 && inPanel(l)
 			}) {
@@ -65,7 +65,7 @@ func (s *statusBar) update(v *Viewer) {
 			}
 			fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
 		}
-		for _, l := range v.stack.layers {
+		for _, l := range v.stack.All() {
 			if !inPanel(l) {
 				continue
 			}
@@ -84,13 +84,13 @@ func (s *statusBar) update(v *Viewer) {
 	// the selected layer's whole (fitLine picks what fits).
 	var long, short, mixed []string
 	var top, sel string // the top and the selected points layer's short counts
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			long = append(long, pl.statusText(v.imageExtent()))
 			short = append(short, shortStatus(pl))
 			mixed = append(mixed, short[len(short)-1])
 			top = short[len(short)-1]
-			if l == v.stack.sel {
+			if l == v.stack.Selected() {
 				mixed[len(mixed)-1] = long[len(long)-1]
 				sel = top
 			}
@@ -103,8 +103,8 @@ func (s *statusBar) update(v *Viewer) {
 	if len(short) > 1 {
 		few = append(few, fmt.Sprintf("+ %d more points layers", len(short)-1))
 	}
-	if pl, ok := v.stack.sel.(*PointsLayer); ok {
-		if v.ctl.layer == v.stack.sel {
+	if pl, ok := v.stack.Selected().(*PointsLayer); ok {
+		if v.ctl.layer == v.stack.Selected() {
 			v.syncPoints(pl) // its in-view count is the one just drawn
 		}
 		if pt := pointText(pl); pt != "" && pl.Visible() {
@@ -162,7 +162,7 @@ func textWidth(t string) float32 {
 // Layers are named when more than one image layer is visible.
 func loadingText(v *Viewer) []string {
 	var shown []*ImageLayer
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && l.Visible() && il.fixed == nil {
 			shown = append(shown, il)
 		}
@@ -198,7 +198,7 @@ func loadingText(v *Viewer) []string {
 // hint is the readout with the pointer off the data: what the mouse
 // and keys do in the view on show.
 func hint(v *Viewer) string {
-	if len(v.stack.layers) == 0 {
+	if v.stack.Len() == 0 {
 		return "Open a file (File ▸ Open, or drop it here)"
 	}
 	switch {
@@ -207,7 +207,7 @@ func hint(v *Viewer) string {
 	case v.ortho:
 		return "click or drag to move the point · scroll to zoom · double-click to reset"
 	}
-	if pl, ok := v.stack.sel.(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
+	if pl, ok := v.stack.Selected().(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
 		return editHints[v.edit.mode]
 	}
 	if v.Maps() > 1 {

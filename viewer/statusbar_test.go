@@ -114,11 +114,11 @@ func TestEditMenuShowsTheKeys(t *testing.T) {
 	}
 	// Each key, pressed, does what its item does, from the same state.
 	for _, label := range []string{"Next point", "Previous point"} {
-		pl.walkAt = 1
+		pl.SetWalkAt(1)
 		pl.SetSelected(false, 1)
 		h.v.typedKey(&fyne.KeyEvent{Name: key(label)})
 		byKey := pl.Selected()
-		pl.walkAt = 1
+		pl.SetWalkAt(1)
 		pl.SetSelected(false, 1)
 		items[label].Action()
 		if byItem := pl.Selected(); len(byKey) != 1 || len(byItem) != 1 || byKey[0] != byItem[0] || byKey[0] == 1 {

@@ -77,7 +77,7 @@ func (s *sliceView) dispAxes() (row, col int) {
 	if s.ortho != nil {
 		return orthoDisplayAxes(*s.ortho)
 	}
-	return s.axis().displayAxes()
+	return s.axis().DisplayAxes()
 }
 
 // flipped reports whether the panel shows its planes transposed (the
@@ -95,7 +95,7 @@ func (s *sliceView) fitNow() xform {
 	if s.ortho != nil {
 		// One voxel size for the three panels, the layout's, z
 		// stretched in the side panels of a thin stack (zStretch).
-		vs := orthoVoxel(s.v.stack.layers)
+		vs := orthoVoxel(s.v.stack.All())
 		vs[0] *= max(s.v.orthoZ, 1)
 		aspect = vs[ra] / vs[ca]
 	}

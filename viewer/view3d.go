@@ -271,7 +271,7 @@ func (w *view3D) threshold() float64 {
 	if w.thrSet {
 		return w.thr
 	}
-	for _, l := range w.v.stack.layers {
+	for _, l := range w.v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			return (il.lo + il.hi) / 2
 		}
@@ -310,7 +310,7 @@ func (v *Viewer) frame3D() render3d.Vec {
 			ext[2-k] = math.Max(ext[2-k], float64(sh[k])*sp[k])
 		}
 	}
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if !l.Visible() {
 			continue
 		}
@@ -318,10 +318,7 @@ func (v *Viewer) frame3D() render3d.Vec {
 		case *ImageLayer:
 			grow(l.extent(), layerSpacing(l))
 		case *PointsLayer:
-			l.store.mu.RLock()
-			sh := l.store.extent
-			l.store.mu.RUnlock()
-			grow(sh, v.pointsSpacing(l))
+			grow(l.Extent(), v.pointsSpacing(l))
 		}
 	}
 	if ext == (render3d.Vec{}) {
@@ -345,7 +342,7 @@ func layerSpacing(il *ImageLayer) [3]float64 {
 // lowest visible image layer, else 1.
 func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
 	var below, lowest *ImageLayer
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if l == Layer(pl) {
 			break
 		}
@@ -353,7 +350,7 @@ func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
 			below = il
 		}
 	}
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			lowest = il
 			break
@@ -393,7 +390,7 @@ func (v *Viewer) request3D() {
 	}
 	// A removed layer's grids (up to the budget each) go with it.
 	for il := range w.grids {
-		if v.stack.indexOf(il) < 0 {
+		if v.stack.IndexOf(il) < 0 {
 			delete(w.grids, il)
 		}
 	}
@@ -410,7 +407,7 @@ func (v *Viewer) request3D() {
 		lg *layerGrids
 	}
 	var images []shown
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		il, ok := l.(*ImageLayer)
 		if !ok || !l.Visible() || il.fixed != nil {
 			continue
@@ -437,12 +434,10 @@ func (v *Viewer) request3D() {
 		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, il.lo, il.hi, il.gamma, il.opacity, il.cmapName, il.blend)
 	}
 	var pointLayers []*PointsLayer
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			pointLayers = append(pointLayers, pl)
-			pl.store.mu.RLock()
-			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.store.version, pl.size, pl.opacity, pl.style, v.pointsSpacing(pl))
-			pl.store.mu.RUnlock()
+			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.Version(), pl.size, pl.opacity, pl.style, v.pointsSpacing(pl))
 		}
 	}
 	w.setStatus(strings.Join(building, "   "))
@@ -473,18 +468,13 @@ func (v *Viewer) request3D() {
 	}
 	for _, pl := range pointLayers {
 		sp := v.pointsSpacing(pl)
-		pl.store.mu.RLock()
 		ps := pointsSnap{diam: pl.size * math.Min(sp[1], sp[2]), opacity: pl.opacity, style: pl.style}
-		ps.pts = make([]render3d.Vec, 0, pl.store.live)
-		ps.cls = make([]points.Class, 0, pl.store.live)
-		for i, p := range pl.store.pts {
-			if pl.store.dead[i] {
-				continue
-			}
+		ps.pts = make([]render3d.Vec, 0, pl.Len())
+		ps.cls = make([]points.Class, 0, pl.Len())
+		pl.EachLive(func(p Point, c points.Class) {
 			ps.pts = append(ps.pts, worldOf(p.Z, p.Y, p.X, sp, ext))
-			ps.cls = append(ps.cls, pl.store.cls[i])
-		}
-		pl.store.mu.RUnlock()
+			ps.cls = append(ps.cls, c)
+		})
 		req.points = append(req.points, ps)
 	}
 	w.lastSig = sig.String()
@@ -532,7 +522,7 @@ func (v *Viewer) view3DError() error {
 	if w == nil || !v.v3on() {
 		return nil
 	}
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			if lg := w.grids[il]; lg != nil && lg.err != nil {
 				return lg.err
@@ -876,7 +866,7 @@ func (w *view3D) DoubleTapped(*fyne.PointEvent) {
 // syncThreshold sets the threshold slider's range to the lowest visible
 // image layer's values seen so far.
 func (w *view3D) syncThreshold() {
-	for _, l := range w.v.stack.layers {
+	for _, l := range w.v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			lo, hi := il.rangeLo, il.rangeHi
 			if hi > lo {

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer/model"
 	"github.com/voxlab/voxlab/widgets"
 )
 
@@ -27,7 +28,7 @@ type Viewer struct {
 
 	// stack is the layers and the selection, the model the views
 	// observe (layerstack.go).
-	stack layerStack
+	stack model.LayerList[Layer]
 	// actions are the application's (File ▸ Export layer…, points actions).
 	actions Actions
 	axis    Axis
@@ -128,7 +129,7 @@ func New(win fyne.Window) *Viewer {
 func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
 	v.actions.v = v
-	v.stack.watch(v.stackChanged)
+	v.stack.Watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})
 	v.setPanels()
 	v.bar = newStatusBar(func() {
@@ -158,11 +159,11 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
 	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.orthoCheck, v.v3Check)
 
-	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.stack.move(v.stack.sel, +1) })
-	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.stack.move(v.stack.sel, -1) })
+	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.stack.Move(v.stack.Selected(), +1) })
+	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.stack.Move(v.stack.Selected(), -1) })
 	remove := widgets.NewButton(v.win, "", theme.DeleteIcon(), func() {
-		if v.stack.sel != nil {
-			v.AskRemoveLayer(v.stack.sel)
+		if v.stack.Selected() != nil {
+			v.AskRemoveLayer(v.stack.Selected())
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
@@ -189,10 +190,10 @@ func (v *Viewer) Content() fyne.CanvasObject { return v.root }
 func (v *Viewer) Window() fyne.Window { return v.win }
 
 // Layers returns the layers from bottom to top.
-func (v *Viewer) Layers() []Layer { return v.stack.all() }
+func (v *Viewer) Layers() []Layer { return v.stack.All() }
 
 // Selected returns the selected layer, or nil.
-func (v *Viewer) Selected() Layer { return v.stack.sel }
+func (v *Viewer) Selected() Layer { return v.stack.Selected() }
 
 // AddImage adds an image layer over vol on top of the others and selects
 // it. The viewer owns vol from now on: it closes it when the layer is
@@ -260,7 +261,7 @@ func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ..
 
 func (v *Viewer) add(l Layer) {
 	l.base().setViewer(v)
-	first := len(v.stack.layers) == 0
+	first := v.stack.Len() == 0
 	if il, ok := l.(*ImageLayer); ok && first {
 		// The first volume starts at its middle plane along every axis
 		// (napari's dims start there), not at an edge plane.
@@ -269,7 +270,7 @@ func (v *Viewer) add(l Layer) {
 			v.index[a], v.want[a] = e[a]/2, e[a]/2
 		}
 	}
-	v.stack.add(l)
+	v.stack.Add(l)
 	// Until the user pans or zooms, the panels fit whatever they show
 	// (sliceView.fitNow); the first layer always starts fitted.
 	if first {
@@ -279,7 +280,7 @@ func (v *Viewer) add(l Layer) {
 
 // RemoveLayer removes l, closing its volume.
 func (v *Viewer) RemoveLayer(l Layer) {
-	if v.stack.indexOf(l) < 0 {
+	if v.stack.IndexOf(l) < 0 {
 		return
 	}
 	if il := imageOf(l); il != nil && il.ld != nil {
@@ -290,27 +291,27 @@ func (v *Viewer) RemoveLayer(l Layer) {
 	if v.offer.about(l) {
 		v.offer.hide()
 	}
-	v.stack.remove(l)
+	v.stack.Remove(l)
 }
 
 // MoveLayer moves l up (delta > 0, towards the top) or down the stack.
-func (v *Viewer) MoveLayer(l Layer, delta int) { v.stack.move(l, delta) }
+func (v *Viewer) MoveLayer(l Layer, delta int) { v.stack.Move(l, delta) }
 
 // Select makes l the layer whose controls are shown.
-func (v *Viewer) Select(l Layer) { v.stack.choose(l) }
+func (v *Viewer) Select(l Layer) { v.stack.Choose(l) }
 
 // stackChanged follows the layer stack: what a change touches is laid
 // out, listed and drawn again.
-func (v *Viewer) stackChanged(c stackChange) {
+func (v *Viewer) stackChanged(c model.ListChange) {
 	switch c {
-	case layersMoved:
+	case model.LayersMoved:
 		v.layersChanged()
-	case selectionMoved:
+	case model.SelectionMoved:
 		v.rebuildControls()
-		if i := v.stack.indexOf(v.stack.sel); i >= 0 {
-			v.list.Select(len(v.stack.layers) - 1 - i)
+		if i := v.stack.IndexOf(v.stack.Selected()); i >= 0 {
+			v.list.Select(v.stack.Len() - 1 - i)
 		}
-	case layerEdited:
+	case model.LayerEdited:
 		v.layerChanged()
 	}
 }
@@ -321,8 +322,8 @@ func (v *Viewer) layersChanged() {
 		v.setPanels()
 	}
 	v.list.Refresh()
-	if i := v.stack.indexOf(v.stack.sel); i >= 0 {
-		v.list.Select(len(v.stack.layers) - 1 - i)
+	if i := v.stack.IndexOf(v.stack.Selected()); i >= 0 {
+		v.list.Select(v.stack.Len() - 1 - i)
 	} else {
 		v.list.UnselectAll()
 	}
@@ -339,7 +340,7 @@ func (v *Viewer) updateTitle() {
 		return
 	}
 	var names []string
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if sp := l.base().spec; sp != "" {
 			p, _ := volume.SplitSpec(sp)
 			if n := filepath.Base(p); !slices.Contains(names, n) {
@@ -363,11 +364,11 @@ func (v *Viewer) updateTitle() {
 // inputs on the first and suggests again from the voxel size the user set
 // on the second.
 func (v *Viewer) OnLayersChanged(f func(edited bool)) {
-	v.stack.watch(func(c stackChange) {
+	v.stack.Watch(func(c model.ListChange) {
 		switch c {
-		case layersMoved:
+		case model.LayersMoved:
 			f(false)
-		case layerEdited:
+		case model.LayerEdited:
 			f(true)
 		}
 	})
@@ -444,7 +445,7 @@ func (v *Viewer) postRedraw(throttled bool) {
 func (v *Viewer) Close() {
 	v.stopPlay()
 	v.close3D()
-	for _, l := range v.stack.layers {
+	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			il.ld.close()
 			_ = il.vol.Close()

@@ -335,7 +335,7 @@ func TestAxisChoice(t *testing.T) {
 		h.v.SetAxis(c.axis)
 		h.v.SetSlice(c.idx)
 		h.settle()
-		got, ok := h.v.ValueAt(h.v.stack.layers[0], c.row, c.col)
+		got, ok := h.v.ValueAt(h.v.stack.At(0), c.row, c.col)
 		if !ok || got != c.want {
 			t.Errorf("axis %s slice %d (%d,%d) = %v %v, want %v", c.axis, c.idx, c.row, c.col, got, ok, c.want)
 		}

@@ -1,4 +1,4 @@
-package viewer
+package model
 
 import (
 	"bufio"
@@ -22,10 +22,10 @@ import (
 // unknown: its cube left the volume) are shown as unknown and come last.
 // The walk follows that order instead of plane order.
 
-// probabilities reads the probability column of a CSV points file, one
+// ReadProbabilities reads the probability column of a CSV points file, one
 // value per point as points.ReadCSV reads them (NaN where empty); nil
 // when the file is not a CSV or has no such column.
-func probabilities(path string) []float64 {
+func ReadProbabilities(path string) []float64 {
 	if !strings.EqualFold(pathExt(path), ".csv") {
 		return nil
 	}
@@ -106,13 +106,13 @@ func ReviewOrder(cls []points.Class, p []float64) []int {
 	return order
 }
 
-// reviewOrder reads path's probabilities for its points pts (as read):
-// the points without one become unknown, and the walk's order is
-// returned (nil: plane order).
-func reviewOrder(path string, pts []Point) []int32 {
-	ps := probabilities(path)
+// ReadReview reads path's probabilities for its points pts (as read):
+// the points without one become unknown; it returns the walk's order
+// (nil: plane order) and the probabilities (nil: none).
+func ReadReview(path string, pts []Point) (order []int32, prob []float64) {
+	ps := ReadProbabilities(path)
 	if ps == nil || len(ps) != len(pts) {
-		return nil
+		return nil, nil
 	}
 	cls := make([]points.Class, len(pts))
 	for i := range pts {
@@ -121,33 +121,28 @@ func reviewOrder(path string, pts []Point) []int32 {
 		}
 		cls[i] = points.ClassOf(pts[i].Type)
 	}
-	order := ReviewOrder(cls, ps)
-	out := make([]int32, len(order))
-	for i, o := range order {
-		out[i] = int32(o)
+	o := ReviewOrder(cls, ps)
+	order = make([]int32, len(o))
+	for i, k := range o {
+		order[i] = int32(k)
 	}
-	return out
+	return order, ps
 }
 
 // SetReviewOrder makes the curation walk visit the layer's points in
 // order (indices of points; points added later, and dead ones, are
 // skipped); nil restores plane order.
-func (l *PointsLayer) SetReviewOrder(order []int) {
-	if order == nil {
-		l.reviewOrder = nil
-		return
-	}
-	l.reviewOrder = make([]int32, len(order))
-	for i, o := range order {
-		l.reviewOrder[i] = int32(o)
-	}
-}
+func (m *PointSet) SetReviewOrder(order []int32) { m.reviewOrder = order }
+
+// HasReviewOrder reports whether the walk follows a review order rather
+// than plane order.
+func (m *PointSet) HasReviewOrder() bool { return m.reviewOrder != nil }
 
 // nextInReviewOrder is nextInPlaneOrder on a layer with a review order:
 // the next (dir > 0) or previous point of the walk target after the one
 // the walk stands on; -1 when there is none.
-func (pl *PointsLayer) nextInReviewOrder(walk, dir int) int32 {
-	s := pl.store
+func (pl *PointSet) nextInReviewOrder(walk, dir int) int32 {
+	s := &pl.s
 	s.mu.RLock()
 	pos := -1
 	if pl.walkAt >= 0 {

@@ -1,4 +1,4 @@
-package viewer
+package model
 
 import (
 	"math"
@@ -11,8 +11,9 @@ import (
 
 // checkIndex holds the store's per-plane index, counts and box query
 // against a naive scan of every point.
-func checkIndex(t *testing.T, step string, s *pointStore) {
+func checkIndex(t *testing.T, step string, m *PointSet) {
 	t.Helper()
+	s := &m.s
 	var counts [points.NumClasses]int
 	live := 0
 	for ax := range 3 {
@@ -21,7 +22,7 @@ func checkIndex(t *testing.T, step string, s *pointStore) {
 			if s.dead[i] {
 				continue
 			}
-			if k := planeOf([3]float64{p.Z, p.Y, p.X}[ax]); k >= 0 {
+			if k := PlaneOf([3]float64{p.Z, p.Y, p.X}[ax]); k >= 0 {
 				want[k] = append(want[k], int32(i))
 			}
 		}
@@ -49,7 +50,7 @@ func checkIndex(t *testing.T, step string, s *pointStore) {
 		t.Fatalf("%s: %d live %v, want %d %v", step, s.live, s.counts, live, counts)
 	}
 	// Box on plane 3 (±1) of z against a scan.
-	got := s.inBox(nil, Z, 3, 1, 5, 5, 25, 30)
+	got := m.InBox(nil, Z, 3, 1, 5, 5, 25, 30)
 	var want []int
 	for i, p := range s.pts {
 		if !s.dead[i] && math.Abs(math.Round(p.Z)-3) <= 1 && p.Y >= 5 && p.Y <= 25 && p.X >= 5 && p.X <= 30 {
@@ -72,12 +73,12 @@ func TestStoreAgainstNaive(t *testing.T) {
 	for range 300 {
 		pts = append(pts, Point{Z: float64(r.IntN(8)), Y: float64(r.IntN(40)), X: r.Float64() * 40, Type: types[r.IntN(4)]})
 	}
-	l := newPointsLayer("p", pts, PointsOptions{}, 0)
-	checkIndex(t, "loaded", l.store)
+	l := NewPointSet(pts)
+	checkIndex(t, "loaded", l)
 	for range 200 {
 		var sel []int
 		for range 1 + r.IntN(20) {
-			sel = append(sel, r.IntN(len(l.store.pts)))
+			sel = append(sel, r.IntN(len(l.s.pts)))
 		}
 		l.SetSelected(false, sel...)
 		switch op := r.IntN(6); op {
@@ -94,11 +95,11 @@ func TestStoreAgainstNaive(t *testing.T) {
 		case 5:
 			l.Redo()
 		}
-		checkIndex(t, "step", l.store)
+		checkIndex(t, "step", l)
 	}
 	for l.Undo() {
 	}
-	checkIndex(t, "all undone", l.store)
+	checkIndex(t, "all undone", l)
 	if got := l.Points(); !slices.Equal(got, pts) {
 		t.Errorf("undoing everything: %d points, not the %d loaded", len(got), len(pts))
 	}

@@ -1,0 +1,18 @@
+// Package model holds the viewer's state without a window: the layer
+// list (order and selection), the slicing axes, and a points layer's data
+// with its selection, undoable edits and the curation walk. It imports no
+// Fyne package, so everything a user does to the points or the layer
+// order is tested here without a display.
+//
+// The viewer package is the view: it keeps the canvas, the renderers and
+// the controls, calls the model's methods when the user acts, and
+// redraws when the model tells it of a change (LayerList.Watch,
+// PointSet.Watch). Observers are called on the goroutine that made the
+// change, which for every method but PointSet.Append is the UI goroutine.
+//
+//	pts := model.NewPointSet(cells)
+//	pts.Watch(func() { redraw() })
+//	pts.SetSelected(false, pts.Pick(model.Z, 12, 0, row, col, 4))
+//	pts.SetSelectedClass(points.NonCell) // an edit: Undo reverts it
+//	pts.Next(model.WalkUnreviewed, +1, model.Z, 12) // the curation walk
+package model
