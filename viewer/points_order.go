@@ -106,11 +106,10 @@ func ReviewOrder(cls []points.Class, p []float64) []int {
 	return order
 }
 
-// reviewOrder reads path's probabilities for its points pts (as read):
-// the points without one become unknown, and the walk's order is
-// returned (nil: plane order).
-func reviewOrder(path string, pts []Point) []int32 {
-	ps := probabilities(path)
+// reviewOrder takes the probabilities ps of points pts (as read): the
+// points without one become unknown, and the walk's order is returned
+// (nil: plane order, when ps is not one per point).
+func reviewOrder(ps []float64, pts []Point) []int32 {
 	if ps == nil || len(ps) != len(pts) {
 		return nil
 	}
