@@ -186,6 +186,10 @@ type pointsLive struct {
 	layer       *viewer.PointsLayer
 	posted      bool
 	count       int
+	// scores holds a classifier's cell probability of each point it
+	// sent, by position: the output may not hold them (cellfinder's XML),
+	// and the review needs them.
+	scores map[[3]float64]float64
 }
 
 // Partial appends the points of a pipeline.Points.
@@ -200,6 +204,14 @@ func (l *pointsLive) Partial(e job.Event) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	for _, x := range c {
+		if x.Scored {
+			if l.scores == nil {
+				l.scores = map[[3]float64]float64{}
+			}
+			l.scores[voxelOf(x.Z, x.Y, x.X)] = x.Probability
+		}
+	}
 	l.count += len(pts)
 	if l.layer != nil {
 		l.layer.Append(pts...)
@@ -240,11 +252,12 @@ func (l *pointsLive) Done(err error) {
 		l.v.RemoveLayer(l.layer)
 		l.layer = nil
 	}
+	scores := l.scores
 	l.mu.Unlock()
 	if err != nil || l.result == "" {
 		return
 	}
-	res, oerr := l.v.Open(l.result)
+	res, oerr := l.open(scores)
 	if oerr != nil {
 		l.v.ShowError(fmt.Errorf("open the result %s: %w", l.result, oerr))
 		return
@@ -253,6 +266,26 @@ func (l *pointsLive) Done(err error) {
 		res.SetVisible(false)
 	}
 	l.place(res)
+}
+
+// open opens the output, with the classifier's probabilities when the
+// run sent them and the output is cellfinder's XML, which has no room
+// for them (the points it did not classify show as unknown; a CSV
+// output holds its own).
+func (l *pointsLive) open(scores map[[3]float64]float64) (viewer.Layer, error) {
+	if scores == nil || !strings.EqualFold(filepath.Ext(l.result), ".xml") {
+		return l.v.Open(l.result)
+	}
+	return l.v.OpenScored(l.result, func(z, y, x float64) (float64, bool) {
+		p, ok := scores[voxelOf(z, y, x)]
+		return p, ok
+	})
+}
+
+// voxelOf keys a point by its voxel, as cellfinder's XML writes it
+// (whole voxels, rounded).
+func voxelOf(z, y, x float64) [3]float64 {
+	return [3]float64{math.Round(z), math.Round(y), math.Round(x)}
 }
 
 // matrixLive shows matrices as they fill: a heat-map layer per matrix

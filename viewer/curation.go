@@ -41,7 +41,7 @@ func (v *Viewer) Walk() int { return v.edit.walk }
 // centres the view on it, selects it and counts it reviewed. It reports
 // false, saying so in the status bar, when there is none that way.
 func (v *Viewer) WalkNext(dir int) bool {
-	pl := v.editLayer(nil)
+	pl := v.edit.layer(nil)
 	if pl == nil {
 		return false
 	}

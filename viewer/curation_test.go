@@ -29,7 +29,7 @@ type editHarness struct {
 
 func newEditHarness(t *testing.T, pts []Point) *editHarness {
 	h := newHarness(t)
-	h.v.addEditShortcuts()
+	h.v.edit.addShortcuts()
 	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{20, 60, 80}, func(z, y, x int) float64 { return 0 }), ImageOptions{Contrast: [2]float64{0, 255}})
 	pl := h.v.AddPoints("cells", pts, PointsOptions{Size: 4, OutOfSlice: 1})
 	h.v.SetSlice(5)

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,15 +41,10 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 	name := displayName(spec)
 	var l Layer
 	if points.IsPointsFile(path) {
-		pts, err := points.Read(path)
+		pl, err := openPoints(v, path, name, nil)
 		if err != nil {
 			return nil, err
 		}
-		order, prob := model.ReadReview(path, pts) // classified points: see model/order.go
-		pl := v.AddPoints(name, pts)
-		pl.path = path
-		pl.SetReviewOrder(order)
-		pl.SetProbabilities(prob)
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)
@@ -67,6 +63,51 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 	v.updateTitle()
 	v.addRecent(spec)
 	return l, nil
+}
+
+// OpenScored opens a points file as Open does, with the cell
+// probabilities a classifier gave its points when the file cannot hold
+// them (cellfinder's XML): score returns a point's probability, false
+// for a point it did not classify (shown as unknown). The layer is then
+// reviewed in the classifier's order, as a CSV with a probability
+// column is.
+func (v *Viewer) OpenScored(path string, score func(z, y, x float64) (float64, bool)) (*PointsLayer, error) {
+	pl, err := openPoints(v, path, displayName(path), score)
+	if err != nil {
+		return nil, err
+	}
+	pl.spec = path
+	v.updateTitle()
+	v.addRecent(path)
+	return pl, nil
+}
+
+// openPoints reads a points file as a new layer; its probabilities come
+// from score when given, else from the file's probability column.
+func openPoints(v *Viewer, path, name string, score func(z, y, x float64) (float64, bool)) (*PointsLayer, error) {
+	pts, err := points.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	var ps []float64
+	if score != nil {
+		ps = make([]float64, len(pts))
+		for i, p := range pts {
+			if q, ok := score(p.Z, p.Y, p.X); ok {
+				ps[i] = q
+			} else {
+				ps[i] = math.NaN()
+			}
+		}
+	} else {
+		ps = model.ReadProbabilities(path)
+	}
+	order, prob := model.ReviewOf(ps, pts) // classified points: see model/order.go
+	pl := v.AddPoints(name, pts)
+	pl.path = path
+	pl.SetReviewOrder(order)
+	pl.SetProbabilities(prob)
+	return pl, nil
 }
 
 // openVolume opens spec as a volume: a NeXus scan named without a

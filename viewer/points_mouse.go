@@ -42,6 +42,8 @@ const (
 // editState is the viewer's points-editing state: the mode, the shift
 // key at the last press, and a box selection or move in progress.
 type editState struct {
+	// v is the viewer whose panels the editing acts in.
+	v     *Viewer
 	mode  EditMode
 	shift bool
 	drag  dragKind
@@ -80,9 +82,10 @@ func (v *Viewer) SetMode(m EditMode) {
 	v.bar.update(v)
 }
 
-// editLayer returns the selected points layer when it is visible and
+// layer returns the selected points layer when it is visible and
 // shown in panel p (any panel for nil), else nil.
-func (v *Viewer) editLayer(p *sliceView) *PointsLayer {
+func (ed *editState) layer(p *sliceView) *PointsLayer {
+	v := ed.v
 	pl, ok := v.stack.Selected().(*PointsLayer)
 	if !ok || !pl.Visible() {
 		return nil
@@ -140,14 +143,15 @@ func (s *sliceView) MouseUp(e *desktop.MouseEvent) {
 	if e.Button != desktop.MouseButtonPrimary || s.ortho != nil || math.Hypot(float64(d.X), float64(d.Y)) > clickSlop {
 		return
 	}
-	if s.v.editTapped(s, &e.PointEvent) {
+	if s.v.edit.tapped(s, &e.PointEvent) {
 		s.v.edit.clicks++
 	}
 }
 
 // clickDone reports whether a Tapped (n = 1) or DoubleTapped (n = 2)
 // is of clicks MouseUp already acted on, and counts them off.
-func (v *Viewer) clickDone(n int) bool {
+func (ed *editState) clickDone(n int) bool {
+	v := ed.v
 	if v.edit.clicks == 0 {
 		return false
 	}
@@ -156,12 +160,13 @@ func (v *Viewer) clickDone(n int) bool {
 }
 
 // TypedShortcut passes the panel's shortcuts (undo, redo) to the viewer.
-func (s *sliceView) TypedShortcut(sc fyne.Shortcut) { s.v.editShortcut(sc) }
+func (s *sliceView) TypedShortcut(sc fyne.Shortcut) { s.v.edit.shortcut(sc) }
 
-// editTapped handles a click in the add and select modes and reports
+// tapped handles a click in the add and select modes and reports
 // whether it did.
-func (v *Viewer) editTapped(p *sliceView, e *fyne.PointEvent) bool {
-	pl := v.editLayer(p)
+func (ed *editState) tapped(p *sliceView, e *fyne.PointEvent) bool {
+	v := ed.v
+	pl := ed.layer(p)
 	if pl == nil || v.edit.mode == PanZoom {
 		return false
 	}
@@ -191,12 +196,12 @@ func (v *Viewer) editTapped(p *sliceView, e *fyne.PointEvent) bool {
 	return true
 }
 
-// editDragged handles a drag in the select and move modes (a box, or
+// dragged handles a drag in the select and move modes (a box, or
 // moving the selection) and reports whether it did; in the other modes
 // the drag pans.
-func (v *Viewer) editDragged(p *sliceView, e *fyne.DragEvent) bool {
-	ed := &v.edit
-	pl := v.editLayer(p)
+func (ed *editState) dragged(p *sliceView, e *fyne.DragEvent) bool {
+	v := ed.v
+	pl := ed.layer(p)
 	if ed.drag == dragPan || pl == nil || ed.mode == PanZoom || ed.mode == AddPoints {
 		ed.drag = dragPan
 		return false
@@ -242,13 +247,13 @@ func (v *Viewer) editDragged(p *sliceView, e *fyne.DragEvent) bool {
 	return true
 }
 
-// editDragEnd ends a box selection (selecting what it holds) or a move
+// dragEnd ends a box selection (selecting what it holds) or a move
 // (one undoable edit).
-func (v *Viewer) editDragEnd(p *sliceView) {
-	ed := &v.edit
+func (ed *editState) dragEnd(p *sliceView) {
+	v := ed.v
 	kind := ed.drag
 	ed.drag = dragNone
-	pl := v.editLayer(p)
+	pl := ed.layer(p)
 	if pl == nil || p != ed.panel {
 		return
 	}
@@ -273,10 +278,9 @@ func (v *Viewer) editDragEnd(p *sliceView) {
 	v.redraw()
 }
 
-// paintEdit draws the box of a box selection in progress over panel
+// paint draws the box of a box selection in progress over panel
 // frame f.
-func (v *Viewer) paintEdit(f *frame, p *sliceView, ps float64) {
-	ed := &v.edit
+func (ed *editState) paint(f *frame, p *sliceView, ps float64) {
 	if ed.drag != dragBox || p != ed.panel {
 		return
 	}
@@ -299,11 +303,12 @@ func (v *Viewer) paintEdit(f *frame, p *sliceView, ps float64) {
 	}
 }
 
-// editKey handles the points keys and reports whether it did: 1-4 the
+// key handles the points keys and reports whether it did: 1-4 the
 // modes, Delete/Backspace deletes the selection, C, N and U class it,
 // Escape clears it, '.' and ',' walk to the next and previous point.
-func (v *Viewer) editKey(e *fyne.KeyEvent) bool {
-	pl := v.editLayer(nil)
+func (ed *editState) key(e *fyne.KeyEvent) bool {
+	v := ed.v
+	pl := ed.layer(nil)
 	if pl == nil {
 		return false
 	}
@@ -343,9 +348,10 @@ var (
 	saveShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierShortcutDefault}
 )
 
-// editShortcut runs undo (Ctrl+Z), redo (Ctrl+Shift+Z, Ctrl+Y), save
+// shortcut runs undo (Ctrl+Z), redo (Ctrl+Shift+Z, Ctrl+Y), save
 // (Ctrl+S) and save as (Ctrl+Shift+S) on the selected points layer.
-func (v *Viewer) editShortcut(sc fyne.Shortcut) {
+func (ed *editState) shortcut(sc fyne.Shortcut) {
+	v := ed.v
 	pl, ok := v.stack.Selected().(*PointsLayer)
 	if !ok {
 		return
@@ -367,14 +373,15 @@ func (v *Viewer) editShortcut(sc fyne.Shortcut) {
 	}
 }
 
-// addEditShortcuts lets the window's canvas take the edit shortcuts when
+// addShortcuts lets the window's canvas take the edit shortcuts when
 // no widget holds the keyboard.
-func (v *Viewer) addEditShortcuts() {
+func (ed *editState) addShortcuts() {
+	v := ed.v
 	if v.win == nil {
 		return
 	}
 	c := v.win.Canvas()
 	for _, sc := range []fyne.Shortcut{undoShortcut, redoShortcut, &fyne.ShortcutRedo{}, saveShortcut, saveAsShortcut} {
-		c.AddShortcut(sc, v.editShortcut)
+		c.AddShortcut(sc, ed.shortcut)
 	}
 }

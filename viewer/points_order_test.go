@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/points"
@@ -29,7 +30,7 @@ func TestClassifiedReviewOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t)
-	h.v.addEditShortcuts()
+	h.v.edit.addShortcuts()
 	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{8, 60, 60}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
 	l, err := h.v.Open(path)
 	if err != nil {
@@ -84,5 +85,66 @@ func TestPlainCSVKeepsPlaneOrder(t *testing.T) {
 	pl := l.(*PointsLayer)
 	if pl.HasReviewOrder() {
 		t.Error("a review order for a CSV without probabilities")
+	}
+}
+
+// TestScoredXMLReviewOrder: cellfinder's XML has no probability column,
+// so a classify run's output opened with the run's probabilities
+// (OpenScored, as the panel does) is reviewed as the CSV is: the point
+// the run did not score is unknown (the XML wrote it as a non-cell), the
+// walk visits the non-cell first, and the selected point shows its
+// probability.
+func TestScoredXMLReviewOrder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ch0-classified.xml")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = points.WriteXML(f, []points.Point{
+		{Z: 1, Y: 10, X: 10, Type: points.TypeCell},    // cell, 0.9
+		{Z: 2, Y: 20, X: 20, Type: points.TypeNonCell}, // non-cell, 0.2
+		{Z: 3, Y: 30, X: 30, Type: points.TypeUnknown}, // not scored
+	})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.v.edit.addShortcuts()
+	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{8, 60, 60}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
+	plain, err := h.v.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := plain.(*PointsLayer).Counts(); c[points.Unknown] != 0 || plain.(*PointsLayer).HasReviewOrder() {
+		t.Fatalf("the XML alone: counts %v, review order %v; want no unknown (XML writes them as non-cells) and plane order",
+			c, plain.(*PointsLayer).HasReviewOrder())
+	}
+	h.v.RemoveLayer(plain)
+	score := map[[3]float64]float64{{1, 10, 10}: 0.9, {2, 20, 20}: 0.2}
+	pl, err := h.v.OpenScored(path, func(z, y, x float64) (float64, bool) {
+		p, ok := score[[3]float64{z, y, x}]
+		return p, ok
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	if c := pl.Counts(); c[points.Cell] != 1 || c[points.NonCell] != 1 || c[points.Unknown] != 1 {
+		t.Errorf("counts %v, want 1 cell, 1 non-cell, 1 unknown", c)
+	}
+	h.v.SetWalk(WalkAll)
+	// The XML groups its markers by type: look the points up by place.
+	if !h.v.WalkNext(+1) || len(pl.Selected()) != 1 {
+		t.Fatalf("first of the walk: selected %v, want one point", pl.Selected())
+	}
+	if p, _ := pl.Point(pl.Selected()[0]); p.Z != 2 || p.Y != 20 {
+		t.Fatalf("first of the walk: point %+v, want the non-cell at 2,20,20", p)
+	}
+	h.settle()
+	if got, want := pointText(pl), "probability 0.200"; !strings.Contains(got, want) {
+		t.Errorf("point text %q, want it to say %q", got, want)
 	}
 }

@@ -140,14 +140,14 @@ func (s *sliceView) Dragged(e *fyne.DragEvent) {
 		s.v.orthoPick(s, e.Position)
 		return
 	}
-	if s.v.editDragged(s, e) {
+	if s.v.edit.dragged(s, e) {
 		return
 	}
 	s.v.setNav(s.v.nav.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
 }
 
 // DragEnd ends a pan.
-func (s *sliceView) DragEnd() { s.v.editDragEnd(s) }
+func (s *sliceView) DragEnd() { s.v.edit.dragEnd(s) }
 
 // Scrolled zooms every panel about the pointer's position: one wheel
 // notch (10 units in Fyne) zooms by 2^(1/4).
@@ -189,7 +189,7 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 		s.v.orthoPick(s, e.Position)
 		return
 	}
-	if s.v.clickDone(1) || s.v.editTapped(s, e) {
+	if s.v.edit.clickDone(1) || s.v.edit.tapped(s, e) {
 		return
 	}
 	s.v.tapped(s, e.Position)
@@ -198,7 +198,7 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 // DoubleTapped resets the view; in the points edit modes it is a click
 // (Fyne reports two quick clicks as one double tap).
 func (s *sliceView) DoubleTapped(e *fyne.PointEvent) {
-	if s.v.clickDone(2) || s.v.editTapped(s, e) {
+	if s.v.edit.clickDone(2) || s.v.edit.tapped(s, e) {
 		return
 	}
 	s.v.ResetView()
@@ -256,7 +256,7 @@ func (s *sliceView) draw() {
 	if s.ortho != nil {
 		s.v.drawCrosshair(s, ps)
 	} else {
-		s.v.paintEdit(&s.f, s, ps)
+		s.v.edit.paint(&s.f, s, ps)
 	}
 }
 

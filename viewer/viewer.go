@@ -122,12 +122,13 @@ func New(win fyne.Window) *Viewer {
 	win.SetMainMenu(v.mainMenu())
 	win.SetOnDropped(v.dropped)
 	win.Canvas().SetOnTypedKey(v.typedKey)
-	v.addEditShortcuts()
+	v.edit.addShortcuts()
 	return v
 }
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
+	v.edit.v = v
 	v.actions.v = v
 	v.stack.Watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})

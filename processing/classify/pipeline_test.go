@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
@@ -11,6 +12,7 @@ import (
 	"github.com/voxlab/voxlab/processing/classify/keras"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/task"
@@ -163,3 +165,52 @@ func TestBatchWorkersTasks(t *testing.T) {
 }
 
 func taskOf(i, n int) task.Task { return task.Task{Index: i, Count: n} }
+
+// TestLivePointsCarryProbabilities: the points a live run sends the
+// window are the candidates just classified, each with its class and
+// cell probability (cellfinder's XML output cannot hold the
+// probability, so the window keeps these); the unknown are not sent.
+func TestLivePointsCarryProbabilities(t *testing.T) {
+	c := netGolden(t)[0]
+	sig, bg := cropVolumes(t)
+	in := Inputs{Signal: sig, Background: bg, Points: candidates(t)}
+	cfg := configFor(c, c.Tag)
+	cfg.BatchSize = 5
+	s, err := OpenModel(cfg, in, netModel(t, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Live = true
+	var mu sync.Mutex
+	var sent pipeline.Points
+	prog := job.NewProgress("classify", func(e job.Event) {
+		if pts, ok := e.Partial.(pipeline.Points); ok {
+			mu.Lock()
+			sent = append(sent, pts...)
+			mu.Unlock()
+		}
+	})
+	res, err := s.Run(context.Background(), prog, gpu.NewCPUWorkers(2), plan.Budget{Shared: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sent) != len(res.Candidates)-res.Unknown || len(sent) == 0 {
+		t.Fatalf("%d points sent, want the %d classified of %d", len(sent), len(res.Candidates)-res.Unknown, len(res.Candidates))
+	}
+	at := map[[3]float64]Classified{}
+	for _, cl := range res.Candidates {
+		p := res.Points[cl.Index]
+		at[[3]float64{p.Z, p.Y, p.X}] = cl
+	}
+	for _, p := range sent {
+		cl, ok := at[[3]float64{p.Z, p.Y, p.X}]
+		switch {
+		case !ok:
+			t.Fatalf("sent %+v, not a candidate", p)
+		case !p.Scored || p.Probability != float64(cl.P) || p.Type != cl.Class.String():
+			t.Errorf("sent %+v, the result says %v p %v", p, cl.Class, cl.P)
+		}
+	}
+}

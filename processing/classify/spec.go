@@ -336,8 +336,9 @@ func (j *classifyJob) Run(ctx context.Context, p *job.Progress, d pipeline.Devic
 func (s *Session) livePoints(res *Result, idx []int) pipeline.Points {
 	out := make(pipeline.Points, len(idx))
 	for k, i := range idx {
-		p := res.Points[i]
-		out[k] = pipeline.Point{Z: p.Z, Y: p.Y, X: p.X, Type: res.Candidates[i].Class.String()}
+		p, c := res.Points[i], res.Candidates[i]
+		out[k] = pipeline.Point{Z: p.Z, Y: p.Y, X: p.X, Type: c.Class.String(),
+			Probability: float64(c.P), Scored: c.Class != points.Unknown}
 	}
 	return out
 }

@@ -45,10 +45,15 @@ type VolumeBlock struct {
 }
 
 // Point is a point found, in voxels of the input, with its class
-// ("cell", "artifact", "").
+// ("cell", "artifact", ""). A classifier's points carry the cell
+// probability it gave (Scored), so that the window can review them in
+// its order even when the output file (cellfinder's XML) has no room
+// for it.
 type Point struct {
-	Z, Y, X float64
-	Type    string
+	Z, Y, X     float64
+	Type        string
+	Probability float64
+	Scored      bool
 }
 
 // Points is a partial result of LivePoints: the points found since the

@@ -106,11 +106,10 @@ func ReviewOrder(cls []points.Class, p []float64) []int {
 	return order
 }
 
-// ReadReview reads path's probabilities for its points pts (as read):
-// the points without one become unknown; it returns the walk's order
-// (nil: plane order) and the probabilities (nil: none).
-func ReadReview(path string, pts []Point) (order []int32, prob []float64) {
-	ps := ReadProbabilities(path)
+// ReviewOf takes the probabilities ps of points pts (as read): the
+// points without one become unknown; it returns the walk's order and the
+// probabilities, or nil, nil (plane order) when ps is not one per point.
+func ReviewOf(ps []float64, pts []Point) (order []int32, prob []float64) {
 	if ps == nil || len(ps) != len(pts) {
 		return nil, nil
 	}

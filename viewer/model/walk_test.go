@@ -144,7 +144,7 @@ func TestReviewOrderAgainstRanks(t *testing.T) {
 	}
 }
 
-// TestReadReviewWalk: a classified CSV read with ReadReview makes the
+// TestReadReviewWalk: a classified CSV read with ReviewOf makes the
 // points without a probability unknown, and the walk on a set with
 // that order visits non-cells, most probable first, then cells, least
 // probable first, then the unknown, whatever their planes; a class walk
@@ -166,7 +166,7 @@ func TestReadReviewWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	order, prob := ReadReview(path, pts)
+	order, prob := ReviewOf(ReadProbabilities(path), pts)
 	m := NewPointSet(pts)
 	m.SetReviewOrder(order)
 	m.SetProbabilities(prob)
@@ -201,7 +201,7 @@ func TestReadReviewWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if order, prob := ReadReview(plain, pp); order != nil || prob != nil {
+	if order, prob := ReviewOf(ReadProbabilities(plain), pp); order != nil || prob != nil {
 		t.Errorf("plain CSV: order %v, probabilities %v", order, prob)
 	}
 }
