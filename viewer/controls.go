@@ -462,17 +462,17 @@ func (l dimsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 // to the same slice.
 func (v *Viewer) updateDims() {
 	d := &v.dims
-	n := v.dimsExtent()[v.axis]
-	v.index[v.axis] = min(v.want[v.axis], max(n-1, 0))
+	n := v.dimsExtent()[v.at.Axis()]
+	v.at.Clamp(n)
 	d.setting = true
 	d.slider.Max = float64(max(n-1, 0))
-	d.slider.SetValue(float64(v.index[v.axis]))
+	d.slider.SetValue(float64(v.at.Slice()))
 	d.slider.Refresh()
 	d.setting = false
-	if d.axis.Selected != v.axis.String() {
-		d.axis.SetSelected(v.axis.String())
+	if d.axis.Selected != v.at.Axis().String() {
+		d.axis.SetSelected(v.at.Axis().String())
 	}
-	setText(d.label, fmt.Sprintf("%s %d/%d", v.axis, v.index[v.axis], max(n-1, 0)), d.box)
+	setText(d.label, fmt.Sprintf("%s %d/%d", v.at.Axis(), v.at.Slice(), max(n-1, 0)), d.box)
 	v.updateMapSlider()
 }
 
@@ -481,7 +481,7 @@ func (v *Viewer) updateDims() {
 func (v *Viewer) updateMapSlider() {
 	d := &v.dims
 	n := v.Maps()
-	v.mapIdx = min(v.mapWant, max(n-1, 0))
+	v.at.ClampMap(n)
 	if n <= 1 {
 		if !d.mapSlider.Hidden {
 			d.mapSlider.Hide()
@@ -492,10 +492,10 @@ func (v *Viewer) updateMapSlider() {
 	}
 	d.setting = true
 	d.mapSlider.Max = float64(n - 1)
-	d.mapSlider.SetValue(float64(v.mapIdx))
+	d.mapSlider.SetValue(float64(v.at.Map()))
 	d.mapSlider.Refresh()
 	d.setting = false
-	setText(d.mapLabel, fmt.Sprintf("map %d/%d", v.mapIdx, n-1), d.box)
+	setText(d.mapLabel, fmt.Sprintf("map %d/%d", v.at.Map(), n-1), d.box)
 	if d.mapSlider.Hidden {
 		d.mapSlider.Show()
 		d.mapLabel.Show()

@@ -45,13 +45,13 @@ func (v *Viewer) WalkNext(dir int) bool {
 	if pl == nil {
 		return false
 	}
-	found := pl.Next(v.edit.walk, dir, v.axis, v.index[v.axis])
+	found := pl.Next(v.edit.walk, dir, v.at.Axis(), v.at.Slice())
 	if found < 0 {
 		v.bar.status.SetText(fmt.Sprintf("%s: no more points that way (%s)", pl.Name(), pl.Progress()))
 		return false
 	}
 	p, _ := pl.Point(found)
-	sl, r, c := model.Coords(&p, v.axis)
+	sl, r, c := model.Coords(&p, v.at.Axis())
 	v.Batch(func() {
 		v.SetSlice(model.PlaneOf(sl))
 		v.centreOn(r, c)

@@ -49,7 +49,7 @@ func (g gridLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 func (g gridLayout) columns(objs []fyne.CanvasObject, size fyne.Size) int {
 	n := len(objs)
 	best, bestArea := 1, -1.0
-	ra, ca := g.v.axis.DisplayAxes()
+	ra, ca := g.v.at.Axis().DisplayAxes()
 	for cols := 1; cols <= n; cols++ {
 		rows := (n + cols - 1) / cols
 		if (cols-1)*rows >= n {

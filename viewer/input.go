@@ -45,7 +45,7 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 	case fyne.KeyHome:
 		v.SetSlice(0)
 	case fyne.KeyEnd:
-		v.SetSlice(v.dimsExtent()[v.axis] - 1)
+		v.SetSlice(v.dimsExtent()[v.at.Axis()] - 1)
 	}
 }
 
@@ -69,7 +69,7 @@ func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
 	row, col = v.hoverPanel.cellAt(v.hoverPos)
 	ax := v.hoverPanel.axis()
 	ra, ca := v.hoverPanel.dispAxes()
-	zyx[ax] = v.index[ax]
+	zyx[ax] = v.at.Index(ax)
 	zyx[ra], zyx[ca] = row, col
 	return zyx, row, col, true
 }
@@ -138,7 +138,7 @@ func (v *Viewer) tapped(p *sliceView, pos fyne.Position) {
 			st.SetVisible(true)
 		}
 		v.SetMap(row)
-		v.SetSlice(st.extent()[v.axis] / 2)
+		v.SetSlice(st.extent()[v.at.Axis()] / 2)
 	})
 }
 

@@ -311,7 +311,7 @@ func (l *ImageLayer) current() *plane {
 	if l.v == nil {
 		return nil
 	}
-	p, exact := l.planeFor(l.v.axis, l.v.index[l.v.axis], l.v.mapIdx)
+	p, exact := l.planeFor(l.v.at.Axis(), l.v.at.Slice(), l.v.at.Map())
 	if !exact {
 		return nil
 	}

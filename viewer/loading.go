@@ -50,7 +50,7 @@ func (v *Viewer) Loaded() bool {
 			continue
 		}
 		for _, ax := range v.shownAxes() {
-			k, ok := il.keyFor(ax, v.index[ax], v.mapIdx)
+			k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map())
 			if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
 				return false
 			}
@@ -68,7 +68,7 @@ func (v *Viewer) loadError() error {
 	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
 			for _, ax := range v.shownAxes() {
-				if k, ok := il.keyFor(ax, v.index[ax], v.mapIdx); ok {
+				if k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map()); ok {
 					if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
 						return err
 					}

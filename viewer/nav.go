@@ -10,31 +10,24 @@ import (
 // pan and zoom.
 
 // Axis returns the slicing axis.
-func (v *Viewer) Axis() Axis { return v.axis }
+func (v *Viewer) Axis() Axis { return v.at.Axis() }
 
 // SetAxis chooses which axis the view slices along, keeping each axis's
 // own position; an axis not sliced along before starts at its middle
 // (napari's dims start there too), not at an edge plane.
 func (v *Viewer) SetAxis(a Axis) {
-	if a == v.axis {
+	if !v.at.SetAxis(a, v.dimsExtent()) {
 		return
 	}
-	v.axisSeen[v.axis] = true
-	if !v.axisSeen[a] {
-		mid := v.dimsExtent()[a] / 2
-		v.index[a], v.want[a] = mid, mid
-		v.axisSeen[a] = true
-	}
-	v.axis = a
 	v.updateDims()
 	v.ResetView()
 }
 
 // Slice returns the current slice index along the slicing axis.
-func (v *Viewer) Slice() int { return v.index[v.axis] }
+func (v *Viewer) Slice() int { return v.at.Slice() }
 
 // Map returns the map shown of stack layers.
-func (v *Viewer) Map() int { return v.mapIdx }
+func (v *Viewer) Map() int { return v.at.Map() }
 
 // Maps returns the range of the map slider: the most maps of a visible
 // stack layer (of any stack layer when none is visible); 0 without
@@ -53,44 +46,30 @@ func (v *Viewer) Maps() int {
 // SetMap shows map i of the stack layers (clamped to Maps); other image
 // layers do not change (napari broadcasts them along the map axis).
 func (v *Viewer) SetMap(i int) {
-	i = min(max(i, 0), max(v.Maps()-1, 0))
-	v.mapWant = i
-	if i == v.mapIdx {
+	if !v.at.SetMap(i, v.Maps()) {
 		return
 	}
-	v.mapIdx = i
 	v.updateDims()
 	v.redraw()
 }
 
 // StepMap moves d maps (clamped at the ends).
-func (v *Viewer) StepMap(d int) { v.SetMap(v.mapIdx + d) }
+func (v *Viewer) StepMap(d int) { v.SetMap(v.at.Map() + d) }
 
 // SetSlice moves to slice i along the slicing axis (clamped).
 func (v *Viewer) SetSlice(i int) {
-	n := v.dimsExtent()[v.axis]
-	i = min(max(i, 0), max(n-1, 0))
-	v.want[v.axis] = i
-	v.axisSeen[v.axis] = true
-	if i == v.index[v.axis] {
+	if !v.at.SetSlice(i, v.dimsExtent()[v.at.Axis()]) {
 		return
 	}
-	v.index[v.axis] = i
 	v.updateDims()
 	v.redraw()
 }
 
 // Step moves d slices, wrapping round at the ends when wrap is set.
 func (v *Viewer) Step(d int, wrap bool) {
-	n := v.dimsExtent()[v.axis]
-	if n == 0 {
-		return
+	if i := v.at.StepTarget(d, v.dimsExtent()[v.at.Axis()], wrap); i >= 0 {
+		v.SetSlice(i)
 	}
-	i := v.index[v.axis] + d
-	if wrap {
-		i = ((i % n) + n) % n
-	}
-	v.SetSlice(i)
 }
 
 // Extent returns the range of the dims slider along z, y and x: the
@@ -196,7 +175,7 @@ func (v *Viewer) ResetView() {
 // aspectOf returns the height/width of a displayed voxel from the voxel
 // size of the lowest visible image layer of group (of all layers for
 // nil) that has one; 1 without.
-func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v.axis) }
+func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v.at.Axis()) }
 
 // aspectAlong is aspectOf for slices along axis.
 func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {

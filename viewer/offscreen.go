@@ -132,7 +132,7 @@ func (v *Viewer) stallError(stall time.Duration) error {
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
 		}
-		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
+		k, ok := il.keyFor(v.at.Axis(), v.at.Slice(), v.at.Map())
 		if !ok || il.ld.cache.Contains(k) || il.ld.err(k) != nil {
 			continue
 		}

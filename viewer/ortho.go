@@ -43,15 +43,7 @@ func (v *Viewer) SetOrtho(on bool) {
 	}
 	if on {
 		v.panelBox.Layout = orthoLayout{v}
-		e := v.dimsExtent()
-		pt := v.index
-		for a := range 3 {
-			if Axis(a) != v.axis && !v.axisSeen[a] && pt[a] == 0 {
-				pt[a] = e[a] / 2
-			}
-			v.axisSeen[a] = true
-		}
-		v.index, v.want = pt, pt
+		v.at.ShowAll(v.dimsExtent())
 	} else {
 		v.panelBox.Layout = gridLayout{v}
 	}
@@ -62,17 +54,12 @@ func (v *Viewer) SetOrtho(on bool) {
 
 // Point returns the point the orthogonal views go through: the slice
 // index along z, y and x.
-func (v *Viewer) Point() [3]int { return v.index }
+func (v *Viewer) Point() [3]int { return v.at.Point() }
 
 // SetPoint moves the point of the orthogonal views (and the slice along
 // every axis) to (z, y, x), clamped to the data.
 func (v *Viewer) SetPoint(zyx [3]int) {
-	e := v.dimsExtent()
-	for a := range 3 {
-		i := min(max(zyx[a], 0), max(e[a]-1, 0))
-		v.index[a], v.want[a] = i, i
-		v.axisSeen[a] = true
-	}
+	v.at.SetPoint(zyx, v.dimsExtent())
 	v.updateDims()
 	v.redraw()
 }
@@ -107,7 +94,7 @@ func (v *Viewer) shownAxes() []Axis {
 	if v.ortho {
 		return orthoAxes[:]
 	}
-	return []Axis{v.axis}
+	return []Axis{v.at.Axis()}
 }
 
 // orthoTitle names the plane a panel shows.
@@ -128,7 +115,7 @@ func (v *Viewer) orthoPanelTitle(a Axis) string {
 func (v *Viewer) orthoPick(p *sliceView, pos fyne.Position) {
 	row, col := p.cellAt(pos)
 	ra, ca := p.dispAxes()
-	pt := v.index
+	pt := v.at.Point()
 	pt[ra], pt[ca] = row, col
 	v.SetPoint(pt)
 	v.hover(p, pos)
@@ -148,7 +135,7 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 	if p.flipped() {
 		row, col = col, row // the plane's own rows are z
 	}
-	pl, exact := il.planeFor(ax, v.index[ax], v.mapIdx)
+	pl, exact := il.planeFor(ax, v.at.Index(ax), v.at.Map())
 	if pl == nil || !exact || row < 0 || col < 0 || row >= pl.rows || col >= pl.cols || pl.offAt(row) {
 		return 0, false
 	}
@@ -160,7 +147,7 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 func (v *Viewer) drawCrosshair(p *sliceView, ps float64) {
 	sz := p.Size()
 	ra, ca := p.dispAxes()
-	x, y := p.xf().toScreen(float64(v.index[ca])+0.5, float64(v.index[ra])+0.5, float64(sz.Width), float64(sz.Height))
+	x, y := p.xf().toScreen(float64(v.at.Point()[ca])+0.5, float64(v.at.Point()[ra])+0.5, float64(sz.Width), float64(sz.Height))
 	r, g, b, _ := theme.Color(theme.ColorNameWarning).RGBA()
 	c := uint32(r>>8) | uint32(g>>8)<<8 | uint32(b>>8)<<16 | 0xff000000
 	f := &p.f

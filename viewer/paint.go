@@ -15,14 +15,14 @@ import (
 // which is drawn straight into the frame with the background painted
 // around it.
 func (v *Viewer) paint(f *frame, group []Layer, t xform, sw, sh, ps float64) {
-	v.paintAlong(f, group, v.axis, nil, t, sw, sh, ps)
+	v.paintAlong(f, group, v.at.Axis(), nil, t, sw, sh, ps)
 }
 
 // paintAlong is paint for a slice along axis (a panel of the
 // orthogonal views), transposed through flip when it is not nil (the
 // zy panel).
 func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache, t xform, sw, sh, ps float64) {
-	idx := v.index[axis]
+	idx := v.at.Index(axis)
 	var shown []Layer
 	for _, l := range v.stack.All() {
 		if l.Visible() && (group == nil || slices.Contains(group, l)) {
@@ -35,7 +35,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache,
 	start := 0
 	if len(shown) > 0 {
 		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
-			if p, _ := il.planeFor(axis, idx, v.mapIdx); p != nil && lutDirect(p.dtype) && p.off == nil {
+			if p, _ := il.planeFor(axis, idx, v.at.Map()); p != nil && lutDirect(p.dtype) && p.off == nil {
 				p = flip.of(p)
 				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
 				start = 1
@@ -51,7 +51,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache,
 			l.inView = drawPoints(f, l.PointSet, axis, flip != nil, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
 		default:
 			il := imageOf(l)
-			p, _ := il.planeFor(axis, idx, v.mapIdx)
+			p, _ := il.planeFor(axis, idx, v.at.Map())
 			if p == nil {
 				continue
 			}
@@ -100,13 +100,13 @@ func (v *Viewer) panelTitle(group []Layer) string {
 	}
 	title := il.Name()
 	if il.maps > 1 {
-		if v.mapIdx >= il.maps {
-			return fmt.Sprintf("%s: no map %d", title, v.mapIdx)
+		if v.at.Map() >= il.maps {
+			return fmt.Sprintf("%s: no map %d", title, v.at.Map())
 		}
-		title = fmt.Sprintf("%s: map %d", title, v.mapIdx)
+		title = fmt.Sprintf("%s: map %d", title, v.at.Map())
 	}
-	if n := il.extent()[v.axis]; v.index[v.axis] >= n {
-		title += fmt.Sprintf(" (ends at %s %d)", v.axis, n-1)
+	if n := il.extent()[v.at.Axis()]; v.at.Slice() >= n {
+		title += fmt.Sprintf(" (ends at %s %d)", v.at.Axis(), n-1)
 	}
 	return title
 }

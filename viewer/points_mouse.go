@@ -174,14 +174,14 @@ func (ed *editState) tapped(p *sliceView, e *fyne.PointEvent) bool {
 	switch v.edit.mode {
 	case AddPoints:
 		// A whole voxel of the plane on show, as cellfinder's markers.
-		z, y, x := model.FromCoords(v.axis, float64(v.index[v.axis]), math.Floor(row+0.5), math.Floor(col+0.5))
+		z, y, x := model.FromCoords(v.at.Axis(), float64(v.at.Slice()), math.Floor(row+0.5), math.Floor(col+0.5))
 		i := pl.AddPoint(Point{Z: z, Y: y, X: x, Type: pl.TypeName(points.Cell)})
 		pl.MarkReviewed(i) // the user put it there: nothing to review
 		pl.SetSelected(false, i)
 	case SelectPoints, MovePoints:
 		// Points of the plane on show only, as napari picks: the fainter
 		// markers of the planes around it are context, not targets.
-		i := pl.Pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
+		i := pl.Pick(v.at.Axis(), v.at.Slice(), 0, row, col, p.pickRadius(pl))
 		switch {
 		case v.edit.shift && i >= 0:
 			pl.ToggleSelected(i)
@@ -210,7 +210,7 @@ func (ed *editState) dragged(p *sliceView, e *fyne.DragEvent) bool {
 		ed.panel = p
 		ed.from = e.Position.Subtract(e.Dragged)
 		row, col := p.dataAt(ed.from)
-		hit := pl.Pick(v.axis, v.index[v.axis], 0, row, col, p.pickRadius(pl))
+		hit := pl.Pick(v.at.Axis(), v.at.Slice(), 0, row, col, p.pickRadius(pl))
 		onSelected := hit >= 0 && slices.Contains(pl.Selected(), hit)
 		switch {
 		case ed.mode == MovePoints || onSelected:
@@ -235,7 +235,7 @@ func (ed *editState) dragged(p *sliceView, e *fyne.DragEvent) bool {
 		r0, c0 := p.dataAt(ed.from)
 		r1, c1 := p.dataAt(ed.to)
 		// Whole voxels: points stay on the voxel grid they were on.
-		dz, dy, dx := model.FromCoords(v.axis, 0, math.Round(r1-r0), math.Round(c1-c0))
+		dz, dy, dx := model.FromCoords(v.at.Axis(), 0, math.Round(r1-r0), math.Round(c1-c0))
 		next := make([]model.PointState, len(ed.moveFrom))
 		for j, st := range ed.moveFrom {
 			st.P.Z, st.P.Y, st.P.X = st.P.Z+dz, st.P.Y+dy, st.P.X+dx
@@ -263,7 +263,7 @@ func (ed *editState) dragEnd(p *sliceView) {
 		r1, c1 := p.dataAt(ed.to)
 		// The plane on show only: a box never takes points the user
 		// cannot see on it (napari's select mode does the same).
-		got := pl.InBox(nil, v.axis, v.index[v.axis], 0,
+		got := pl.InBox(nil, v.at.Axis(), v.at.Slice(), 0,
 			math.Min(r0, r1), math.Min(c0, c1), math.Max(r0, r1), math.Max(c0, c1))
 		pl.SetSelected(ed.shift, got...)
 	case dragMove:

@@ -80,7 +80,7 @@ func (l *ImageLayer) levelOn(axis Axis) int {
 func (v *Viewer) pickLevels(shown []Layer, t xform, ps float64) {
 	for _, l := range shown {
 		if il, ok := l.(*ImageLayer); ok && il.pyr != nil {
-			il.level = il.pyr.pick(v.axis, t.scale*ps, t.rowScale()*ps)
+			il.level = il.pyr.pick(v.at.Axis(), t.scale*ps, t.rowScale()*ps)
 		}
 	}
 }

@@ -61,7 +61,7 @@ func (s *statusBar) update(v *Viewer) {
 				il, ok := l.(*ImageLayer)
 				return ok && il.maps > 1 && inPanel(l)
 			}) {
-				fmt.Fprintf(&b, "map %d  ", v.mapIdx)
+				fmt.Fprintf(&b, "map %d  ", v.at.Map())
 			}
 			fmt.Fprintf(&b, "z %d  y %d  x %d", zyx[0], zyx[1], zyx[2])
 		}
@@ -170,7 +170,7 @@ func loadingText(v *Viewer) []string {
 	var out []string
 	loading := false
 	for _, il := range shown {
-		k, ok := il.keyFor(v.axis, v.index[v.axis], v.mapIdx)
+		k, ok := il.keyFor(v.at.Axis(), v.at.Slice(), v.at.Map())
 		if !ok || il.ld.cache.Contains(k) {
 			continue
 		}

@@ -41,7 +41,7 @@ func (s *sliceView) axis() Axis {
 	if s.ortho != nil {
 		return *s.ortho
 	}
-	return s.v.axis
+	return s.v.at.Axis()
 }
 
 // fitKey is what a panel's fit depends on.

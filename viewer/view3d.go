@@ -414,10 +414,10 @@ func (v *Viewer) request3D() {
 		}
 		m := 0
 		if il.maps > 1 {
-			if v.mapIdx >= il.maps {
+			if v.at.Map() >= il.maps {
 				continue
 			}
-			m = v.mapIdx
+			m = v.at.Map()
 		}
 		lg := w.grids[il]
 		if lg == nil || lg.m != m {

@@ -31,17 +31,9 @@ type Viewer struct {
 	stack model.LayerList[Layer]
 	// actions are the application's (File ▸ Export layer…, points actions).
 	actions Actions
-	axis    Axis
-	// index is the slice shown along each axis; want is the one last
-	// asked for (SetSlice), which index returns to when hiding a layer
-	// had clamped it and showing the layer again makes room.
-	index, want [3]int
-	// axisSeen marks the axes a slice was chosen along (SetSlice,
-	// SetPoint, or shown): the others start at their middle.
-	axisSeen [3]bool
-	// mapIdx is the map shown of stack layers (their fourth dimension),
-	// mapWant the one last asked for (SetMap).
-	mapIdx, mapWant int
+	// at is where the view stands: the axis, the plane per axis and the
+	// map (model.Dims); dims is the bar of sliders that shows it.
+	at model.Dims
 	// nav is the pan and zoom every panel applies after its own fit.
 	nav nav
 	// navigated: the user panned or zoomed since the last reset.
@@ -266,10 +258,7 @@ func (v *Viewer) add(l Layer) {
 	if il, ok := l.(*ImageLayer); ok && first {
 		// The first volume starts at its middle plane along every axis
 		// (napari's dims start there), not at an edge plane.
-		e := il.extent()
-		for a := range 3 {
-			v.index[a], v.want[a] = e[a]/2, e[a]/2
-		}
+		v.at.Centre(il.extent())
 	}
 	v.stack.Add(l)
 	// Until the user pans or zooms, the panels fit whatever they show
