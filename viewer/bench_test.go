@@ -21,7 +21,7 @@ func BenchmarkSliceToFrame2048(b *testing.B) {
 	var l lut
 	l.build(volume.Uint16, 0, 4095, 1, cm)
 	var f frame
-	t := xform{cx: n / 2, cy: n / 2, scale: 1}
+	t := xform{CX: n / 2, CY: n / 2, Scale: 1}
 	b.SetBytes(n * n * 2)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -44,7 +44,7 @@ func BenchmarkDrawFrame2048(b *testing.B) {
 	var l lut
 	l.build(volume.Uint16, 0, 4095, 0.8, cm)
 	var f frame
-	t := xform{cx: n / 2, cy: n / 2, scale: 1}
+	t := xform{CX: n / 2, CY: n / 2, Scale: 1}
 	b.ReportAllocs()
 	for b.Loop() {
 		f.resize(n, n)
@@ -70,7 +70,7 @@ func BenchmarkPoints100k(b *testing.B) {
 	}
 	s := model.NewPointSet(pts)
 	var f frame
-	t := xform{cx: 500, cy: 500, scale: 1}
+	t := xform{CX: 500, CY: 500, Scale: 1}
 	for b.Loop() {
 		f.reset(1024, 1024)
 		st := defaultStyle(0)
@@ -114,7 +114,7 @@ func BenchmarkScrollHugeVolume(b *testing.B) {
 	var l lut
 	l.build(volume.Uint16, 0, 4095, 1, cm)
 	var f frame
-	t := xform{cx: 1024, cy: 1024, scale: 0.5}
+	t := xform{CX: 1024, CY: 1024, Scale: 0.5}
 	z := 0
 	for b.Loop() {
 		// Each step jumps 97 planes so no neighbour prefetch helps and

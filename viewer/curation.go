@@ -71,8 +71,8 @@ func (v *Viewer) centreOn(row, col float64) {
 		if sz.IsZero() {
 			return
 		}
-		x, y := p.xf().toScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
-		v.setNav(v.nav.pan(float64(sz.Width)/2-x, float64(sz.Height)/2-y))
+		x, y := p.xf().ToScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
+		v.setNav(v.nav.Pan(float64(sz.Width)/2-x, float64(sz.Height)/2-y))
 		return
 	}
 }

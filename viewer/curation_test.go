@@ -41,7 +41,7 @@ func newEditHarness(t *testing.T, pts []Point) *editHarness {
 func (h *editHarness) screen(row, col float64) fyne.Position {
 	p := h.panel()
 	sz := p.Size()
-	x, y := p.xf().toScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
+	x, y := p.xf().ToScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
 	return fyne.NewPos(float32(x), float32(y))
 }
 

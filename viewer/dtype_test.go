@@ -23,7 +23,7 @@ func render(t *testing.T, vol *volume.Volume, lo, hi float64) [][]uint32 {
 	for _, scale := range []float64{1, 1.5} {
 		var f frame
 		f.resize(60, 40)
-		tf := xform{cx: float64(vol.Shape[2]) / 2, cy: float64(vol.Shape[1]) / 2, scale: scale}
+		tf := xform{CX: float64(vol.Shape[2]) / 2, CY: float64(vol.Shape[1]) / 2, Scale: scale}
 		f.fillAround(drawPlane(&f, p, &l, tf, 60, 40, 1, 1, Translucent))
 		px := slices.Clone(f.px)
 		if u := slices.Compact(slices.Sorted(slices.Values(px))); len(u) < 20 {

@@ -25,7 +25,7 @@ func TestGoldenFrame(t *testing.T) {
 	h.settle()
 	var f frame
 	f.resize(160, 120)
-	h.v.paint(&f, nil, xform{cx: 20, cy: 15, scale: 3}, 160, 120, 1)
+	h.v.paint(&f, nil, xform{CX: 20, CY: 15, Scale: 3}, 160, 120, 1)
 
 	want := testutil.ReadPNG(t, "testdata/frame_blend.png")
 	if want.Bounds() != f.img.Bounds() {

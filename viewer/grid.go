@@ -5,6 +5,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // gridLayout lays the panels out in equal cells, with the number of
@@ -64,8 +66,8 @@ func (g gridLayout) columns(objs []fyne.CanvasObject, size fyne.Size) int {
 			}
 			e := g.v.extentOf(group)
 			a := g.v.aspectOf(group)
-			f := fit(e[ra], e[ca], a, float64(cw), float64(ch))
-			area += float64(e[ra]) * f.rowScale() * float64(e[ca]) * f.scale
+			f := model.Fit(e[ra], e[ca], a, float64(cw), float64(ch))
+			area += float64(e[ra]) * f.RowScale() * float64(e[ca]) * f.Scale
 		}
 		if area >= bestArea*(1-1e-9) {
 			best, bestArea = cols, area

@@ -41,8 +41,8 @@ func fitsWhole(t *testing.T, name string, p *sliceView, rows, cols int) {
 	t.Helper()
 	sz := p.Size()
 	w, h := float64(sz.Width), float64(sz.Height)
-	x0, y0 := p.xf().toScreen(0, 0, w, h)
-	x1, y1 := p.xf().toScreen(float64(cols), float64(rows), w, h)
+	x0, y0 := p.xf().ToScreen(0, 0, w, h)
+	x1, y1 := p.xf().ToScreen(float64(cols), float64(rows), w, h)
 	const eps = 1e-6
 	if x0 < -eps || y0 < -eps || x1 > w+eps || y1 > h+eps || math.Abs(x1-x0-w) > eps && math.Abs(y1-y0-h) > eps {
 		t.Errorf("%s: %dx%d drawn over (%.1f,%.1f)-(%.1f,%.1f) of a %.0fx%.0f panel, want it fitted", name, rows, cols, x0, y0, x1, y1, w, h)
@@ -65,8 +65,8 @@ func TestGridPanelsFitTheirOwnLayers(t *testing.T) {
 	ps, pm := h.panelOf(scan), h.panelOf(maps)
 	fitsWhole(t, "scan", ps, 128, 160)
 	fitsWhole(t, "maps", pm, 8, 8)
-	if pm.xf().scale < 10*ps.xf().scale {
-		t.Errorf("map panel at %v px/voxel, scan at %v: the map is not fitted", pm.xf().scale, ps.xf().scale)
+	if pm.xf().Scale < 10*ps.xf().Scale {
+		t.Errorf("map panel at %v px/voxel, scan at %v: the map is not fitted", pm.xf().Scale, ps.xf().Scale)
 	}
 	// The map's pixels are where its panel's transform says: column 6 of
 	// map 0 is 6.
@@ -77,7 +77,7 @@ func TestGridPanelsFitTheirOwnLayers(t *testing.T) {
 	sz := ps.Size()
 	w, hh := float64(sz.Width), float64(sz.Height)
 	q := fyne.NewPos(float32(w*0.3), float32(hh*0.6))
-	ds := func(p *sliceView) (float64, float64) { return p.xf().toData(float64(q.X), float64(q.Y), w, hh) }
+	ds := func(p *sliceView) (float64, float64) { return p.xf().ToData(float64(q.X), float64(q.Y), w, hh) }
 	sx, sy := ds(ps)
 	mx, my := ds(pm)
 	// Zoom in on the scan, pan on the map panel, zoom out on the scan.
@@ -88,10 +88,10 @@ func TestGridPanelsFitTheirOwnLayers(t *testing.T) {
 	ps.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: q}, Scrolled: fyne.Delta{DY: -10}})
 	h.settle()
 	zoom := math.Pow(2, 2.0/4)
-	if got := ps.xf().scale / ps.fit.scale; math.Abs(got-zoom) > 1e-9 {
+	if got := ps.xf().Scale / ps.fit.Scale; math.Abs(got-zoom) > 1e-9 {
 		t.Errorf("scan zoomed %v times its fit, want %v", got, zoom)
 	}
-	if got := pm.xf().scale / pm.fit.scale; math.Abs(got-zoom) > 1e-9 {
+	if got := pm.xf().Scale / pm.fit.Scale; math.Abs(got-zoom) > 1e-9 {
 		t.Errorf("map zoomed %v times its fit, want %v as the scan", got, zoom)
 	}
 	// Both moved alike: the data that was under q is 12 px right and 5 px
@@ -103,7 +103,7 @@ func TestGridPanelsFitTheirOwnLayers(t *testing.T) {
 		p      *sliceView
 		dx, dy float64
 	}{{"scan", ps, sx, sy}, {"maps", pm, mx, my}} {
-		x, y := c.p.xf().toScreen(c.dx, c.dy, w, hh)
+		x, y := c.p.xf().ToScreen(c.dx, c.dy, w, hh)
 		if math.Abs(x-float64(q.X)-ox) > 1e-6 || math.Abs(y-float64(q.Y)-oy) > 1e-6 {
 			t.Errorf("%s: the point under the pointer moved to (%.2f,%.2f), want (%.2f,%.2f)", c.name, x, y, float64(q.X)+ox, float64(q.Y)+oy)
 		}
@@ -178,7 +178,7 @@ func TestStatusPerPanel(t *testing.T) {
 	h.settle()
 	hoverAt := func(p *sliceView, row, col float64) {
 		sz := p.Size()
-		x, y := p.xf().toScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
+		x, y := p.xf().ToScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
 		p.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(float32(x), float32(y))}})
 	}
 	hoverAt(h.panelOf(img), 20, 30)
@@ -219,7 +219,7 @@ func TestHeatmapClickSelectsMap(t *testing.T) {
 	h.settle()
 	p := h.panelOf(hm)
 	sz := p.Size()
-	x, y := p.xf().toScreen(1.5, 3.5, float64(sz.Width), float64(sz.Height))
+	x, y := p.xf().ToScreen(1.5, 3.5, float64(sz.Width), float64(sz.Height))
 	at := fyne.NewPos(float32(x), float32(y))
 	p.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: at}})
 	if want := "row 3  col 1 (click: map 3)  │  l2: 10"; h.v.bar.status.Text != want {

@@ -50,7 +50,7 @@ func (h *harness) panel() *sliceView { return h.v.panels[0] }
 func (h *harness) pixelAt(p *sliceView, row, col float64) color.RGBA {
 	h.t.Helper()
 	sz := p.Size()
-	x, y := p.xf().toScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
+	x, y := p.xf().ToScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
 	ps := p.pixelScale()
 	return p.f.img.RGBAAt(int(x*ps), int(y*ps))
 }
@@ -101,8 +101,8 @@ func gray(v uint8) color.RGBA { return color.RGBA{v, v, v, 255} }
 func (h *harness) greenAround(p *sliceView, row, col, r float64) (maxG uint8, n int) {
 	sz := p.Size()
 	ps := p.pixelScale()
-	x0, y0 := p.xf().toScreen(col-r, row-r, float64(sz.Width), float64(sz.Height))
-	x1, y1 := p.xf().toScreen(col+r+1, row+r+1, float64(sz.Width), float64(sz.Height))
+	x0, y0 := p.xf().ToScreen(col-r, row-r, float64(sz.Width), float64(sz.Height))
+	x1, y1 := p.xf().ToScreen(col+r+1, row+r+1, float64(sz.Width), float64(sz.Height))
 	for y := int(y0 * ps); y < int(y1*ps); y++ {
 		for x := int(x0 * ps); x < int(x1*ps); x++ {
 			c := p.f.img.RGBAAt(x, y)

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // Navigation: the axis, slice and map on show, the grid, and the view's
@@ -197,7 +199,7 @@ func (v *Viewer) zoomRange() (lo, hi float64) {
 	for i, p := range v.panels {
 		fits[i] = p.fitNow()
 	}
-	return zoomRange(fits)
+	return model.ZoomRange(fits)
 }
 
 // setNav sets the shared pan and zoom and redraws.

@@ -147,7 +147,7 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 func (v *Viewer) drawCrosshair(p *sliceView, ps float64) {
 	sz := p.Size()
 	ra, ca := p.dispAxes()
-	x, y := p.xf().toScreen(float64(v.at.Point()[ca])+0.5, float64(v.at.Point()[ra])+0.5, float64(sz.Width), float64(sz.Height))
+	x, y := p.xf().ToScreen(float64(v.at.Point()[ca])+0.5, float64(v.at.Point()[ra])+0.5, float64(sz.Width), float64(sz.Height))
 	r, g, b, _ := theme.Color(theme.ColorNameWarning).RGBA()
 	c := uint32(r>>8) | uint32(g>>8)<<8 | uint32(b>>8)<<16 | 0xff000000
 	f := &p.f

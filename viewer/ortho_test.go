@@ -73,7 +73,7 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 	xy := h.orthoPanel(Z)
 	sz := xy.Size()
 	ps := xy.pixelScale()
-	sx, _ := xy.xf().toScreen(7.5, 0, float64(sz.Width), float64(sz.Height))
+	sx, _ := xy.xf().ToScreen(7.5, 0, float64(sz.Width), float64(sz.Height))
 	r, g, b, _ := theme.Color(theme.ColorNameWarning).RGBA()
 	warn := [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8)}
 	count := func(x int) int {
@@ -104,7 +104,7 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 	// xy panel shows z 1 and the zy panel x 20; y stays.
 	xz := h.orthoPanel(Y)
 	sz = xz.Size()
-	px, py := xz.xf().toScreen(20.5, 1.5, float64(sz.Width), float64(sz.Height))
+	px, py := xz.xf().ToScreen(20.5, 1.5, float64(sz.Width), float64(sz.Height))
 	xz.Tapped(&fyne.PointEvent{Position: fyne.NewPos(float32(px), float32(py))})
 	h.settle()
 	pt = [3]int{1, 11, 20}
@@ -219,8 +219,8 @@ func TestOrthoSideViewsFollowADrag(t *testing.T) {
 	xy := h.orthoPanel(Z)
 	sz := xy.Size()
 	from, to := [2]float64{100, 300}, [2]float64{400, 1500} // (y, x)
-	sx, sy := xy.xf().toScreen(from[1]+0.5, from[0]+0.5, float64(sz.Width), float64(sz.Height))
-	ex, ey := xy.xf().toScreen(to[1]+0.5, to[0]+0.5, float64(sz.Width), float64(sz.Height))
+	sx, sy := xy.xf().ToScreen(from[1]+0.5, from[0]+0.5, float64(sz.Width), float64(sz.Height))
+	ex, ey := xy.xf().ToScreen(to[1]+0.5, to[0]+0.5, float64(sz.Width), float64(sz.Height))
 	const steps = 5
 	for i := 1; i <= steps; i++ {
 		x := sx + (ex-sx)*float64(i)/steps
@@ -277,7 +277,7 @@ func TestOrthoThinStackGetsUsableStrips(t *testing.T) {
 		t.Errorf("xz title %q, want it to say z is stretched 5 times", got)
 	}
 	sz := xz.Size()
-	px, py := xz.xf().toScreen(150.5, 2.5, float64(sz.Width), float64(sz.Height))
+	px, py := xz.xf().ToScreen(150.5, 2.5, float64(sz.Width), float64(sz.Height))
 	xz.Tapped(&fyne.PointEvent{Position: fyne.NewPos(float32(px), float32(py))})
 	h.settle()
 	if pt := h.v.Point(); pt[0] != 2 || pt[2] != 150 {
@@ -364,7 +364,7 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 		ra, ca := p.dispAxes()
 		pt := h.v.Point()
 		sz := p.Size()
-		sx, sy := p.xf().toScreen(float64(pt[ca])+0.5, float64(pt[ra])+0.5, float64(sz.Width), float64(sz.Height))
+		sx, sy := p.xf().ToScreen(float64(pt[ca])+0.5, float64(pt[ra])+0.5, float64(sz.Width), float64(sz.Height))
 		return pos(p).X + float32(sx), pos(p).Y + float32(sy)
 	}
 	click := func(p *sliceView, at fyne.Position) {
@@ -397,12 +397,12 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 	voxel := func(p *sliceView, zyx [3]float64) fyne.Position {
 		ra, ca := p.dispAxes()
 		sz := p.Size()
-		sx, sy := p.xf().toScreen(zyx[ca]+0.5, zyx[ra]+0.5, float64(sz.Width), float64(sz.Height))
+		sx, sy := p.xf().ToScreen(zyx[ca]+0.5, zyx[ra]+0.5, float64(sz.Width), float64(sz.Height))
 		return pos(p).Add(fyne.NewPos(float32(sx), float32(sy)))
 	}
 	for _, round := range []string{"fitted", "zoomed and panned"} {
 		if round != "fitted" {
-			h.v.setNav(h.v.nav.zoomAt(1.7, 100, 80, float64(xy.Size().Width), float64(xy.Size().Height), 0.1, 100).pan(-30, 12))
+			h.v.setNav(h.v.nav.ZoomAt(1.7, 100, 80, float64(xy.Size().Width), float64(xy.Size().Height), 0.1, 100).Pan(-30, 12))
 			h.settle()
 		}
 		for _, pt := range [][3]int{{15, 100, 150}, {3, 20, 270}, {27, 190, 5}, {0, 0, 0}, {29, 199, 299}, {11, 137, 42}} {
@@ -422,7 +422,7 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 	// zy's pointer across is z, which does not pan.
 	dataAt := func(p *sliceView, at fyne.Position) (x, y float64) {
 		sz := p.Size()
-		return p.xf().toData(float64(at.X), float64(at.Y), float64(sz.Width), float64(sz.Height))
+		return p.xf().ToData(float64(at.X), float64(at.Y), float64(sz.Width), float64(sz.Height))
 	}
 	under := fyne.NewPos(zy.Size().Width*0.8, zy.Size().Height*0.3)
 	centre := fyne.NewPos(xy.Size().Width/2, xy.Size().Height/2)

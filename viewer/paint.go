@@ -76,7 +76,7 @@ func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
 			return 0, ""
 		}
 		// Aim for about a fifth of the panel, at most 150 pixels.
-		scale := p.xf().scale
+		scale := p.xf().Scale
 		target := math.Min(float64(p.Size().Width)/5, 150) / scale * vs
 		if target <= 0 {
 			return 0, ""

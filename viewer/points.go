@@ -25,7 +25,7 @@ func drawPoints(f *frame, s *model.PointSet, a Axis, flip bool, idx, n int, st *
 		if d != 0 {
 			alpha *= 0.6 * fall
 		}
-		diam := max(size*math.Sqrt(t.scale*t.rowScale())*fall, 3) * pxScale
+		diam := max(size*math.Sqrt(t.Scale*t.RowScale())*fall, 3) * pxScale
 		// One stencil lookup per class and plane, not per marker.
 		var sts [points.NumClasses]*stencilSet
 		for c := range sts {
@@ -36,7 +36,7 @@ func drawPoints(f *frame, s *model.PointSet, a Axis, flip bool, idx, n int, st *
 			if flip {
 				r, c = c, r
 			}
-			x, y := t.toScreen(c+0.5, r+0.5, sw, sh)
+			x, y := t.ToScreen(c+0.5, r+0.5, sw, sh)
 			if x < 0 || y < 0 || x >= sw || y >= sh {
 				return
 			}

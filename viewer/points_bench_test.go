@@ -55,7 +55,7 @@ func benchDraw(b *testing.B, planes int) {
 	l := newPointsLayer("cells", millionPoints(planes), PointsOptions{}, 0)
 	l.SetSelected(false, 0, 1000, 2000)
 	var f frame
-	t := xform{cx: 1024, cy: 1024, scale: 1}
+	t := xform{CX: 1024, CY: 1024, Scale: 1}
 	for b.Loop() {
 		f.reset(2048, 2048)
 		drawPoints(&f, l.PointSet, Z, false, planes/2, 3, &l.style, 8, 1, t, 2048, 2048, 1)

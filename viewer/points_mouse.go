@@ -107,7 +107,7 @@ func (ed *editState) layer(p *sliceView) *PointsLayer {
 // centre.
 func (s *sliceView) dataAt(pos fyne.Position) (row, col float64) {
 	sz := s.Size()
-	x, y := s.xf().toData(float64(pos.X), float64(pos.Y), float64(sz.Width), float64(sz.Height))
+	x, y := s.xf().ToData(float64(pos.X), float64(pos.Y), float64(sz.Width), float64(sz.Height))
 	return y - 0.5, x - 0.5
 }
 
@@ -115,7 +115,7 @@ func (s *sliceView) dataAt(pos fyne.Position) (row, col float64) {
 // hit it: the marker's radius, at least 6 screen pixels.
 func (s *sliceView) pickRadius(pl *PointsLayer) float64 {
 	t := s.xf()
-	scr := math.Sqrt(t.scale * t.rowScale())
+	scr := math.Sqrt(t.Scale * t.RowScale())
 	return math.Max(pl.size/2, 6/scr)
 }
 

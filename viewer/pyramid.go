@@ -80,7 +80,7 @@ func (l *ImageLayer) levelOn(axis Axis) int {
 func (v *Viewer) pickLevels(shown []Layer, t xform, ps float64) {
 	for _, l := range shown {
 		if il, ok := l.(*ImageLayer); ok && il.pyr != nil {
-			il.level = il.pyr.pick(v.at.Axis(), t.scale*ps, t.rowScale()*ps)
+			il.level = il.pyr.pick(v.at.Axis(), t.Scale*ps, t.RowScale()*ps)
 		}
 	}
 }
@@ -137,11 +137,11 @@ func (p *plane) levelXform(t xform) xform {
 	if p.fx <= 0 || p.fy <= 0 || p.fx == 1 && p.fy == 1 {
 		return t
 	}
-	a := t.aspect
+	a := t.Aspect
 	if a <= 0 {
 		a = 1
 	}
-	return xform{cx: t.cx / p.fx, cy: t.cy / p.fy, scale: t.scale * p.fx, aspect: a * p.fy / p.fx}
+	return xform{CX: t.CX / p.fx, CY: t.CY / p.fy, Scale: t.Scale * p.fx, Aspect: a * p.fy / p.fx}
 }
 
 // at maps level-0 (row, col) to the plane's own.

@@ -65,13 +65,13 @@ func TestPyramidLevels(t *testing.T) {
 	}
 	h.settle()
 	p := h.panel()
-	devPerVoxel := p.xf().scale * p.pixelScale()
+	devPerVoxel := p.xf().Scale * p.pixelScale()
 	if devPerVoxel >= 0.5 {
 		t.Fatalf("the fit shows %.2f device pixels per voxel; the test wants a zoomed-out view", devPerVoxel)
 	}
 	check := func(when string) int {
 		t.Helper()
-		s := p.xf().scale * p.pixelScale()
+		s := p.xf().Scale * p.pixelScale()
 		want := 0
 		for i := 1; i < 4; i++ {
 			if float64(int(1)<<i)*s <= 1 {
@@ -96,7 +96,7 @@ func TestPyramidLevels(t *testing.T) {
 		return want
 	}
 	first := check("at the fit")
-	h.v.setNav(nav{zoom: 0.25})
+	h.v.setNav(nav{Zoom: 0.25})
 	h.settle()
 	if check("zoomed out") <= first {
 		t.Errorf("zooming out did not pick a coarser level than %d", first)
@@ -115,7 +115,7 @@ func TestPyramidLevels(t *testing.T) {
 	h.v.SetAxis(Y)
 	h.settle()
 	t0 := p.xf()
-	col, row := t0.scale*p.pixelScale(), t0.rowScale()*p.pixelScale()
+	col, row := t0.Scale*p.pixelScale(), t0.RowScale()*p.pixelScale()
 	want := 0
 	for i := 1; i < 4; i++ {
 		if float64(int(1)<<i)*col <= 1 {
@@ -131,7 +131,7 @@ func TestPyramidLevels(t *testing.T) {
 	h.v.SetAxis(Z)
 	h.settle()
 	// Zoomed in past 1:1, level 0 it is.
-	h.v.setNav(nav{zoom: 8})
+	h.v.setNav(nav{Zoom: 8})
 	h.settle()
 	check("zoomed in")
 }

@@ -92,8 +92,8 @@ func (b Blending) String() string { return [...]string{"translucent", "additive"
 // It returns the device rectangle it covered.
 func drawPlane(f *frame, p *plane, l *lut, t xform, sw, sh, pxScale, opacity float64, mode Blending) (x0, y0, x1, y1 int) {
 	t = p.levelXform(t)
-	x0, x1 = sampleIndex(f.xs, t.cx, t.scale, sw, pxScale, p.cols)
-	y0, y1 = sampleIndex(f.ys, t.cy, t.rowScale(), sh, pxScale, p.rows)
+	x0, x1 = sampleIndex(f.xs, t.CX, t.Scale, sw, pxScale, p.cols)
+	y0, y1 = sampleIndex(f.ys, t.CY, t.RowScale(), sh, pxScale, p.rows)
 	if x0 >= x1 || y0 >= y1 {
 		return 0, 0, 0, 0
 	}

@@ -127,7 +127,7 @@ func (s *statusBar) update(v *Viewer) {
 		if p == nil {
 			p = v.panels[0]
 		}
-		info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().scale*100))
+		info = append(info, fmt.Sprintf("zoom %.0f%%", p.xf().Scale*100))
 	}
 	info = append(loadingText(v), info...)
 	s.setText(s.info, fitLine(s.Size().Width, info, long, mixed, short, few))

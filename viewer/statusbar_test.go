@@ -154,7 +154,7 @@ func TestSelectingKeepsThePanelAndZoom(t *testing.T) {
 		h.w.Resize(fyne.NewSize(1281, 800))
 		h.w.Resize(fyne.NewSize(1280, 800))
 		h.settle()
-		return look{h.v.controls.Size(), h.panel().Size(), h.panel().xf().scale}
+		return look{h.v.controls.Size(), h.panel().Size(), h.panel().xf().Scale}
 	}
 	h.v.Select(img)
 	h.settle()

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/voxlab/voxlab/viewer/model"
 	"github.com/voxlab/voxlab/widgets"
 )
 
@@ -61,12 +62,12 @@ func (s *sliceView) xf() xform {
 	if s.ortho != nil {
 		switch *s.ortho {
 		case Y:
-			n.ty = 0
+			n.TY = 0
 		case X:
-			n.tx = 0
+			n.TX = 0
 		}
 	}
-	return n.apply(s.fitNow())
+	return n.Apply(s.fitNow())
 }
 
 // dispAxes returns the volume axes the panel shows as rows and columns:
@@ -103,7 +104,7 @@ func (s *sliceView) fitNow() xform {
 	if s.fitted && (k == s.fitFor || s.v.navigated && k.w == s.fitFor.w && k.h == s.fitFor.h) {
 		return s.fit
 	}
-	s.fit = fit(k.rows, k.cols, k.aspect, float64(k.w), float64(k.h))
+	s.fit = model.Fit(k.rows, k.cols, k.aspect, float64(k.w), float64(k.h))
 	s.fitFor, s.fitted = k, true
 	return s.fit
 }
@@ -143,7 +144,7 @@ func (s *sliceView) Dragged(e *fyne.DragEvent) {
 	if s.v.edit.dragged(s, e) {
 		return
 	}
-	s.v.setNav(s.v.nav.pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
+	s.v.setNav(s.v.nav.Pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
 }
 
 // DragEnd ends a pan.
@@ -166,7 +167,7 @@ func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 			x = float64(sz.Width) / 2
 		}
 	}
-	s.v.setNav(s.v.nav.zoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
+	s.v.setNav(s.v.nav.ZoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
 	s.v.hover(s, e.Position)
 }
 
@@ -219,7 +220,7 @@ func (s *sliceView) TypedKey(e *fyne.KeyEvent) { s.v.typedKey(e) }
 // cellAt returns the data (row, col) under a panel position.
 func (s *sliceView) cellAt(pos fyne.Position) (row, col int) {
 	sz := s.Size()
-	x, y := s.xf().toData(float64(pos.X), float64(pos.Y), float64(sz.Width), float64(sz.Height))
+	x, y := s.xf().ToData(float64(pos.X), float64(pos.Y), float64(sz.Width), float64(sz.Height))
 	return int(math.Floor(y)), int(math.Floor(x))
 }
 

@@ -405,7 +405,7 @@ func TestValueUnderCursor(t *testing.T) {
 	h.settle()
 	p := h.panel()
 	sz := p.Size()
-	sx, sy := p.xf().toScreen(7.5, 4.5, float64(sz.Width), float64(sz.Height))
+	sx, sy := p.xf().ToScreen(7.5, 4.5, float64(sz.Width), float64(sz.Height))
 	p.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(float32(sx), float32(sy))}})
 	want := "z 2  y 4  x 7  │  raw: 2047  │  f: 7.5"
 	if got := h.v.bar.status.Text; got != want {
@@ -425,21 +425,21 @@ func TestZoomAndPanEvents(t *testing.T) {
 	sz := p.Size()
 	w, hh := float64(sz.Width), float64(sz.Height)
 	// Reset view fits the 200-wide plane into the panel width.
-	if got := p.xf().scale; math.Abs(got-math.Min(w/200, hh/100)) > 1e-9 {
+	if got := p.xf().Scale; math.Abs(got-math.Min(w/200, hh/100)) > 1e-9 {
 		t.Fatalf("fit scale %v", got)
 	}
 	// Scroll one notch at a point: the data under it stays under it.
 	at := fyne.NewPos(100, 80)
-	x0, y0 := p.xf().toData(100, 80, w, hh)
+	x0, y0 := p.xf().ToData(100, 80, w, hh)
 	p.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: at}, Scrolled: fyne.Delta{DY: 10}})
-	x1, y1 := p.xf().toData(100, 80, w, hh)
+	x1, y1 := p.xf().ToData(100, 80, w, hh)
 	if math.Abs(x1-x0) > 1e-9 || math.Abs(y1-y0) > 1e-9 {
 		t.Errorf("zoom moved the point under the cursor: (%v,%v) -> (%v,%v)", x0, y0, x1, y1)
 	}
 	// Drag right by 30: the data moves with the pointer.
 	before := p.xf()
 	p.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: at}, Dragged: fyne.Delta{DX: 30, DY: -10}})
-	if dx := (before.cx - p.xf().cx) * p.xf().scale; math.Abs(dx-30) > 1e-9 {
+	if dx := (before.CX - p.xf().CX) * p.xf().Scale; math.Abs(dx-30) > 1e-9 {
 		t.Errorf("pan moved the data by %v pixels, want 30", dx)
 	}
 	// Zoomed far in, each data pixel covers a block of screen pixels of
@@ -448,13 +448,13 @@ func TestZoomAndPanEvents(t *testing.T) {
 		p.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: at}, Scrolled: fyne.Delta{DY: 10}})
 	}
 	h.settle()
-	if p.xf().scale < 16 {
-		t.Fatalf("scale after zooming in: %v", p.xf().scale)
+	if p.xf().Scale < 16 {
+		t.Fatalf("scale after zooming in: %v", p.xf().Scale)
 	}
-	cx, cy := p.xf().toData(float64(at.X), float64(at.Y), w, hh)
+	cx, cy := p.xf().ToData(float64(at.X), float64(at.Y), w, hh)
 	col := math.Floor(cx)
-	sx0, _ := p.xf().toScreen(col, cy, w, hh)
-	sx1, _ := p.xf().toScreen(col+1, cy, w, hh)
+	sx0, _ := p.xf().ToScreen(col, cy, w, hh)
+	sx1, _ := p.xf().ToScreen(col+1, cy, w, hh)
 	ref := p.f.img.RGBAAt(int(sx0)+1, int(at.Y))
 	for x := int(sx0) + 1; x < int(sx1)-1; x++ {
 		if got := p.f.img.RGBAAt(x, int(at.Y)); got != ref {
@@ -462,8 +462,8 @@ func TestZoomAndPanEvents(t *testing.T) {
 		}
 	}
 	h.v.ResetView()
-	if math.Abs(p.xf().scale-math.Min(w/200, hh/100)) > 1e-9 {
-		t.Errorf("reset view scale %v", p.xf().scale)
+	if math.Abs(p.xf().Scale-math.Min(w/200, hh/100)) > 1e-9 {
+		t.Errorf("reset view scale %v", p.xf().Scale)
 	}
 }
 
@@ -571,7 +571,7 @@ func TestPanelsHaveScaleBar(t *testing.T) {
 	h.settle()
 	length, label := h.v.scaleBar(h.panel())
 	// 0.5 µm per voxel at the fit scale: the bar spans a 1-2-5 length.
-	phys := length / h.panel().xf().scale * 0.5
+	phys := length / h.panel().xf().Scale * 0.5
 	var said float64
 	if _, err := fmt.Sscanf(label, "%g µm", &said); err != nil || length <= 0 || length > 150 || math.Abs(phys-said) > 1e-9*said || niceLength(said) != said {
 		t.Errorf("scale bar %v px %q (phys %v)", length, label, phys)

@@ -1,7 +1,9 @@
 // Package model holds the viewer's state without a window: the layer
 // list (order and selection), where the view stands (Dims: the slicing
 // axis, the plane per axis and the map, each clamped to the range the
-// caller passes and remembered as asked for), and a points layer's data
+// caller passes and remembered as asked for), the 2D camera (Xform: a
+// panel's centre, scale and row stretch, its Fit; Camera: the zoom and
+// pan the panels share), and a points layer's data
 // with its selection, undoable edits and the curation walk. It imports no
 // Fyne package, so everything a user does to the points or the layer
 // order is tested here without a display.
