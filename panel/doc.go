@@ -30,8 +30,8 @@
 // away, and a JobList of queued, running and finished jobs (job.Queue,
 // one job at a time per device; progress through job.Throttle and the UI
 // goroutine). Live views show partial results with the viewer's
-// LiveVolume (an image filled block by block), PointsLayer.Append and
-// HeatmapLayer.SetBlock, and Plots (gonum/plot heat maps with colour bars
+// LiveVolume (an image filled block by block), the layers' Feeds
+// (PointsFeed.Append, HeatmapFeed.SetBlock), and Plots (gonum/plot heat maps with colour bars
 // and histograms in a tab beside the view). A Quitter decides what
 // closing the window does while jobs run.
 //

@@ -108,7 +108,7 @@ func (l *volumeLive) Partial(e job.Event) {
 		return
 	}
 	if il := l.layer.Load(); il != nil {
-		il.RefreshPlanes(b.Z0, b.Z0+b.Shape[0])
+		il.Feed().RefreshPlanes(b.Z0, b.Z0+b.Shape[0])
 	}
 }
 
@@ -214,7 +214,7 @@ func (l *pointsLive) Partial(e job.Event) {
 	}
 	l.count += len(pts)
 	if l.layer != nil {
-		l.layer.Append(pts...)
+		l.layer.Feed().Append(pts...)
 		return
 	}
 	l.pending = append(l.pending, pts...)
@@ -352,7 +352,7 @@ func (l *matrixLive) Partial(e job.Event) {
 	}
 	copy(m[ch.Row0*ch.Cols:], ch.Values)
 	if hl := l.layers[ch.Name]; hl != nil {
-		hl.SetBlock(ch.Row0, 0, ch.Rows, ch.Values)
+		hl.Feed().SetBlock(ch.Row0, 0, ch.Rows, ch.Values)
 	}
 	l.plots.Set(l.matrix(ch.Name, ch.Cols))
 }

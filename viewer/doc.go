@@ -48,11 +48,13 @@
 // the side panels' scroller) are in package widgets.
 //
 // Viewer methods and layer setters run on the UI goroutine (wrap calls
-// from elsewhere in fyne.Do). The live-update methods are safe from any
-// goroutine and merge their redraws: PointsLayer.Append (detections
-// arriving plane by plane), HeatmapLayer.SetBlock (a distance-matrix
+// from elsewhere in fyne.Do). What a job's goroutine may call is a
+// type of its own, a layer's Feed (feed.go), whose methods are safe from
+// any goroutine and merge their redraws: PointsFeed.Append (detections
+// arriving plane by plane), HeatmapFeed.SetBlock (a distance-matrix
 // chunk; unfilled cells are NaN and transparent) and
-// ImageLayer.RefreshPlanes (planes of a volume still being written).
+// ImageFeed.RefreshPlanes (planes of a volume still being written); the
+// layers themselves have no such method.
 //
 // # Points and curation
 //

@@ -22,8 +22,8 @@ func TestFeedWhileRemoved(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; ; i++ {
-			pts.Append(Point{Z: float64(i % 4), Y: 1, X: 1})
-			if err := hm.SetBlock(i%4, 0, 1, []float64{1, 2, 3, 4}); err != nil {
+			pts.Feed().Append(Point{Z: float64(i % 4), Y: 1, X: 1})
+			if err := hm.Feed().SetBlock(i%4, 0, 1, []float64{1, 2, 3, 4}); err != nil {
 				t.Error(err)
 				return
 			}

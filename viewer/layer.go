@@ -291,18 +291,6 @@ func (l *ImageLayer) setColormap(name string) error {
 	return nil
 }
 
-// RefreshPlanes drops the cached z planes [z0, z1) and redraws: call it
-// after writing those planes of a volume that is still being written.
-// Safe from any goroutine: it goes through the layer's loader, which is
-// set before the layer is handed out and carries its own way to the
-// viewer, and never reads l.v, which the UI goroutine clears when the
-// layer is removed. After that it does nothing.
-func (l *ImageLayer) RefreshPlanes(z0, z1 int) {
-	if l.ld != nil {
-		l.ld.refresh(z0, z1)
-	}
-}
-
 // current returns the plane on screen if it is the one asked for.
 func (l *ImageLayer) current() *plane {
 	if l.fixed != nil {
@@ -467,32 +455,6 @@ func (h *HeatmapLayer) plane() *plane {
 	return h.cur
 }
 
-// SetBlock fills the block of n rows from (r0, c0) with vals (row-major,
-// len(vals)/n columns) and redraws: a chunk of a distance matrix as it
-// finishes. Safe from any goroutine.
-func (h *HeatmapLayer) SetBlock(r0, c0, n int, vals []float64) error {
-	if n <= 0 || len(vals)%n != 0 {
-		return fmt.Errorf("heat map %s: %d values do not make %d rows", h.name, len(vals), n)
-	}
-	w := len(vals) / n
-	if r0 < 0 || c0 < 0 || r0+n > h.rows || c0+w > h.cols {
-		return fmt.Errorf("heat map %s: block %dx%d at (%d,%d) outside %dx%d", h.name, n, w, r0, c0, h.rows, h.cols)
-	}
-	h.mu.Lock()
-	// Copy on write: the plane being drawn is never modified.
-	old := volume.Float64s(h.cur.data)
-	nv := make([]float64, len(old))
-	copy(nv, old)
-	for r := range n {
-		copy(nv[(r0+r)*h.cols+c0:], vals[r*w:(r+1)*w])
-	}
-	h.cur = &plane{dtype: volume.Float64, rows: h.rows, cols: h.cols, data: volume.Bytes(nv)}
-	h.dirty = true
-	h.mu.Unlock()
-	h.redrawAnywhere()
-	return nil
-}
-
 // PointsLayer draws points: those of the slice in full, those within ±n
 // planes smaller and fainter. Its points can be edited (its model.PointSet):
 // added, selected, moved, deleted and given a class, each edit undoable,
@@ -532,14 +494,6 @@ func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *Points
 		l.opacity = math.Min(opts.Opacity, 1)
 	}
 	return l
-}
-
-// Append adds points and redraws: detections arriving plane by plane.
-// Safe from any goroutine. Appended points are not edits: they are not
-// undone and do not mark the layer modified.
-func (l *PointsLayer) Append(pts ...Point) {
-	l.PointSet.Append(pts...)
-	l.redrawAnywhere()
 }
 
 // InView returns how many points of the current slice were inside the

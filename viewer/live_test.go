@@ -68,7 +68,7 @@ func TestLiveVolumeStaysWithinBudget(t *testing.T) {
 			if err := lv.Write(z0, liveBlock(shape, z0, z0+block)); err != nil {
 				t.Fatal(err)
 			}
-			l.RefreshPlanes(z0, z0+block)
+			l.Feed().RefreshPlanes(z0, z0+block)
 			h.settle()
 			held := lv.HeldBytes() + l.ld.cachedBytes.Load()
 			peak = max(peak, held)
@@ -269,7 +269,7 @@ func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
 	if err := lv.Write(4, liveBlock(shape, 4, 10)); err != nil {
 		t.Fatal(err)
 	}
-	l.RefreshPlanes(4, 10)
+	l.Feed().RefreshPlanes(4, 10)
 	h.settle()
 	if c := at(8, 5); rawColour(c) {
 		t.Errorf("y slice after plane 8 was written: %v, still the raw", c)

@@ -161,7 +161,7 @@ func TestRefreshPlanesWhileTheLayerIsRemoved(t *testing.T) {
 				return
 			default:
 			}
-			l.RefreshPlanes(z, z+1)
+			l.Feed().RefreshPlanes(z, z+1)
 			select {
 			case refreshed <- struct{}{}:
 			default:

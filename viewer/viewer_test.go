@@ -387,7 +387,7 @@ func TestPointsOnTheirSlice(t *testing.T) {
 		}
 	}
 	// Appending live shows up after the merged redraw.
-	pl.Append(Point{Z: 13, Y: 20, X: 30, Type: "cell"})
+	pl.Feed().Append(Point{Z: 13, Y: 20, X: 30, Type: "cell"})
 	h.settle()
 	if got := ringEdge(20, 30); got.G < 200 {
 		t.Errorf("appended point not drawn: %v", got)
@@ -519,7 +519,7 @@ func TestHeatmapFillsLive(t *testing.T) {
 		t.Errorf("unfilled cell drew %v, want the background", got)
 	}
 	// Fill rows 1-2, columns 2-4.
-	if err := hm.SetBlock(1, 2, 2, []float64{5, 5, 5, 10, 10, 10}); err != nil {
+	if err := hm.Feed().SetBlock(1, 2, 2, []float64{5, 5, 5, 10, 10, 10}); err != nil {
 		t.Fatal(err)
 	}
 	h.settle()
@@ -535,7 +535,7 @@ func TestHeatmapFillsLive(t *testing.T) {
 	if v, ok := h.v.ValueAt(hm, 2, 3); !ok || v != 10 {
 		t.Errorf("value at (2,3) = %v %v", v, ok)
 	}
-	if err := hm.SetBlock(3, 5, 1, []float64{1, 2}); err == nil {
+	if err := hm.Feed().SetBlock(3, 5, 1, []float64{1, 2}); err == nil {
 		t.Error("a block past the edge was accepted")
 	}
 }
@@ -556,7 +556,7 @@ func TestRefreshPlanesOfVolumeBeingWritten(t *testing.T) {
 	for i := 2 * pb; i < 3*pb; i++ {
 		data[i] = 77
 	}
-	l.RefreshPlanes(2, 3)
+	l.Feed().RefreshPlanes(2, 3)
 	h.settle()
 	if got := h.pixelAt(h.panel(), 1, 1); got != gray(77) {
 		t.Errorf("after RefreshPlanes: %v, want 77", got)

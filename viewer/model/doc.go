@@ -12,7 +12,7 @@
 // the controls, calls the model's methods when the user acts, and
 // redraws when the model tells it of a change (LayerList.Watch,
 // PointSet.Watch). Observers are called on the goroutine that made the
-// change, which for every method but PointSet.Append is the UI goroutine.
+// change, which for every method but PointSet.Extend is the UI goroutine.
 //
 //	pts := model.NewPointSet(cells)
 //	pts.Watch(func() { redraw() })

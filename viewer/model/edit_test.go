@@ -171,18 +171,18 @@ func TestPreviewThenCommit(t *testing.T) {
 	}
 }
 
-// TestAppendIsNoEdit: points appended (a job's detections) are neither
+// TestAppendIsNoEdit: points appended with Extend (a job's detections) are neither
 // undone nor mark the set modified, and an index reserved by an add is
 // not taken by them.
 func TestAppendIsNoEdit(t *testing.T) {
 	m := NewPointSet(nil)
-	m.Append(pt(0, 0, 0, "cell"), pt(1, 1, 1, "non-cell"))
+	m.Extend(pt(0, 0, 0, "cell"), pt(1, 1, 1, "non-cell"))
 	if m.Modified() || m.CanUndo() || m.Len() != 2 {
 		t.Fatalf("append: modified %v, %d points", m.Modified(), m.Len())
 	}
 	v := m.Version()
 	i := m.AddPoint(pt(2, 2, 2, "cell"))
-	m.Append(pt(3, 3, 3, "cell"))
+	m.Extend(pt(3, 3, 3, "cell"))
 	if p, _ := m.Point(i); p != pt(2, 2, 2, "cell") || m.Version() == v {
 		t.Errorf("added point %d is %v", i, p)
 	}

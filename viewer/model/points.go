@@ -66,10 +66,10 @@ func (m *PointSet) changed() {
 	}
 }
 
-// Append adds points, not as edits: they are not undone and do not mark
+// Extend adds points, not as edits: they are not undone and do not mark
 // the layer modified (detections arriving plane by plane). Safe from any
 // goroutine; it tells no observer (the caller asks for a redraw).
-func (m *PointSet) Append(pts ...Point) { m.s.add(pts) }
+func (m *PointSet) Extend(pts ...Point) { m.s.add(pts) }
 
 // Len returns the number of live points.
 func (m *PointSet) Len() int {
