@@ -40,10 +40,12 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 	name := displayName(spec)
 	var l Layer
 	if points.IsPointsFile(path) {
-		pl, err := v.openPoints(path, name, nil)
+		pts, ps, order, err := readPoints(path, nil)
 		if err != nil {
 			return nil, err
 		}
+		pl := v.AddPoints(name, pts)
+		pl.path, pl.reviewOrder, pl.prob = path, order, ps
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)
@@ -71,24 +73,25 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 // reviewed in the classifier's order, as a CSV with a probability
 // column is.
 func (v *Viewer) OpenScored(path string, score func(z, y, x float64) (float64, bool)) (*PointsLayer, error) {
-	pl, err := v.openPoints(path, displayName(path), score)
+	pts, ps, order, err := readPoints(path, score)
 	if err != nil {
 		return nil, err
 	}
-	pl.spec = path
+	pl := v.AddPoints(displayName(path), pts)
+	pl.path, pl.reviewOrder, pl.prob, pl.spec = path, order, ps, path
 	v.updateTitle()
 	v.addRecent(path)
 	return pl, nil
 }
 
-// openPoints reads a points file as a new layer; its probabilities come
-// from score when given, else from the file's probability column.
-func (v *Viewer) openPoints(path, name string, score func(z, y, x float64) (float64, bool)) (*PointsLayer, error) {
-	pts, err := points.Read(path)
-	if err != nil {
-		return nil, err
+// readPoints reads a points file; its probabilities come from score when
+// given, else from the file's probability column. With one per point,
+// the points without one become unknown and the walk's order is
+// returned; else ps and order are nil.
+func readPoints(path string, score func(z, y, x float64) (float64, bool)) (pts []Point, ps []float64, order []int32, err error) {
+	if pts, err = points.Read(path); err != nil {
+		return nil, nil, nil, err
 	}
-	var ps []float64
 	if score != nil {
 		ps = make([]float64, len(pts))
 		for i, p := range pts {
@@ -101,13 +104,10 @@ func (v *Viewer) openPoints(path, name string, score func(z, y, x float64) (floa
 	} else {
 		ps = probabilities(path)
 	}
-	order := reviewOrder(ps, pts) // classified points: see points_order.go
-	pl := v.AddPoints(name, pts)
-	pl.path, pl.reviewOrder = path, order
-	if order != nil {
-		pl.prob = ps
+	if order = reviewOrder(ps, pts); order == nil {
+		ps = nil
 	}
-	return pl, nil
+	return pts, ps, order, nil
 }
 
 // openVolume opens spec as a volume: a NeXus scan named without a
