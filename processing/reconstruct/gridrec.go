@@ -196,14 +196,17 @@ func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
 	if !bandMeets(x0, g, b0, b1) {
 		return
 	}
-	var wx, wy [kbWidth + 1]float64
+	var wx, wy, w [kbWidth + 1]float64
 	var ix [kbWidth + 1]int
 	r.weights(&wx, x0, x)
 	r.weights(&wy, y0, y)
+	// Only the band's cells, which another core's band never holds:
+	// adding a zero weight to another band's cell would still write it.
+	m := 0
 	for k := range wx {
-		ix[k] = wrap(x0+k, g)
-		if ix[k] < b0 || ix[k] >= b1 {
-			wx[k] = 0
+		if gx := wrap(x0+k, g); gx >= b0 && gx < b1 {
+			ix[m], w[m] = gx, wx[k]
+			m++
 		}
 	}
 	vr, vi := real(v), imag(v)
@@ -211,9 +214,9 @@ func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
 		gy := wrap(y0+ky, g)
 		row := r.cells[gy*g : gy*g+g]
 		ar, ai := vr*wy, vi*wy
-		for k, w := range wx {
+		for k := range m {
 			c := &row[ix[k]]
-			*c = complex(real(*c)+ar*w, imag(*c)+ai*w)
+			*c = complex(real(*c)+ar*w[k], imag(*c)+ai*w[k])
 		}
 	}
 }
