@@ -48,8 +48,9 @@ const (
 	// spectraRound is how many projections per core are transformed
 	// before they are spread: the transforms of every projection at once
 	// would be len(Angles)·p·8 bytes, which the memory plan (plan.go)
-	// does not hold.
-	spectraRound = 2
+	// does not hold; 16 a core (≈100 KB a core at p = 768) is enough for
+	// spreadRound's frequency-major order to find its cells in cache.
+	spectraRound = 16
 	kbWidth      = 6    // kernel width in grid cells
 	kbSteps      = 1000 // table samples per cell
 	kbSigma      = 1.5  // grid oversampling
@@ -327,9 +328,7 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 			}
 		})
 		r.bands(func(_, b0, b1 int) {
-			for a := a0; a < a1; a++ {
-				r.spreadSpectrum(r.spectra[(a-a0)*half:(a-a0+1)*half], a, scale, b0, b1)
-			}
+			r.spreadRound(a0, a1, half, scale, b0, b1)
 		})
 		if err := ctx.Err(); err != nil {
 			return err
@@ -354,12 +353,15 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	return ctx.Err()
 }
 
-// spreadSpectrum spreads the transform spec (frequencies 0…p/2) of
-// projection a onto the grid columns [b0, b1), scale grid cells per
-// frequency.
-func (r *Gridrec) spreadSpectrum(spec []complex128, a int, scale float64, b0, b1 int) {
-	c, s := r.cos[a], r.sin[a]
-	for k, v := range spec {
+// spreadRound spreads the transforms of projections a0…a1−1 (in
+// r.spectra, half = p/2+1 frequencies each) onto the grid columns
+// [b0, b1), scale grid cells per frequency: frequency by frequency
+// across the round's angles, so that consecutive samples fall in
+// neighbouring cells (one radius, neighbouring angles), which the caches
+// still hold, where projection by projection each sample's cells were a
+// radius' length from the last's.
+func (r *Gridrec) spreadRound(a0, a1, half int, scale float64, b0, b1 int) {
+	for k := 0; k < half; k++ {
 		ph := r.phase[k]
 		if ph == 0 {
 			continue
@@ -368,7 +370,10 @@ func (r *Gridrec) spreadSpectrum(spec []complex128, a int, scale float64, b0, b1
 		if k == r.p/2 { // spread at −p/2, as the full range has it
 			kk = -kk
 		}
-		r.spreadBand(kk*c, -kk*s, v*ph, b0, b1)
+		for a := a0; a < a1; a++ {
+			v := r.spectra[(a-a0)*half+k]
+			r.spreadBand(kk*r.cos[a], -kk*r.sin[a], v*ph, b0, b1)
+		}
 	}
 }
 
