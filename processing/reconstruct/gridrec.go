@@ -16,9 +16,10 @@ import (
 // 3772, 1999; Marone and Stampanoni, J. Synchrotron Rad. 19, 2012): by
 // the Fourier slice theorem each projection's transform is a line
 // through the slice's 2D transform, so the projections are transformed
-// (padded as FBP pads them), weighted by FBP's filter (the ramp is the
-// polar samples' density), spread onto a Cartesian grid twice the
-// slice's size by a Kaiser-Bessel kernel six cells wide (Beatty, Nishimura
+// (padded to the grid's length, radialLength), weighted by FBP's filter
+// (the ramp is the polar samples' density), spread onto a Cartesian grid
+// 1.5 times the slice's size (gridSize) by a Kaiser-Bessel kernel six
+// cells wide (Beatty, Nishimura
 // and Pauly, IEEE TMI 24, 2005), transformed back in one 2D FFT, and
 // divided by the kernel's own transform. It computes what FBP does
 // without FBP's linear interpolation, in O(N² log N) per slice instead
