@@ -79,7 +79,7 @@ var Spec = &pipeline.Spec{
 			Help: "window of the sorting method's median filter, in columns; 0: scaled to the detector, 11 per 2,560 columns (odd, at least 3)",
 			Check: func(v any) error {
 				if v.(int) < 0 {
-					return fmt.Errorf("--stripe-size must be 0 (scaled to the detector) or a window of at least 1 column")
+					return fmt.Errorf("want 0 (scaled to the detector) or a window of at least 1 column")
 				}
 				return nil
 			}},
