@@ -41,10 +41,14 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 	name := displayName(spec)
 	var l Layer
 	if points.IsPointsFile(path) {
-		pl, err := openPoints(v, path, name, nil)
+		pts, ps, order, err := readPoints(path, nil)
 		if err != nil {
 			return nil, err
 		}
+		pl := v.AddPoints(name, pts)
+		pl.path = path
+		pl.SetReviewOrder(order)
+		pl.SetProbabilities(ps)
 		l = pl
 	} else {
 		vol, maps, err := openVolume(spec)
@@ -72,24 +76,27 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 // reviewed in the classifier's order, as a CSV with a probability
 // column is.
 func (v *Viewer) OpenScored(path string, score func(z, y, x float64) (float64, bool)) (*PointsLayer, error) {
-	pl, err := openPoints(v, path, displayName(path), score)
+	pts, ps, order, err := readPoints(path, score)
 	if err != nil {
 		return nil, err
 	}
-	pl.spec = path
+	pl := v.AddPoints(displayName(path), pts)
+	pl.path, pl.spec = path, path
+	pl.SetReviewOrder(order)
+	pl.SetProbabilities(ps)
 	v.updateTitle()
 	v.addRecent(path)
 	return pl, nil
 }
 
-// openPoints reads a points file as a new layer; its probabilities come
-// from score when given, else from the file's probability column.
-func openPoints(v *Viewer, path, name string, score func(z, y, x float64) (float64, bool)) (*PointsLayer, error) {
-	pts, err := points.Read(path)
-	if err != nil {
-		return nil, err
+// readPoints reads a points file; its probabilities come from score when
+// given, else from the file's probability column. With one per point,
+// the points without one become unknown and the walk's order is
+// returned; else ps and order are nil.
+func readPoints(path string, score func(z, y, x float64) (float64, bool)) (pts []Point, ps []float64, order []int32, err error) {
+	if pts, err = points.Read(path); err != nil {
+		return nil, nil, nil, err
 	}
-	var ps []float64
 	if score != nil {
 		ps = make([]float64, len(pts))
 		for i, p := range pts {
@@ -102,12 +109,8 @@ func openPoints(v *Viewer, path, name string, score func(z, y, x float64) (float
 	} else {
 		ps = model.ReadProbabilities(path)
 	}
-	order, prob := model.ReviewOf(ps, pts) // classified points: see model/order.go
-	pl := v.AddPoints(name, pts)
-	pl.path = path
-	pl.SetReviewOrder(order)
-	pl.SetProbabilities(prob)
-	return pl, nil
+	order, ps = model.ReviewOf(ps, pts) // classified points: see model/order.go
+	return pts, ps, order, nil
 }
 
 // openVolume opens spec as a volume: a NeXus scan named without a

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,5 +236,31 @@ func TestHeatmapClickSelectsMap(t *testing.T) {
 	}
 	if !strings.Contains(h.v.dims.mapLabel.Text, "map 3/4") {
 		t.Errorf("map slider label %q", h.v.dims.mapLabel.Text)
+	}
+}
+
+// In grid mode cells detected on one channel are drawn over each
+// channel of the same extent (signal and background side by side, as a
+// user checks candidates), not over an image of another shape.
+func TestGridPointsOverEachChannel(t *testing.T) {
+	h := newHarness(t)
+	h.v.win.Resize(fyne.NewSize(1280, 800))
+	grey := func(z, y, x int) float64 { return 40 }
+	ch0, _ := h.v.AddImage("ch0", memVolume(t, volume.Uint8, [3]int{6, 50, 70}, grey), ImageOptions{})
+	ch1, _ := h.v.AddImage("ch1", memVolume(t, volume.Uint8, [3]int{6, 50, 70}, grey), ImageOptions{})
+	other, _ := h.v.AddImage("other", memVolume(t, volume.Uint8, [3]int{6, 30, 30}, grey), ImageOptions{})
+	pts := h.v.AddPoints("cells", []Point{{Z: 3, Y: 20, X: 40, Type: "cell"}})
+	h.v.PlaceAbove(pts, ch0)
+	h.v.SetGrid(true)
+	h.v.SetSlice(3)
+	h.settle()
+	for _, img := range []*ImageLayer{ch0, ch1} {
+		p := h.panelOf(img)
+		if _, n := h.greenAround(p, 20, 40, 4); n == 0 {
+			t.Errorf("%s's panel (layers %v) does not draw the cell at 20,40", img.Name(), names(p.group))
+		}
+	}
+	if p := h.panelOf(other); slices.Contains(p.group, Layer(pts)) {
+		t.Errorf("the points are drawn over %s, an image of another shape", other.Name())
 	}
 }

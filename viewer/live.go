@@ -272,20 +272,6 @@ func cleanSpec(spec string) string {
 	return p + ":" + ds
 }
 
-// Specs returns the file specs of the open layers, top first, without
-// repeats.
-func (v *Viewer) Specs() []string {
-	var out []string
-	seen := map[string]bool{}
-	for i := v.stack.Len() - 1; i >= 0; i-- {
-		if s := v.stack.At(i).base().spec; s != "" && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // PlaceAbove ties l to ref, the layer it was computed from (points
 // over the image they were found in): grid mode draws l in ref's panel.
 // l stays where it is, on top of the list when new, drawn over every

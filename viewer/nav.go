@@ -212,8 +212,31 @@ func (v *Viewer) setNav(n nav) {
 // gridGroups returns the panels of grid mode, bottom to top: each
 // visible image or heat map with the visible points layers computed
 // from it (PlaceAbove) or, for the others, the points layers just above
-// it; layers in a group keep the stack's order.
+// it; layers in a group keep the stack's order. A points layer is also
+// drawn over every other image of its image's extent (the other
+// channels of one acquisition): cells detected on the signal are
+// checked against the background side by side.
 func gridGroups(layers []Layer) [][]Layer {
+	groups := gridHeads(layers)
+	for g, grp := range groups {
+		head, ok := grp[0].(*ImageLayer)
+		if !ok {
+			continue
+		}
+		for _, l := range grp[1:] {
+			for h := range groups {
+				if other, ok := groups[h][0].(*ImageLayer); ok && h != g && other.extent() == head.extent() && !slices.Contains(groups[h], l) {
+					groups[h] = append(groups[h], l)
+				}
+			}
+		}
+	}
+	return groups
+}
+
+// gridHeads groups each points layer with one image: the one it was
+// computed from, else the one below it.
+func gridHeads(layers []Layer) [][]Layer {
 	var groups [][]Layer
 	head := map[Layer]int{} // an image's group
 	for _, l := range layers {

@@ -170,7 +170,7 @@ func TestMenusAndOpenDialog(t *testing.T) {
 // image they were found in (PlaceAbove, as the panel does), stay on top
 // of the layer list and show over an opaque image above that one; the
 // list's order is the drawing order; grid mode still draws them in the
-// image's panel. New points and an opened layer go on top too.
+// image's panel (and over the other channel of its extent). New points and an opened layer go on top too.
 func TestNewResultsOnTopAndSeen(t *testing.T) {
 	h := newHarness(t)
 	ch0, _ := h.v.AddImage("ch0", memVolume(t, volume.Uint16, [3]int{4, 40, 40}, func(z, y, x int) float64 { return 100 }), ImageOptions{Contrast: [2]float64{0, 1000}})
@@ -195,8 +195,9 @@ func TestNewResultsOnTopAndSeen(t *testing.T) {
 	h.v.MoveLayer(pts, +1)
 	h.v.SetGrid(true)
 	h.settle()
-	if len(h.v.panels) != 2 || !slices.Equal(h.v.panels[0].group, []Layer{ch0, pts}) || !slices.Equal(h.v.panels[1].group, []Layer{ch1}) {
-		t.Fatalf("grid panels %v, %v: want the points in ch0's", names(h.v.panels[0].group), names(h.v.panels[1].group))
+	// ch1 has ch0's extent: the points show over both (TestGridPointsOverEachChannel).
+	if len(h.v.panels) != 2 || !slices.Equal(h.v.panels[0].group, []Layer{ch0, pts}) || !slices.Equal(h.v.panels[1].group, []Layer{ch1, pts}) {
+		t.Fatalf("grid panels %v, %v: want the points in ch0's and over ch1 too", names(h.v.panels[0].group), names(h.v.panels[1].group))
 	}
 	h.v.SetGrid(false)
 	np := h.v.NewPointsLayer()

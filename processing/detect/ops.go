@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/ndimage"
 )
 
 // Ops are the device operations of cell detection, one implementation per
@@ -193,27 +194,12 @@ func align8(n int64) int64 { return (n + 7) &^ 7 }
 
 // gaussWeights returns the weights w[0..radius] of a normalised
 // Gaussian of σ sigma truncated at radius (w[0] the centre), as SciPy's
-// gaussian_filter1d makes them: exp(−x²/2σ²) divided by their sum over
-// [−radius, radius] (Gonzalez & Woods, the sampled Gaussian). σ = 0 gives
-// the identity.
+// gaussian_filter1d makes them (ndimage.GaussianWeights), in float32.
 func gaussWeights(sigma float64, radius int) []float32 {
-	w := make([]float32, radius+1)
-	if sigma <= 0 || radius == 0 {
-		w[0] = 1
-		return w
-	}
-	f := make([]float64, radius+1)
-	sum := 0.0
-	for i := range f {
-		f[i] = math.Exp(-0.5 * float64(i*i) / (sigma * sigma))
-		if i == 0 {
-			sum += f[i]
-		} else {
-			sum += 2 * f[i]
-		}
-	}
-	for i := range f {
-		w[i] = float32(f[i] / sum)
+	f := ndimage.GaussianWeights(sigma, radius)
+	w := make([]float32, len(f))
+	for i, v := range f {
+		w[i] = float32(v)
 	}
 	return w
 }
@@ -235,21 +221,8 @@ func prepareWork(be gpu.Backend, work *gpu.Buffer, p *PlaneParams) error {
 }
 
 // reflectIndex maps index i into [0, n) the way SciPy's mode 'reflect' does
-// (d c b a | a b c d | d c b a), for any overhang.
-func reflectIndex(i, n int) int {
-	if n == 1 {
-		return 0
-	}
-	p := 2 * n
-	i %= p
-	if i < 0 {
-		i += p
-	}
-	if i >= n {
-		i = p - 1 - i
-	}
-	return i
-}
+// (ndimage.Reflect).
+func reflectIndex(i, n int) int { return ndimage.Reflect(i, n) }
 
 // BallParams describes one call of the 3D ball filter.
 type BallParams struct {

@@ -61,8 +61,8 @@ func WriteXML(w io.Writer, cands []Candidate) error {
 	return bw.Flush()
 }
 
-// WriteFiles writes cands as CSV to csvPath and, unless xmlPath is "",
-// as cellfinder XML to xmlPath. Both are written under temporary names
+// WriteFiles writes cands as CSV to csvPath and as cellfinder XML to
+// xmlPath, each unless its path is "". Both are written under temporary names
 // and committed together (outfile.CommitAll): when either fails, at any
 // step, both targets keep what they held before, so a failed rerun never
 // destroys the previous run's CSV nor leaves a CSV beside an older XML.
@@ -71,9 +71,6 @@ func WriteFiles(csvPath, xmlPath string, cands []Candidate) error {
 		path  string
 		write func(io.Writer, []Candidate) error
 	}{{csvPath, WriteCSV}, {xmlPath, WriteXML}}
-	if xmlPath == "" {
-		outs = outs[:1]
-	}
 	var files []*outfile.File
 	defer func() {
 		for _, f := range files {
@@ -81,6 +78,9 @@ func WriteFiles(csvPath, xmlPath string, cands []Candidate) error {
 		}
 	}()
 	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
 		f, err := outfile.Create(o.path)
 		if err != nil {
 			return err

@@ -20,7 +20,7 @@ func paths(in, csv string, xml bool) iocheck.Paths {
 		Inputs:  []iocheck.Input{{Name: "input", Path: in}},
 		Outputs: []iocheck.Output{{Name: "output", Path: csv}},
 	}
-	if xml && csv != "" {
+	if xml && csv != "" && !strings.EqualFold(filepath.Ext(csv), ".xml") {
 		p.Outputs = append(p.Outputs, iocheck.Output{Name: "XML output (named after the CSV)", Path: xmlPath(csv)})
 	}
 	return p

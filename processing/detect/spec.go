@@ -1,10 +1,12 @@
 package detect
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/voxlab/voxlab/processing/job"
@@ -37,7 +39,7 @@ var Spec = &pipeline.Spec{
 	ArgsHelp: "an input volume and an output CSV",
 	Args: []pipeline.Param{
 		{Name: "in", Kind: pipeline.Input, Label: "Light-sheet volume", Help: "a folder of TIFF planes, a TIFF stack, HDF5 or NPY"},
-		{Name: "out", Kind: pipeline.Output, Label: "Output", Default: "cells.csv", Help: "CSV of z,y,x,type (and cellfinder's XML with --xml)"},
+		{Name: "out", Kind: pipeline.Output, Label: "Output", Default: "cells.csv", Help: "CSV of z,y,x,type (and cellfinder's XML beside it with --xml); a name ending .xml writes cellfinder's XML alone"},
 	},
 	Params: []pipeline.Param{
 		{Name: "voxel-size", Kind: pipeline.Floats, Len: 3, Axes: "z,y,x", Label: "Voxel size z,y,x", Unit: "µm",
@@ -171,11 +173,13 @@ func outputs(out string, xml bool) (csvPath, xmlOut string, err error) {
 	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
 		return "", "", fmt.Errorf("output %s: the folder %s does not exist", out, filepath.Dir(out))
 	}
+	if strings.EqualFold(filepath.Ext(out), ".xml") {
+		// OUT.xml is cellfinder's XML alone (--xml or not): a CSV
+		// under an .xml name would be wrong data that no reader takes.
+		return "", out, nil
+	}
 	if xml {
 		xmlOut = xmlPath(out)
-		if xmlOut == out {
-			return "", "", fmt.Errorf("output %s: the XML file would replace it; name the CSV *.csv", out)
-		}
 	}
 	return out, xmlOut, nil
 }
@@ -235,7 +239,8 @@ type Summary struct {
 // report says what a run, or the merge of tasks tasks, did.
 func (j *volumeJob) report(res *Result, backend string, took time.Duration, tasks int) *pipeline.Report {
 	p, _ := j.cfg.Params(j.vol.Info)
-	s := Summary{Input: j.vol.Name, Output: j.csv, XML: j.xml, Structures: res.Structures, Split: res.Split,
+	out := cmp.Or(j.csv, j.xml)
+	s := Summary{Input: j.vol.Name, Output: out, XML: j.xml, Structures: res.Structures, Split: res.Split,
 		Planes: p.Planes(), Seconds: took.Seconds(), Batch: res.Batch, Backend: backend, Pinned: res.Pinned,
 		PeakDevice: res.PeakDevice, VoxelSize: j.cfg.VoxelSize, VoxelFrom: j.voxelFrom, Warnings: res.Warnings, Tasks: tasks}
 	for _, c := range res.Candidates {
@@ -249,13 +254,13 @@ func (j *volumeJob) report(res *Result, backend string, took time.Duration, task
 		s.PlanesPerS = float64(s.Planes) / took.Seconds()
 	}
 	note := fmt.Sprintf("detect: %d cells and %d artifacts in %d planes (%.1f planes/s, batch %d, peak device %s) → %s",
-		s.Cells, s.Artifacts, s.Planes, s.PlanesPerS, s.Batch, plan.FormatBytes(s.PeakDevice), j.csv)
+		s.Cells, s.Artifacts, s.Planes, s.PlanesPerS, s.Batch, plan.FormatBytes(s.PeakDevice), out)
 	if tasks > 0 {
 		note = fmt.Sprintf("merge detect: %d cells and %d artifacts in %d planes from %d tasks, merged in %.1f s (the tasks' batch up to %d, peak device %s) → %s",
-			s.Cells, s.Artifacts, s.Planes, tasks, s.Seconds, s.Batch, plan.FormatBytes(s.PeakDevice), j.csv)
+			s.Cells, s.Artifacts, s.Planes, tasks, s.Seconds, s.Batch, plan.FormatBytes(s.PeakDevice), out)
 	}
 	notes := []string{note}
-	if j.xml != "" {
+	if j.xml != "" && j.csv != "" {
 		notes = append(notes, "detect: cellfinder XML → "+j.xml)
 	}
 	return &pipeline.Report{Summary: s, Notes: notes}

@@ -3,6 +3,7 @@ package detect
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,16 +61,41 @@ func TestSpecRunsTheExample(t *testing.T) {
 	if s.Cells+s.Artifacts != len(res.Candidates) || s.Cells == 0 || s.VoxelFrom != "file" {
 		t.Errorf("summary %+v, %d candidates", s, len(res.Candidates))
 	}
+
+	// OUT.xml is cellfinder's XML, alone, with or without --xml.
+	for _, xml := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("only-%v.XML", xml))
+		vals["xml"] = xml
+		j, err := Spec.Open(pipeline.Request{Args: []string{args[0], out}, Values: vals})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := j.Run(context.Background(), job.NewProgress("detect", func(job.Event) {}), d)
+		j.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		WriteXML(&want, res.Candidates)
+		if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("--xml=%v: %s is not the candidates' XML (%v):\n%.300s", xml, out, err, got)
+		}
+		if es, _ := filepath.Glob(strings.TrimSuffix(out, ".XML") + ".*"); len(es) != 1 {
+			t.Errorf("--xml=%v: files %v, want the XML alone", xml, es)
+		}
+		if s := rep.Summary.(Summary); s.Output != out {
+			t.Errorf("--xml=%v: summary names %q, want %q", xml, s.Output, out)
+		}
+	}
 }
 
-// TestOutputsRefused: an output that is a folder, in a missing folder,
-// or whose XML would replace it, is refused before any work.
+// TestOutputsRefused: an output that is a folder or in a missing folder
+// is refused before any work.
 func TestOutputsRefused(t *testing.T) {
 	dir := t.TempDir()
 	for out, want := range map[string]string{
 		dir:                               "is a folder",
 		filepath.Join(dir, "no", "c.csv"): "does not exist",
-		filepath.Join(dir, "cells.xml"):   "would replace it",
 	} {
 		if _, _, err := outputs(out, true); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", out, err, want)

@@ -183,50 +183,19 @@ func (s volSource) Source() volume.Source { return s.v.Source() }
 
 // openScan opens a tomography scan with its own darks and flats (a
 // NeXus file, split by image_key) or a plain volume, and darks and
-// flats from files when given.
+// flats from files when given (volume.OpenScanInputs).
 func openScan(in, darks, flats string) (*scan, error) {
-	s := &scan{name: in}
-	path, _ := volume.SplitSpec(in)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	sc, ok, err := volume.OpenScan(path)
-	switch {
-	case err != nil:
+	in2, err := volume.OpenScanInputs(in, darks, flats)
+	if err != nil {
 		return nil, err
-	case ok:
-		s.closer = append(s.closer, sc.Close)
-		s.in.Projections = volSource{sc.Projections}
-		if sc.Darks != nil {
-			s.in.Darks, s.darks = volSource{sc.Darks}, fmt.Sprintf("%s (%s %s)", path, sc.Markers, sc.DarkKey)
-		}
-		if sc.Flats != nil {
-			s.in.Flats, s.flats = volSource{sc.Flats}, fmt.Sprintf("%s (%s %s)", path, sc.Markers, sc.FlatKey)
-		}
-	default:
-		v, err := volume.Open(in)
-		if err != nil {
-			return nil, err
-		}
-		s.closer = append(s.closer, v.Close)
-		s.in.Projections = volSource{v}
 	}
-	for _, extra := range []struct {
-		spec string
-		dst  *volume.Source
-		name *string
-	}{{darks, &s.in.Darks, &s.darks}, {flats, &s.in.Flats, &s.flats}} {
-		if extra.spec == "" {
-			continue
-		}
-		v, err := volume.Open(extra.spec)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.closer = append(s.closer, v.Close)
-		*extra.dst, *extra.name = volSource{v}, extra.spec
-		s.files = append(s.files, extra.spec)
+	s := &scan{name: in, closer: []func() error{in2.Close}, darks: in2.DarksFrom, flats: in2.FlatsFrom, files: in2.Files}
+	s.in.Projections = volSource{in2.Projections}
+	if in2.Darks != nil {
+		s.in.Darks = volSource{in2.Darks}
+	}
+	if in2.Flats != nil {
+		s.in.Flats = volSource{in2.Flats}
 	}
 	return s, nil
 }

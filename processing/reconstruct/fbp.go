@@ -281,7 +281,9 @@ func (f *FBP) backProjectBlock(w *fbpWorker, dst []float32, i0 int) {
 // row, under 2⁻³³ a step, is ~1e-7 of a column.
 func accumulate(acc []float64, col []float32, u, c float64) {
 	fu, fc := fixed(u), fixed(c)
-	for j := range acc {
+	done := accumulateVector(acc, col, fu, fc)
+	fu += int64(done) * fc
+	for j := done; j < len(acc); j++ {
 		acc[j] += lerp(col, fu)
 		fu += fc
 	}
@@ -290,7 +292,9 @@ func accumulate(acc []float64, col []float32, u, c float64) {
 // accumulate2 is accumulate of two projections at once.
 func accumulate2(acc []float64, ca []float32, ua, c float64, cb []float32, ub, d float64) {
 	fa, fc, fb, fd := fixed(ua), fixed(c), fixed(ub), fixed(d)
-	for j := range acc {
+	done := accumulate2Vector(acc, ca, fa, fc, cb, fb, fd)
+	fa, fb = fa+int64(done)*fc, fb+int64(done)*fd
+	for j := done; j < len(acc); j++ {
 		acc[j] += lerp(ca, fa) + lerp(cb, fb)
 		fa += fc
 		fb += fd

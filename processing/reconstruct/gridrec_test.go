@@ -12,12 +12,7 @@ import (
 // s = x·cos θ − y·sin θ, P_a the DFT of projection a zero-padded by pad
 // columns and then to p about the axis, and w_k = π·H(k)/(2·angles·p)
 // with H the test's own filter (naiveFilter), its even part.
-func directFourier(sino []float64, angles []float64, cols, pad int, centre float64, filter string, i, j, n int) float64 {
-	width := cols + 2*pad
-	p := 64
-	for p < 2*width {
-		p *= 2
-	}
+func directFourier(sino []float64, angles []float64, cols, pad, p int, centre float64, filter string, i, j, n int) float64 {
 	h := naiveFilter(p, filter)
 	x, y := float64(j-n/2), float64(i-n/2)
 	var sum float64
@@ -90,7 +85,7 @@ func TestGridrec(t *testing.T) {
 					if (i-32)*(i-32)+(j-32)*(j-32) > 32*32 {
 						continue
 					}
-					want := directFourier(sino, angles, cols, pad, 32, f.String(), i, j, cols)
+					want := directFourier(sino, angles, cols, pad, gr.p, 32, f.String(), i, j, cols)
 					worst = math.Max(worst, math.Abs(float64(got[i*cols+j])-want))
 				}
 			}

@@ -31,6 +31,9 @@ func (j *reconJob) attrs(centre string) map[string]any {
 		"reconstruct_dezing":        c.Dezing != nil,
 		"reconstruct_voxel_size_um": j.voxel,
 	}
+	if c.Stripes == "sorting" {
+		a["reconstruct_stripe_size"] = c.StripeSize
+	}
 	if c.Sweep != nil {
 		a["reconstruct_center_sweep"] = c.Sweep
 	} else {

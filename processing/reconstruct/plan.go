@@ -141,16 +141,17 @@ func (j *reconJob) slicerBytes() int64 {
 		return j.fbpBytes()
 	}
 	g := j.cfg.geometry(j.angles, j.cols, float64(j.cols)/2)
-	n, grid := int64(j.cols), int64(2*j.cols)
-	p := int64(PaddedLength(j.cols + 2*g.Pad))
+	n, grid := int64(j.cols), int64(gridSize(j.cols))
+	p := int64(radialLength(j.cols+2*g.Pad, int(grid)))
 	workers := int64(runtime.GOMAXPROCS(0))
 	// Shared: the grid, the deapodisation (n²), the weights, the angles' cos and sin,
 	// the projections' spectra (spectraRound a worker) and the kernel's
-	// table. A worker's: a padded row and its real FFT's work (2p), the
-	// grid's complex FFT (4·grid) and real FFT (2·grid) with a column and
-	// a line of the grid.
-	shared := grid*grid*16 + n*n*8 + p*8 + int64(j.nproj)*16 + spectraRound*workers*(p/2+1)*16 + (kbWidth/2*kbSteps+2)*8 + grid*8
-	perWorker := p*8 + p*16 + grid*32 + grid*16 + grid*16 + grid*8
+	// table and its rows. A worker's: a padded row and its real FFT's
+	// work (2p), the grid's complex FFT (4·grid) and real FFT (2·grid)
+	// with columnBlock columns and a line of the grid.
+	shared := grid*grid*16 + n*n*8 + p*8 + int64(j.nproj)*16 + spectraRound*workers*(p/2+1)*16 +
+		(kbWidth/2*kbSteps+2)*8 + (kbSteps+1)*(kbWidth+1)*8 + grid*8
+	perWorker := p*8 + p*16 + grid*32 + grid*16 + columnBlock*grid*16 + grid*8
 	return shared + workers*perWorker
 }
 

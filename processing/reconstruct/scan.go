@@ -28,48 +28,17 @@ func (s *scan) Close() {
 	}
 }
 
-// openScan opens a tomography scan: a NeXus file split by its image key
-// (volume.OpenScan), or a plain volume of projections, with darks and
-// flats from files when given (which take the place of the file's own).
+// openScan opens a tomography scan (volume.OpenScanInputs: a NeXus file
+// split by its image key, or a plain volume of projections, with darks
+// and flats from files when given) and checks it has what a
+// reconstruction needs.
 func openScan(in, darks, flats string) (*scan, error) {
-	s := &scan{name: in}
-	path, _ := volume.SplitSpec(in)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	sc, ok, err := volume.OpenScan(path)
-	switch {
-	case err != nil:
+	in2, err := volume.OpenScanInputs(in, darks, flats)
+	if err != nil {
 		return nil, err
-	case ok:
-		s.closers = append(s.closers, sc.Close)
-		s.proj, s.darks, s.flats, s.angles = sc.Projections, sc.Darks, sc.Flats, sc.Angles
-		s.darksFrom = fmt.Sprintf("%s (%s %s)", path, sc.Markers, sc.DarkKey)
-		s.flatsFrom = fmt.Sprintf("%s (%s %s)", path, sc.Markers, sc.FlatKey)
-	default:
-		v, err := volume.Open(in)
-		if err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, v.Close)
-		s.proj = v
 	}
-	for _, extra := range []struct {
-		spec string
-		dst  **volume.Volume
-		from *string
-	}{{darks, &s.darks, &s.darksFrom}, {flats, &s.flats, &s.flatsFrom}} {
-		if extra.spec == "" {
-			continue
-		}
-		v, err := volume.Open(extra.spec)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		s.closers = append(s.closers, v.Close)
-		*extra.dst, *extra.from = v, extra.spec
-	}
+	s := &scan{name: in, angles: in2.Angles, proj: in2.Projections, darks: in2.Darks, flats: in2.Flats,
+		darksFrom: in2.DarksFrom, flatsFrom: in2.FlatsFrom, closers: []func() error{in2.Close}}
 	if err := s.check(); err != nil {
 		s.Close()
 		return nil, err

@@ -1,38 +1,32 @@
 package reconstruct
 
-import "math"
+import (
+	"math"
 
-// reflect maps index i into 0…n−1 as scipy.ndimage's mode 'reflect'
-// (d c b a | a b c d | d c b a): the edge value repeated, for any i.
-func reflect(i, n int) int {
-	if n == 1 {
-		return 0
-	}
-	p := 2 * n
-	i %= p
-	if i < 0 {
-		i += p
-	}
-	if i >= n {
-		i = p - 1 - i
-	}
-	return i
-}
+	"github.com/voxlab/voxlab/processing/ndimage"
+)
+
+// reflect is scipy.ndimage's mode 'reflect' (ndimage.Reflect).
+func reflect(i, n int) int { return ndimage.Reflect(i, n) }
 
 // gaussianWeights are scipy.ndimage.gaussian_filter1d's weights for
-// sigma: radius int(4·sigma + 0.5) (truncate 4), normalised to sum 1.
+// sigma (truncate 4), all 2r+1 of them from −r to r
+// (ndimage.GaussianWeights, which holds one side).
 func gaussianWeights(sigma float64) []float64 {
-	r := int(4*sigma + 0.5)
+	r := ndimage.GaussianRadius(sigma)
+	half := ndimage.GaussianWeights(sigma, r)
 	w := make([]float64, 2*r+1)
-	var s float64
 	for k := -r; k <= r; k++ {
-		w[k+r] = math.Exp(-0.5 * float64(k*k) / (sigma * sigma))
-		s += w[k+r]
-	}
-	for k := range w {
-		w[k] /= s
+		w[k+r] = half[abs(k)]
 	}
 	return w
+}
+
+func abs(k int) int {
+	if k < 0 {
+		return -k
+	}
+	return k
 }
 
 // gaussian2D writes into dst (rows × cols, float64) src smoothed by

@@ -75,9 +75,14 @@ var Spec = &pipeline.Spec{
 			Help: "text file of the projections' rotation angles in degrees, one per projection; default: the scan's rotation_angle, else evenly over [0°, 180°)"},
 		{Name: "darks", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "darks file (in place of the scan's own)"},
 		{Name: "flats", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "flats file (in place of the scan's own)"},
-		{Name: "stripe-size", Kind: pipeline.Int, Default: DefaultStripeSize, Advanced: true,
-			Help:  "window of the sorting method's median filter, in columns",
-			Check: func(v any) error { return positive("stripe-size", v.(int)) }},
+		{Name: "stripe-size", Kind: pipeline.Int, Default: 0, Advanced: true,
+			Help: "window of the sorting method's median filter, in columns; 0: scaled to the detector, 11 per 2,560 columns (odd, at least 3)",
+			Check: func(v any) error {
+				if v.(int) < 0 {
+					return fmt.Errorf("want 0 (scaled to the detector) or a window of at least 1 column")
+				}
+				return nil
+			}},
 		{Name: "pad", Kind: pipeline.Choice, Default: "diagonal", Options: padChoices, Advanced: true, Label: "Detector padding",
 			Help: "diagonal: zeros to the slice's diagonal (scikit-image); edge: edge values (httomolibgpu's detector_pad); none"},
 		{Name: "mask-radius", Kind: pipeline.Float, Default: 0.95, Advanced: true, Label: "Mask radius",
@@ -90,13 +95,6 @@ var Spec = &pipeline.Spec{
 	Files:   files,
 	Open:    open,
 	Example: example,
-}
-
-func positive(name string, v int) error {
-	if v < 1 {
-		return fmt.Errorf("--%s must be at least 1", name)
-	}
-	return nil
 }
 
 // result is what the viewer opens when a run ends: the slices.
@@ -214,6 +212,9 @@ func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 	var err error
 	if j.from, j.to, err = cfg.rows(rows); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.name, err)
+	}
+	if j.cfg.StripeSize == 0 {
+		j.cfg.StripeSize = ScaledStripeSize(cols)
 	}
 	switch a := r.Values.String("angles"); {
 	case a != "":

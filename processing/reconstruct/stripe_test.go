@@ -115,3 +115,13 @@ func TestRemoveAllStripe(t *testing.T) {
 		}
 	}
 }
+
+// TestScaledStripeSize: httomolibgpu's 11 at its 2,560 columns, odd,
+// at least 3, growing with the detector.
+func TestScaledStripeSize(t *testing.T) {
+	for _, c := range []struct{ cols, want int }{{2560, 11}, {160, 3}, {64, 3}, {1280, 7}, {4096, 19}, {2048, 9}} {
+		if got := ScaledStripeSize(c.cols); got != c.want {
+			t.Errorf("ScaledStripeSize(%d) = %d, want %d", c.cols, got, c.want)
+		}
+	}
+}

@@ -169,7 +169,7 @@ func writeArchive(zw *zip.Writer, arch resnet.Arch, weights string) error {
 	if err := zipFile(zw, "config.json", cfg); err != nil {
 		return err
 	}
-	hw, err := zw.Create("model.weights.h5")
+	hw, err := storeEntry(zw, "model.weights.h5")
 	if err != nil {
 		return err
 	}
@@ -182,8 +182,15 @@ func writeArchive(zw *zip.Writer, arch resnet.Arch, weights string) error {
 	return err
 }
 
+// storeEntry starts an entry stored uncompressed, as Keras 3's
+// saving_lib writes a .keras archive (zipfile.ZipFile(f, "w"): ZIP_STORED);
+// deflating tens of MB of float weights gains little and costs seconds.
+func storeEntry(zw *zip.Writer, name string) (io.Writer, error) {
+	return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+}
+
 func zipFile(zw *zip.Writer, name string, b []byte) error {
-	w, err := zw.Create(name)
+	w, err := storeEntry(zw, name)
 	if err != nil {
 		return err
 	}
