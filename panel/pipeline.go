@@ -161,8 +161,8 @@ type Live interface {
 	// Partial receives each partial result (e.Partial, with the job's
 	// progress at that moment: stage, totals) on the job's goroutine. It
 	// must return quickly and touch the UI only through viewer.Viewer.Do
-	// or the viewer's live-update methods (PointsLayer.Append,
-	// HeatmapLayer.SetBlock, ImageLayer.RefreshPlanes).
+	// or the layers' Feeds (PointsFeed.Append, HeatmapFeed.SetBlock,
+	// ImageFeed.RefreshPlanes).
 	Partial(e job.Event)
 	// Done is called on the UI goroutine once the job has ended, with
 	// its error (nil on success, context.Canceled when cancelled), after

@@ -12,7 +12,7 @@ import (
 
 // LiveVolume is a volume being computed: a Source that a job fills block
 // by block (Write) while an image layer shows it (call
-// ImageLayer.RefreshPlanes after each Write). Planes not yet written
+// the layer's Feed().RefreshPlanes after each Write). Planes not yet written
 // read as zeros, and the layer draws them transparent (what is below
 // it, the raw scan, shows through). Safe for concurrent use.
 //

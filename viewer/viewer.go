@@ -27,7 +27,7 @@ type Viewer struct {
 	win fyne.Window
 
 	// stack is the layers and the selection, the model the views
-	// observe (layerstack.go).
+	// observe (model.LayerList).
 	stack model.LayerList[Layer]
 	// actions are the application's (File ▸ Export layer…, points actions).
 	actions Actions
