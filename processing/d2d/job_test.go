@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/processing/matrix"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -20,9 +20,7 @@ import (
 // The heat maps' drawing is package heatplot's, which this test binary
 // does not link: a stand-in writes a marker file for each PNG.
 func init() {
-	matrix.RegisterPNG(func(path string, h matrix.Heatmap) error {
-		return os.WriteFile(path, []byte("heat map of "+h.Title), 0o644)
-	})
+	testutil.StandInPlots()
 }
 
 func cpuDevice(t *testing.T) pipeline.Device {
