@@ -95,6 +95,11 @@ func TestRunMatchesChallenge(t *testing.T) {
 			t.Errorf("svd_distance[%d] = %.12g, the challenge's %.12g", i, m[i], w)
 		}
 	}
+	for png, kind := range map[string]string{"svd_distance.png": "heat map", "common_embedding.png": "scatter plot", "gt_embedding.png": "scatter plot"} {
+		if b, err := os.ReadFile(filepath.Join(out, png)); err != nil || !strings.HasPrefix(string(b), kind+" of ") {
+			t.Errorf("%s: %q, %v; want the stand-in's %s", png, b, err, kind)
+		}
+	}
 	_, _, cs := readMatrixFile(t, filepath.Join(out, "common_singular_values.npy"))
 	for i, w := range golden.Common.S {
 		if math.Abs(cs[i]-w) > 1e-9*golden.Common.S[0] {
