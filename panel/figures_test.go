@@ -9,24 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/test"
 
 	"github.com/voxlab/voxlab/processing/svd"
-	"github.com/voxlab/voxlab/viewer"
-	"github.com/voxlab/voxlab/widgets"
 )
 
 // TestFiguresShowWhenTheRunEnds: the figures a spec names (svd's
 // embeddings) open in tabs of their own when its run ends, those not
 // written are left out, and a failed run opens none.
 func TestFiguresShowWhenTheRunEnds(t *testing.T) {
-	test.NewTempApp(t).Settings().SetTheme(widgets.Theme())
-	w := test.NewTempWindow(t, nil)
-	hl := viewer.NewHeadless(w)
-	w.Resize(fyne.NewSize(1200, 800))
-	defer hl.Close()
+	hl, _ := themedHeadless(t, 1200, 800)
 	out := t.TempDir()
 	figs := svd.Spec.Live.Figures([]string{"subs", out})
 	if len(figs) != 2 || filepath.Base(figs[0]) != "common_embedding.png" {
