@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,22 @@ func TestWriteCSV(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	if want := "0.1,2\n-3e-20,0.3333333333333333\n"; string(got) != want {
 		t.Errorf("CSV %q, want %q", got, want)
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "labels.json")
+	if err := WriteJSON(path, []string{"gt", "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "[\n  \"gt\",\n  \"a\"\n]\n" {
+		t.Errorf("wrote %q", b)
+	}
+	bad := filepath.Join(t.TempDir(), "missing", "s.json")
+	if err := WriteJSON(bad, 1); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("into a missing folder: %v", err)
+	}
+	if err := WriteJSON(path, math.NaN()); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("NaN: %v", err)
 	}
 }

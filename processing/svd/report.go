@@ -1,7 +1,6 @@
 package svd
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,17 +121,11 @@ func (a *analysis) write(results []*Result, pl *plan.Plan, p *job.Progress) (*pi
 	if err := writeEmbeddingPlots(dir.Path, sets, embedded, common.K, inGT, gtRank(gt)); err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{"labels.json", order}, {"summary.json", s}} {
-		b, err := json.MarshalIndent(f.v, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir.Path, f.name), append(b, '\n'), 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", f.name, err)
-		}
+	if err := matrix.WriteJSON(filepath.Join(dir.Path, "labels.json"), order); err != nil {
+		return nil, err
+	}
+	if err := matrix.WriteJSON(filepath.Join(dir.Path, "summary.json"), s); err != nil {
+		return nil, err
 	}
 	if err := dir.Commit(); err != nil {
 		return nil, err
