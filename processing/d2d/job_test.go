@@ -59,7 +59,13 @@ func runRequest(t *testing.T, ctx context.Context, r pipeline.Request) (*pipelin
 		return nil, err
 	}
 	defer j.Close()
-	return j.Run(ctx, job.NewProgress("test", func(job.Event) {}), cpuDevice(t))
+	p := job.NewProgress("test", func(job.Event) {})
+	rep, err := j.Run(ctx, p, cpuDevice(t))
+	// A finished run has counted every replicate of every metric.
+	if e := p.Snapshot(); err == nil && (e.Total < 1 || e.Done != e.Total || e.Unit != "replicates") {
+		t.Errorf("progress at the end: %d of %d %s", e.Done, e.Total, e.Unit)
+	}
+	return rep, err
 }
 
 // TestRunWritesOutputs: a run on the example writes every array and

@@ -65,8 +65,14 @@ func TestRunMatchesChallenge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := j.Run(context.Background(), job.NewProgress("test", func(job.Event) {}), cpuDevice(t)); err != nil {
+	p := job.NewProgress("test", func(job.Event) {})
+	if _, err := j.Run(context.Background(), p, cpuDevice(t)); err != nil {
 		t.Fatal(err)
+	}
+	// Each of the 3 sets' planes is read twice (the Gram matrix, then
+	// the eigenvectors): the progress counts every one.
+	if e := p.Snapshot(); e.Total < 6 || e.Done != e.Total || e.Unit != "planes" {
+		t.Errorf("progress at the end: %d of %d %s", e.Done, e.Total, e.Unit)
 	}
 	var golden struct {
 		WithGT struct {
@@ -166,8 +172,14 @@ func TestRunPreprocessedMatchesChallenge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := j.Run(context.Background(), job.NewProgress("test", func(job.Event) {}), cpuDevice(t)); err != nil {
+	p := job.NewProgress("test", func(job.Event) {})
+	if _, err := j.Run(context.Background(), p, cpuDevice(t)); err != nil {
 		t.Fatal(err)
+	}
+	// Each of the 3 sets' planes is read twice (the Gram matrix, then
+	// the eigenvectors): the progress counts every one.
+	if e := p.Snapshot(); e.Total < 6 || e.Done != e.Total || e.Unit != "planes" {
+		t.Errorf("progress at the end: %d of %d %s", e.Done, e.Total, e.Unit)
 	}
 	var golden struct {
 		Pre map[string]any `json:"preprocessing"`
