@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,5 +54,29 @@ func TestWriteJSON(t *testing.T) {
 	}
 	if err := WriteJSON(path, math.NaN()); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("NaN: %v", err)
+	}
+}
+
+// TestColumns: a group's points are its matrix's columns x and y, row
+// by row, and a group of unequal coordinates is refused.
+func TestColumns(t *testing.T) {
+	a := []float64{1, 2, 3, 4, 5, 6}                // 2 × 3
+	b := []float64{7, 8, 9, 10, 11, 12, 13, 14, 15} // 3 × 3
+	s := Columns("e", []string{"a", "b"}, [][]float64{a, b}, 3, 0, 2)
+	if s.XLabel != "Z1" || s.YLabel != "Z3" || len(s.Groups) != 2 || s.Groups[1].Label != "b" {
+		t.Fatalf("%+v", s)
+	}
+	if g := s.Groups[0]; !slices.Equal(g.X, []float64{1, 4}) || !slices.Equal(g.Y, []float64{3, 6}) {
+		t.Errorf("group a: %v, %v", g.X, g.Y)
+	}
+	if g := s.Groups[1]; !slices.Equal(g.X, []float64{7, 10, 13}) || !slices.Equal(g.Y, []float64{9, 12, 15}) {
+		t.Errorf("group b: %v, %v", g.X, g.Y)
+	}
+	if err := s.Check(); err != nil {
+		t.Error(err)
+	}
+	s.Groups[1].Y = s.Groups[1].Y[:1]
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "group b") {
+		t.Errorf("unequal coordinates: %v", err)
 	}
 }
