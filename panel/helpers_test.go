@@ -5,10 +5,12 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/internal/uitest"
 	"github.com/voxlab/voxlab/viewer"
+	"github.com/voxlab/voxlab/widgets"
 )
 
 // viewTabs returns the tabs of v's centre: "View", then those added with
@@ -44,4 +46,16 @@ func viewTabs(t *testing.T, v *viewer.Viewer) []*container.TabItem {
 func findButton(t *testing.T, o fyne.CanvasObject, text string) *widget.Button {
 	t.Helper()
 	return uitest.FindButton(t, o, text)
+}
+
+// themedHeadless is a headless viewer in the app theme, in a w x h
+// window of a test app (returned too, to resize), closed when the test
+// ends.
+func themedHeadless(t *testing.T, w, h float32) (*viewer.Headless, fyne.Window) {
+	test.NewTempApp(t).Settings().SetTheme(widgets.Theme())
+	win := test.NewTempWindow(t, nil)
+	hl := viewer.NewHeadless(win)
+	win.Resize(fyne.NewSize(w, h))
+	t.Cleanup(hl.Close)
+	return hl, win
 }

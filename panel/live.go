@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"fyne.io/fyne/v2/canvas"
 
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
@@ -54,7 +57,11 @@ func NewLive(v *viewer.Viewer, spec *pipeline.Spec, args []string) Live {
 				inputs = append(inputs, args[i])
 			}
 		}
-		return newMatrixLive(v, spec.Live.Title, inputs, out)
+		l := newMatrixLive(v, spec.Live.Title, inputs, out)
+		if spec.Live.Figures != nil {
+			l.figures = spec.Live.Figures(args)
+		}
+		return l
 	}
 	return nil
 }
@@ -295,6 +302,8 @@ type matrixLive struct {
 	inputs []string
 	out    string
 	plots  *Plots
+	// figures are the PNG plots shown in tabs when the run ends.
+	figures []string
 
 	mu     sync.Mutex
 	rows   int
@@ -416,5 +425,23 @@ func (l *matrixLive) Done(err error) {
 			what = fmt.Sprintf("%d matrices", len(l.order))
 		}
 		l.plots.SetNote(fmt.Sprintf("Finished: %s of %d rows; the results are in %s.", what, l.rows, l.out))
+		if len(l.figures) > 0 {
+			figs := l.figures
+			l.v.Do(func() { showFigures(l.v, figs) })
+		}
+	}
+}
+
+// showFigures adds a tab for each figure file that exists, its image
+// fitted to the tab (UI goroutine).
+func showFigures(v *viewer.Viewer, paths []string) {
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		img := canvas.NewImageFromFile(p)
+		img.FillMode = canvas.ImageFillContain
+		name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+		v.AddTab(strings.ReplaceAll(name, "_", " "), img)
 	}
 }

@@ -9,11 +9,9 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/voxlab/voxlab/internal/testutil"
-	"github.com/voxlab/voxlab/viewer"
 	"github.com/voxlab/voxlab/widgets"
 )
 
@@ -23,11 +21,7 @@ import (
 // shown (so that their text keeps at least widgets.MinTextSize pixels), and
 // redraws them when the tab is resized.
 func TestPlotsTabFillsIn(t *testing.T) {
-	test.NewTempApp(t).Settings().SetTheme(widgets.Theme())
-	w := test.NewTempWindow(t, nil)
-	hl := viewer.NewHeadless(w)
-	w.Resize(fyne.NewSize(1200, 800))
-	defer hl.Close()
+	hl, w := themedHeadless(t, 1200, 800)
 	p := NewPlots(hl.Viewer, "Plots")
 	vals := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
 	m := Matrix{Name: "l2", Rows: 2, Cols: 2, Values: vals}

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/processing/matrix"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -20,9 +20,7 @@ import (
 // The heat maps' drawing is package heatplot's, which this test binary
 // does not link: a stand-in writes a marker file for each PNG.
 func init() {
-	matrix.RegisterPNG(func(path string, h matrix.Heatmap) error {
-		return os.WriteFile(path, []byte("heat map of "+h.Title), 0o644)
-	})
+	testutil.StandInPlots()
 }
 
 func cpuDevice(t *testing.T) pipeline.Device {
@@ -61,7 +59,13 @@ func runRequest(t *testing.T, ctx context.Context, r pipeline.Request) (*pipelin
 		return nil, err
 	}
 	defer j.Close()
-	return j.Run(ctx, job.NewProgress("test", func(job.Event) {}), cpuDevice(t))
+	p := job.NewProgress("test", func(job.Event) {})
+	rep, err := j.Run(ctx, p, cpuDevice(t))
+	// A finished run has counted every replicate of every metric.
+	if e := p.Snapshot(); err == nil && (e.Total < 1 || e.Done != e.Total || e.Unit != "replicates") {
+		t.Errorf("progress at the end: %d of %d %s", e.Done, e.Total, e.Unit)
+	}
+	return rep, err
 }
 
 // TestRunWritesOutputs: a run on the example writes every array and

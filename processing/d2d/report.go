@@ -1,9 +1,7 @@
 package d2d
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -130,12 +128,8 @@ func (a *analysis) write(res []metricResult, pl *plan.Plan) (*Summary, error) {
 		s.Metrics = append(s.Metrics, ms)
 	}
 	s.Seconds = time.Since(a.start).Seconds()
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	if err := matrix.WriteJSON(filepath.Join(dir.Path, "summary.json"), s); err != nil {
 		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir.Path, "summary.json"), append(b, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("write summary.json: %w", err)
 	}
 	return s, dir.Commit()
 }

@@ -1,12 +1,10 @@
 package distance
 
 import (
-	"os"
-
-	"github.com/voxlab/voxlab/processing/matrix"
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -30,7 +28,5 @@ func nopProgress() *job.Progress { return job.NewProgress("test", func(job.Event
 // this package's test binary does not link: a stand-in writes a marker
 // file for each PNG a report names.
 func init() {
-	matrix.RegisterPNG(func(path string, h matrix.Heatmap) error {
-		return os.WriteFile(path, []byte("heat map of "+h.Title), 0o644)
-	})
+	testutil.StandInPlots()
 }

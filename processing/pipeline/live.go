@@ -30,6 +30,11 @@ type Live struct {
 	// of the live layer when the run ends ("" for none), given the
 	// request's arguments: "out.h5:/data".
 	Result func(args []string) string
+	// Figures returns the PNG plots a LiveMatrices run writes beside its
+	// matrices (embeddings), which the viewer shows in tabs when the run
+	// ends, given the request's arguments; those not written are left
+	// out. Optional.
+	Figures func(args []string) []string
 }
 
 // VolumeBlock is a partial result of LiveVolume: planes [Z0,

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/internal/testutil"
 	"github.com/voxlab/voxlab/processing/job"
-	"github.com/voxlab/voxlab/processing/matrix"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -22,9 +22,7 @@ import (
 // The heat map's drawing is package heatplot's, which this test binary
 // does not link: a stand-in writes a marker file.
 func init() {
-	matrix.RegisterPNG(func(path string, h matrix.Heatmap) error {
-		return os.WriteFile(path, []byte("heat map of "+h.Title), 0o644)
-	})
+	testutil.StandInPlots()
 }
 
 func cpuDevice(t *testing.T) pipeline.Device {
@@ -67,8 +65,14 @@ func TestRunMatchesChallenge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := j.Run(context.Background(), job.NewProgress("test", func(job.Event) {}), cpuDevice(t)); err != nil {
+	p := job.NewProgress("test", func(job.Event) {})
+	if _, err := j.Run(context.Background(), p, cpuDevice(t)); err != nil {
 		t.Fatal(err)
+	}
+	// Each of the 3 sets' planes is read twice (the Gram matrix, then
+	// the eigenvectors): the progress counts every one.
+	if e := p.Snapshot(); e.Total < 6 || e.Done != e.Total || e.Unit != "planes" {
+		t.Errorf("progress at the end: %d of %d %s", e.Done, e.Total, e.Unit)
 	}
 	var golden struct {
 		WithGT struct {
@@ -95,6 +99,11 @@ func TestRunMatchesChallenge(t *testing.T) {
 	for i, w := range slices.Concat(golden.WithGT.Matrix...) {
 		if math.Abs(m[i]-w) > 1e-5 {
 			t.Errorf("svd_distance[%d] = %.12g, the challenge's %.12g", i, m[i], w)
+		}
+	}
+	for png, kind := range map[string]string{"svd_distance.png": "heat map", "common_embedding.png": "scatter plot", "gt_embedding.png": "scatter plot"} {
+		if b, err := os.ReadFile(filepath.Join(out, png)); err != nil || !strings.HasPrefix(string(b), kind+" of ") {
+			t.Errorf("%s: %q, %v; want the stand-in's %s", png, b, err, kind)
 		}
 	}
 	_, _, cs := readMatrixFile(t, filepath.Join(out, "common_singular_values.npy"))
@@ -163,8 +172,14 @@ func TestRunPreprocessedMatchesChallenge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := j.Run(context.Background(), job.NewProgress("test", func(job.Event) {}), cpuDevice(t)); err != nil {
+	p := job.NewProgress("test", func(job.Event) {})
+	if _, err := j.Run(context.Background(), p, cpuDevice(t)); err != nil {
 		t.Fatal(err)
+	}
+	// Each of the 3 sets' planes is read twice (the Gram matrix, then
+	// the eigenvectors): the progress counts every one.
+	if e := p.Snapshot(); e.Total < 6 || e.Done != e.Total || e.Unit != "planes" {
+		t.Errorf("progress at the end: %d of %d %s", e.Done, e.Total, e.Unit)
 	}
 	var golden struct {
 		Pre map[string]any `json:"preprocessing"`

@@ -1,7 +1,6 @@
 package svd
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,12 +39,13 @@ const layout = "svd_distance.npy: svd_metric (captured variance, 1 = the same su
 	"<label>/singular_values.npy (1 × rank), <label>/eigenvectors.npy (voxels × rank), <label>/u.npy (maps × rank): each set's SVD after dividing each map by its norm and removing the mean map; " +
 	"common_singular_values.npy (1 × K) and common_embedding.npy (maps × K, every set's rows as common_embedding_rows says; also <label>/common_embedding.npy): " +
 	"the challenge's compute_common_embedding, K = submissions × rank, each component up to its sign; " +
-	"<label>/gt_embedding.npy (maps × rank): project_to_gt_embedding, the maps in the ground truth's subspace"
+	"<label>/gt_embedding.npy (maps × rank): project_to_gt_embedding, the maps in the ground truth's subspace; " +
+	"svd_distance.png, common_embedding.png and gt_embedding.png: the matrix's heat map and the embeddings' first two components, a panel per set"
 
 // write writes OUT into a temporary folder renamed into place.
 func (a *analysis) write(results []*Result, pl *plan.Plan, p *job.Progress) (*pipeline.Report, error) {
 	sets := a.all()
-	names := []string{"summary.json", "labels.json", "svd_distance.npy", "svd_distance.png", "common_embedding.npy", "common_singular_values.npy"}
+	names := []string{"summary.json", "labels.json", "svd_distance.npy", "svd_distance.png", "common_embedding.npy", "common_embedding.png", "gt_embedding.png", "common_singular_values.npy"}
 	for _, s := range sets {
 		names = append(names, s.Label)
 	}
@@ -118,17 +118,14 @@ func (a *analysis) write(results []*Result, pl *plan.Plan, p *job.Progress) (*pi
 		Rows: k, Cols: k, Values: m}); err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{"labels.json", order}, {"summary.json", s}} {
-		b, err := json.MarshalIndent(f.v, "", "  ")
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir.Path, f.name), append(b, '\n'), 0o644); err != nil {
-			return nil, fmt.Errorf("write %s: %w", f.name, err)
-		}
+	if err := writeEmbeddingPlots(dir.Path, sets, embedded, common.K, inGT, gtRank(gt)); err != nil {
+		return nil, err
+	}
+	if err := matrix.WriteJSON(filepath.Join(dir.Path, "labels.json"), order); err != nil {
+		return nil, err
+	}
+	if err := matrix.WriteJSON(filepath.Join(dir.Path, "summary.json"), s); err != nil {
+		return nil, err
 	}
 	if err := dir.Commit(); err != nil {
 		return nil, err
@@ -174,4 +171,30 @@ func writeSet(dir string, r *Result, e embeddingFiles) error {
 		}
 	}
 	return nil
+}
+
+func gtRank(gt *Result) int {
+	if gt == nil {
+		return 0
+	}
+	return gt.Rank
+}
+
+// writeEmbeddingPlots draws the embeddings' first two components, a
+// panel per set (as the challenge's plot_common_embedding):
+// common_embedding.png, and with a ground truth gt_embedding.png.
+func writeEmbeddingPlots(dir string, sets []set, common [][]float64, k int, inGT [][]float64, gtRank int) error {
+	labels := make([]string, len(sets))
+	for i, s := range sets {
+		labels[i] = s.Label
+	}
+	if err := matrix.WritePNG(filepath.Join(dir, "common_embedding.png"),
+		matrix.Columns("common embedding", labels, common, k, 0, min(1, k-1))); err != nil {
+		return err
+	}
+	if inGT == nil {
+		return nil
+	}
+	return matrix.WritePNG(filepath.Join(dir, "gt_embedding.png"),
+		matrix.Columns("projection on the ground truth's embedding", labels, inGT, gtRank, 0, min(1, gtRank-1)))
 }

@@ -2,6 +2,7 @@ package svd
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/voxlab/voxlab/processing/iocheck"
 	"github.com/voxlab/voxlab/processing/pipeline"
@@ -56,8 +57,13 @@ var Spec = &pipeline.Spec{
 		{Name: "voxel-size", Kind: pipeline.Float, Unit: "Å", Advanced: true,
 			Help: "voxel size of the maps, for --bfactor (default: from the MRC headers)"},
 	},
-	Batch:   pipeline.Batch{Flag: "chunk-size", Unit: "planes", Label: "Planes per slab"},
-	Live:    pipeline.Live{Kind: pipeline.LiveMatrices, Title: "SVD"},
+	Batch: pipeline.Batch{Flag: "chunk-size", Unit: "planes", Label: "Planes per slab"},
+	Live: pipeline.Live{Kind: pipeline.LiveMatrices, Title: "SVD", Figures: func(args []string) []string {
+		if len(args) < 2 {
+			return nil
+		}
+		return []string{filepath.Join(args[1], "common_embedding.png"), filepath.Join(args[1], "gt_embedding.png")}
+	}},
 	Files:   files,
 	Open:    open,
 	Example: example,

@@ -194,16 +194,45 @@ func toRGBA(img image.Image) *image.RGBA {
 	return r
 }
 
-func init() { matrix.RegisterPNG(WritePNG) }
+func init() {
+	matrix.RegisterPNG(matrix.HeatmapKind, func(path string, p matrix.Plot) error { return WritePNG(path, p.(matrix.Heatmap)) })
+	matrix.RegisterPNG(matrix.ScatterKind, func(path string, p matrix.Plot) error { return WriteScatterPNG(path, p.(matrix.Scatter)) })
+}
 
 // WritePNG draws h as a heat map with a colour bar (HeatmapImage), 800 x
-// 600 pixels, into path; it is matrix.WritePNG in a binary that imports
-// this package.
+// 600 pixels, into path; it is matrix.WritePNG of heat maps in a binary
+// that imports this package.
 func WritePNG(path string, h matrix.Heatmap) error {
 	img, err := HeatmapImage(h, 800, 600)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	return encodePNG(path, img)
+}
+
+// ScatterSize is the size in pixels of a scatter plot's PNG file with
+// the given number of groups: 400 x 300 a panel, as the challenge's 5 x
+// 3 inches, scatterCols panels a row.
+func ScatterSize(groups int) (w, ht int) {
+	cols := max(1, min(scatterCols, groups))
+	rows := max(1, (groups+cols-1)/cols)
+	return 400 * cols, 300*rows + 40
+}
+
+// WriteScatterPNG draws s (ScatterImage, in the Paper style, ScatterSize)
+// into path; it is matrix.WritePNG of scatter plots in a binary that
+// imports this package.
+func WriteScatterPNG(path string, s matrix.Scatter) error {
+	w, ht := ScatterSize(len(s.Groups))
+	img, err := ScatterImage(s, w, ht, Paper)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return encodePNG(path, img)
+}
+
+// encodePNG writes img into path.
+func encodePNG(path string, img image.Image) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
