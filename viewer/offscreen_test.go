@@ -23,7 +23,7 @@ func offscreenScene(t *testing.T) func(v *Viewer) error {
 	return func(v *Viewer) error {
 		raw, err := v.AddImage("raw", memVolume(t, volume.Uint16, [3]int{6, 60, 80}, func(z, y, x int) float64 {
 			return float64((x*700 + y*300 + z*50) % 65536)
-		}), ImageOptions{Colormap: "viridis"})
+		}), ImageOptions{Colormap: "viridis", Contrast: [2]float64{100, 65400}})
 		if err != nil {
 			return err
 		}
@@ -33,7 +33,11 @@ func offscreenScene(t *testing.T) func(v *Viewer) error {
 		if err != nil {
 			return err
 		}
-		if _, err := v.AddStack("maps", memStack(t, 4, 12, func(m, z, y, x int) float64 { return float64((m*40 + z*5 + x*7 + y) % 256) }), ImageOptions{}); err != nil {
+		// Contrast limits given: the first plane shown sets automatic
+		// ones, and which plane a loader delivers before SetSlice and
+		// SetMap take effect is a matter of timing (114..65350 once,
+		// for the raw layer's middle plane, against 100..65400).
+		if _, err := v.AddStack("maps", memStack(t, 4, 12, func(m, z, y, x int) float64 { return float64((m*40 + z*5 + x*7 + y) % 256) }), ImageOptions{Contrast: [2]float64{0, 255}}); err != nil {
 			return err
 		}
 		v.AddPoints("cells", []Point{{Z: 2, Y: 20, X: 30, Type: "cell"}, {Z: 3, Y: 40, X: 50, Type: "artifact"}})
