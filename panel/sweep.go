@@ -48,8 +48,8 @@ func newSweepLive(p *Panel, spec *pipeline.Spec, req Request) Live {
 	return &sweepLive{volumeLive: vl, p: p, command: spec.Name, sw: sw}
 }
 
-// Done removes the live layer and opens the output as a stack of maps
-// (UI goroutine).
+// Done removes the live layer and opens the output as a stack of maps on
+// its first slice, offering to compare it with the input (UI goroutine).
 func (l *sweepLive) Done(err error) {
 	if il := l.layer.Load(); il != nil {
 		l.v.RemoveLayer(il)
@@ -62,7 +62,11 @@ func (l *sweepLive) Done(err error) {
 		l.v.ShowError(fmt.Errorf("open the %s sweep %s: %w", l.sw.Label, l.result, err))
 		return
 	}
-	l.p.showSweep(l.command, l.sw, il)
+	// Each map is one plane: the slice the input was on (the middle
+	// projection) would show none of it.
+	l.v.SetSlice(0)
+	l.v.OfferCompare(l.in, il)
+	l.p.showSweep(l.command, l.sw, filepath.Base(l.result), il)
 }
 
 // openSweep opens a sweep's output as a stack of one-plane maps, one per
@@ -125,10 +129,10 @@ func newSweepBox(p *Panel) *sweepBox {
 
 // showSweep shows the box for a sweep opened as layer il, its first map
 // on show.
-func (p *Panel) showSweep(command string, sw *pipeline.Sweep, il *viewer.ImageLayer) {
+func (p *Panel) showSweep(command string, sw *pipeline.Sweep, name string, il *viewer.ImageLayer) {
 	b := p.sweep
 	b.command, b.sw, b.layer = command, sw, il
-	b.title.SetText(fmt.Sprintf("%s sweep: %s", capitalize(sw.Label), filepath.Base(viewer.Spec(il))))
+	b.title.SetText(fmt.Sprintf("%s sweep: %s", capitalize(sw.Label), name))
 	opts := make([]string, len(sw.Values))
 	for i, x := range sw.Values {
 		opts[i] = fmt.Sprintf("map %d: %s %s", i, sw.Label, x)
@@ -194,6 +198,21 @@ func (p *Panel) useSweepValue() {
 			p.v.ShowError(err)
 		}
 	}
+	fe := p.fields[b.sw.Param]
+	b.onShow.SetText(fmt.Sprintf("%s %s is in %s: Run uses it", capitalize(b.sw.Label), val, fe.f.Title()))
+	p.scrollTo(fe)
+}
+
+// scrollTo scrolls the form to a parameter's field, so that the user
+// sees the value the panel put there.
+func (p *Panel) scrollTo(fe *fieldEditor) {
+	if fe.f.Advanced || fe.box == nil {
+		return
+	}
+	p.relayout()
+	y := p.params.Position().Y + fe.box.Position().Y - theme.Padding()
+	p.offset = fyne.NewPos(0, max(y, 0))
+	p.scroll.ScrollToOffset(p.offset)
 }
 
 // sweepLayersChanged hides the box once its stack is closed.

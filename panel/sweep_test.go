@@ -146,6 +146,9 @@ func TestCentreSweepOpensAsAStackAndFillsTheCentre(t *testing.T) {
 	if got := h.p.Field("center").(*widget.Entry).Text; got != "11.5" {
 		t.Errorf("centre field %q after Use this centre on map 3, want 11.5", got)
 	}
+	if !strings.Contains(b.onShow.Text, "11.5 is in Centre") {
+		t.Errorf("after Use the box says %q, not where the centre went", b.onShow.Text)
+	}
 	if got := h.p.Field("center-sweep").(*widget.Entry).Text; got != "" {
 		t.Errorf("the sweep field kept %q: the next run would sweep again", got)
 	}
