@@ -123,7 +123,7 @@ func newSweepBox(p *Panel) *sweepBox {
 	b.use = widgets.NewButton(p.v.Window(), "Use this value", theme.ConfirmIcon(), p.useSweepValue)
 	b.box = container.NewVBox(widget.NewSeparator(), b.title, b.onShow, b.choose, b.use)
 	b.box.Hide()
-	p.v.OnMapChanged(p.sweepMapChanged)
+	viewer.OnMapChanged(p.v, p.sweepMapChanged)
 	return b
 }
 
