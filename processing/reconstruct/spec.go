@@ -73,7 +73,7 @@ var Spec = &pipeline.Spec{
 		{Name: "rows", Kind: pipeline.Text, Label: "Detector rows", Help: "FROM:TO, the detector rows to reconstruct (TO exclusive); empty: all",
 			Check: func(v any) error { _, _, err := parseRows(v.(string)); return err }},
 		{Name: "angles", Kind: pipeline.Input, Optional: true,
-			Help: "text file of the projections' rotation angles in degrees, one per projection; default: the scan's rotation_angle, else evenly over [0°, 180°)"},
+			Help: "text file of the projections' rotation angles in degrees, one per projection; default: the scan's own (rotation_angle, or DIAD's gts_theta_value beside the frames), else evenly over [0°, 180°)"},
 		{Name: "darks", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "darks file (in place of the scan's own)"},
 		{Name: "flats", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "flats file (in place of the scan's own)"},
 		{Name: "stripe-size", Kind: pipeline.Int, Default: 0, Advanced: true,
