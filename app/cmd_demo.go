@@ -80,7 +80,7 @@ func runDemoPipelines(ctx context.Context, e *env, dir string) error {
 		out  string
 	}{
 		{"dezinged scan", []string{"dezing", in(demo.TomoScan), filepath.Join(res, "dezinged.h5")}, filepath.Join(res, "dezinged.h5")},
-		{"reconstructed slices", []string{"reconstruct", in(demo.TomoScan), filepath.Join(res, "reconstructed.npy"), "--center", "auto", "--stripes", "sorting", "--stripe-size", "5", "--dezing"},
+		{"reconstructed slices", []string{"reconstruct", in(demo.TomoScan), filepath.Join(res, "reconstructed.npy"), "--center", "auto", "--stripes", "sorting", "--dezing"},
 			filepath.Join(res, "reconstructed.npy")},
 		{"detected cells", []string{"detect", in(demo.BrainPlanes), filepath.Join(res, "cells.csv")}, filepath.Join(res, "cells.csv")},
 		{"distance matrices", []string{"distance", in(demo.MapsGT), in(demo.MapsSubmitted), filepath.Join(res, "distances"), "--mask", in(demo.MapsMask)},

@@ -108,6 +108,8 @@ type Panel struct {
 	selecting bool
 	// resuggestPosted: layersChanged has posted its second look.
 	resuggestPosted bool
+	// sweep is the box of the last sweep opened (sweep.go).
+	sweep *sweepBox
 }
 
 // NewPanel builds a processing panel for pipelines and docks it in v as
@@ -141,6 +143,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p.runBtn.Importance = widget.HighImportance
 	p.dev = newDeviceControls(p)
 	p.cl = newClusterControls(p)
+	p.sweep = newSweepBox(p)
 	p.choose = widget.NewSelect(names, func(name string) {
 		p.Select(name)
 		widgets.Refocus(v.Window(), false)
@@ -150,7 +153,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p.cancelBtn.Disable()
 	more := widget.NewAccordion(widget.NewAccordionItem("More parameters", p.advanced))
 	p.form = container.NewVBox(
-		heading("Pipeline"), p.choose, p.summary,
+		heading("Pipeline"), p.choose, p.summary, p.sweep.box,
 		heading("Inputs and outputs"), p.args,
 		heading("Parameters"), p.params, more,
 		heading("Device"), p.dev.box,
@@ -306,6 +309,7 @@ func (p *Panel) Select(name string) error {
 // layersChanged offers the open layers as inputs, in the order they
 // were opened, and suggests again.
 func (p *Panel) layersChanged() {
+	p.sweepLayersChanged()
 	p.offerLayers()
 	// The viewer tells of a layer as it adds it, before it records the
 	// file the layer was opened from: look again once that is done.
@@ -687,10 +691,13 @@ func (p *Panel) Submit(req Request) (int, error) {
 		return 0, fmt.Errorf("no pipeline %q", req.Command)
 	}
 	var live Live
-	if pl.Live != nil {
+	switch {
+	case pl.Live != nil:
 		live = pl.Live(p.v, req)
-	} else {
-		live = NewLive(p.v, pl.Spec, req.Args)
+	default:
+		if live = newSweepLive(p, pl.Spec, req); live == nil {
+			live = NewLive(p.v, pl.Spec, req.Args)
+		}
 	}
 	name := pl.Spec.Name
 	if len(req.Args) > 0 {

@@ -35,6 +35,29 @@ type Live struct {
 	// ends, given the request's arguments; those not written are left
 	// out. Optional.
 	Figures func(args []string) []string
+	// Sweep, when it returns non-nil for a request, says that the run
+	// writes a sweep of a parameter: the output's planes are one map
+	// each, made with the sweep's values in order. The viewer opens the
+	// output as a stack of maps, labels each with its value, and offers
+	// to fill the parameter with the chosen one. Optional.
+	Sweep func(args []string, v Values) *Sweep
+}
+
+// Sweep is a parameter swept over a run's output, a map per value
+// (reconstruct's --center-sweep: a slice per centre).
+type Sweep struct {
+	// Param is the name of the parameter the chosen value fills
+	// ("center").
+	Param string
+	// By is the parameter that asked for the sweep ("center-sweep"),
+	// emptied when a value is chosen, so that the next run uses the value
+	// rather than sweeping again ("": none).
+	By string
+	// Label names a value in the viewer ("centre").
+	Label string
+	// Values are the values of the maps, in order, as the parameter's
+	// form text.
+	Values []string
 }
 
 // VolumeBlock is a partial result of LiveVolume: planes [Z0,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/voxlab/voxlab/processing/iocheck"
@@ -72,7 +73,7 @@ var Spec = &pipeline.Spec{
 		{Name: "rows", Kind: pipeline.Text, Label: "Detector rows", Help: "FROM:TO, the detector rows to reconstruct (TO exclusive); empty: all",
 			Check: func(v any) error { _, _, err := parseRows(v.(string)); return err }},
 		{Name: "angles", Kind: pipeline.Input, Optional: true,
-			Help: "text file of the projections' rotation angles in degrees, one per projection; default: the scan's rotation_angle, else evenly over [0°, 180°)"},
+			Help: "text file of the projections' rotation angles in degrees, one per projection; default: the scan's own (rotation_angle, or DIAD's gts_theta_value beside the frames), else evenly over [0°, 180°)"},
 		{Name: "darks", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "darks file (in place of the scan's own)"},
 		{Name: "flats", Kind: pipeline.Input, Optional: true, Advanced: true, Help: "flats file (in place of the scan's own)"},
 		{Name: "stripe-size", Kind: pipeline.Int, Default: 0, Advanced: true,
@@ -90,7 +91,7 @@ var Spec = &pipeline.Spec{
 	},
 	Batch:   pipeline.Batch{Flag: "batch-size", Unit: "detector rows", Label: "Detector rows per block"},
 	Split:   true,
-	Live:    pipeline.Live{Kind: pipeline.LiveVolume, Result: result},
+	Live:    pipeline.Live{Kind: pipeline.LiveVolume, Result: result, Sweep: sweepOf},
 	Suggest: suggest,
 	Files:   files,
 	Open:    open,
@@ -103,6 +104,23 @@ func result(args []string) string {
 		return ""
 	}
 	return args[1]
+}
+
+// sweepOf says that a run with --center-sweep writes a slice per centre,
+// in the sweep's order (writeSweep), so that the window opens the slices
+// as a stack labelled by centre and a chosen one fills --center (and
+// empties --center-sweep: the next run reconstructs at that centre).
+func sweepOf(_ []string, v pipeline.Values) *pipeline.Sweep {
+	text, _ := v["center-sweep"].(string)
+	centres, err := parseSweep(text)
+	if err != nil || centres == nil {
+		return nil
+	}
+	sw := &pipeline.Sweep{Param: "center", By: "center-sweep", Label: "centre"}
+	for _, c := range centres {
+		sw.Values = append(sw.Values, strconv.FormatFloat(c, 'g', 12, 64))
+	}
+	return sw
 }
 
 // suggest proposes the first open NeXus scan, else any open volume.

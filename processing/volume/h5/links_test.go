@@ -12,7 +12,8 @@ import (
 // scan, whose frames sit in another file behind an external link that
 // an NXdata signal reaches through a soft link, with no dataset named:
 // it used to fail listing the 480 scalar datasets and never the frames.
-// It is found from another working folder too (the link is relative to
+// Its rotation angles are found beside the frames. It is found from
+// another working folder too (the link is relative to
 // the file holding it).
 func TestExternalLinkScan(t *testing.T) {
 	abs, err := filepath.Abs("testdata/k11.nxs")
@@ -45,6 +46,17 @@ func TestExternalLinkScan(t *testing.T) {
 		t.Errorf("frames at %s", nx.Data.Name)
 	}
 	check(t, nx.Projections, 0, 8, func(i int) int { return nx.ProjectionFrames[i] }, ints(60000))
+	// The angles beside the frames in their NXdata group (DIAD's
+	// gts_theta_value, 90 + 15·frame degrees in gen_links.py), one per
+	// projection: frames 4 to 11.
+	if len(nx.Angles) != 8 {
+		t.Fatalf("%d angles, want one per projection (8): DIAD keeps them at /entry/imaging/gts_theta_value", len(nx.Angles))
+	}
+	for i, a := range nx.Angles {
+		if want := 90 + 15*float64(4+i); a != want {
+			t.Errorf("angle of projection %d: %g, want %g", i, a, want)
+		}
+	}
 	// Without a dataset: the projections, as in every command.
 	bare, err := volume.Open(abs)
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // tomoLayout is where a tomography scan keeps its frames, image keys and
@@ -79,9 +81,41 @@ func findTomo(f *file) (tomoLayout, bool) {
 			if len(named) > 0 {
 				sort.Strings(named)
 				at.data = named[0]
+				if at.angles == "" {
+					at.angles = nxAngles(nodes, at.data)
+				}
 			}
 		}
 		return at, true
 	}
 	return tomoLayout{}, false
+}
+
+// nxAngles returns the rotation angles beside a scan's frames in their
+// NXdata group, where DIAD keeps them (/entry/imaging/gts_theta_value,
+// the dataset httomo's own tests load as the k11 scan's angles): a 1-D
+// float dataset of one value per frame named for an angle ("theta",
+// "angle", "rotation"); "" when there is none, or more than one.
+func nxAngles(nodes []volume.Node, data string) string {
+	group, frames := path.Dir(data), -1
+	for _, n := range nodes {
+		if n.Path == data && len(n.Shape) > 0 {
+			frames = n.Shape[0]
+		}
+	}
+	var found []string
+	for _, n := range nodes {
+		name := strings.ToLower(path.Base(n.Path))
+		if path.Dir(n.Path) != group || n.Kind == "group" || len(n.Shape) != 1 || n.Shape[0] != frames ||
+			!strings.HasPrefix(n.DType, "float") {
+			continue
+		}
+		if strings.Contains(name, "theta") || strings.Contains(name, "angle") || strings.Contains(name, "rotation") {
+			found = append(found, n.Path)
+		}
+	}
+	if len(found) != 1 {
+		return ""
+	}
+	return found[0]
 }

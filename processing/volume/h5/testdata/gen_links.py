@@ -11,8 +11,10 @@ holding an NXinstrument with an NXdetector "imaging" whose data is an
 external link to the detector's own file (k11/k11-imaging.h5:/entry/
 data/data, a relative path, as GDA writes it) beside an image_key, an
 NXdata /entry/imaging (signal "data") whose data and image_key are soft
-links to the detector's, an NXdata /entry/imaging_sum with the rotation
-(gts_theta_value), and several hundred scalar datasets (motor positions,
+links to the detector's, the rotation stage's angles in degrees
+(/entry/gts_theta.value/gts_theta.value, 90° to 270° as the real scan's)
+soft-linked as gts_theta_value into /entry/imaging beside the frames
+and into an NXdata /entry/imaging_sum, and several hundred scalar datasets (motor positions,
 metadata) around them, as the real file has 492. No dataset path names
 the frames: a reader must find them through the links.
 
@@ -23,7 +25,7 @@ several.h5 holds three 3D datasets (one chunked and compressed) and a few
 1D and scalar ones, and no NeXus scan.
 
 Frame values: (7z + 3y + 5x) % 60000 as uint16; image keys: 2 darks, 2
-flats, 8 projections, 1 flat.
+flats, 8 projections, 1 flat; angles 90 + 15·frame degrees.
 """
 import os
 
@@ -32,6 +34,8 @@ import numpy as np
 
 KEYS = [2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1]
 SHAPE = (len(KEYS), 22, 26)
+# The stage's angle at each frame: 90 + 15 i degrees.
+ANGLES = 90 + 15 * np.arange(len(KEYS), dtype="f8")
 
 
 def frames(shape=SHAPE):
@@ -66,8 +70,10 @@ def k11(name, target):
         data.attrs["signal"] = "data"
         data["data"] = h5py.SoftLink("/entry/instrument/imaging/data")
         data["image_key"] = h5py.SoftLink("/entry/instrument/imaging/image_key")
+        entry["gts_theta.value/gts_theta.value"] = ANGLES
+        data["gts_theta_value"] = h5py.SoftLink("/entry/gts_theta.value/gts_theta.value")
         total = nx(entry.create_group("imaging_sum"), "NXdata")
-        total["gts_theta_value"] = np.linspace(0, 180, len(KEYS))
+        total["gts_theta_value"] = h5py.SoftLink("/entry/gts_theta.value/gts_theta.value")
         total.attrs["signal"] = "gts_theta_value"
         entry["start_time"] = "2022-03-01T10:00:00"
         entry["sample/name"] = "look-alike"
