@@ -16,6 +16,6 @@ func OnMapChanged(v *Viewer, f func(i int)) {
 		if prev != nil {
 			prev(x)
 		}
-		f(v.mapIdx)
+		f(v.Map())
 	}
 }
