@@ -168,7 +168,10 @@ type trainingSection struct {
 	CellDef       string `yaml:"cell_def"`
 	Type          string `yaml:"type"`
 	SignalChannel int    `yaml:"signal_channel"`
-	BgChannel     *int   `yaml:"bg_channel,omitempty"`
+	// BgChannel is -1 for cubes of the signal only, as cellfinder's
+	// curation writes it (NO_BACKGROUND_CHANNEL): train_yaml.py reads
+	// d["bg_channel"] for every entry.
+	BgChannel int `yaml:"bg_channel"`
 }
 
 // writeTrainingYAML writes training.yaml into tmp, naming the folders as
@@ -178,10 +181,9 @@ func (s *Session) writeTrainingYAML(tmp, dir string, curated, cells bool) error 
 	if err != nil {
 		return err
 	}
-	var bg *int
+	bg := -1
 	if s.Geo.Channels == 2 {
-		one := 1
-		bg = &one
+		bg = 1
 	}
 	var data []trainingSection
 	if curated {

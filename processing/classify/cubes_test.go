@@ -113,6 +113,27 @@ func TestWriteCubes(t *testing.T) {
 		t.Errorf("flat folder holds %d entries, want %d cubes x 2 channels and training.yaml", len(entries), res.Written)
 	}
 
+	// The signal alone: cellfinder's curation writes bg_channel -1
+	// (NO_BACKGROUND_CHANNEL), which train_yaml.py reads for every entry.
+	one := filepath.Join(t.TempDir(), "signal-only")
+	s1, err := OpenCubes(cfg, Inputs{Signal: sig, Points: pts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s1.WriteCubes(context.Background(), nil, one, 1, 5); err != nil {
+		t.Fatal(err)
+	}
+	y1, err := os.ReadFile(filepath.Join(one, "training.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(y1), "bg_channel: -1\n"); n != 2 {
+		t.Errorf("signal-only training.yaml has %d entries with bg_channel: -1, want 2:\n%s", n, y1)
+	}
+	if _, err := os.Stat(filepath.Join(one, "cells", CubeFileName(cells[0], 1))); !os.IsNotExist(err) {
+		t.Errorf("signal-only cubes: a Ch1 file (%v)", err)
+	}
+
 	// A folder holding something else is not replaced.
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
 	if _, err := s.WriteCubes(context.Background(), nil, dir, 1, 5); err == nil || !strings.Contains(err.Error(), "notes.txt") {

@@ -2,8 +2,10 @@ package modelfiles
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,7 +28,12 @@ import (
 // model.weights.h5 — and voxlab classify with that file gives each
 // candidate the probability the trained model's own inference mode
 // gives its cube (within 1e-4; the two are independent implementations:
-// classify folds each batch normalisation into its convolution).
+// classify folds each batch normalisation into its convolution) — and the
+// probability an independent reference gives it: trained_golden.json,
+// the torch network of gen_golden.py run on the saved file and the
+// exported cubes by gen_trained_golden.py (within 1e-4, once the trained
+// weights are the ones the reference read: their fingerprint within
+// 1e-4 relative).
 func TestTrainedModelClassifies(t *testing.T) {
 	if raceEnabled && testing.Short() {
 		// make test's race pass: an epoch of training and a classification
@@ -47,7 +54,14 @@ func TestTrainedModelClassifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "cubes")
+	// gen_trained_golden.py sets VOXLAB_TRAINED_OUT to keep the cubes and
+	// the model for its reference (and rewrites the golden).
+	keep := os.Getenv("VOXLAB_TRAINED_OUT")
+	work := t.TempDir()
+	if keep != "" {
+		work = keep
+	}
+	dir := filepath.Join(work, "cubes")
 	if _, err := s.WriteCubes(context.Background(), job.NewProgress("cubes"), dir, 2, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +91,7 @@ func TestTrainedModelClassifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d cubes, epoch loss %.4f accuracy %.3f", len(samples), logs[0].Loss, logs[0].Accuracy)
-	model := filepath.Join(t.TempDir(), "model.weights.h5")
+	model := filepath.Join(work, "model.weights.h5")
 	if err := kerasw.Save(model, keras.Keras3Weights, arch, m.Weights()); err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +106,27 @@ func TestTrainedModelClassifies(t *testing.T) {
 		}
 		want[filepath.Base(sm.Files[0])] = float64(m.Predict(cube, 1)[1])
 	}
-	var compared, spread int
-	worst := 0.0
+	var golden struct {
+		Fingerprint map[string]float64
+		P           map[string]float64
+	}
+	if keep == "" {
+		b, err := os.ReadFile(filepath.Join(testdata, "trained_golden.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &golden); err != nil {
+			t.Fatal(err)
+		}
+		for k, want := range fingerprint(m.Weights()) {
+			if g, ok := golden.Fingerprint[k]; !ok || math.Abs(g-want) > max(1e-4*math.Abs(g), 1e-8) {
+				t.Fatalf("trained weights' %s %.7g, the reference's model %.7g: training changed; rerun testdata/gen_trained_golden.py", k, want, g)
+			}
+		}
+	}
+	var compared, spread, ref int
+	seen := map[string]bool{}
+	worst, worstRef := 0.0, 0.0
 	for i, cl := range res.Candidates {
 		if cl.Class == points.Unknown {
 			continue
@@ -112,9 +145,42 @@ func TestTrainedModelClassifies(t *testing.T) {
 		if d > 1e-4 {
 			t.Errorf("candidate %d: voxlab classify p(cell) %.6f, the trained model's %.6f", i, cl.P, w)
 		}
+		if keep != "" {
+			continue
+		}
+		r, ok := golden.P[name]
+		if !ok {
+			t.Errorf("candidate %d: no reference p(cell) for cube %s", i, name)
+			continue
+		}
+		ref++
+		seen[name] = true
+		d = math.Abs(float64(cl.P) - r)
+		worstRef = max(worstRef, d)
+		if d > 1e-4 {
+			t.Errorf("candidate %d: voxlab classify p(cell) %.6f, the torch reference's %.6f", i, cl.P, r)
+		}
 	}
-	t.Logf("%d candidates compared (%d with p(cell) in (0.01, 0.99)), largest difference %.2g", compared, spread, worst)
+	t.Logf("%d candidates compared (%d with p(cell) in (0.01, 0.99)), largest difference %.2g from the trained model's inference, %.2g from the torch reference's (%d)", compared, spread, worst, worstRef, ref)
+	if keep == "" && len(seen) != len(golden.P) {
+		t.Errorf("%d cubes compared with the reference, which classified %d", len(seen), len(golden.P))
+	}
 	if compared == 0 || spread < compared/4 {
 		t.Error(fmt.Sprintf("%d candidates compared, %d away from 0 and 1: too few to hold the two apart", compared, spread))
 	}
+}
+
+// fingerprint sums a few of the trained variables (the dense layer's and
+// the first convolution's), so that the test knows its weights are the
+// ones the reference classified with.
+func fingerprint(w resnet.Weights) map[string]float64 {
+	out := map[string]float64{}
+	for _, lv := range [][2]string{{"fully_connected", "kernel"}, {"fully_connected", "bias"}, {"conv1", "kernel"}, {"conv1_bn", "gamma"}, {"conv1_bn", "moving_variance"}} {
+		sum := 0.0
+		for _, v := range w[lv[0]][lv[1]].Data {
+			sum += math.Abs(float64(v))
+		}
+		out[lv[0]+"/"+lv[1]] = sum
+	}
+	return out
 }

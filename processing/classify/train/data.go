@@ -76,11 +76,12 @@ func ReadYAML(paths ...string) ([]Source, error) {
 				return nil, fmt.Errorf("training YAML %s: data entry %d has no cube_dir", p, i+1)
 			case s.Type != "cell" && s.Type != "no_cell":
 				return nil, fmt.Errorf("training YAML %s: data entry %d (%s) has type %q: cellfinder's types are cell and no_cell", p, i+1, s.CubeDir, s.Type)
-			case s.CellDef != "":
-				return nil, fmt.Errorf("training YAML %s: data entry %d (%s) has a cell_def: voxlab does not filter cubes by a cell_def yet; give the folder of the cubes of one type", p, i+1, s.CubeDir)
 			}
 			if !filepath.IsAbs(s.CubeDir) {
 				s.CubeDir = filepath.Join(filepath.Dir(p), s.CubeDir)
+			}
+			if s.CellDef != "" && !filepath.IsAbs(s.CellDef) {
+				s.CellDef = filepath.Join(filepath.Dir(p), s.CellDef)
 			}
 			out = append(out, s)
 		}
@@ -111,6 +112,14 @@ func ListSamples(sources []Source, norm bool) ([]Sample, error) {
 		}
 		if len(names) == 0 {
 			return nil, fmt.Errorf("training YAML %s: cube_dir %s holds no cubes (no file ends in Ch%d.tif)", s.File, s.CubeDir, ch[0])
+		}
+		if s.CellDef != "" {
+			if names, err = keepDefined(names, s); err != nil {
+				return nil, err
+			}
+			if len(names) == 0 {
+				return nil, fmt.Errorf("training YAML %s: cube_dir %s holds no cube at a position of its cell_def %s", s.File, s.CubeDir, s.CellDef)
+			}
 		}
 		volume.SortNatural(names)
 		var nrm [][2]float64

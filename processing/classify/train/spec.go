@@ -222,11 +222,15 @@ func checkCubes(samples []Sample, arch resnet.Arch) error {
 
 func (j *trainJob) Close() error { return nil }
 
-// Plan holds what a training run keeps at once: the weights, their
-// gradients and Adam's two moments (4 floats a weight), and per cube of
-// a batch the cube and every unit's kept activations (its convolution's
-// output, its normalised output and ReLU, and the patches of its
-// backward pass), an estimate from the layer shapes.
+// Plan holds what a training run keeps at once, from the layer shapes
+// and the buffers each unit keeps from step to step (unit, forward.go,
+// backward.go): per weight, the weight, its gradient, Adam's two moments,
+// the kernel's transpose and MatMul's packed copies of the kernel and of
+// its transpose, and the caller's copy New clones (8 floats); per cube of
+// a batch, the cube and for each convolution its output, the normalised
+// output, the output's gradient and MatMul's packed copy of it (4 of the
+// output's size), the patches, their transpose and their gradient (3 of
+// the patches' size) and the input's gradient.
 func (j *trainJob) Plan(d pipeline.Device) (*plan.Plan, error) {
 	var weights, perCube int64
 	for _, l := range j.arch.Weighted() {
@@ -241,12 +245,13 @@ func (j *trainJob) Plan(d pipeline.Device) (*plan.Plan, error) {
 	for _, l := range j.arch.Layers() {
 		if l.Class == resnet.ClassConv {
 			p := int64(resnet.Positions(l.Out))
-			perCube += 3*p*int64(l.Out[3]) + p*int64(l.Kernel[0]*l.Kernel[1]*l.Kernel[2]*l.In[3])
+			k := int64(l.Kernel[0] * l.Kernel[1] * l.Kernel[2] * l.In[3])
+			perCube += 4*p*int64(l.Out[3]) + 3*p*k + int64(resnet.Positions(l.In))*int64(l.In[3])
 		}
 	}
 	cube := int64(classify.CubeLen(j.arch))
 	arrays := []plan.Array{
-		{Name: "weights, gradients and Adam's moments", Where: plan.Host, Fixed: 4 * 4 * weights},
+		{Name: "weights, gradients, Adam's moments and the kernels' copies", Where: plan.Host, Fixed: 8 * 4 * weights},
 		{Name: "cube batch", Where: plan.Host, PerUnit: 4 * cube},
 		{Name: "activations kept for the backward pass", Where: plan.Host, PerUnit: 4 * perCube},
 	}
