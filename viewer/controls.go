@@ -237,7 +237,7 @@ func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
 	}
 	c.voxelMsg = widgets.WrapLabel("", widget.DangerImportance)
 	widgets.SetLabel(c.voxelMsg, "")
-	unit := l.unit
+	unit := l.Unit()
 	if unit == "" {
 		unit = "µm"
 	}
@@ -290,7 +290,7 @@ func describe(l *ImageLayer) string {
 		s = fmt.Sprintf("%s\n%d maps of %d x %d x %d %s", l.Name(), l.maps, e[0], e[1], e[2], in.DType)
 	}
 	if in.VoxelSize != [3]float64{} {
-		s += fmt.Sprintf("\nvoxel %g x %g x %g %s", in.VoxelSize[0], in.VoxelSize[1], in.VoxelSize[2], l.unit)
+		s += fmt.Sprintf("\nvoxel %g x %g x %g %s", in.VoxelSize[0], in.VoxelSize[1], in.VoxelSize[2], l.Unit())
 	}
 	return s
 }

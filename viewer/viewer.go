@@ -215,6 +215,7 @@ func (v *Viewer) addImage(name string, vol *volume.Volume, maps int, opts ImageO
 		return nil, err
 	}
 	l.vol, l.maps, l.depth = vol, maps, vol.Shape[0]/maps
+	_ = l.Image.SetVoxelSize(vol.VoxelSize) // zero (unknown) stays unset
 	l.ld = newLoader(vol, l.depth, v.sliceReady, func() { v.postRedraw(true) })
 	l.attachPyramid()
 	v.add(l)
