@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/resources"
+	"github.com/voxlab/voxlab/viewer/model"
 	"github.com/voxlab/voxlab/widgets"
 )
 
@@ -67,8 +68,10 @@ func kindIcon(l Layer) fyne.Resource {
 	return theme.MediaPhotoIcon()
 }
 
-// controlRefs are the controls of the selected layer that change when
-// the layer changes by other means (auto-contrast, API calls).
+// controlRefs are the controls of the selected layer (the tests reach
+// them here). An image control follows its one setting through the
+// setting's event (watch); unwatch disconnects them when the panel is
+// rebuilt for another layer.
 type controlRefs struct {
 	layer    Layer
 	contrast *RangeSlider
@@ -84,13 +87,35 @@ type controlRefs struct {
 	cmap     *widget.Select
 	opacity  *widget.Slider
 	pts      *pointsRefs
-	// syncing is set while syncControls writes values, so the
-	// controls' callbacks do not write them back.
-	syncing bool
+	unwatch  []func()
+}
+
+// watch has show put the setting into its control now and after every
+// event e.
+func (c *controlRefs) watch(show func(), e ...*model.Event) {
+	show()
+	for _, ev := range e {
+		c.unwatch = append(c.unwatch, ev.Connect(show))
+	}
+}
+
+// setSlider moves s to x without calling its OnChanged: the slider
+// clamps to its range, and the clamped value must not become the
+// setting.
+func setSlider(s *widget.Slider, x float64) {
+	if s.Value != x {
+		f := s.OnChanged
+		s.OnChanged = nil
+		s.SetValue(x)
+		s.OnChanged = f
+	}
 }
 
 // rebuildControls shows the controls of the selected layer.
 func (v *Viewer) rebuildControls() {
+	for _, f := range v.ctl.unwatch {
+		f()
+	}
 	v.ctl = controlRefs{layer: v.stack.Selected()}
 	var objs []fyne.CanvasObject
 	switch l := v.stack.Selected().(type) {
@@ -111,12 +136,7 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 	lo, hi := l.ContrastLimits()
 	rlo, rhi := l.ContrastRange()
 	c.contrast = NewRangeSlider(rlo, rhi, lo, hi)
-	c.contrast.OnChanged = func(a, b float64) {
-		if c.syncing {
-			return
-		}
-		l.SetContrastLimits(a, b)
-	}
+	c.contrast.OnChanged = l.SetContrastLimits
 	c.lo, c.hi = widget.NewEntry(), widget.NewEntry()
 	c.limitsMsg = widgets.WrapLabel("", widget.DangerImportance)
 	widgets.SetLabel(c.limitsMsg, "")
@@ -137,49 +157,46 @@ func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
 		widgets.Refocus(v.win, true)
 	}
 	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
+	c.watch(func() { c.showLimits(l, v.focused) }, &l.ContrastChanged, &l.RangeChanged, &l.ShownChanged)
 	voxelRow := v.voxelControl(l)
 	autoOnce := widgets.NewButton(v.win, "Auto", nil, func() { l.AutoContrast() })
 	c.auto = widget.NewCheck("continuous", func(on bool) {
-		if !c.syncing && on != l.ContinuousAutoContrast() {
+		if on != l.ContinuousAutoContrast() {
 			l.SetContinuousAutoContrast(on)
 		}
 		widgets.Refocus(v.win, false)
 	})
+	c.watch(func() { c.auto.SetChecked(l.ContinuousAutoContrast()) }, &l.AutoChanged)
 	c.gamma = widget.NewSlider(0.2, 5)
 	c.gamma.Step = 0.01
 	c.gammaLbl = widget.NewLabel("")
-	c.gamma.OnChanged = func(g float64) {
-		if !c.syncing {
-			l.SetGamma(g)
-		}
-	}
+	c.gamma.OnChanged = l.SetGamma
 	c.gamma.OnChangeEnded = v.sliderDone
+	c.watch(func() {
+		setSlider(c.gamma, l.Gamma())
+		c.gammaLbl.SetText(fmt.Sprintf("%.2f", l.Gamma()))
+	}, &l.GammaChanged)
 	c.cmap = widget.NewSelect(resources.ColormapNames(), func(name string) {
-		if !c.syncing && name != l.Colormap() {
+		if name != l.Colormap() {
 			_ = l.SetColormap(name)
 		}
 		widgets.Refocus(v.win, false)
 	})
+	c.watch(func() { c.cmap.SetSelected(l.Colormap()) }, &l.ColormapChanged)
 	c.opacity = widget.NewSlider(0, 1)
 	c.opacity.Step = 0.01
-	c.opacity.OnChanged = func(a float64) {
-		if !c.syncing {
-			l.SetOpacity(a)
-		}
-	}
+	c.opacity.OnChanged = l.SetOpacity
 	c.opacity.OnChangeEnded = v.sliderDone
+	c.watch(func() { setSlider(c.opacity, l.Opacity()) }, &l.OpacityChanged)
 	blend := widget.NewSelect([]string{Translucent.String(), Additive.String()}, func(s string) {
 		m := Translucent
 		if s == Additive.String() {
 			m = Additive
 		}
-		if m != l.Blending() {
-			l.SetBlending(m)
-		}
+		l.SetBlending(m)
 		widgets.Refocus(v.win, false)
 	})
-	blend.SetSelected(l.Blending().String())
-	v.syncControls()
+	c.watch(func() { blend.SetSelected(l.Blending().String()) }, &l.BlendingChanged)
 	form := widget.NewForm()
 	if voxelRow != nil {
 		// First: the voxel size shapes every view, and its message is
@@ -232,9 +249,11 @@ func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
 	c := &v.ctl
 	c.voxel = widget.NewEntry()
 	c.voxel.SetPlaceHolder("z, y, x (e.g. 5, 2, 2)")
-	if vs := l.vol.VoxelSize; vs != [3]float64{} {
-		c.voxel.SetText(fmt.Sprintf("%g, %g, %g", vs[0], vs[1], vs[2]))
-	}
+	c.watch(func() {
+		if vs := l.VoxelSize(); vs != [3]float64{} && !v.focused(c.voxel) {
+			c.voxel.SetText(fmt.Sprintf("%g, %g, %g", vs[0], vs[1], vs[2]))
+		}
+	}, &l.VoxelSizeChanged)
 	c.voxelMsg = widgets.WrapLabel("", widget.DangerImportance)
 	widgets.SetLabel(c.voxelMsg, "")
 	unit := l.Unit()
@@ -295,45 +314,33 @@ func describe(l *ImageLayer) string {
 	return s
 }
 
-// syncControls puts the selected layer's settings into its controls.
-func (v *Viewer) syncControls() {
-	c := &v.ctl
-	if c.layer == nil || c.layer != v.stack.Selected() {
-		return
-	}
-	if pl, ok := c.layer.(*PointsLayer); ok {
-		v.syncPoints(pl)
-		return
-	}
-	l := imageOf(c.layer)
-	if l == nil || c.contrast == nil {
-		return
-	}
-	c.syncing = true
-	defer func() { c.syncing = false }()
+// showLimits puts the layer's contrast limits and range into the
+// slider and the entries (not into an entry the user is typing in).
+func (c *controlRefs) showLimits(l *ImageLayer, focused func(fyne.Focusable) bool) {
 	lo, hi := l.ContrastLimits()
 	rlo, rhi := l.ContrastRange()
 	if c.contrast.Low != lo || c.contrast.High != hi || c.contrast.Min != rlo || c.contrast.Max != rhi {
 		c.contrast.SetRange(rlo, rhi, lo, hi)
 	}
-	if !v.focused(c.lo) {
+	if !focused(c.lo) {
 		c.lo.SetText(formatValue(lo))
 	}
-	if !v.focused(c.hi) {
+	if !focused(c.hi) {
 		c.hi.SetText(formatValue(hi))
 	}
-	if c.auto.Checked != l.ContinuousAutoContrast() {
-		c.auto.SetChecked(l.ContinuousAutoContrast())
+}
+
+// settleControls brings the controls up to date after a redraw: an
+// image layer tells them of the limits its slices moved (Settle), a
+// points layer's counts are read again.
+func (v *Viewer) settleControls() {
+	for _, l := range v.stack.All() {
+		if il := imageOf(l); il != nil {
+			il.Settle()
+		}
 	}
-	if c.gamma.Value != l.Gamma() {
-		c.gamma.SetValue(l.Gamma())
-	}
-	c.gammaLbl.SetText(fmt.Sprintf("%.2f", l.Gamma()))
-	if c.cmap.Selected != l.Colormap() {
-		c.cmap.SetSelected(l.Colormap())
-	}
-	if c.opacity.Value != l.Opacity() {
-		c.opacity.SetValue(l.Opacity())
+	if pl, ok := v.ctl.layer.(*PointsLayer); ok && pl == v.stack.Selected() {
+		v.syncPoints(pl)
 	}
 }
 

@@ -372,7 +372,7 @@ func (v *Viewer) layerChanged() {
 		v.setPanels()
 	}
 	v.list.Refresh()
-	v.syncControls()
+	v.settleControls()
 	v.updateDims()
 	v.redraw()
 }
@@ -422,7 +422,7 @@ func (v *Viewer) postRedraw(throttled bool) {
 			v.lastLive.Store(time.Now().UnixNano())
 			v.updateDims()
 			v.redraw()
-			v.syncControls()
+			v.settleControls()
 		})
 	}
 	if wait := time.Duration(v.lastLive.Load()) + liveInterval - time.Duration(time.Now().UnixNano()); throttled && wait > 0 {

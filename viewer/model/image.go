@@ -24,6 +24,9 @@ type Image struct {
 	colormap    string
 	voxel       [3]float64
 	unit        string
+	// shownMoved: a slice shown moved the limits or the range since
+	// the last Settle.
+	shownMoved bool
 
 	// ContrastChanged fires after the limits changed, RangeChanged
 	// after the range of values seen did, AutoChanged after continuous
@@ -31,6 +34,11 @@ type Image struct {
 	// VoxelSizeChanged after their setting.
 	ContrastChanged, RangeChanged, AutoChanged      Event
 	GammaChanged, ColormapChanged, VoxelSizeChanged Event
+	// ShownChanged fires from Settle when the slices shown since the
+	// last Settle moved the limits or the range (SliceShown emits
+	// nothing: it runs while the view draws). It is not an edit of the
+	// layer: the contrast controls follow it, the layer list does not.
+	ShownChanged Event
 }
 
 // ImageSettings are an image's first settings. Zero values take the
@@ -114,9 +122,14 @@ type SliceStats struct {
 // are set, takes the slice's percentiles as limits (a flat first slice
 // shows, but leaves the next slice with a range to set them). It emits
 // nothing, since it runs while the view draws; it reports whether the
-// limits may have changed, and the view brings its controls up to date
-// after drawing.
+// limits may have changed, and the view calls Settle after drawing.
 func (m *Image) SliceShown(s SliceStats) (limits bool) {
+	lo, hi, rlo, rhi := m.lo, m.hi, m.rangeLo, m.rangeHi
+	defer func() {
+		if m.lo != lo || m.hi != hi || m.rangeLo != rlo || m.rangeHi != rhi {
+			m.shownMoved = true
+		}
+	}()
 	if s.Counts {
 		if m.contrastSet {
 			m.rangeLo, m.rangeHi = math.Min(m.rangeLo, s.Min), math.Max(m.rangeHi, s.Max)
@@ -135,6 +148,15 @@ func (m *Image) SliceShown(s SliceStats) (limits bool) {
 		m.lo, m.hi = s.Lo, s.Lo+1
 	}
 	return true
+}
+
+// Settle emits ShownChanged if the slices shown since the last Settle
+// moved the limits or the range.
+func (m *Image) Settle() {
+	if m.shownMoved {
+		m.shownMoved = false
+		m.ShownChanged.emit()
+	}
 }
 
 // ContinuousAutoContrast reports whether the limits follow every slice.

@@ -18,6 +18,7 @@ func watchImage(m *Image) counter {
 		"visible": &m.VisibleChanged, "opacity": &m.OpacityChanged, "blending": &m.BlendingChanged,
 		"contrast": &m.ContrastChanged, "range": &m.RangeChanged, "auto": &m.AutoChanged,
 		"gamma": &m.GammaChanged, "colormap": &m.ColormapChanged, "voxel": &m.VoxelSizeChanged,
+		"shown": &m.ShownChanged,
 	} {
 		c.on(name, e)
 	}
@@ -162,11 +163,24 @@ func TestSliceShown(t *testing.T) {
 		// Later slices widen the range only.
 		{SliceStats{Min: -5, Max: 50, Lo: 0, Hi: 40, Finite: true, Counts: true}, false, [4]float64{2, 90, -5, 100}},
 	}
+	prev := limits()
 	for i, st := range steps {
 		if got := m.SliceShown(st.s); got != st.changed || limits() != st.want {
 			t.Errorf("step %d: changed %v limits %v, want %v %v", i, got, limits(), st.changed, st.want)
 		}
+		// Settle tells of the slice only when it moved something.
+		n := c["shown"]
+		m.Settle()
+		if moved := limits() != prev; c["shown"]-n != map[bool]int{false: 0, true: 1}[moved] {
+			t.Errorf("step %d: Settle emitted %d, limits moved %v", i, c["shown"]-n, moved)
+		}
+		m.Settle()
+		if c["shown"]-n > 1 {
+			t.Errorf("step %d: a second Settle emitted again", i)
+		}
+		prev = limits()
 	}
+	delete(c, "shown")
 	m.auto = true // quietly, as the events are counted below
 	if !m.SliceShown(SliceStats{Min: 0, Max: 300, Lo: 10, Hi: 200, Finite: true, Counts: true}) || limits() != [4]float64{10, 200, -5, 300} {
 		t.Errorf("continuous: limits %v", limits())
