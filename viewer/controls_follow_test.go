@@ -71,4 +71,12 @@ func TestImageControlsFollowSettings(t *testing.T) {
 	if old.gammaLbl.Text != "9.00" || old.opacity.Value != 0.25 {
 		t.Errorf("a's dropped controls still follow it: gamma %q, opacity %v", old.gammaLbl.Text, old.opacity.Value)
 	}
+
+	// A points layer's opacity slider follows its opacity too.
+	pl := h.v.AddPoints("pts", nil)
+	h.settle()
+	pl.SetOpacity(0.4)
+	if h.v.ctl.opacity.Value != 0.4 {
+		t.Errorf("points opacity 0.4: slider %v", h.v.ctl.opacity.Value)
+	}
 }
