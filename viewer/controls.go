@@ -2,9 +2,6 @@ package viewer
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -13,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/voxlab/voxlab/resources"
 	"github.com/voxlab/voxlab/widgets"
 )
 
@@ -67,30 +63,11 @@ func kindIcon(l Layer) fyne.Resource {
 	return theme.MediaPhotoIcon()
 }
 
-// controlRefs are the controls of the selected layer that change when
-// the layer changes by other means (auto-contrast, API calls).
-type controlRefs struct {
-	layer    Layer
-	contrast *RangeSlider
-	lo, hi   *widget.Entry
-	// limitsMsg says why typed contrast limits were refused.
-	limitsMsg *widget.Label
-	// voxel is the voxel size entry, voxelMsg its message.
-	voxel    *widget.Entry
-	voxelMsg *widget.Label
-	auto     *widget.Check
-	gamma    *widget.Slider
-	gammaLbl *widget.Label
-	cmap     *widget.Select
-	opacity  *widget.Slider
-	pts      *pointsRefs
-	// syncing is set while syncControls writes values, so the
-	// controls' callbacks do not write them back.
-	syncing bool
-}
-
 // rebuildControls shows the controls of the selected layer.
 func (v *Viewer) rebuildControls() {
+	for _, f := range v.ctl.unwatch {
+		f()
+	}
 	v.ctl = controlRefs{layer: v.stack.Selected()}
 	var objs []fyne.CanvasObject
 	switch l := v.stack.Selected().(type) {
@@ -99,242 +76,11 @@ func (v *Viewer) rebuildControls() {
 	case *PointsLayer:
 		objs = v.pointsControls(l)
 	default:
-		objs = v.imageControls(imageOf(l))
+		objs = imageControls(v, imageOf(l))
 	}
 	title := widget.NewLabelWithStyle("Layer controls", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.controls.Objects = append([]fyne.CanvasObject{title}, objs...)
 	v.controls.Refresh()
-}
-
-func (v *Viewer) imageControls(l *ImageLayer) []fyne.CanvasObject {
-	c := &v.ctl
-	lo, hi := l.ContrastLimits()
-	rlo, rhi := l.ContrastRange()
-	c.contrast = NewRangeSlider(rlo, rhi, lo, hi)
-	c.contrast.OnChanged = func(a, b float64) {
-		if c.syncing {
-			return
-		}
-		l.SetContrastLimits(a, b)
-	}
-	c.lo, c.hi = widget.NewEntry(), widget.NewEntry()
-	c.limitsMsg = widgets.WrapLabel("", widget.DangerImportance)
-	widgets.SetLabel(c.limitsMsg, "")
-	setLimits := func(string) {
-		if msg := checkLimits(c.lo.Text, c.hi.Text); msg != "" {
-			// Said beside the entries, where the user looks, until
-			// mended (the status bar's line is overwritten by the next
-			// pointer move).
-			widgets.SetLabel(c.limitsMsg, msg)
-			v.controls.Refresh()
-			return
-		}
-		a, _ := strconv.ParseFloat(strings.TrimSpace(c.lo.Text), 64)
-		b, _ := strconv.ParseFloat(strings.TrimSpace(c.hi.Text), 64)
-		widgets.SetLabel(c.limitsMsg, "")
-		l.SetContrastLimits(a, b)
-		// Enter ends the typing: the keys step through slices again.
-		widgets.Refocus(v.win, true)
-	}
-	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
-	voxelRow := v.voxelControl(l)
-	autoOnce := widgets.NewButton(v.win, "Auto", nil, func() { l.AutoContrast() })
-	c.auto = widget.NewCheck("continuous", func(on bool) {
-		if !c.syncing && on != l.ContinuousAutoContrast() {
-			l.SetContinuousAutoContrast(on)
-		}
-		widgets.Refocus(v.win, false)
-	})
-	c.gamma = widget.NewSlider(0.2, 5)
-	c.gamma.Step = 0.01
-	c.gammaLbl = widget.NewLabel("")
-	c.gamma.OnChanged = func(g float64) {
-		if !c.syncing {
-			l.SetGamma(g)
-		}
-	}
-	c.gamma.OnChangeEnded = v.sliderDone
-	c.cmap = widget.NewSelect(resources.ColormapNames(), func(name string) {
-		if !c.syncing && name != l.Colormap() {
-			_ = l.SetColormap(name)
-		}
-		widgets.Refocus(v.win, false)
-	})
-	c.opacity = widget.NewSlider(0, 1)
-	c.opacity.Step = 0.01
-	c.opacity.OnChanged = func(a float64) {
-		if !c.syncing {
-			l.SetOpacity(a)
-		}
-	}
-	c.opacity.OnChangeEnded = v.sliderDone
-	blend := widget.NewSelect([]string{Translucent.String(), Additive.String()}, func(s string) {
-		m := Translucent
-		if s == Additive.String() {
-			m = Additive
-		}
-		if m != l.Blending() {
-			l.SetBlending(m)
-		}
-		widgets.Refocus(v.win, false)
-	})
-	blend.SetSelected(l.Blending().String())
-	v.syncControls()
-	form := widget.NewForm()
-	if voxelRow != nil {
-		// First: the voxel size shapes every view, and its message is
-		// then on show without scrolling (at the end of the form it
-		// fell below the side panel's fold at 1280x800).
-		form.Append("voxel", container.NewVBox(voxelRow, c.voxelMsg))
-	}
-	for _, it := range []*widget.FormItem{
-		widget.NewFormItem("contrast", c.contrast),
-		widget.NewFormItem("", container.NewVBox(container.NewGridWithColumns(2, c.lo, c.hi), c.limitsMsg)),
-		widget.NewFormItem("", container.NewHBox(autoOnce, c.auto)),
-		widget.NewFormItem("gamma", container.NewBorder(nil, nil, nil, c.gammaLbl, c.gamma)),
-		widget.NewFormItem("colormap", c.cmap),
-		widget.NewFormItem("opacity", c.opacity),
-		widget.NewFormItem("blending", blend),
-	} {
-		form.AppendItem(it)
-	}
-	name := widget.NewLabel(describe(l))
-	name.Wrapping = fyne.TextWrapBreak // long file names are read whole
-	return []fyne.CanvasObject{name, form}
-}
-
-// checkLimits says what is wrong with contrast limits typed as lo and
-// hi ("" when nothing).
-func checkLimits(lo, hi string) string {
-	a, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
-	b, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
-	switch {
-	case err1 != nil:
-		return fmt.Sprintf("%q is not a number: type the low limit as one (e.g. 100)", lo)
-	case err2 != nil:
-		return fmt.Sprintf("%q is not a number: type the high limit as one (e.g. 4000)", hi)
-	case math.IsNaN(a) || math.IsNaN(b) || math.IsInf(a, 0) || math.IsInf(b, 0):
-		return "the limits must be finite numbers"
-	case a > b:
-		return fmt.Sprintf("the low limit %s is above the high limit %s: swap them", formatValue(a), formatValue(b))
-	}
-	return ""
-}
-
-// voxelControl is an image layer's voxel size, z, y and x in its unit,
-// typed as three numbers (or one for cubic voxels): it sets the
-// physical shape of y and x slices, the scale bar and the orthogonal
-// views' proportions. nil for a heat map.
-func (v *Viewer) voxelControl(l *ImageLayer) fyne.CanvasObject {
-	if l.vol == nil {
-		return nil
-	}
-	c := &v.ctl
-	c.voxel = widget.NewEntry()
-	c.voxel.SetPlaceHolder("z, y, x (e.g. 5, 2, 2)")
-	if vs := l.vol.VoxelSize; vs != [3]float64{} {
-		c.voxel.SetText(fmt.Sprintf("%g, %g, %g", vs[0], vs[1], vs[2]))
-	}
-	c.voxelMsg = widgets.WrapLabel("", widget.DangerImportance)
-	widgets.SetLabel(c.voxelMsg, "")
-	unit := l.unit
-	if unit == "" {
-		unit = "µm"
-	}
-	c.voxel.OnSubmitted = func(s string) {
-		vs, err := parseVoxelSize(s, unit)
-		if err != nil {
-			widgets.SetLabel(c.voxelMsg, err.Error())
-			v.controls.Refresh()
-			return
-		}
-		widgets.SetLabel(c.voxelMsg, "")
-		l.SetVoxelSize(vs)
-		widgets.Refocus(v.win, true)
-	}
-	return container.NewBorder(nil, nil, nil, widget.NewLabel(unit), c.voxel)
-}
-
-// parseVoxelSize reads "z, y, x" (commas, spaces or x between them) or
-// one number for all three; each must be a positive number. Its errors
-// say what is wanted, in unit.
-func parseVoxelSize(s, unit string) ([3]float64, error) {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == 'x' || r == '×' || r == '\t' })
-	var vs [3]float64
-	switch len(f) {
-	case 1:
-		f = []string{f[0], f[0], f[0]}
-	case 3:
-	default:
-		return vs, fmt.Errorf("voxel size %q has %d numbers: type three numbers z,y,x in %s (e.g. 5, 2, 2), or one for cubic voxels", s, len(f), unit)
-	}
-	for i, t := range f {
-		x, err := strconv.ParseFloat(t, 64)
-		if err != nil || !(x > 0) || math.IsInf(x, 0) {
-			return vs, fmt.Errorf("voxel size %q: %q is not a positive number; type three numbers z,y,x in %s (e.g. 5, 2, 2)", s, t, unit)
-		}
-		vs[i] = x
-	}
-	return vs, nil
-}
-
-func describe(l *ImageLayer) string {
-	if l.vol == nil {
-		p := l.fixed()
-		return fmt.Sprintf("%s\n%d x %d matrix", l.Name(), p.rows, p.cols)
-	}
-	in := l.vol.Info
-	e := l.extent()
-	s := fmt.Sprintf("%s\n%d x %d x %d %s", l.Name(), e[0], e[1], e[2], in.DType)
-	if l.maps > 1 {
-		s = fmt.Sprintf("%s\n%d maps of %d x %d x %d %s", l.Name(), l.maps, e[0], e[1], e[2], in.DType)
-	}
-	if in.VoxelSize != [3]float64{} {
-		s += fmt.Sprintf("\nvoxel %g x %g x %g %s", in.VoxelSize[0], in.VoxelSize[1], in.VoxelSize[2], l.unit)
-	}
-	return s
-}
-
-// syncControls puts the selected layer's settings into its controls.
-func (v *Viewer) syncControls() {
-	c := &v.ctl
-	if c.layer == nil || c.layer != v.stack.Selected() {
-		return
-	}
-	if pl, ok := c.layer.(*PointsLayer); ok {
-		v.syncPoints(pl)
-		return
-	}
-	l := imageOf(c.layer)
-	if l == nil || c.contrast == nil {
-		return
-	}
-	c.syncing = true
-	defer func() { c.syncing = false }()
-	lo, hi := l.ContrastLimits()
-	rlo, rhi := l.ContrastRange()
-	if c.contrast.Low != lo || c.contrast.High != hi || c.contrast.Min != rlo || c.contrast.Max != rhi {
-		c.contrast.SetRange(rlo, rhi, lo, hi)
-	}
-	if !v.focused(c.lo) {
-		c.lo.SetText(formatValue(lo))
-	}
-	if !v.focused(c.hi) {
-		c.hi.SetText(formatValue(hi))
-	}
-	if c.auto.Checked != l.ContinuousAutoContrast() {
-		c.auto.SetChecked(l.ContinuousAutoContrast())
-	}
-	if c.gamma.Value != l.Gamma() {
-		c.gamma.SetValue(l.Gamma())
-	}
-	c.gammaLbl.SetText(fmt.Sprintf("%.2f", l.Gamma()))
-	if c.cmap.Selected != l.Colormap() {
-		c.cmap.SetSelected(l.Colormap())
-	}
-	if c.opacity.Value != l.Opacity() {
-		c.opacity.SetValue(l.Opacity())
-	}
 }
 
 // dimsBar is the slice navigation: play, axis, slider, position, and

@@ -27,11 +27,14 @@ type Layer interface {
 
 // layerBase is what every layer has.
 type layerBase struct {
-	name    string
-	visible bool
-	opacity float64
-	blend   Blending
-	v       *Viewer
+	name string
+	// look is the layer's visibility, opacity and blending (an image's
+	// model.Image holds it): the layer list and the painters read it.
+	look *model.Base
+	// quiet is set while Focus shows and hides layers in one go, so
+	// that each does not relist and redraw.
+	quiet bool
+	v     *Viewer
 	// shownBy is v for the goroutines that feed a layer (a job's
 	// detections, a distance chunk): v is the UI goroutine's, which
 	// RemoveLayer clears while they may still be appending.
@@ -65,25 +68,33 @@ func (b *layerBase) base() *layerBase { return b }
 func (b *layerBase) Name() string { return b.name }
 
 // Visible reports whether the layer is drawn.
-func (b *layerBase) Visible() bool { return b.visible }
+func (b *layerBase) Visible() bool { return b.look.Visible() }
 
 // SetVisible shows or hides the layer.
-func (b *layerBase) SetVisible(on bool) { b.visible = on; b.changed() }
+func (b *layerBase) SetVisible(on bool) { b.look.SetVisible(on) }
 
 // Opacity returns the layer's opacity in [0, 1].
-func (b *layerBase) Opacity() float64 { return b.opacity }
+func (b *layerBase) Opacity() float64 { return b.look.Opacity() }
 
 // SetOpacity sets the opacity, clamped to [0, 1].
-func (b *layerBase) SetOpacity(a float64) { b.opacity = math.Min(math.Max(a, 0), 1); b.changed() }
+func (b *layerBase) SetOpacity(a float64) { b.look.SetOpacity(a) }
 
 // Blending returns how the layer combines with those below.
-func (b *layerBase) Blending() Blending { return b.blend }
+func (b *layerBase) Blending() Blending { return b.look.Blending() }
 
 // SetBlending sets how the layer combines with those below.
-func (b *layerBase) SetBlending(m Blending) { b.blend = m; b.changed() }
+func (b *layerBase) SetBlending(m Blending) { b.look.SetBlending(m) }
+
+// watchBase makes every change of the layer's base settings an edit of
+// the layer stack (relist, redraw, tell the panel).
+func (b *layerBase) watchBase() {
+	for _, e := range []*model.Event{&b.look.VisibleChanged, &b.look.OpacityChanged, &b.look.BlendingChanged} {
+		e.Connect(b.changed)
+	}
+}
 
 func (b *layerBase) changed() {
-	if b.v != nil {
+	if b.v != nil && !b.quiet {
 		b.v.stack.Edited()
 	}
 }
@@ -113,23 +124,17 @@ type ImageOptions struct {
 // colormap. Only the slices shown (and a few neighbours) are read.
 type ImageLayer struct {
 	layerBase
-	vol  *volume.Volume
-	ld   *loader
-	unit string
+	// Image is the layer's settings (viewer/model), each with its own
+	// change event; the layer adds the volume, its loader and tables.
+	*model.Image
+	vol *volume.Volume
+	ld  *loader
 	// maps is the number of maps of a stack layer, whose planes lie one
 	// map after the other along z of vol (1 for a plain volume); depth
 	// is the planes of one map.
 	maps, depth int
 
-	lo, hi      float64
-	gamma       float64
-	cmapName    string
-	cmap        *resources.ColormapTable
-	auto        bool
-	contrastSet bool
-	// rangeLo, rangeHi: the span of values seen so far, for the
-	// contrast slider.
-	rangeLo, rangeHi float64
+	cmap *resources.ColormapTable
 
 	lut      lut
 	lutDirty bool
@@ -156,32 +161,33 @@ type ImageLayer struct {
 }
 
 func newImageLayer(name string, opts ImageOptions) (*ImageLayer, error) {
-	l := &ImageLayer{layerBase: layerBase{name: name, visible: !opts.Hidden, opacity: 1, blend: opts.Blending}}
-	if opts.Opacity > 0 {
-		l.opacity = math.Min(opts.Opacity, 1)
-	}
-	l.gamma = 1
-	if opts.Gamma > 0 {
-		l.gamma = opts.Gamma
-	}
 	if opts.Colormap == "" {
 		opts.Colormap = resources.Gray
 	}
-	if err := l.setColormap(opts.Colormap); err != nil {
-		return nil, err
+	cmap, ok := resources.Colormap(opts.Colormap)
+	if !ok {
+		return nil, colormapError(opts.Colormap)
 	}
-	if opts.Contrast != [2]float64{} {
-		l.lo, l.hi = opts.Contrast[0], opts.Contrast[1]
-		l.rangeLo, l.rangeHi = l.lo, l.hi
-		l.contrastSet = true
+	img := model.NewImage(model.ImageSettings{
+		Base:     model.NewBase(!opts.Hidden, opts.Opacity, opts.Blending),
+		Colormap: opts.Colormap, Contrast: opts.Contrast, AutoContrast: opts.AutoContrast,
+		Gamma: opts.Gamma, Unit: opts.Unit,
+	})
+	l := &ImageLayer{layerBase: layerBase{name: name, look: &img.Base}, Image: img, cmap: cmap, lutDirty: true}
+	l.watchBase()
+	for _, e := range []*model.Event{&img.ContrastChanged, &img.GammaChanged, &img.ColormapChanged} {
+		e.Connect(func() { l.lutDirty = true })
 	}
-	l.auto = opts.AutoContrast
-	l.unit = opts.Unit
-	if l.unit == "" {
-		l.unit = "µm"
+	img.ColormapChanged.Connect(func() { l.cmap, _ = resources.Colormap(img.Colormap()) })
+	img.VoxelSizeChanged.Connect(l.voxelSizeChanged)
+	for _, e := range []*model.Event{&img.ContrastChanged, &img.RangeChanged, &img.AutoChanged, &img.GammaChanged, &img.ColormapChanged, &img.VoxelSizeChanged} {
+		e.Connect(l.changed)
 	}
-	l.lutDirty = true
 	return l, nil
+}
+
+func colormapError(name string) error {
+	return fmt.Errorf("colormap %q: use one of %v", name, resources.ColormapNames())
 }
 
 // Volume returns the layer's volume (nil for heat maps): for a stack,
@@ -195,43 +201,27 @@ func (l *ImageLayer) Maps() int { return max(l.maps, 1) }
 // it: one map's for a stack, 0 along z for a heat map.
 func (l *ImageLayer) Extent() [3]int { return l.extent() }
 
-// ContrastLimits returns the values mapped to the colormap's ends.
-func (l *ImageLayer) ContrastLimits() (lo, hi float64) { return l.lo, l.hi }
-
-// SetContrastLimits sets the limits and turns continuous auto-contrast off.
-func (l *ImageLayer) SetContrastLimits(lo, hi float64) {
-	l.auto = false
-	l.setLimits(lo, hi)
-}
-
-func (l *ImageLayer) setLimits(lo, hi float64) {
-	l.lo, l.hi = lo, hi
-	l.rangeLo, l.rangeHi = math.Min(l.rangeLo, lo), math.Max(l.rangeHi, hi)
-	l.contrastSet = true
-	l.lutDirty = true
-	l.changed()
-}
-
 // SetVoxelSize sets the layer's voxel size (z, y, x, in its unit; all
-// positive): y and x slices keep the physical shape it gives, the scale
-// bar and the orthogonal views follow it.
+// positive, others are refused): y and x slices keep the physical shape
+// it gives, the scale bar and the orthogonal views follow it. A heat map
+// has none.
 func (l *ImageLayer) SetVoxelSize(vs [3]float64) {
-	if l.vol == nil || l.vol.VoxelSize == vs {
+	if l.vol != nil {
+		_ = l.Image.SetVoxelSize(vs)
+	}
+}
+
+// voxelSizeChanged gives the volume the model's voxel size, which the
+// painters and the orthogonal views read.
+func (l *ImageLayer) voxelSizeChanged() {
+	if l.vol == nil {
 		return
 	}
-	l.vol.VoxelSize = vs
-	if l.unit == "" {
-		l.unit = "µm"
-	}
+	l.vol.VoxelSize = l.Image.VoxelSize()
 	if l.v != nil && l.v.ortho {
 		l.v.panelBox.Refresh() // the panels' proportions follow
 	}
-	l.changed()
 }
-
-// ContrastRange returns the span of values seen in the slices shown so
-// far, widened to include the limits: the contrast slider's range.
-func (l *ImageLayer) ContrastRange() (lo, hi float64) { return l.rangeLo, l.rangeHi }
 
 // AutoContrast sets the limits once from the 0.1 and 99.9 percentiles of
 // the slice on screen. It reports false when no slice is loaded yet.
@@ -240,54 +230,25 @@ func (l *ImageLayer) AutoContrast() bool {
 	if p == nil || !p.stats.finite {
 		return false
 	}
-	l.setLimits(p.stats.lo, math.Max(p.stats.hi, p.stats.lo+1))
+	l.AutoLimits(p.stats.lo, math.Max(p.stats.hi, p.stats.lo+1))
 	return true
 }
-
-// ContinuousAutoContrast reports whether limits follow every slice.
-func (l *ImageLayer) ContinuousAutoContrast() bool { return l.auto }
 
 // SetContinuousAutoContrast makes the limits follow the percentiles of
 // every slice shown, or stop following them.
 func (l *ImageLayer) SetContinuousAutoContrast(on bool) {
-	l.auto = on
+	l.Image.SetContinuousAutoContrast(on)
 	if on {
 		l.AutoContrast()
 	}
-	l.changed()
 }
-
-// Gamma returns the gamma exponent.
-func (l *ImageLayer) Gamma() float64 { return l.gamma }
-
-// SetGamma sets the gamma exponent (> 0).
-func (l *ImageLayer) SetGamma(g float64) {
-	if g <= 0 {
-		return
-	}
-	l.gamma = g
-	l.lutDirty = true
-	l.changed()
-}
-
-// Colormap returns the colormap's name.
-func (l *ImageLayer) Colormap() string { return l.cmapName }
 
 // SetColormap sets the colormap by name (see resources.ColormapNames).
 func (l *ImageLayer) SetColormap(name string) error {
-	if err := l.setColormap(name); err != nil {
-		return err
+	if _, ok := resources.Colormap(name); !ok {
+		return colormapError(name)
 	}
-	l.changed()
-	return nil
-}
-
-func (l *ImageLayer) setColormap(name string) error {
-	t, ok := resources.Colormap(name)
-	if !ok {
-		return fmt.Errorf("colormap %q: use one of %v", name, resources.ColormapNames())
-	}
-	l.cmapName, l.cmap, l.lutDirty = name, t, true
+	l.Image.SetColormap(name)
 	return nil
 }
 
@@ -367,24 +328,8 @@ func (l *ImageLayer) planeFor(axis Axis, idx, m int) (p *plane, exact bool) {
 		l.shown = p
 		// A plane with no value (a running job's plane not computed
 		// yet) says nothing about the range.
-		if p.stats.finite || p.off == nil {
-			l.rangeLo = math.Min(l.rangeLo, p.stats.min)
-			l.rangeHi = math.Max(l.rangeHi, p.stats.max)
-			if !l.contrastSet {
-				l.rangeLo, l.rangeHi = p.stats.min, p.stats.max
-			}
-		}
-		if (l.auto || !l.contrastSet) && p.stats.finite {
-			switch {
-			case p.stats.hi > p.stats.lo:
-				l.lo, l.hi = p.stats.lo, p.stats.hi
-				l.contrastSet = true
-			case !l.contrastSet:
-				// A flat slice (a blank first projection) says nothing
-				// about the data: show it, but let the next slice with
-				// a range set the limits.
-				l.lo, l.hi = p.stats.lo, p.stats.lo+1
-			}
+		st := p.stats
+		if l.SliceShown(model.SliceStats{Min: st.min, Max: st.max, Lo: st.lo, Hi: st.hi, Finite: st.finite, Counts: st.finite || p.off == nil}) {
 			l.lutDirty = true
 		}
 	}
@@ -394,7 +339,8 @@ func (l *ImageLayer) planeFor(axis Axis, idx, m int) (p *plane, exact bool) {
 // lookup returns the layer's table, rebuilt if a setting changed.
 func (l *ImageLayer) lookup(dt volume.DType) *lut {
 	if l.lutDirty {
-		l.lut.build(dt, l.lo, l.hi, l.gamma, l.cmap)
+		lo, hi := l.ContrastLimits()
+		l.lut.build(dt, lo, hi, l.Gamma(), l.cmap)
 		l.lutDirty = false
 	}
 	return &l.lut
@@ -476,7 +422,9 @@ type PointsLayer struct {
 }
 
 func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *PointsLayer {
-	l := &PointsLayer{layerBase: layerBase{name: name, visible: true, opacity: 1}, PointSet: model.NewPointSet(pts)}
+	look := model.NewBase(true, opts.Opacity, model.Translucent)
+	l := &PointsLayer{layerBase: layerBase{name: name, look: &look}, PointSet: model.NewPointSet(pts)}
+	l.watchBase()
 	l.Watch(l.changed)
 	l.style = defaultStyle(n)
 	if opts.Style != nil {
@@ -489,9 +437,6 @@ func newPointsLayer(name string, pts []Point, opts PointsOptions, n int) *Points
 	l.outOfSlice = 3
 	if opts.OutOfSlice != 0 {
 		l.outOfSlice = max(opts.OutOfSlice, 0)
-	}
-	if opts.Opacity > 0 {
-		l.opacity = math.Min(opts.Opacity, 1)
 	}
 	return l
 }

@@ -300,7 +300,10 @@ func (v *Viewer) Focus(grid bool, show ...Layer) {
 				on = on || s == l
 			}
 			if l.Visible() != on {
-				l.base().visible = on
+				b := l.base()
+				b.quiet = true
+				l.SetVisible(on)
+				b.quiet = false
 			}
 		}
 		if v.grid {

@@ -34,7 +34,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache,
 	defer flip.end()
 	start := 0
 	if len(shown) > 0 {
-		if il := imageOf(shown[0]); il != nil && il.opacity >= 1 && il.blend == Translucent {
+		if il := imageOf(shown[0]); il != nil && il.Opacity() >= 1 && il.Blending() == Translucent {
 			if p, _ := il.planeFor(axis, idx, v.at.Map()); p != nil && lutDirect(p.dtype) && p.off == nil {
 				p = flip.of(p)
 				f.fillAround(drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, 1, Translucent))
@@ -48,7 +48,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache,
 	for _, l := range shown[start:] {
 		switch l := l.(type) {
 		case *PointsLayer:
-			l.inView = drawPoints(f, l.PointSet, axis, flip != nil, idx, l.outOfSlice, &l.style, l.size, l.opacity, t, sw, sh, ps)
+			l.inView = drawPoints(f, l.PointSet, axis, flip != nil, idx, l.outOfSlice, &l.style, l.size, l.Opacity(), t, sw, sh, ps)
 		default:
 			il := imageOf(l)
 			p, _ := il.planeFor(axis, idx, v.at.Map())
@@ -56,7 +56,7 @@ func (v *Viewer) paintAlong(f *frame, group []Layer, axis Axis, flip *flipCache,
 				continue
 			}
 			p = flip.of(p)
-			drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, il.opacity, il.blend)
+			drawPlane(f, p, il.lookup(p.dtype), t, sw, sh, ps, il.Opacity(), il.Blending())
 		}
 	}
 }
@@ -82,7 +82,7 @@ func (v *Viewer) scaleBar(p *sliceView) (float64, string) {
 			return 0, ""
 		}
 		phys := niceLength(target)
-		return phys / vs * scale, fmt.Sprintf("%g %s", phys, il.unit)
+		return phys / vs * scale, fmt.Sprintf("%g %s", phys, il.Unit())
 	}
 	return 0, ""
 }

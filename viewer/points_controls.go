@@ -204,9 +204,10 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	oos.OnChangeEnded = v.sliderDone
 	v.ctl.opacity = widget.NewSlider(0, 1)
 	v.ctl.opacity.Step = 0.01
-	v.ctl.opacity.SetValue(l.Opacity())
-	v.ctl.opacity.OnChanged = func(a float64) { l.SetOpacity(a) }
+	v.ctl.opacity.OnChanged = l.SetOpacity
 	v.ctl.opacity.OnChangeEnded = v.sliderDone
+	op := v.ctl.opacity
+	v.ctl.watch(func() { setSlider(op, l.Opacity()) }, &l.look.OpacityChanged)
 
 	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.SaveSelected)
 	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.ShowSaveDialog(l) })

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // frame is a panel's reused RGBA image and the scratch its rendering
@@ -72,18 +73,13 @@ func (f *frame) fillAround(x0, y0, x1, y1 int) {
 }
 
 // Blending says how a layer combines with the layers below it.
-type Blending int
+type Blending = model.Blending
 
-// Blending modes, as in napari.
+// Blending modes, as in napari (model.Translucent, model.Additive).
 const (
-	// Translucent mixes by opacity: out = a*layer + (1-a)*below.
-	Translucent Blending = iota
-	// Additive adds: out = min(1, below + a*layer), for channel overlays.
-	Additive
+	Translucent = model.Translucent
+	Additive    = model.Additive
 )
-
-// String returns the mode's name.
-func (b Blending) String() string { return [...]string{"translucent", "additive"}[b] }
 
 // drawPlane draws plane p through l onto f with the panel's xform (logical
 // size sw x sh, pxScale device pixels per logical pixel). Each row is

@@ -22,7 +22,7 @@ const (
 	maxMethods   = 40
 	// viewerMethods is the Viewer's method count today; lower it as
 	// methods move to their own types, down to maxMethods.
-	viewerMethods = 158
+	viewerMethods = 156
 )
 
 // TestViewerSize counts viewer.go's lines and, with go/parser, the

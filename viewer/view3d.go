@@ -271,7 +271,8 @@ func (w *view3D) threshold() float64 {
 	}
 	for _, l := range w.v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
-			return (il.lo + il.hi) / 2
+			lo, hi := il.ContrastLimits()
+			return (lo + hi) / 2
 		}
 	}
 	return 0
@@ -538,7 +539,7 @@ func (w *view3D) DoubleTapped(*fyne.PointEvent) {
 func (w *view3D) syncThreshold() {
 	for _, l := range w.v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
-			lo, hi := il.rangeLo, il.rangeHi
+			lo, hi := il.ContrastRange()
 			if hi > lo {
 				w.thrSlider.Min, w.thrSlider.Max = lo, hi
 				w.thrSlider.Step = (hi - lo) / 200

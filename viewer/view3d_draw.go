@@ -80,13 +80,14 @@ func (v *Viewer) request3D() {
 			continue
 		}
 		images = append(images, shown{il, lg})
-		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, il.lo, il.hi, il.gamma, il.opacity, il.cmapName, il.blend)
+		lo, hi := il.ContrastLimits()
+		fmt.Fprintf(&sig, "%p %v %v %v %v %s %v|", lg.fine, lo, hi, il.Gamma(), il.Opacity(), il.Colormap(), il.Blending())
 	}
 	var pointLayers []*PointsLayer
 	for _, l := range v.stack.All() {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			pointLayers = append(pointLayers, pl)
-			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.Version(), pl.size, pl.opacity, pl.style, v.pointsSpacing(pl))
+			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.Version(), pl.size, pl.Opacity(), pl.style, v.pointsSpacing(pl))
 		}
 	}
 	w.setStatus(strings.Join(building, "   "))
@@ -102,8 +103,9 @@ func (v *Viewer) request3D() {
 		il, lg := im.il, im.lg
 		lt := il.lookup(il.vol.DType)
 		s := layerSnap{coarse: lg.coarse, fine: lg.fine, tab: slices.Clone(lt.tab), lutLo: lt.lo, scale: lt.scale,
-			direct: lutDirect(il.vol.DType), opacity: il.opacity, blend: il.blend}
-		s.p = render3d.Params{Mode: w.mode, Lo: il.lo, Hi: il.hi, Attenuation: w.atten, Threshold: w.threshold()}
+			direct: lutDirect(il.vol.DType), opacity: il.Opacity(), blend: il.Blending()}
+		lo, hi := il.ContrastLimits()
+		s.p = render3d.Params{Mode: w.mode, Lo: lo, Hi: hi, Attenuation: w.atten, Threshold: w.threshold()}
 		// Centre each layer so that its voxel (0, 0, 0) meets the others'
 		// at the frame's corner, each at its own voxel size.
 		sh, sp := il.extent(), layerSpacing(il)
@@ -117,7 +119,7 @@ func (v *Viewer) request3D() {
 	}
 	for _, pl := range pointLayers {
 		sp := v.pointsSpacing(pl)
-		ps := pointsSnap{diam: pl.size * math.Min(sp[1], sp[2]), opacity: pl.opacity, style: pl.style}
+		ps := pointsSnap{diam: pl.size * math.Min(sp[1], sp[2]), opacity: pl.Opacity(), style: pl.style}
 		ps.pts = make([]render3d.Vec, 0, pl.Len())
 		ps.cls = make([]points.Class, 0, pl.Len())
 		pl.EachLive(func(p Point, c points.Class) {

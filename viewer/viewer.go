@@ -215,6 +215,7 @@ func (v *Viewer) addImage(name string, vol *volume.Volume, maps int, opts ImageO
 		return nil, err
 	}
 	l.vol, l.maps, l.depth = vol, maps, vol.Shape[0]/maps
+	_ = l.Image.SetVoxelSize(vol.VoxelSize) // zero (unknown) stays unset
 	l.ld = newLoader(vol, l.depth, v.sliceReady, func() { v.postRedraw(true) })
 	l.attachPyramid()
 	v.add(l)
@@ -371,7 +372,7 @@ func (v *Viewer) layerChanged() {
 		v.setPanels()
 	}
 	v.list.Refresh()
-	v.syncControls()
+	v.settleControls()
 	v.updateDims()
 	v.redraw()
 }
@@ -421,7 +422,7 @@ func (v *Viewer) postRedraw(throttled bool) {
 			v.lastLive.Store(time.Now().UnixNano())
 			v.updateDims()
 			v.redraw()
-			v.syncControls()
+			v.settleControls()
 		})
 	}
 	if wait := time.Duration(v.lastLive.Load()) + liveInterval - time.Duration(time.Now().UnixNano()); throttled && wait > 0 {
