@@ -80,17 +80,32 @@ run: build
 # real one-node SLURM (test-cluster), which needs root or passwordless
 # sudo for its daemons: without either it prints a SKIPPED line saying so.
 # PKGS narrows it (make test PKGS=./viewer/...); CI runs every package.
+#
+# app's tests are one process, and under -race the last of the run: the
+# race pass runs its heaviest command-line tests (APP_RACE_APART) in a
+# second process beside the rest, so that the tail keeps both cores. The
+# tests' caches (Fyne's font index) go to a temporary XDG_CACHE_HOME,
+# removed afterwards, with Go's own build cache left where it is.
 XVFB = xvfb-run -a -n $(1) -s "-screen 0 1280x1024x24"
+APP_RACE_APART := ^(TestTrainResume|TestTrainAugments|TestDezingTasksMerge|TestDistanceTasksMerge|TestDetectTasksMerge|TestRerunRemovesKilledRunsParts|TestClassifyCommand|TestDemoHeadlessRunsThePipelines)$$
+RACE = $(GO) test -count=1 -race -short -timeout 40m
 test: deps
-	@set -o pipefail; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	@set -o pipefail; log=$$(mktemp); cache=$$(mktemp -d); trap 'rm -rf "$$log" "$$cache"' EXIT; \
+	export GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$$cache"; \
 	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /" | tee -a "$$log"; }; \
-	pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(if $(PKGS),$(PKGS),./...) & race=$$!; \
+	if [ -n "$(PKGS)" ]; then \
+	  pass race $(call XVFB,200) $(RACE) $(PKGS) & race=$$!; apart=; \
+	else \
+	  pass race $(call XVFB,200) $(RACE) -skip '$(APP_RACE_APART)' ./... & race=$$!; \
+	  pass race $(call XVFB,300) $(RACE) -run '$(APP_RACE_APART)' ./app & apart=$$!; \
+	fi; \
 	pass plain sh -c '$(GO) vet $(if $(PKGS),$(PKGS),./...) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(if $(PKGS),$(PKGS),./...)' & plain=$$!; \
-	wait $$plain; p=$$?; wait $$race; r=$$?; \
+	wait $$plain; p=$$?; wait $$race; r=$$?; if [ -n "$$apart" ]; then wait $$apart || r=$$?; fi; \
 	ok=$$(grep -cE '^\[(plain|race)\] ok ' "$$log"); bad=$$(grep -cE '^\[(plain|race)\] FAIL[[:space:]]+github' "$$log"); \
-	echo "make test: plain pass exit $$p, race pass exit $$r; packages of both passes:"; \
+	echo "make test: plain pass exit $$p, race pass exit $$r; packages of both passes (app's race run in two processes):"; \
 	echo "packages: $$ok passed, $$bad failed"; [ $$p = 0 ] && [ $$r = 0 ]
-	@$(MAKE) --no-print-directory test-cluster-optional
+	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
+	GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$$cache" $(MAKE) --no-print-directory test-cluster-optional
 
 # fuzz runs every fuzz target of the repository (each `func Fuzz...` of
 # a _test.go file, found anew each time) for FUZZTIME each, one after the
