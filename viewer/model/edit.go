@@ -38,27 +38,25 @@ func (m *PointSet) States(idx []int32) []PointState { return m.s.states(idx) }
 func (m *PointSet) Preview(idx []int32, next []PointState) { m.s.apply(idx, next) }
 
 // Undo reverts the last edit and reports whether there was one.
-func (m *PointSet) Undo() bool {
-	if len(m.undo) == 0 {
-		return false
-	}
-	e := m.undo[len(m.undo)-1]
-	m.undo = m.undo[:len(m.undo)-1]
-	m.s.apply(e.idx, e.before)
-	m.redo = append(m.redo, e)
-	m.changed()
-	return true
-}
+func (m *PointSet) Undo() bool { return m.step(&m.undo, &m.redo, false) }
 
 // Redo makes the last undone edit again and reports whether there was one.
-func (m *PointSet) Redo() bool {
-	if len(m.redo) == 0 {
+func (m *PointSet) Redo() bool { return m.step(&m.redo, &m.undo, true) }
+
+// step moves the last edit of from to to, applying its states after
+// (redo) or before (undo) it; false when from is empty.
+func (m *PointSet) step(from, to *[]pointEdit, after bool) bool {
+	if len(*from) == 0 {
 		return false
 	}
-	e := m.redo[len(m.redo)-1]
-	m.redo = m.redo[:len(m.redo)-1]
-	m.s.apply(e.idx, e.after)
-	m.undo = append(m.undo, e)
+	e := (*from)[len(*from)-1]
+	*from = (*from)[:len(*from)-1]
+	st := e.before
+	if after {
+		st = e.after
+	}
+	m.s.apply(e.idx, st)
+	*to = append(*to, e)
 	m.changed()
 	return true
 }
