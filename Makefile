@@ -82,22 +82,22 @@ run: build
 # PKGS narrows it (make test PKGS=./viewer/...); CI runs every package.
 #
 # app's tests are one process, and under -race the last of the run: the
-# race pass runs its heaviest command-line tests (APP_RACE_APART) in a
-# second process beside the rest, so that the tail keeps both cores. The
+# race pass, go test -race over ./..., runs app's heaviest command-line
+# tests (APP_RACE_APART) under -race in a second process beside it, so
+# that the tail keeps both cores; every test still runs raced once. The
 # tests' caches (Fyne's font index) go to a temporary XDG_CACHE_HOME,
 # removed afterwards, with Go's own build cache left where it is.
 XVFB = xvfb-run -a -n $(1) -s "-screen 0 1280x1024x24"
 APP_RACE_APART := ^(TestTrainResume|TestTrainAugments|TestDezingTasksMerge|TestDistanceTasksMerge|TestDetectTasksMerge|TestRerunRemovesKilledRunsParts|TestClassifyCommand|TestDemoHeadlessRunsThePipelines)$$
-RACE = $(GO) test -count=1 -race -short -timeout 40m
 test: deps
 	@set -o pipefail; log=$$(mktemp); cache=$$(mktemp -d); trap 'rm -rf "$$log" "$$cache"' EXIT; \
 	export GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$$cache"; \
 	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /" | tee -a "$$log"; }; \
 	if [ -n "$(PKGS)" ]; then \
-	  pass race $(call XVFB,200) $(RACE) $(PKGS) & race=$$!; apart=; \
+	  pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(PKGS) & race=$$!; apart=; \
 	else \
-	  pass race $(call XVFB,200) $(RACE) -skip '$(APP_RACE_APART)' ./... & race=$$!; \
-	  pass race $(call XVFB,300) $(RACE) -run '$(APP_RACE_APART)' ./app & apart=$$!; \
+	  pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m -skip '$(APP_RACE_APART)' ./... & race=$$!; \
+	  pass race $(call XVFB,300) $(GO) test -count=1 -race -short -timeout 40m -run '$(APP_RACE_APART)' ./app & apart=$$!; \
 	fi; \
 	pass plain sh -c '$(GO) vet $(if $(PKGS),$(PKGS),./...) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(if $(PKGS),$(PKGS),./...)' & plain=$$!; \
 	wait $$plain; p=$$?; wait $$race; r=$$?; if [ -n "$$apart" ]; then wait $$apart || r=$$?; fi; \
