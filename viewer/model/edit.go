@@ -214,24 +214,16 @@ func (m *PointSet) Pick(a Axis, idx, n int, row, col, radius float64) int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	best, bestD := -1, math.Inf(1)
-	planes := s.planes[a]
-	for d := -n; d <= n; d++ {
-		k := idx + d
-		if k < 0 || k >= len(planes) {
-			continue
+	s.near(a, idx, n, func(i int32, d int, r, c float64) {
+		dist := math.Hypot(r-row, c-col)
+		if dist > radius {
+			return
 		}
-		for _, i := range planes[k] {
-			_, r, c := Coords(&s.pts[i], a)
-			dist := math.Hypot(r-row, c-col)
-			if dist > radius {
-				continue
-			}
-			dist += math.Abs(float64(d)) * radius // the slice's own first
-			if dist < bestD {
-				best, bestD = int(i), dist
-			}
+		dist += math.Abs(float64(d)) * radius // the slice's own first
+		if dist < bestD {
+			best, bestD = int(i), dist
 		}
-	}
+	})
 	return best
 }
 
@@ -241,6 +233,19 @@ func (m *PointSet) InBox(dst []int, a Axis, idx, n int, r0, c0, r1, c1 float64) 
 	s := &m.s
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	s.near(a, idx, n, func(i int32, _ int, r, c float64) {
+		if r >= r0 && r <= r1 && c >= c0 && c <= c1 {
+			dst = append(dst, int(i))
+		}
+	})
+	slices.Sort(dst)
+	return dst
+}
+
+// near calls f with each point of the planes idx±n of axis a, its
+// plane's offset d from idx and its (row, col); the caller holds the
+// lock.
+func (s *store) near(a Axis, idx, n int, f func(i int32, d int, r, c float64)) {
 	planes := s.planes[a]
 	for d := -n; d <= n; d++ {
 		k := idx + d
@@ -249,11 +254,7 @@ func (m *PointSet) InBox(dst []int, a Axis, idx, n int, r0, c0, r1, c1 float64) 
 		}
 		for _, i := range planes[k] {
 			_, r, c := Coords(&s.pts[i], a)
-			if r >= r0 && r <= r1 && c >= c0 && c <= c1 {
-				dst = append(dst, int(i))
-			}
+			f(i, d, r, c)
 		}
 	}
-	slices.Sort(dst)
-	return dst
 }
