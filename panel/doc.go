@@ -17,6 +17,10 @@
 //	q := panel.NewQuitter(p, app.Quit) // asks about running jobs
 //	win.SetCloseIntercept(q.Close)
 //
+// ExampleNewPanel is this usage drawn offscreen, its form filled and its
+// plan on show; its picture is a golden image (testdata/example_panel.png,
+// TestExamplesGolden).
+//
 // # What it holds
 //
 // NewPanel docks a "Process" tab that runs Pipelines (a pipeline's spec,

@@ -31,6 +31,10 @@
 //	v.AddPanel("Process", panel)              // a dock tab right of the canvas
 //	tab := v.AddTab("Plots", plots)           // a tab beside "View"
 //
+// The package's Example is this usage drawn offscreen; its picture is a
+// golden image (testdata/example.png, TestExamplesGolden), so the
+// documented calls cannot drift from what they show.
+//
 // RenderOffscreen builds a viewer in a window that is never shown and
 // returns its image (`voxlab view --screenshot`); it needs no display.
 // Headless drives a viewer without an event loop, for tests and `voxlab
