@@ -3,10 +3,6 @@ package viewer_test
 import (
 	"flag"
 	"fmt"
-	"image"
-	"image/png"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -46,7 +42,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	if err := save(img, "example.png"); err != nil {
+	if err := testutil.SavePNG("example.png", img); err != nil {
 		fmt.Println(err)
 	}
 }
@@ -74,45 +70,8 @@ func blobs(nz, ny, nx int) *volume.Volume {
 	return volume.New("mem", m)
 }
 
-// save writes img as a PNG named name.
-func save(img image.Image, name string) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // TestExamplesGolden runs the examples and compares each picture they
-// save with its golden image under testdata, pixel for pixel (Fyne's
-// software painter draws the same pixels on every machine); -update
-// rewrites the goldens, to be looked at before committing. The examples
-// have no Output comment, so go test only compiles them, as gonum/plot's.
+// save with its golden image under testdata; -update rewrites them.
 func TestExamplesGolden(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		run  func()
-	}{{"example.png", Example}} {
-		golden, err := filepath.Abs(filepath.Join("testdata", c.name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The examples write their files in the working directory.
-		wd, _ := os.Getwd()
-		t.Chdir(t.TempDir())
-		c.run()
-		got := testutil.ReadPNG(t, c.name)
-		if *update {
-			if err := os.Rename(c.name, golden); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			testutil.SamePixels(t, c.name, got, testutil.ReadPNG(t, golden))
-		}
-		t.Chdir(wd)
-	}
+	testutil.CheckExample(t, *update, "example.png", Example)
 }

@@ -45,3 +45,47 @@ func WriteFailed(name string, img image.Image) {
 		out.Close()
 	}
 }
+
+// SavePNG writes img as a PNG file at path.
+func SavePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// CheckExample runs example, which saves a picture named name in the
+// working directory (as the examples of the packages' documentation
+// do), in a temporary folder, and compares the picture pixel for pixel
+// with testdata/name (Fyne's software painter draws the same pixels on
+// every machine); with update it replaces testdata/name instead, to be
+// looked at before committing. gonum/plot's cmpimg.CheckPlot does the
+// same for its examples, which have no Output comment either, so that go
+// test only compiles them and this runs them.
+func CheckExample(t *testing.T, update bool, name string, example func()) {
+	t.Helper()
+	golden, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	example()
+	got := ReadPNG(t, name)
+	t.Chdir(wd) // a failure's pictures go under the package's testdata/failed
+	if update {
+		if err := SavePNG(golden, got); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	SamePixels(t, name, got, ReadPNG(t, golden))
+}
