@@ -131,3 +131,9 @@ func sums(cube []float32) (s, s2 float64) {
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+// raceShort reports whether the tests run under -race -short (make
+// test's race pass), where the heavy numeric cases run in a smaller form
+// through the same goroutines; each says which of its checks only the
+// plain pass, which runs it whole, makes.
+func raceShort() bool { return raceEnabled && testing.Short() }

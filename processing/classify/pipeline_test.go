@@ -109,8 +109,16 @@ func checkGolden(t *testing.T, c netConfig, res *Result) {
 
 // TestBatchWorkersTasks: the probabilities do not depend on the batch
 // size, the number of workers or a split into tasks merged: the same
-// float32 values.
+// float32 values. Under -race -short it runs batches of 64 on 2 workers
+// and of 5 on 3 (partial batches, more workers than a batch's share)
+// and a split into 3 tasks; the plain pass adds batches of 1 and 17 and
+// splits into 1 and 7 tasks.
 func TestBatchWorkersTasks(t *testing.T) {
+	runs := []struct{ batch, workers int }{{64, 2}, {1, 1}, {5, 3}, {17, 2}}
+	splits := []int{1, 3, 7}
+	if raceShort() {
+		runs, splits = []struct{ batch, workers int }{{64, 2}, {5, 3}}, []int{3}
+	}
 	c := netGolden(t)[0]
 	pts := candidates(t)
 	sig, bg := cropVolumes(t)
@@ -118,7 +126,7 @@ func TestBatchWorkersTasks(t *testing.T) {
 	cfg := configFor(c, c.Tag)
 	m := netModel(t, c)
 	var ref *Result
-	for _, r := range []struct{ batch, workers int }{{64, 2}, {1, 1}, {5, 3}, {17, 2}} {
+	for _, r := range runs {
 		cfg.BatchSize = r.batch
 		res := classify(t, cfg, in, gpu.NewCPUWorkers(r.workers), m)
 		if ref == nil {
@@ -136,7 +144,7 @@ func TestBatchWorkersTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{1, 3, 7} {
+	for _, n := range splits {
 		var parts []*TaskResult
 		for k := range n {
 			tr, err := s.RunTask(context.Background(), job.NewProgress("task"), gpu.NewCPU(), plan.Budget{Shared: true}, taskOf(k, n))
