@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/dsp/fourier"
+	"github.com/voxlab/voxlab/processing/reconstruct/internal/fftw"
 )
 
 // Gridrec reconstructs slices in the Fourier domain, as tomopy's gridrec
@@ -21,7 +21,9 @@ import (
 // 1.5 times the slice's size (gridSize) by a Kaiser-Bessel kernel six
 // cells wide (Beatty, Nishimura
 // and Pauly, IEEE TMI 24, 2005), transformed back in one 2D FFT, and
-// divided by the kernel's own transform. It computes what FBP does
+// divided by the kernel's own transform. The transforms are FFTW's in
+// single precision (internal/fftw) and the grid is complex64, as
+// tomopy's gridrec has them (float complex): half the memory a cell. It computes what FBP does
 // without FBP's linear interpolation, in O(N² log N) per slice instead
 // of O(N²·angles). A Gridrec is not safe for concurrent use.
 type Gridrec struct {
@@ -35,14 +37,15 @@ type Gridrec struct {
 	kb       []float64 // kernel table, kbSteps per cell
 	kbRows   []float64 // (kbSteps+1) × (kbWidth+1): weights by offset (weights)
 	deapod   []float64 // n × n
-	cells    []complex128
-	spectra  []complex128 // spectraRound × (p/2 + 1): a round of projections' transforms
-	rows     [][]float64  // per core: a padded projection
-	fftPs    []*fourier.FFT
-	ffts     []*fourier.CmplxFFT
-	colBufs  [][]complex128
-	rffts    []*fourier.FFT // per core, of the grid's length
-	lines    [][]float64    // per core: a row of the grid, real
+	cells    []complex64
+	spectra  []complex64 // spectraRound·cores × stride: a round of projections' transforms
+	stride   int         // p/2+1 rounded up to fftw.Align
+	rows     [][]float32 // per core: a padded projection
+	workers  int
+	r2c      fftw.R2C
+	c2r      fftw.C2R2
+	half     []complex64 // grid × (grid/2+1): the Hermitian grid's half, for c2r
+	out      []float32   // grid × grid: its inverse transform
 }
 
 const (
@@ -84,16 +87,17 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	}
 	r.kb = kaiserBesselTable()
 	r.kbRows = r.weightRows()
-	r.cells = make([]complex128, r.grid*r.grid)
-	r.spectra = make([]complex128, spectraRound*runtime.GOMAXPROCS(0)*(r.p/2+1))
-	for range runtime.GOMAXPROCS(0) {
-		r.rows = append(r.rows, make([]float64, r.p))
-		r.fftPs = append(r.fftPs, fourier.NewFFT(r.p))
-		r.ffts = append(r.ffts, fourier.NewCmplxFFT(r.grid))
-		r.colBufs = append(r.colBufs, make([]complex128, columnBlock*r.grid))
-		r.rffts = append(r.rffts, fourier.NewFFT(r.grid))
-		r.lines = append(r.lines, make([]float64, r.grid))
+	r.workers = runtime.GOMAXPROCS(0)
+	r.cells = make([]complex64, r.grid*r.grid)
+	r.stride = (r.p/2 + 1 + fftw.Align/8 - 1) / (fftw.Align / 8) * (fftw.Align / 8)
+	r.spectra = fftw.Complex64s(spectraRound * r.workers * r.stride)
+	for range r.workers {
+		r.rows = append(r.rows, fftw.Float32s(r.p))
 	}
+	r.r2c = fftw.NewR2C(r.p)
+	r.c2r = fftw.NewC2R2(r.grid, r.workers)
+	r.half = fftw.Complex64s(r.grid * (r.grid/2 + 1))
+	r.out = fftw.Float32s(r.grid * r.grid)
 	r.deapod = r.deapodization()
 	return r, nil
 }
@@ -198,7 +202,8 @@ func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
 	if !bandMeets(x0, g, b0, b1) {
 		return
 	}
-	var wx, wy, w [kbWidth + 1]float64
+	var wx, wy [kbWidth + 1]float64
+	var w [kbWidth + 1]float32
 	var ix [kbWidth + 1]int
 	r.weights(&wx, x0, x)
 	r.weights(&wy, y0, y)
@@ -207,7 +212,7 @@ func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
 	m := 0
 	for k := range wx {
 		if gx := wrap(x0+k, g); gx >= b0 && gx < b1 {
-			ix[m], w[m] = gx, wx[k]
+			ix[m], w[m] = gx, float32(wx[k])
 			m++
 		}
 	}
@@ -215,7 +220,7 @@ func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
 	for ky, wy := range wy {
 		gy := wrap(y0+ky, g)
 		row := r.cells[gy*g : gy*g+g]
-		ar, ai := vr*wy, vi*wy
+		ar, ai := float32(vr*wy), float32(vi*wy)
 		for k := range m {
 			c := &row[ix[k]]
 			*c = complex(real(*c)+ar*w[k], imag(*c)+ai*w[k])
@@ -231,9 +236,9 @@ func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
 func (r *Gridrec) deapodization() []float64 {
 	r.spread(0, 0, 0.5)
 	out := make([]float64, r.n*r.n)
-	r.inverse(context.Background(), func(i int, line []float64) {
+	r.inverse(context.Background(), func(i int, line []float32) {
 		for j := range r.n {
-			out[i*r.n+j] = line[wrap(j-r.n/2, r.grid)]
+			out[i*r.n+j] = float64(line[wrap(j-r.n/2, r.grid)])
 		}
 	})
 	clear(r.cells)
@@ -244,56 +249,37 @@ func (r *Gridrec) deapodization() []float64 {
 // of G + H(G), G the grid and H(G)(ω) = conj(G(−ω)): twice the real part
 // of G's transform (what SliceContext wants, as it spreads only half of
 // each projection's frequencies), and the transform of a Hermitian
-// grid, which is real. So only the columns 0…grid/2 are transformed (the
-// others are their mirror), and only the slice's rows of them kept, in
-// place (no other column reads them), then each slice row by a
-// complex-to-real transform: about half the work of a full complex 2D
-// transform. Across every core; emit's line is the grid row, the slice's
-// column j at wrap(j − n/2, grid), and is the core's own.
-func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float64)) {
+// grid, which is real. So only its columns 0…grid/2 are formed, across
+// the cores, and transformed by FFTW's complex-to-real 2D transform
+// (on every core: the plan's threads). emit's line is the grid row, the
+// slice's column j at wrap(j − n/2, grid).
+func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float32)) {
 	g, h, hw := r.grid, r.n/2, r.grid/2+1
 	var wg sync.WaitGroup
-	pass := func(n int, fn func(w, i int)) {
-		for w := range r.ffts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; i < n && ctx.Err() == nil; i += len(r.ffts) {
-					fn(w, i)
+	for w := range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ky := w; ky < g; ky += r.workers {
+				row, mrow := r.cells[ky*g:ky*g+g], r.cells[((g-ky)%g)*g:((g-ky)%g)*g+g]
+				dst := r.half[ky*hw : ky*hw+hw]
+				dst[0] = row[0] + complex(real(mrow[0]), -imag(mrow[0]))
+				for kx := 1; kx < hw; kx++ {
+					m := mrow[g-kx]
+					dst[kx] = row[kx] + complex(real(m), -imag(m))
 				}
-			}()
-		}
-		wg.Wait()
+			}
+		}()
 	}
-	// Columns columnBlock at a time: a grid row's cells of a block are
-	// adjacent (and so are their mirrors'), where a column alone read one
-	// value a cache line, a row (16 KB at a 1,024 grid) apart.
-	pass((hw+columnBlock-1)/columnBlock, func(w, b int) {
-		kx0 := b * columnBlock
-		nb := min(columnBlock, hw-kx0)
-		buf := r.colBufs[w]
-		for ky := 0; ky < g; ky++ {
-			row, mrow := r.cells[ky*g:ky*g+g], r.cells[((g-ky)%g)*g:((g-ky)%g)*g+g]
-			for c := 0; c < nb; c++ {
-				kx := kx0 + c
-				m := mrow[(g-kx)%g]
-				buf[c*g+ky] = row[kx] + complex(real(m), -imag(m))
-			}
-		}
-		for c := 0; c < nb; c++ {
-			col := buf[c*g : c*g+g]
-			r.ffts[w].Sequence(col, col)
-		}
-		for i := 0; i < r.n; i++ {
-			row := r.cells[i*g : i*g+g]
-			for c := 0; c < nb; c++ {
-				row[kx0+c] = buf[c*g+wrap(i-h, g)]
-			}
-		}
-	})
-	pass(r.n, func(w, i int) {
-		emit(i, r.rffts[w].Sequence(r.lines[w], r.cells[i*g:i*g+hw]))
-	})
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	r.c2r.Inverse(r.out, r.half)
+	for i := range r.n {
+		y := wrap(i-h, g)
+		emit(i, r.out[y*g:y*g+g])
+	}
 }
 
 // Size is the width of the square slices the Gridrec writes.
@@ -320,12 +306,12 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	// they give is the one +k gives, so only 0…p/2 are spread, twice
 	// weighted but for 0 and p/2 (whose partner is itself, or not
 	// spread at all), and inverse transforms the grid plus its mirror.
-	round := spectraRound * len(r.ffts)
+	round := spectraRound * r.workers
 	for a0 := 0; a0 < len(r.g.Angles); a0 += round {
 		a1 := min(a0+round, len(r.g.Angles))
 		r.bands(func(w, _, _ int) {
-			for a := a0 + w; a < a1; a += len(r.ffts) {
-				r.transform(r.spectra[(a-a0)*half:(a-a0+1)*half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
+			for a := a0 + w; a < a1; a += r.workers {
+				r.transform(r.spectra[(a-a0)*r.stride:(a-a0)*r.stride+half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
 			}
 		})
 		r.bands(func(_, b0, b1 int) {
@@ -341,10 +327,10 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 		m := r.g.MaskRadius * float64(h)
 		r2 = m * m
 	}
-	r.inverse(ctx, func(i int, line []float64) {
+	r.inverse(ctx, func(i int, line []float32) {
 		y := float64(i - h)
 		for j := range r.n {
-			x, out := float64(j-h), line[wrap(j-h, r.grid)]/r.deapod[i*r.n+j]
+			x, out := float64(j-h), float64(line[wrap(j-h, r.grid)])/r.deapod[i*r.n+j]
 			if x*x+y*y > r2 {
 				out = 0
 			}
@@ -355,7 +341,7 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 }
 
 // spreadRound spreads the transforms of projections a0…a1−1 (in
-// r.spectra, half = p/2+1 frequencies each) onto the grid columns
+// r.spectra, half = p/2+1 frequencies each, r.stride apart) onto the grid columns
 // [b0, b1), scale grid cells per frequency: frequency by frequency
 // across the round's angles, so that consecutive samples fall in
 // neighbouring cells (one radius, neighbouring angles), which the caches
@@ -372,7 +358,7 @@ func (r *Gridrec) spreadRound(a0, a1, half int, scale float64, b0, b1 int) {
 			kk = -kk
 		}
 		for a := a0; a < a1; a++ {
-			v := r.spectra[(a-a0)*half+k]
+			v := complex128(r.spectra[(a-a0)*r.stride+k])
 			r.spreadBand(kk*r.cos[a], -kk*r.sin[a], v*ph, b0, b1)
 		}
 	}
@@ -380,7 +366,7 @@ func (r *Gridrec) spreadRound(a0, a1, half int, scale float64, b0, b1 int) {
 
 // bands runs fn on every core w, each on its own band of grid columns.
 func (r *Gridrec) bands(fn func(w, b0, b1 int)) {
-	n := len(r.ffts)
+	n := r.workers
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
 		wg.Add(1)
@@ -444,7 +430,7 @@ func bandMeets(x0, g, b0, b1 int) bool {
 // projection, padded as FBP pads it, laid out about detector column ci:
 // index m holds column ci + m (m taken modulo the padded length); w is
 // the core's scratch.
-func (r *Gridrec) transform(spec []complex128, w int, src []float32, ci int) {
+func (r *Gridrec) transform(spec []complex64, w int, src []float32, ci int) {
 	row := r.rows[w]
 	clear(row)
 	c, pad := r.g.Columns, r.g.Pad
@@ -453,7 +439,7 @@ func (r *Gridrec) transform(spec []complex128, w int, src []float32, ci int) {
 		if r.g.PadZeros && (k < 0 || k >= c) {
 			continue
 		}
-		row[((d-ci)%r.p+r.p)%r.p] = float64(src[min(max(k, 0), c-1)])
+		row[((d-ci)%r.p+r.p)%r.p] = src[min(max(k, 0), c-1)]
 	}
-	r.fftPs[w].Coefficients(spec, row)
+	r.r2c.Forward(spec, row)
 }
