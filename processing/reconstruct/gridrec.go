@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/voxlab/voxlab/processing/reconstruct/internal/fftw"
+	"github.com/voxlab/voxlab/processing/reconstruct/internal/kbspread"
 )
 
 // Gridrec reconstructs slices in the Fourier domain, as tomopy's gridrec
@@ -55,11 +56,9 @@ const (
 	// does not hold; 16 a core (≈100 KB a core at p = 768) is enough for
 	// spreadRound's frequency-major order to find its cells in cache.
 	spectraRound = 16
-	kbWidth      = 6    // kernel width in grid cells
-	kbSteps      = 1000 // table samples per cell
-	kbSigma      = 1.5  // grid oversampling
-	// columnBlock is how many grid columns inverse transforms together.
-	columnBlock = 8
+	kbWidth      = kbspread.Width // kernel width in grid cells
+	kbSteps      = 1000           // table samples per cell
+	kbSigma      = 1.5            // grid oversampling
 )
 
 // NewGridrec prepares the reconstruction of slices of geometry g.
@@ -170,71 +169,13 @@ func (r *Gridrec) weightRows() []float64 {
 	return t
 }
 
-// weights fills w with the kernel at the cells c0…c0+kbWidth for a
-// sample at x, c0 = ⌈x − kbWidth/2⌉: the rows of weightRows about the
-// offset, interpolated linearly, as kernel interpolates its table (the
-// same nodes: a sample's kbWidth+1 weights from two rows, where kernel
-// took a table look-up each).
-func (r *Gridrec) weights(w *[kbWidth + 1]float64, c0 int, x float64) {
-	t := (float64(c0) - x + kbWidth/2) * kbSteps // in [0, kbSteps]
-	f := min(int(t), kbSteps-1)
-	u := t - float64(f)
-	a := r.kbRows[f*(kbWidth+1) : (f+1)*(kbWidth+1)]
-	b := r.kbRows[(f+1)*(kbWidth+1) : (f+2)*(kbWidth+1)]
-	for k := range w {
-		w[k] = a[k] + u*(b[k]-a[k])
-	}
-}
-
-// spread adds the sample v at grid position (x, y), in cells from the
-// zero frequency, to the grid through the kernel (the grid is periodic:
-// cells past an edge wrap).
-func (r *Gridrec) spread(x, y float64, v complex128) { r.spreadBand(x, y, v, 0, r.grid) }
-
-// spreadBand is spread writing only grid columns [b0, b1): workers with
-// disjoint bands spread the same samples without a race. The bands are
-// of columns, not rows: every sample has y ≤ 0 (angles in [0, π), only
-// the frequencies 0…p/2 spread), so bands of rows left one core idle,
-// while x = k·cos θ falls evenly on both sides.
-func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
-	g := r.grid
-	x0, y0 := int(math.Ceil(x-kbWidth/2)), int(math.Ceil(y-kbWidth/2))
-	if !bandMeets(x0, g, b0, b1) {
-		return
-	}
-	var wx, wy [kbWidth + 1]float64
-	var w [kbWidth + 1]float32
-	var ix [kbWidth + 1]int
-	r.weights(&wx, x0, x)
-	r.weights(&wy, y0, y)
-	// Only the band's cells, which another core's band never holds:
-	// adding a zero weight to another band's cell would still write it.
-	m := 0
-	for k := range wx {
-		if gx := wrap(x0+k, g); gx >= b0 && gx < b1 {
-			ix[m], w[m] = gx, float32(wx[k])
-			m++
-		}
-	}
-	vr, vi := real(v), imag(v)
-	for ky, wy := range wy {
-		gy := wrap(y0+ky, g)
-		row := r.cells[gy*g : gy*g+g]
-		ar, ai := float32(vr*wy), float32(vi*wy)
-		for k := range m {
-			c := &row[ix[k]]
-			*c = complex(real(*c)+ar*w[k], imag(*c)+ai*w[k])
-		}
-	}
-}
-
 // deapodization is the slice a unit sample at the zero frequency gives
 // on the grid: the kernel's transform as the grid sees it, which the
 // gridded slice is divided by (the direct sum of that sample is 1
 // everywhere). inverse transforms the grid plus its conjugate mirror,
 // which for this symmetric sample is the grid twice: hence ½.
 func (r *Gridrec) deapodization() []float64 {
-	r.spread(0, 0, 0.5)
+	kbspread.One(r.cells, r.grid, 0, 0, 0.5, r.kbRows, kbSteps)
 	out := make([]float64, r.n*r.n)
 	r.inverse(context.Background(), func(i int, line []float32) {
 		for j := range r.n {
@@ -348,20 +289,8 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 // still hold, where projection by projection each sample's cells were a
 // radius' length from the last's.
 func (r *Gridrec) spreadRound(a0, a1, half int, scale float64, b0, b1 int) {
-	for k := 0; k < half; k++ {
-		ph := r.phase[k]
-		if ph == 0 {
-			continue
-		}
-		kk := float64(k) * scale
-		if k == r.p/2 { // spread at −p/2, as the full range has it
-			kk = -kk
-		}
-		for a := a0; a < a1; a++ {
-			v := complex128(r.spectra[(a-a0)*r.stride+k])
-			r.spreadBand(kk*r.cos[a], -kk*r.sin[a], v*ph, b0, b1)
-		}
-	}
+	kbspread.Round(r.cells, r.grid, r.spectra, r.stride, a1-a0, r.phase[:half], r.p/2, scale,
+		r.cos[a0:a1], r.sin[a0:a1], r.kbRows, kbSteps, b0, b1)
 }
 
 // bands runs fn on every core w, each on its own band of grid columns.
@@ -413,17 +342,6 @@ func wrap(i, g int) int {
 		return i - g
 	}
 	return i
-}
-
-// bandMeets reports whether the kernel's columns x0…x0+kbWidth, modulo
-// the grid g, meet the band [b0, b1).
-func bandMeets(x0, g, b0, b1 int) bool {
-	for k := 0; k <= kbWidth; k++ {
-		if gx := wrap(x0+k, g); gx >= b0 && gx < b1 {
-			return true
-		}
-	}
-	return false
 }
 
 // transform writes into spec the transform (frequencies 0…p/2) of a
