@@ -13,6 +13,17 @@
 #define KB_CLONES
 #endif
 
+/* kb_ceil is ceil(x) as an int, for |x| within an int: truncation,
+   raised by one where it fell below x (a call to libm's ceil per
+   sample and axis was a tenth of the spreading). */
+static inline int kb_ceil(double x) {
+	int t = (int)x;
+	return (double)t < x ? t + 1 : t;
+}
+
+typedef float kb_v8 __attribute__((vector_size(32)));
+typedef float kb_v8u __attribute__((vector_size(32), aligned(4))); /* unaligned */
+
 static inline int kb_wrap(int i, int g) { return i < 0 ? i + g : (i >= g ? i - g : i); }
 
 /* kb_weights fills w with the kernel at cells c0..c0+KBW for a sample at
@@ -33,7 +44,35 @@ static inline void kb_weights(double *w, const double *rows, int steps, int c0, 
    the grid does not depend on how many cores split it. */
 static inline void kb_spread(float *cells, int g, double x, double y, double vr, double vi,
 	const double *rows, int steps, int b0, int b1) {
-	int x0 = (int)ceil(x - KBW / 2), y0 = (int)ceil(y - KBW / 2);
+	int x0 = kb_ceil(x - KBW / 2), y0 = kb_ceil(y - KBW / 2);
+	/* inside: the kernel's columns and one more (the vector's padding
+	   adds 0 to it) lie in the band, unwrapped. */
+	int inside = x0 >= b0 && x0 + KBW + 1 < b1;
+	if (!inside && x0 >= 0 && x0 + KBW < g && (x0 + KBW < b0 || x0 >= b1)) return;
+	double wx[KBW + 1], wy[KBW + 1];
+	kb_weights(wx, rows, steps, x0, x);
+	kb_weights(wy, rows, steps, y0, y);
+	float p[16] = {0};
+	for (int k = 0; k <= KBW; k++) {
+		p[2 * k] = (float)(vr * wx[k]);
+		p[2 * k + 1] = (float)(vi * wx[k]);
+	}
+	if (inside) {
+		/* A kernel row is 14 adjacent floats: two vectors of 8, the
+		   last two lanes 0 (x + 0 is x). */
+		kb_v8 p0, p1;
+		__builtin_memcpy(&p0, p, 32);
+		__builtin_memcpy(&p1, p + 8, 32);
+		for (int ky = 0; ky <= KBW; ky++) {
+			kb_v8u *row = (kb_v8u *)(cells + 2 * ((long)kb_wrap(y0 + ky, g) * g + x0));
+			float s = (float)wy[ky];
+			row[0] += s * p0;
+			row[1] += s * p1;
+		}
+		return;
+	}
+	/* At the band's edge or the grid's wrap: the band's cells alone
+	   (another core's band is another core's to write). */
 	int ix[KBW + 1], ks[KBW + 1], m = 0;
 	for (int k = 0; k <= KBW; k++) {
 		int gx = kb_wrap(x0 + k, g);
@@ -42,32 +81,12 @@ static inline void kb_spread(float *cells, int g, double x, double y, double vr,
 			ks[m++] = k;
 		}
 	}
-	if (m == 0) return;
-	double wx[KBW + 1], wy[KBW + 1];
-	kb_weights(wx, rows, steps, x0, x);
-	kb_weights(wy, rows, steps, y0, y);
-	float p[2 * (KBW + 1) + 2] = {0};
-	for (int k = 0; k <= KBW; k++) {
-		p[2 * k] = (float)(vr * wx[k]);
-		p[2 * k + 1] = (float)(vi * wx[k]);
-	}
-	if (m == KBW + 1 && ix[KBW] == ix[0] + KBW) {
-		/* All in the band, unwrapped: 2(KBW+1) adjacent floats a row,
-		   which the compiler vectorises. */
-		for (int ky = 0; ky <= KBW; ky++) {
-			float *row = cells + 2 * ((long)kb_wrap(y0 + ky, g) * g + ix[0]);
-			float s = (float)wy[ky];
-			for (int t = 0; t < 2 * (KBW + 1); t++) row[t] += s * p[t];
-		}
-		return;
-	}
 	for (int ky = 0; ky <= KBW; ky++) {
 		float *row = cells + 2 * (long)kb_wrap(y0 + ky, g) * g;
 		float s = (float)wy[ky];
 		for (int j = 0; j < m; j++) {
-			int k = ks[j];
-			row[2 * ix[j]] += s * p[2 * k];
-			row[2 * ix[j] + 1] += s * p[2 * k + 1];
+			row[2 * ix[j]] += s * p[2 * ks[j]];
+			row[2 * ix[j] + 1] += s * p[2 * ks[j] + 1];
 		}
 	}
 }
