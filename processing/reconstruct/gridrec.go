@@ -20,12 +20,13 @@ import (
 // (padded to the grid's length, radialLength), weighted by FBP's filter
 // (the ramp is the polar samples' density), spread onto a Cartesian grid
 // 1.5 times the slice's size (gridSize) by a Kaiser-Bessel kernel six
-// cells wide (Beatty, Nishimura
-// and Pauly, IEEE TMI 24, 2005), transformed back in one 2D FFT, and
-// divided by the kernel's own transform. The transforms are FFTW's in
-// single precision (internal/fftw) and the grid is complex64, as
-// tomopy's gridrec has them (float complex): half the memory a cell. It computes what FBP does
-// without FBP's linear interpolation, in O(N² log N) per slice instead
+// cells wide (Beatty, Nishimura and Pauly, IEEE TMI 24, 2005; in C,
+// internal/kbspread), transformed back in one 2D FFT, and divided by
+// the kernel's own transform. The transforms are FFTW's in single
+// precision (internal/fftw) and the grid is complex64, as tomopy's
+// gridrec has them (float complex): half the memory a cell of
+// complex128. It computes what FBP does without FBP's linear
+// interpolation, in O(N² log N) per slice instead
 // of O(N²·angles). A Gridrec is not safe for concurrent use.
 type Gridrec struct {
 	g        Geometry
@@ -39,7 +40,7 @@ type Gridrec struct {
 	kbRows   []float64 // (kbSteps+1) × (kbWidth+1): weights by offset (weights)
 	deapod   []float64 // n × n
 	cells    []complex64
-	spectra  []complex64 // spectraRound·cores × stride: a round of projections' transforms
+	spectra  []complex64 // spectraRound × stride: a round of projections' transforms
 	stride   int         // p/2+1 rounded up to fftw.Align
 	rows     [][]float32 // per core: a padded projection
 	workers  int
@@ -50,12 +51,15 @@ type Gridrec struct {
 }
 
 const (
-	// spectraRound is how many projections per core are transformed
-	// before they are spread: the transforms of every projection at once
-	// would be len(Angles)·p·8 bytes, which the memory plan (plan.go)
-	// does not hold; 16 a core (≈100 KB a core at p = 768) is enough for
+	// spectraRound is how many projections are transformed (across the
+	// cores) before they are spread: the transforms of every projection
+	// at once would be len(Angles)·p·4 bytes, which the memory plan
+	// (plan.go) does not hold; 32 (≈100 KB at p = 768) are enough for
 	// spreadRound's frequency-major order to find its cells in cache.
-	spectraRound = 16
+	// The same whatever the cores: the round sets the order in which a
+	// cell's samples add up, so a round of 16 a core made a slice's last
+	// bits depend on the core count (TestGridrecSameWhateverTheCores).
+	spectraRound = 32
 	kbWidth      = kbspread.Width // kernel width in grid cells
 	kbSteps      = 1000           // table samples per cell
 	kbSigma      = 1.5            // grid oversampling
@@ -89,7 +93,7 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	r.workers = runtime.GOMAXPROCS(0)
 	r.cells = make([]complex64, r.grid*r.grid)
 	r.stride = (r.p/2 + 1 + fftw.Align/8 - 1) / (fftw.Align / 8) * (fftw.Align / 8)
-	r.spectra = fftw.Complex64s(spectraRound * r.workers * r.stride)
+	r.spectra = fftw.Complex64s(spectraRound * r.stride)
 	for range r.workers {
 		r.rows = append(r.rows, fftw.Float32s(r.p))
 	}
@@ -241,15 +245,14 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	r.phased(frac)
 	half := r.p/2 + 1
 	// The projections are transformed once, across the cores; then each
-	// core spreads every projection onto its own band of grid rows. A
+	// core spreads every projection onto its own band of grid columns. A
 	// projection is real, so its frequencies −k are the conjugates of
 	// +k, spread to the mirrored position: the real part of the slice
 	// they give is the one +k gives, so only 0…p/2 are spread, twice
 	// weighted but for 0 and p/2 (whose partner is itself, or not
 	// spread at all), and inverse transforms the grid plus its mirror.
-	round := spectraRound * r.workers
-	for a0 := 0; a0 < len(r.g.Angles); a0 += round {
-		a1 := min(a0+round, len(r.g.Angles))
+	for a0 := 0; a0 < len(r.g.Angles); a0 += spectraRound {
+		a1 := min(a0+spectraRound, len(r.g.Angles))
 		r.bands(func(w, _, _ int) {
 			for a := a0 + w; a < a1; a += r.workers {
 				r.transform(r.spectra[(a-a0)*r.stride:(a-a0)*r.stride+half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
@@ -282,8 +285,9 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 }
 
 // spreadRound spreads the transforms of projections a0…a1−1 (in
-// r.spectra, half = p/2+1 frequencies each, r.stride apart) onto the grid columns
-// [b0, b1), scale grid cells per frequency: frequency by frequency
+// r.spectra, half = p/2+1 frequencies each, r.stride apart) onto the
+// grid columns [b0, b1), scale grid cells per frequency: frequency by
+// frequency
 // across the round's angles, so that consecutive samples fall in
 // neighbouring cells (one radius, neighbouring angles), which the caches
 // still hold, where projection by projection each sample's cells were a

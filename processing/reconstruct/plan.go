@@ -149,12 +149,12 @@ func (j *reconJob) slicerBytes() int64 {
 	// half for FFTW's own work at execution (an allowance: a 2D c2r plan
 	// may buffer), the deapodisation (n², float64), the weights and the
 	// phases, the angles' cos and sin, the projections' spectra
-	// (spectraRound a worker, rows aligned) and the kernel's table and
+	// (spectraRound of them, rows aligned) and the kernel's table and
 	// its rows. A worker's: a padded projection (float32).
 	half := grid * (grid/2 + 1) * 8
 	stride := (p/2 + 1 + 7) / 8 * 8
 	shared := grid*grid*8 + 2*half + grid*grid*4 + n*n*8 + p*8 + (p/2+1)*16 + int64(j.nproj)*16 +
-		spectraRound*workers*stride*8 + (kbWidth/2*kbSteps+2)*8 + (kbSteps+1)*(kbWidth+1)*8
+		spectraRound*stride*8 + (kbWidth/2*kbSteps+2)*8 + (kbSteps+1)*(kbWidth+1)*8
 	perWorker := p*4 + 64
 	return shared + workers*perWorker
 }
