@@ -14,8 +14,8 @@
 #endif
 
 /* kb_ceil is ceil(x) as an int, for |x| within an int: truncation,
-   raised by one where it fell below x (a call to libm's ceil per
-   sample and axis was a tenth of the spreading). */
+   raised by one where it fell below x (no call to libm's ceil in the
+   default clone, which has no rounding instruction). */
 static inline int kb_ceil(double x) {
 	int t = (int)x;
 	return (double)t < x ? t + 1 : t;
