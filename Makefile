@@ -12,9 +12,11 @@ DEMO  ?= demo-data
 # Blosc chunks). voxlab decodes gzip, BZip2, LZF, LZ4, Blosc, Zstd and
 # bitshuffle itself, bounded by the chunk's size, over zlib, libbz2,
 # liblzf, liblz4, libblosc and libzstd (processing/volume/h5/codecs.c).
+# libfftw3-dev: FFTW's single-precision transforms for gridrec
+# (processing/reconstruct/internal/fftw).
 APT_PKGS := libhdf5-dev libblosc-dev libgl1-mesa-dev xorg-dev pkg-config libopenblas-dev xvfb xauth imagemagick \
 	hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-plugin-lzf liblzf1 hdf5-filter-plugin-zfp-serial liblz4-dev \
-	libzstd-dev zlib1g-dev libbz2-dev liblzf-dev
+	libzstd-dev zlib1g-dev libbz2-dev liblzf-dev libfftw3-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Debian packages of the one-node SLURM that `make test-cluster` runs.
 SLURM_PKGS := slurmctld slurmd munge slurm-client

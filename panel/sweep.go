@@ -57,16 +57,34 @@ func (l *sweepLive) Done(err error) {
 	if err != nil || l.result == "" {
 		return
 	}
-	il, err := openSweep(l.v, l.result, l.sw)
-	if err != nil {
-		l.v.ShowError(fmt.Errorf("open the %s sweep %s: %w", l.sw.Label, l.result, err))
-		return
+	sw, err := recordedSweep(l.sw, l.result)
+	if err == nil {
+		var il *viewer.ImageLayer
+		if il, err = openSweep(l.v, l.result, sw); err == nil {
+			// Each map is one plane: the slice the input was on (the
+			// middle projection) would show none of it.
+			l.v.SetSlice(0)
+			l.v.OfferCompare(l.in, il)
+			l.p.showSweep(l.command, sw, filepath.Base(l.result), il)
+			return
+		}
 	}
-	// Each map is one plane: the slice the input was on (the middle
-	// projection) would show none of it.
-	l.v.SetSlice(0)
-	l.v.OfferCompare(l.in, il)
-	l.p.showSweep(l.command, l.sw, filepath.Base(l.result), il)
+	l.v.ShowError(fmt.Errorf("open the %s sweep %s: %w", l.sw.Label, l.result, err))
+}
+
+// recordedSweep is sw with the values its output records (Recorded),
+// where it records them: the maps are labelled by what the run wrote.
+func recordedSweep(sw *pipeline.Sweep, result string) (*pipeline.Sweep, error) {
+	if sw.Recorded == nil {
+		return sw, nil
+	}
+	vals, ok, err := sw.Recorded(result)
+	if err != nil || !ok {
+		return sw, err
+	}
+	c := *sw
+	c.Values = vals
+	return &c, nil
 }
 
 // openSweep opens a sweep's output as a stack of one-plane maps, one per
@@ -141,10 +159,20 @@ func (p *Panel) showSweep(command string, sw *pipeline.Sweep, name string, il *v
 	b.choose.SetOptions(opts)
 	b.setting = false
 	b.use.SetText("Use this " + sw.Label)
+	viewer.SetMapLabels(p.v, b.mapLabel)
 	p.v.SetMap(0)
 	p.sweepMapChanged(p.v.Map())
 	b.box.Show()
 	p.relayout()
+}
+
+// mapLabel is the map slider's label for map i of the sweep: its value
+// ("centre 251.5").
+func (b *sweepBox) mapLabel(i int) string {
+	if b.sw == nil || i < 0 || i >= len(b.sw.Values) {
+		return ""
+	}
+	return b.sw.Label + " " + b.sw.Values[i]
 }
 
 // sweepMapChanged follows the map slider: the box names the value of the
@@ -227,6 +255,7 @@ func (p *Panel) sweepLayersChanged() {
 		}
 	}
 	b.layer, b.sw = nil, nil
+	viewer.SetMapLabels(p.v, nil)
 	b.box.Hide()
 	p.relayout()
 }

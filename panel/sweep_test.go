@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -132,6 +133,9 @@ func TestCentreSweepOpensAsAStackAndFillsTheCentre(t *testing.T) {
 		if !strings.HasSuffix(b.onShow.Text, "centre "+c) {
 			t.Errorf("map %d: the box says %q, want it to end with centre %s", i, b.onShow.Text, c)
 		}
+		if got := mapSliderLabel(h); got != "centre "+c {
+			t.Errorf("map %d: the map slider reads %q, want centre %s", i, got, c)
+		}
 	}
 	// Choosing a centre in the list shows its map.
 	b.choose.SetSelectedIndex(1)
@@ -160,4 +164,101 @@ func TestCentreSweepOpensAsAStackAndFillsTheCentre(t *testing.T) {
 	// Closing the stack takes the box away.
 	h.hl.RemoveLayer(stack)
 	h.until("the box to hide", func() bool { return !b.box.Visible() })
+}
+
+// mapSliderLabel is the text of the viewer's map slider label, as on
+// screen: the visible label beside the map slider ("map i/N" or the
+// sweep's "centre c"), found by walking the window's widgets.
+func mapSliderLabel(h *panelHarness) string {
+	var texts []string
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		switch x := o.(type) {
+		case *widget.Label:
+			if strings.HasPrefix(x.Text, "map ") || strings.HasPrefix(x.Text, "centre ") {
+				texts = append(texts, x.Text)
+			}
+		case *fyne.Container:
+			for _, c := range x.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(x).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(h.hl.Content())
+	if len(texts) != 1 {
+		h.t.Errorf("map slider labels %q, want one", texts)
+		return ""
+	}
+	return texts[0]
+}
+
+// TestCentreSweepLabelsAreWhatTheRunRecorded: where the sweep's output
+// records its centres (an HDF5 output's attribute), the maps are
+// labelled by those — what the run wrote — not by the request: the fake
+// run here records centres a quarter column off the ones asked, and
+// the slider, the box and Use this centre follow the recorded ones.
+func TestCentreSweepLabelsAreWhatTheRunRecorded(t *testing.T) {
+	h := newPanelHarnessFor(t, cpuProbe, func(pl *Pipeline) {
+		sweepLike(t)(pl)
+		s := *pl.Spec
+		inner := s.Live.Sweep
+		s.Live.Sweep = func(args []string, v pipeline.Values) *pipeline.Sweep {
+			sw := inner(args, v)
+			if sw != nil {
+				sw.Recorded = func(out string) ([]string, bool, error) {
+					c, ok, err := volume.NumberAttr(out, "centres")
+					var vals []string
+					for _, x := range c {
+						vals = append(vals, strconv.FormatFloat(x, 'g', 12, 64))
+					}
+					return vals, ok, err
+				}
+			}
+			return sw
+		}
+		pl.Spec = &s
+		pl.Run = func(ctx context.Context, r Request, p *job.Progress) error {
+			const n, rows, cols = 3, 4, 5
+			info := volume.Info{Shape: [3]int{n, rows, cols}, DType: volume.Float32}
+			e, _, err := volume.ExporterFor(r.Args[1])
+			if err != nil {
+				return err
+			}
+			w, err := e.Create(r.Args[1], "", info, volume.ExportOptions{Attrs: map[string]any{"centres": []float64{10.25, 10.75, 11.25}}})
+			if err != nil {
+				return err
+			}
+			if err := w.WriteLevel(0, 0, make([]byte, info.Bytes())); err != nil {
+				w.Abort()
+				return err
+			}
+			return w.Commit()
+		}
+	})
+	h.set("out", filepath.Join(h.dir, "sweep.h5"))
+	h.set("center-sweep", "10:11:0.5")
+	h.ended(h.run())
+	b := h.p.sweep
+	h.until("the sweep's box", func() bool { return b.box.Visible() && h.hl.Maps() == 3 })
+	for i, c := range []string{"10.25", "10.75", "11.25"} {
+		h.hl.SetMap(i)
+		h.until("map "+c, func() bool { return h.hl.Map() == i })
+		if got := h.p.SweepValue(); got != c {
+			t.Errorf("map %d: the panel's value %q, want the recorded %s", i, got, c)
+		}
+		if got := mapSliderLabel(h); got != "centre "+c {
+			t.Errorf("map %d: the map slider reads %q, want centre %s", i, got, c)
+		}
+	}
+	test.Tap(b.use)
+	if got := h.p.Field("center").(*widget.Entry).Text; got != "11.25" {
+		t.Errorf("centre field %q after Use this centre on map 2, want the recorded 11.25", got)
+	}
 }

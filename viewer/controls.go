@@ -94,6 +94,7 @@ type dimsBar struct {
 	// mapSlider and mapLabel are the map row, hidden without stacks.
 	mapSlider *widget.Slider
 	mapLabel  *widget.Label
+	mapLabels func(i int) string // SetMapLabels's; nil: "map i/N"
 	// setting is true while updateDims moves the sliders, so their
 	// OnChanged does not echo back.
 	setting bool
@@ -241,7 +242,7 @@ func (v *Viewer) updateMapSlider() {
 	d.mapSlider.SetValue(float64(v.at.Map()))
 	d.mapSlider.Refresh()
 	d.setting = false
-	setText(d.mapLabel, fmt.Sprintf("map %d/%d", v.at.Map(), n-1), d.box)
+	setText(d.mapLabel, d.mapText(v.at.Map(), n), d.box)
 	if d.mapSlider.Hidden {
 		d.mapSlider.Show()
 		d.mapLabel.Show()

@@ -1,5 +1,7 @@
 package viewer
 
+import "fmt"
+
 // OnMapChanged calls f, on the UI goroutine, with the map v shows each
 // time its map slider moves: dragged, stepped with ↑/↓ or set by SetMap.
 // A panel that labels the maps of a stack (a centre sweep's centres)
@@ -18,4 +20,23 @@ func OnMapChanged(v *Viewer, f func(i int)) {
 		}
 		f(v.Map())
 	}
+}
+
+// SetMapLabels makes the map slider's label read label(i) for map i (a
+// centre sweep's "centre 251.5") in place of "map i/N"; where label
+// returns "" (a map it does not know), or with label nil, the slider
+// reads "map i/N" again. UI goroutine. A function, as OnMapChanged.
+func SetMapLabels(v *Viewer, label func(i int) string) {
+	v.dims.mapLabels = label
+	v.updateMapSlider()
+}
+
+// mapText is the map slider's label for map i of n.
+func (d *dimsBar) mapText(i, n int) string {
+	if d.mapLabels != nil {
+		if s := d.mapLabels(i); s != "" {
+			return s
+		}
+	}
+	return fmt.Sprintf("map %d/%d", i, n-1)
 }

@@ -56,8 +56,14 @@ type Sweep struct {
 	// Label names a value in the viewer ("centre").
 	Label string
 	// Values are the values of the maps, in order, as the parameter's
-	// form text.
+	// form text: what the request asked for.
 	Values []string
+	// Recorded, when set, reads the values the run recorded in its
+	// output's metadata (result: Live.Result), which label the maps in
+	// place of Values: what was written, not what was asked. ok is false
+	// where the output records none (a format without attributes: NPY,
+	// TIFF), and Values label the maps.
+	Recorded func(result string) (values []string, ok bool, err error)
 }
 
 // VolumeBlock is a partial result of LiveVolume: planes [Z0,

@@ -22,6 +22,18 @@
 //     padding, the circular mask recon_mask_radius) and Fourier gridding
 //     (Gridrec; tomopy's gridrec).
 //
+// Gridrec's transforms are FFTW's, in single precision (internal/fftw,
+// cgo over Debian's libfftw3-single3; the Makefile's APT_PKGS installs
+// libfftw3-dev): gonum's fftpack is scalar float64 and its transforms
+// were half of a slice's time. Its Kaiser-Bessel spreading is C
+// (internal/kbspread), which GCC vectorises where Go's compiler does
+// not. Both are packages of their own because Go builds no cgo in a
+// package with Go assembly (FBP's AVX-512 back-projection). Plans are
+// made once per size under a lock (FFTW's planner is not thread-safe)
+// with FFTW_ESTIMATE, and the spreading adds a cell's samples in an
+// order set by the geometry alone, so a slice is the same bit for bit
+// whatever the block of rows, the run or the number of cores.
+//
 // The kernels are plain functions and types over float32 slices,
 // destination first; those that need scratch (FBP, Gridrec, CenterVo's
 // search, StripeSorter, Paganin) hold it in a value made once per

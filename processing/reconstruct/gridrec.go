@@ -7,7 +7,8 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/dsp/fourier"
+	"github.com/voxlab/voxlab/processing/reconstruct/internal/fftw"
+	"github.com/voxlab/voxlab/processing/reconstruct/internal/kbspread"
 )
 
 // Gridrec reconstructs slices in the Fourier domain, as tomopy's gridrec
@@ -19,10 +20,13 @@ import (
 // (padded to the grid's length, radialLength), weighted by FBP's filter
 // (the ramp is the polar samples' density), spread onto a Cartesian grid
 // 1.5 times the slice's size (gridSize) by a Kaiser-Bessel kernel six
-// cells wide (Beatty, Nishimura
-// and Pauly, IEEE TMI 24, 2005), transformed back in one 2D FFT, and
-// divided by the kernel's own transform. It computes what FBP does
-// without FBP's linear interpolation, in O(N² log N) per slice instead
+// cells wide (Beatty, Nishimura and Pauly, IEEE TMI 24, 2005; in C,
+// internal/kbspread), transformed back in one 2D FFT, and divided by
+// the kernel's own transform. The transforms are FFTW's in single
+// precision (internal/fftw) and the grid is complex64, as tomopy's
+// gridrec has them (float complex): half the memory a cell of
+// complex128. It computes what FBP does without FBP's linear
+// interpolation, in O(N² log N) per slice instead
 // of O(N²·angles). A Gridrec is not safe for concurrent use.
 type Gridrec struct {
 	g        Geometry
@@ -35,28 +39,30 @@ type Gridrec struct {
 	kb       []float64 // kernel table, kbSteps per cell
 	kbRows   []float64 // (kbSteps+1) × (kbWidth+1): weights by offset (weights)
 	deapod   []float64 // n × n
-	cells    []complex128
-	spectra  []complex128 // spectraRound × (p/2 + 1): a round of projections' transforms
-	rows     [][]float64  // per core: a padded projection
-	fftPs    []*fourier.FFT
-	ffts     []*fourier.CmplxFFT
-	colBufs  [][]complex128
-	rffts    []*fourier.FFT // per core, of the grid's length
-	lines    [][]float64    // per core: a row of the grid, real
+	cells    []complex64
+	spectra  []complex64 // spectraRound × stride: a round of projections' transforms
+	stride   int         // p/2+1 rounded up to fftw.Align
+	rows     [][]float32 // per core: a padded projection
+	workers  int
+	r2c      fftw.R2C
+	c2r      fftw.C2R2
+	half     []complex64 // grid × (grid/2+1): the Hermitian grid's half, for c2r
+	out      []float32   // grid × grid: its inverse transform
 }
 
 const (
-	// spectraRound is how many projections per core are transformed
-	// before they are spread: the transforms of every projection at once
-	// would be len(Angles)·p·8 bytes, which the memory plan (plan.go)
-	// does not hold; 16 a core (≈100 KB a core at p = 768) is enough for
+	// spectraRound is how many projections are transformed (across the
+	// cores) before they are spread: the transforms of every projection
+	// at once would be len(Angles)·p·4 bytes, which the memory plan
+	// (plan.go) does not hold; 32 (≈100 KB at p = 768) are enough for
 	// spreadRound's frequency-major order to find its cells in cache.
-	spectraRound = 16
-	kbWidth      = 6    // kernel width in grid cells
-	kbSteps      = 1000 // table samples per cell
-	kbSigma      = 1.5  // grid oversampling
-	// columnBlock is how many grid columns inverse transforms together.
-	columnBlock = 8
+	// The same whatever the cores: the round sets the order in which a
+	// cell's samples add up, so a round of 16 a core made a slice's last
+	// bits depend on the core count (TestGridrecSameWhateverTheCores).
+	spectraRound = 32
+	kbWidth      = kbspread.Width // kernel width in grid cells
+	kbSteps      = 1000           // table samples per cell
+	kbSigma      = 1.5            // grid oversampling
 )
 
 // NewGridrec prepares the reconstruction of slices of geometry g.
@@ -84,16 +90,17 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	}
 	r.kb = kaiserBesselTable()
 	r.kbRows = r.weightRows()
-	r.cells = make([]complex128, r.grid*r.grid)
-	r.spectra = make([]complex128, spectraRound*runtime.GOMAXPROCS(0)*(r.p/2+1))
-	for range runtime.GOMAXPROCS(0) {
-		r.rows = append(r.rows, make([]float64, r.p))
-		r.fftPs = append(r.fftPs, fourier.NewFFT(r.p))
-		r.ffts = append(r.ffts, fourier.NewCmplxFFT(r.grid))
-		r.colBufs = append(r.colBufs, make([]complex128, columnBlock*r.grid))
-		r.rffts = append(r.rffts, fourier.NewFFT(r.grid))
-		r.lines = append(r.lines, make([]float64, r.grid))
+	r.workers = runtime.GOMAXPROCS(0)
+	r.cells = make([]complex64, r.grid*r.grid)
+	r.stride = (r.p/2 + 1 + fftw.Align/8 - 1) / (fftw.Align / 8) * (fftw.Align / 8)
+	r.spectra = fftw.Complex64s(spectraRound * r.stride)
+	for range r.workers {
+		r.rows = append(r.rows, fftw.Float32s(r.p))
 	}
+	r.r2c = fftw.NewR2C(r.p)
+	r.c2r = fftw.NewC2R2(r.grid, r.workers)
+	r.half = fftw.Complex64s(r.grid * (r.grid/2 + 1))
+	r.out = fftw.Float32s(r.grid * r.grid)
 	r.deapod = r.deapodization()
 	return r, nil
 }
@@ -166,74 +173,17 @@ func (r *Gridrec) weightRows() []float64 {
 	return t
 }
 
-// weights fills w with the kernel at the cells c0…c0+kbWidth for a
-// sample at x, c0 = ⌈x − kbWidth/2⌉: the rows of weightRows about the
-// offset, interpolated linearly, as kernel interpolates its table (the
-// same nodes: a sample's kbWidth+1 weights from two rows, where kernel
-// took a table look-up each).
-func (r *Gridrec) weights(w *[kbWidth + 1]float64, c0 int, x float64) {
-	t := (float64(c0) - x + kbWidth/2) * kbSteps // in [0, kbSteps]
-	f := min(int(t), kbSteps-1)
-	u := t - float64(f)
-	a := r.kbRows[f*(kbWidth+1) : (f+1)*(kbWidth+1)]
-	b := r.kbRows[(f+1)*(kbWidth+1) : (f+2)*(kbWidth+1)]
-	for k := range w {
-		w[k] = a[k] + u*(b[k]-a[k])
-	}
-}
-
-// spread adds the sample v at grid position (x, y), in cells from the
-// zero frequency, to the grid through the kernel (the grid is periodic:
-// cells past an edge wrap).
-func (r *Gridrec) spread(x, y float64, v complex128) { r.spreadBand(x, y, v, 0, r.grid) }
-
-// spreadBand is spread writing only grid columns [b0, b1): workers with
-// disjoint bands spread the same samples without a race. The bands are
-// of columns, not rows: every sample has y ≤ 0 (angles in [0, π), only
-// the frequencies 0…p/2 spread), so bands of rows left one core idle,
-// while x = k·cos θ falls evenly on both sides.
-func (r *Gridrec) spreadBand(x, y float64, v complex128, b0, b1 int) {
-	g := r.grid
-	x0, y0 := int(math.Ceil(x-kbWidth/2)), int(math.Ceil(y-kbWidth/2))
-	if !bandMeets(x0, g, b0, b1) {
-		return
-	}
-	var wx, wy, w [kbWidth + 1]float64
-	var ix [kbWidth + 1]int
-	r.weights(&wx, x0, x)
-	r.weights(&wy, y0, y)
-	// Only the band's cells, which another core's band never holds:
-	// adding a zero weight to another band's cell would still write it.
-	m := 0
-	for k := range wx {
-		if gx := wrap(x0+k, g); gx >= b0 && gx < b1 {
-			ix[m], w[m] = gx, wx[k]
-			m++
-		}
-	}
-	vr, vi := real(v), imag(v)
-	for ky, wy := range wy {
-		gy := wrap(y0+ky, g)
-		row := r.cells[gy*g : gy*g+g]
-		ar, ai := vr*wy, vi*wy
-		for k := range m {
-			c := &row[ix[k]]
-			*c = complex(real(*c)+ar*w[k], imag(*c)+ai*w[k])
-		}
-	}
-}
-
 // deapodization is the slice a unit sample at the zero frequency gives
 // on the grid: the kernel's transform as the grid sees it, which the
 // gridded slice is divided by (the direct sum of that sample is 1
 // everywhere). inverse transforms the grid plus its conjugate mirror,
 // which for this symmetric sample is the grid twice: hence ½.
 func (r *Gridrec) deapodization() []float64 {
-	r.spread(0, 0, 0.5)
+	kbspread.One(r.cells, r.grid, 0, 0, 0.5, r.kbRows, kbSteps)
 	out := make([]float64, r.n*r.n)
-	r.inverse(context.Background(), func(i int, line []float64) {
+	r.inverse(context.Background(), func(i int, line []float32) {
 		for j := range r.n {
-			out[i*r.n+j] = line[wrap(j-r.n/2, r.grid)]
+			out[i*r.n+j] = float64(line[wrap(j-r.n/2, r.grid)])
 		}
 	})
 	clear(r.cells)
@@ -244,56 +194,37 @@ func (r *Gridrec) deapodization() []float64 {
 // of G + H(G), G the grid and H(G)(ω) = conj(G(−ω)): twice the real part
 // of G's transform (what SliceContext wants, as it spreads only half of
 // each projection's frequencies), and the transform of a Hermitian
-// grid, which is real. So only the columns 0…grid/2 are transformed (the
-// others are their mirror), and only the slice's rows of them kept, in
-// place (no other column reads them), then each slice row by a
-// complex-to-real transform: about half the work of a full complex 2D
-// transform. Across every core; emit's line is the grid row, the slice's
-// column j at wrap(j − n/2, grid), and is the core's own.
-func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float64)) {
+// grid, which is real. So only its columns 0…grid/2 are formed, across
+// the cores, and transformed by FFTW's complex-to-real 2D transform
+// (on every core: the plan's threads). emit's line is the grid row, the
+// slice's column j at wrap(j − n/2, grid).
+func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float32)) {
 	g, h, hw := r.grid, r.n/2, r.grid/2+1
 	var wg sync.WaitGroup
-	pass := func(n int, fn func(w, i int)) {
-		for w := range r.ffts {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; i < n && ctx.Err() == nil; i += len(r.ffts) {
-					fn(w, i)
+	for w := range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ky := w; ky < g; ky += r.workers {
+				row, mrow := r.cells[ky*g:ky*g+g], r.cells[((g-ky)%g)*g:((g-ky)%g)*g+g]
+				dst := r.half[ky*hw : ky*hw+hw]
+				dst[0] = row[0] + complex(real(mrow[0]), -imag(mrow[0]))
+				for kx := 1; kx < hw; kx++ {
+					m := mrow[g-kx]
+					dst[kx] = row[kx] + complex(real(m), -imag(m))
 				}
-			}()
-		}
-		wg.Wait()
+			}
+		}()
 	}
-	// Columns columnBlock at a time: a grid row's cells of a block are
-	// adjacent (and so are their mirrors'), where a column alone read one
-	// value a cache line, a row (16 KB at a 1,024 grid) apart.
-	pass((hw+columnBlock-1)/columnBlock, func(w, b int) {
-		kx0 := b * columnBlock
-		nb := min(columnBlock, hw-kx0)
-		buf := r.colBufs[w]
-		for ky := 0; ky < g; ky++ {
-			row, mrow := r.cells[ky*g:ky*g+g], r.cells[((g-ky)%g)*g:((g-ky)%g)*g+g]
-			for c := 0; c < nb; c++ {
-				kx := kx0 + c
-				m := mrow[(g-kx)%g]
-				buf[c*g+ky] = row[kx] + complex(real(m), -imag(m))
-			}
-		}
-		for c := 0; c < nb; c++ {
-			col := buf[c*g : c*g+g]
-			r.ffts[w].Sequence(col, col)
-		}
-		for i := 0; i < r.n; i++ {
-			row := r.cells[i*g : i*g+g]
-			for c := 0; c < nb; c++ {
-				row[kx0+c] = buf[c*g+wrap(i-h, g)]
-			}
-		}
-	})
-	pass(r.n, func(w, i int) {
-		emit(i, r.rffts[w].Sequence(r.lines[w], r.cells[i*g:i*g+hw]))
-	})
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	r.c2r.Inverse(r.out, r.half)
+	for i := range r.n {
+		y := wrap(i-h, g)
+		emit(i, r.out[y*g:y*g+g])
+	}
 }
 
 // Size is the width of the square slices the Gridrec writes.
@@ -314,18 +245,17 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	r.phased(frac)
 	half := r.p/2 + 1
 	// The projections are transformed once, across the cores; then each
-	// core spreads every projection onto its own band of grid rows. A
+	// core spreads every projection onto its own band of grid columns. A
 	// projection is real, so its frequencies −k are the conjugates of
 	// +k, spread to the mirrored position: the real part of the slice
 	// they give is the one +k gives, so only 0…p/2 are spread, twice
 	// weighted but for 0 and p/2 (whose partner is itself, or not
 	// spread at all), and inverse transforms the grid plus its mirror.
-	round := spectraRound * len(r.ffts)
-	for a0 := 0; a0 < len(r.g.Angles); a0 += round {
-		a1 := min(a0+round, len(r.g.Angles))
+	for a0 := 0; a0 < len(r.g.Angles); a0 += spectraRound {
+		a1 := min(a0+spectraRound, len(r.g.Angles))
 		r.bands(func(w, _, _ int) {
-			for a := a0 + w; a < a1; a += len(r.ffts) {
-				r.transform(r.spectra[(a-a0)*half:(a-a0+1)*half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
+			for a := a0 + w; a < a1; a += r.workers {
+				r.transform(r.spectra[(a-a0)*r.stride:(a-a0)*r.stride+half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
 			}
 		})
 		r.bands(func(_, b0, b1 int) {
@@ -341,10 +271,10 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 		m := r.g.MaskRadius * float64(h)
 		r2 = m * m
 	}
-	r.inverse(ctx, func(i int, line []float64) {
+	r.inverse(ctx, func(i int, line []float32) {
 		y := float64(i - h)
 		for j := range r.n {
-			x, out := float64(j-h), line[wrap(j-h, r.grid)]/r.deapod[i*r.n+j]
+			x, out := float64(j-h), float64(line[wrap(j-h, r.grid)])/r.deapod[i*r.n+j]
 			if x*x+y*y > r2 {
 				out = 0
 			}
@@ -355,32 +285,21 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 }
 
 // spreadRound spreads the transforms of projections a0…a1−1 (in
-// r.spectra, half = p/2+1 frequencies each) onto the grid columns
-// [b0, b1), scale grid cells per frequency: frequency by frequency
+// r.spectra, half = p/2+1 frequencies each, r.stride apart) onto the
+// grid columns [b0, b1), scale grid cells per frequency: frequency by
+// frequency
 // across the round's angles, so that consecutive samples fall in
 // neighbouring cells (one radius, neighbouring angles), which the caches
 // still hold, where projection by projection each sample's cells were a
 // radius' length from the last's.
 func (r *Gridrec) spreadRound(a0, a1, half int, scale float64, b0, b1 int) {
-	for k := 0; k < half; k++ {
-		ph := r.phase[k]
-		if ph == 0 {
-			continue
-		}
-		kk := float64(k) * scale
-		if k == r.p/2 { // spread at −p/2, as the full range has it
-			kk = -kk
-		}
-		for a := a0; a < a1; a++ {
-			v := r.spectra[(a-a0)*half+k]
-			r.spreadBand(kk*r.cos[a], -kk*r.sin[a], v*ph, b0, b1)
-		}
-	}
+	kbspread.Round(r.cells, r.grid, r.spectra, r.stride, a1-a0, r.phase[:half], r.p/2, scale,
+		r.cos[a0:a1], r.sin[a0:a1], r.kbRows, kbSteps, b0, b1)
 }
 
 // bands runs fn on every core w, each on its own band of grid columns.
 func (r *Gridrec) bands(fn func(w, b0, b1 int)) {
-	n := len(r.ffts)
+	n := r.workers
 	var wg sync.WaitGroup
 	for w := 0; w < n; w++ {
 		wg.Add(1)
@@ -429,22 +348,11 @@ func wrap(i, g int) int {
 	return i
 }
 
-// bandMeets reports whether the kernel's columns x0…x0+kbWidth, modulo
-// the grid g, meet the band [b0, b1).
-func bandMeets(x0, g, b0, b1 int) bool {
-	for k := 0; k <= kbWidth; k++ {
-		if gx := wrap(x0+k, g); gx >= b0 && gx < b1 {
-			return true
-		}
-	}
-	return false
-}
-
 // transform writes into spec the transform (frequencies 0…p/2) of a
 // projection, padded as FBP pads it, laid out about detector column ci:
 // index m holds column ci + m (m taken modulo the padded length); w is
 // the core's scratch.
-func (r *Gridrec) transform(spec []complex128, w int, src []float32, ci int) {
+func (r *Gridrec) transform(spec []complex64, w int, src []float32, ci int) {
 	row := r.rows[w]
 	clear(row)
 	c, pad := r.g.Columns, r.g.Pad
@@ -453,7 +361,7 @@ func (r *Gridrec) transform(spec []complex128, w int, src []float32, ci int) {
 		if r.g.PadZeros && (k < 0 || k >= c) {
 			continue
 		}
-		row[((d-ci)%r.p+r.p)%r.p] = float64(src[min(max(k, 0), c-1)])
+		row[((d-ci)%r.p+r.p)%r.p] = src[min(max(k, 0), c-1)]
 	}
-	r.fftPs[w].Coefficients(spec, row)
+	r.r2c.Forward(spec, row)
 }

@@ -28,7 +28,20 @@ func (n npyLevels) Abort() error                           { return n.w.Abort() 
 // receive it, without linking them here.
 func init() {
 	create := func(path, _ string, info volume.Info) (volume.Writer, error) { return volume.CreateNPY(path, info) }
-	volume.RegisterFormat(&volume.Format{Name: "attrtest", Extensions: []string{".attrtest"}, Create: create})
+	// NumberAttr reads the attributes the last output was created with,
+	// as HDF5's and Zarr's read theirs back.
+	attr := func(_, _, name string) ([]float64, bool, error) {
+		captured.Lock()
+		defer captured.Unlock()
+		switch x := captured.opts.Attrs[name].(type) {
+		case []float64:
+			return x, true, nil
+		case float64:
+			return []float64{x}, true, nil
+		}
+		return nil, false, nil
+	}
+	volume.RegisterFormat(&volume.Format{Name: "attrtest", Extensions: []string{".attrtest"}, Create: create, NumberAttr: attr})
 	volume.RegisterExporter("attrtest", &volume.Exporter{Create: func(path, ds string, info volume.Info, o volume.ExportOptions) (volume.LevelWriter, error) {
 		captured.Lock()
 		captured.info, captured.opts = info, o

@@ -144,14 +144,18 @@ func (j *reconJob) slicerBytes() int64 {
 	n, grid := int64(j.cols), int64(gridSize(j.cols))
 	p := int64(radialLength(j.cols+2*g.Pad, int(grid)))
 	workers := int64(runtime.GOMAXPROCS(0))
-	// Shared: the grid, the deapodisation (n²), the weights, the angles' cos and sin,
-	// the projections' spectra (spectraRound a worker) and the kernel's
-	// table and its rows. A worker's: a padded row and its real FFT's
-	// work (2p), the grid's complex FFT (4·grid) and real FFT (2·grid)
-	// with columnBlock columns and a line of the grid.
-	shared := grid*grid*16 + n*n*8 + p*8 + int64(j.nproj)*16 + spectraRound*workers*(p/2+1)*16 +
-		(kbWidth/2*kbSteps+2)*8 + (kbSteps+1)*(kbWidth+1)*8 + grid*8
-	perWorker := p*8 + p*16 + grid*32 + grid*16 + columnBlock*grid*16 + grid*8
+	// Shared: the grid (complex64), its Hermitian half and the half's
+	// inverse transform (float32) for FFTW, and as much again as the
+	// half for FFTW's own work at execution (an allowance: a 2D c2r plan
+	// may buffer), the deapodisation (n², float64), the weights and the
+	// phases, the angles' cos and sin, the projections' spectra
+	// (spectraRound of them, rows aligned) and the kernel's table and
+	// its rows. A worker's: a padded projection (float32).
+	half := grid * (grid/2 + 1) * 8
+	stride := (p/2 + 1 + 7) / 8 * 8
+	shared := grid*grid*8 + 2*half + grid*grid*4 + n*n*8 + p*8 + (p/2+1)*16 + int64(j.nproj)*16 +
+		spectraRound*stride*8 + (kbWidth/2*kbSteps+2)*8 + (kbSteps+1)*(kbWidth+1)*8
+	perWorker := p*4 + 64
 	return shared + workers*perWorker
 }
 

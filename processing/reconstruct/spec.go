@@ -116,11 +116,27 @@ func sweepOf(_ []string, v pipeline.Values) *pipeline.Sweep {
 	if err != nil || centres == nil {
 		return nil
 	}
-	sw := &pipeline.Sweep{Param: "center", By: "center-sweep", Label: "centre"}
-	for _, c := range centres {
-		sw.Values = append(sw.Values, strconv.FormatFloat(c, 'g', 12, 64))
+	return &pipeline.Sweep{Param: "center", By: "center-sweep", Label: "centre",
+		Values: centreTexts(centres), Recorded: recordedCentres}
+}
+
+// centreTexts are centres as the centre field takes them.
+func centreTexts(centres []float64) []string {
+	out := make([]string, len(centres))
+	for i, c := range centres {
+		out[i] = strconv.FormatFloat(c, 'g', 12, 64)
 	}
-	return sw
+	return out
+}
+
+// recordedCentres reads the centres a sweep's output records
+// (reconstruct_center_sweep, attrs), where its format has metadata.
+func recordedCentres(out string) ([]string, bool, error) {
+	c, ok, err := volume.NumberAttr(out, "reconstruct_center_sweep")
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return centreTexts(c), true, nil
 }
 
 // suggest proposes the first open NeXus scan, else any open volume.

@@ -39,6 +39,11 @@ type Format struct {
 	// what it holds whatever it is called. Formats of Folders are asked
 	// first, in the order they registered.
 	Detect func(dir string) bool
+	// NumberAttr reads the numeric attribute name recorded with the
+	// volume at path (ExportOptions.Attrs: an HDF5 dataset's, an
+	// OME-Zarr group's), ok false where it has none; nil for formats
+	// that record no attributes (NPY, TIFF, MRC).
+	NumberAttr func(path, dataset, name string) (vals []float64, ok bool, err error)
 }
 
 // singleVolume makes the Format of a file type that holds one volume
@@ -194,6 +199,22 @@ func formatOf(path string) (*Format, error) {
 		known = append(known, f.Extensions...)
 	}
 	return nil, fmt.Errorf("%s: unknown file type (voxlab reads %s)", path, strings.Join(known, " "))
+}
+
+// NumberAttr reads the numeric attribute name that the writer of spec
+// recorded with it (ExportOptions.Attrs), as float64: a number or a
+// list. ok is false where the volume has no such attribute or its format
+// records none (NPY, TIFF).
+func NumberAttr(spec, name string) (vals []float64, ok bool, err error) {
+	path, dataset := SplitSpec(spec)
+	if _, err := os.Stat(path); err != nil {
+		return nil, false, fmt.Errorf("open %s: %w", path, err)
+	}
+	f, err := formatOf(path)
+	if err != nil || f.NumberAttr == nil {
+		return nil, false, err
+	}
+	return f.NumberAttr(path, dataset, name)
 }
 
 // Open opens a volume from a spec: a file, a directory of TIFF planes, or

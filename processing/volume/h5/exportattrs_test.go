@@ -2,6 +2,8 @@ package h5
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/volume"
@@ -53,5 +55,38 @@ func TestExportAttrs(t *testing.T) {
 	}
 	if centre != 69.25 || filter != "hann" || kernel != 5 || voxel != [3]float64{6.5, 6.5, 6.5} {
 		t.Errorf("attributes %v %q %v %v", centre, filter, kernel, voxel)
+	}
+}
+
+// TestNumberAttr: volume.NumberAttr reads back the numbers Attrs
+// recorded (a float, an int, a list), says a missing one is missing,
+// and refuses a string one naming it.
+func TestNumberAttr(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "out.h5")
+	info := volume.Info{Shape: [3]int{1, 2, 2}, DType: volume.Float32}
+	attrs := map[string]any{"center": 69.25, "kernel": 5, "sweep": []float64{10, 10.5, 11}, "filter": "hann"}
+	w, err := createExport(p, "", info, volume.ExportOptions{Attrs: attrs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteLevel(0, 0, make([]byte, info.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{p, p + ":/data"} {
+		for name, want := range map[string][]float64{"center": {69.25}, "kernel": {5}, "sweep": {10, 10.5, 11}} {
+			got, ok, err := volume.NumberAttr(spec, name)
+			if err != nil || !ok || !slices.Equal(got, want) {
+				t.Errorf("%s: %s = %v (%v, %v), want %v", spec, name, got, ok, err, want)
+			}
+		}
+	}
+	if got, ok, err := volume.NumberAttr(p, "none"); ok || err != nil {
+		t.Errorf("missing attribute: %v, %v, %v", got, ok, err)
+	}
+	if _, _, err := volume.NumberAttr(p, "filter"); err == nil || !strings.Contains(err.Error(), "filter") {
+		t.Errorf("a string attribute read as a number: %v", err)
 	}
 }

@@ -22,6 +22,7 @@ func init() {
 		Open:       Open,
 		Inspect:    Inspect,
 		Create:     createVolume,
+		NumberAttr: numberAttr,
 	})
 }
 

@@ -301,3 +301,51 @@ func (t *Tree) Float32s(name string) (data []float32, shape []int, err error) {
 	}
 	return data, shape, nil
 }
+
+// numberAttr reads the numeric attribute name of dataset (Create's
+// "/data" when empty) as ExportOptions.Attrs recorded it (SetAttrs: a
+// number or a list of them), converted to float64; ok false where the
+// dataset has no such attribute.
+func numberAttr(p, dataset, name string) (vals []float64, ok bool, err error) {
+	if dataset == "" {
+		dataset = "/data"
+	}
+	dataset = "/" + strings.Trim(dataset, "/")
+	where := fmt.Sprintf("%s: attribute %s of %s", p, name, dataset)
+	err = withFile(p, func(f *file) error {
+		if !exists(f.f, dataset) {
+			return fmt.Errorf("%s: no dataset %s", p, dataset)
+		}
+		obj, attr := C.CString(dataset), C.CString(name)
+		defer C.free(unsafe.Pointer(obj))
+		defer C.free(unsafe.Pointer(attr))
+		if C.attrExists(C.hid_t(f.f.ID()), obj, attr) == 0 {
+			return nil
+		}
+		d, err := f.f.OpenDataset(dataset)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		defer d.Close()
+		a, err := d.OpenAttribute(name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		defer a.Close()
+		s := a.Space()
+		defer s.Close()
+		n := s.SimpleExtentNPoints()
+		if n < 1 || n > 1<<20 {
+			return fmt.Errorf("%s: %d values", where, n)
+		}
+		vals = make([]float64, n)
+		// libhdf5 converts integers and floats to double, and refuses
+		// strings.
+		if err := a.Read(&vals[0], hdf5.T_NATIVE_DOUBLE); err != nil {
+			return fmt.Errorf("%s: not a number (%w)", where, err)
+		}
+		ok = true
+		return nil
+	})
+	return vals, ok, err
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/volume"
@@ -17,7 +18,7 @@ func TestExportAttrs(t *testing.T) {
 	info := volume.Info{Shape: [3]int{2, 3, 4}, DType: volume.Float32, VoxelSize: [3]float64{6.5, 6.5, 6.5}}
 	for _, tc := range []struct{ version, meta string }{{"0.4", ".zattrs"}, {"0.5", "zarr.json"}} {
 		p := filepath.Join(t.TempDir(), "out.ome.zarr")
-		o := volume.ExportOptions{OMEVersion: tc.version, Attrs: map[string]any{"center": 69.25, "filter": "hann"}}
+		o := volume.ExportOptions{OMEVersion: tc.version, Attrs: map[string]any{"center": 69.25, "filter": "hann", "sweep": []float64{10, 10.5, 11}}}
 		w, err := createImage(p, "", info, o)
 		if err != nil {
 			t.Fatal(err)
@@ -41,6 +42,18 @@ func TestExportAttrs(t *testing.T) {
 		}
 		if m["center"] != 69.25 || m["filter"] != "hann" {
 			t.Errorf("%s %s: attributes %v", tc.version, tc.meta, m)
+		}
+		for name, want := range map[string][]float64{"center": {69.25}, "sweep": {10, 10.5, 11}} {
+			got, ok, err := volume.NumberAttr(p, name)
+			if err != nil || !ok || !slices.Equal(got, want) {
+				t.Errorf("%s: NumberAttr %s = %v (%v, %v), want %v", tc.version, name, got, ok, err, want)
+			}
+		}
+		if got, ok, err := volume.NumberAttr(p, "none"); ok || err != nil {
+			t.Errorf("%s: missing attribute: %v, %v, %v", tc.version, got, ok, err)
+		}
+		if _, _, err := volume.NumberAttr(p, "filter"); err == nil {
+			t.Errorf("%s: a string attribute read as a number", tc.version)
 		}
 		v, err := volume.Open(p)
 		if err != nil {

@@ -25,6 +25,7 @@ func init() {
 		Create:     createVolume,
 		Folders:    true,
 		Detect:     isZarr,
+		NumberAttr: numberAttr,
 	})
 }
 
