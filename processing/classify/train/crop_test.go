@@ -40,16 +40,19 @@ func cropCubes(t *testing.T) []Sample {
 }
 
 // TestFitCropCubes trains a new 18-layer network 5 epochs on real cubes
-// cut from cellfinder's crop (30 training, 10 validation, seeds fixed)
-// at cellfinder's learning rate, and asks that the best validation loss
-// of the later epochs be below the first epoch's. Not below the loss
-// before training: a new network's moving statistics are Keras's
+// cut from cellfinder's crop (30 training, 10 validation, the non-cells
+// at the cells' depths, seeds fixed) and asks that the best validation
+// loss of the later epochs be below the first epoch's. Not below the
+// loss before training: a new network's moving statistics are Keras's
 // initial ones (mean 0, variance 1), so any epoch lowers that. The
-// first epoch's is a fair start; the later ones may be uneven (the
-// moving statistics follow 5 steps an epoch at momentum 0.99), hence
-// the best of them. Measured (seed 1): 1.243, then 1.112, 0.988, 0.905,
-// 0.834; at learning rate 1e-3 the run diverges (11.3), so the rate is
-// cellfinder's default.
+// later epochs may be uneven (the moving statistics follow 5 steps an
+// epoch at momentum 0.99), hence the best of them. The learning rate is
+// 3e-5: measured (seed 1) the validation loss falls 0.790, 0.771, 0.762,
+// 0.747, 0.744 (training accuracy 0.50 to 0.77-0.90); at cellfinder's
+// 1e-4 it falls once (0.910, 0.866) and then rises as the net fits 30
+// cubes, at 1e-3 it diverges. The fall is small and the 10 validation
+// cubes' accuracy stays at 0.3: the test shows that training on real
+// cubes lowers the validation loss, not that 30 cubes teach the classes.
 func TestFitCropCubes(t *testing.T) {
 	if testing.Short() {
 		// As TestFitLowersValidationLoss: make test's race pass runs
@@ -65,7 +68,7 @@ func TestFitCropCubes(t *testing.T) {
 	if err := checkCubes(samples, arch); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Epochs: 5, BatchSize: 6, LearningRate: 1e-4, TestFraction: 0.25, LRMultiplier: 0.1, Seed: 1}
+	cfg := Config{Epochs: 5, BatchSize: 6, LearningRate: 3e-5, TestFraction: 0.25, LRMultiplier: 0.1, Seed: 1}
 	trainSet, valSet := Split(samples, cfg.TestFraction, cfg.Seed)
 	m, err := New(arch, Init(arch, 1))
 	if err != nil {

@@ -6,8 +6,9 @@
 #   - cells: the markers of the crop's cell_classification.xml;
 #   - non-cells: `voxlab detect --threshold 6` candidates more than 20 µm
 #     from every marker;
-# KEEP of each (the first in z, y, x order whose cube lies inside the
-# volume), cut at --cube-size SIZE (default 20,20,8: 40 KB a cube pair,
+# KEEP cells (the first in z, y, x order whose cube lies inside the
+# volume) and as many non-cells, each the candidate nearest a cell's
+# plane (the classes then lie at the same depths), cut at --cube-size SIZE (default 20,20,8: 40 KB a cube pair,
 # so that the subset can be committed; cellfinder's 50,50,20 is 16 times
 # that). Usage: gen_crop_cubes.sh [CROP_DIR] (needs bin/voxlab and
 # /usr/bin/python3); OUT=DIR writes there instead (the README's
@@ -32,8 +33,18 @@ cands = [(int(float(r["z"])), int(float(r["y"])), int(float(r["x"]))) for r in c
 def far(p):
     return all(sum(((a - b) * v) ** 2 for a, b, v in zip(p, c, voxel)) > 20.0 ** 2 for c in cells)
 inside = lambda p: d // 2 <= p[0] <= 30 - d // 2  # cellfinder's cube of d planes about z
-sel = [(p, "cell") for p in sorted(filter(inside, cells))[: int(keep)]]
-sel += [(p, "non_cell") for p in sorted(p for p in cands if far(p) and inside(p))[: int(keep)]]
+chosen = sorted(filter(inside, cells))[: int(keep)]
+# Non-cells matched to the cells' planes: for each cell, the unused
+# candidate nearest it in z (then in z, y, x order), so that the classes
+# do not differ by where in the stack their cubes lie.
+pool = sorted(p for p in cands if far(p) and inside(p))
+others = []
+for c in chosen:
+    if pool:
+        best = min(pool, key=lambda p: (abs(p[0] - c[0]), p))
+        pool.remove(best)
+        others.append(best)
+sel = [(p, "cell") for p in chosen] + [(p, "non_cell") for p in sorted(others)]
 with open(out_path, "w") as f:
     f.write("z,y,x,type\n")
     for (z, y, x), t in sel:
