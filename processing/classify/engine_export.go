@@ -69,6 +69,11 @@ func MatMul(m, n, k int, a []float32, lda int, b, c []float32, workers int, buf 
 // reads its cubes through it, as cellfinder's CachedTiffImage does).
 func Converter(dt volume.DType) (func(raw []byte, i int) float32, error) { return converter(dt) }
 
+// MatMulStrip is the width of MatMul's packed strips: its copies of b
+// (k x n) hold k x n rounded up to whole strips, and a product whose n is
+// not whole strips is computed into a padded m x (n rounded up) buffer.
+const MatMulStrip = gemmNR
+
 // MatMulBuffers are MatMul's copies of b (packed, and padded to whole
 // strips) and its padded product, kept by a caller that multiplies
 // matrices of the same sizes again and again.

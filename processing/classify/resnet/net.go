@@ -73,6 +73,21 @@ func Build(arch Arch, w Weights) (*Net, error) {
 	if err := w.Check(arch); err != nil {
 		return nil, err
 	}
+	return build(arch, w), nil
+}
+
+// Shape returns arch's network without its weights (every W, Scale,
+// Shift, Dense and Bias empty): the layers' sizes, strides and padding
+// a memory plan reads.
+func Shape(arch Arch) (*Net, error) {
+	if err := arch.Validate(); err != nil {
+		return nil, err
+	}
+	return build(arch, nil), nil
+}
+
+// build folds w (checked; nil: no weights) into arch's Net.
+func build(arch Arch, w Weights) *Net {
 	layers := arch.Layers()
 	byName := map[string]Layer{}
 	pad := map[string][3]int{} // conv name → padding before it
@@ -120,7 +135,7 @@ func Build(arch Arch, w Weights) (*Net, error) {
 	fc := byName["fully_connected"]
 	n.Features = fc.In[3]
 	n.Dense, n.Bias = w["fully_connected"]["kernel"].Data, w["fully_connected"]["bias"].Data
-	return n, nil
+	return n
 }
 
 // foldBN turns a batch normalisation's variables into the scale and shift

@@ -56,7 +56,7 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 		sdy[z] /= count
 		sdx[z] /= count
 	}
-	dz := classify.Reuse(&u.dz, rows*cout)
+	dz := classify.Reuse(&u.s.dz, rows*cout)
 	for r := range rows {
 		z := r % d
 		mu, inv := u.bMean[z], u.bInvStd[z]
@@ -70,15 +70,15 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 	}
 	// The kernel's gradient: patchesᵀ · dz.
 	kk := c.K()
-	colT := transpose(classify.Reuse(&u.colT, rows*kk), u.patches(u.in, n), rows, kk, workers)
+	colT := transpose(classify.Reuse(&u.s.colT, rows*kk), u.patches(u.in, n), rows, kk, workers)
 	classify.Reuse(&u.gW, kk*cout)
-	classify.MatMul(kk, cout, rows, colT, rows, dz, u.gW, workers, &u.mm[1])
+	classify.MatMul(kk, cout, rows, colT, rows, dz, u.gW, workers, &u.s.mm[1])
 	if !needInput {
 		return nil
 	}
 	// The patches' gradient dz · Wᵀ, scattered back onto the input.
 	dcol := classify.Reuse(&u.dcol, rows*kk)
-	classify.MatMul(rows, kk, cout, dz, cout, transpose(classify.Reuse(&u.wT, kk*cout), c.W, kk, cout, workers), dcol, workers, &u.mm[2])
+	classify.MatMul(rows, kk, cout, dz, cout, transpose(classify.Reuse(&u.s.wT, kk*cout), c.W, kk, cout, workers), dcol, workers, &u.s.mm[2])
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return dcol
 	}

@@ -30,7 +30,8 @@ type Config struct {
 	// Progress, when set, hears the cubes of each step as it ends.
 	Progress func(cubes int)
 	// Resume, when set, continues the run a State was taken from (with
-	// the model holding that run's weights at the time).
+	// the model holding that run's weights at the time); the model takes
+	// the State's moments over.
 	Resume *State
 	// Augment, when set, augments the training cubes (never the
 	// validation's) as cellfinder does, drawn from the shuffles'
@@ -55,7 +56,10 @@ type State struct {
 	Logs      []Epoch
 }
 
-// Checkpoint returns the run's state after its last finished epoch.
+// Checkpoint returns the run's state after its last finished epoch. Its
+// moments are the model's own arrays, not a copy (two more sets of
+// weights' worth of memory otherwise): it holds until the model's next
+// step.
 func (m *Model) Checkpoint() *State { return m.state }
 
 // saveState records the state after epoch e.
@@ -67,14 +71,15 @@ func (m *Model) saveState(e int, lr float64, pcg *rand.PCG, logs []Epoch) error 
 	st := &State{NextEpoch: e + 1, LearningRate: lr, Shuffle: b, AdamSteps: m.adam.steps, Logs: slices.Clone(logs)}
 	vars, _ := m.trainables()
 	for _, w := range vars {
-		st.M = append(st.M, slices.Clone(m.adam.m[&w[0]]))
-		st.V = append(st.V, slices.Clone(m.adam.v[&w[0]]))
+		st.M = append(st.M, m.adam.m[&w[0]])
+		st.V = append(st.V, m.adam.v[&w[0]])
 	}
 	m.state = st
 	return nil
 }
 
-// restore sets Adam's moments from st.
+// restore sets Adam's moments from st, taking its arrays over (a resumed
+// run's State is read for this alone).
 func (m *Model) restore(st *State) error {
 	vars, _ := m.trainables()
 	if len(st.M) != len(vars) || len(st.V) != len(vars) {
@@ -85,7 +90,7 @@ func (m *Model) restore(st *State) error {
 		if len(st.M[i]) != len(w) || len(st.V[i]) != len(w) {
 			return fmt.Errorf("train: the state's moments of variable %d have %d values, the network's %d", i, len(st.M[i]), len(w))
 		}
-		m.adam.m[&w[0]], m.adam.v[&w[0]] = slices.Clone(st.M[i]), slices.Clone(st.V[i])
+		m.adam.m[&w[0]], m.adam.v[&w[0]] = st.M[i], st.V[i]
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ func (u *unit) patches(in []float32, n int) []float32 {
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return in[:rows*c.K()]
 	}
-	col := classify.Reuse(&u.col, rows*c.K())
+	col := classify.Reuse(&u.s.col, rows*c.K())
 	classify.Im2col(col, in, c, 0, rows)
 	return col
 }
@@ -30,7 +30,7 @@ func (u *unit) forward(in []float32, n, workers int, training bool) []float32 {
 	cout := c.Out[3]
 	u.in = in
 	classify.Reuse(&u.z, rows*cout)
-	classify.MatMul(rows, cout, c.K(), u.patches(in, n), c.K(), c.W, u.z, workers, &u.mm[0])
+	classify.MatMul(rows, cout, c.K(), u.patches(in, n), c.K(), c.W, u.z, workers, &u.s.mm[0])
 	d := c.Out[2]
 	if !training {
 		return u.normalise(u.mean, inverseStd(u.variance), rows, cout)
@@ -141,7 +141,10 @@ func (m *Model) maxPool(n int) {
 	w, d, ch := in[1], in[2], in[3]
 	cubeIn, cubeOut := resnet.Positions(in)*ch, resnet.Positions(out)*ch
 	classify.Reuse(&m.pooled, n*cubeOut)
-	m.argmax = make([]int32, n*cubeOut)
+	if cap(m.argmax) < n*cubeOut {
+		m.argmax = make([]int32, n*cubeOut)
+	}
+	m.argmax = m.argmax[:n*cubeOut]
 	for b := range n {
 		src := m.stemAct[b*cubeIn : (b+1)*cubeIn]
 		for y := range out[0] {

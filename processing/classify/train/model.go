@@ -33,12 +33,23 @@ type unit struct {
 	// batch's mean and 1/√(var + ε) per z plane.
 	in, z          []float32
 	bMean, bInvStd []float32
-	// Buffers kept from step to step (reslice): the unit's output and
-	// patches, and the backward pass's products.
-	out, col, colT, dz, dcol, dx, wT []float32
-	// mm: the products' buffers (forward, kernel gradient, patches'
-	// gradient).
-	mm [3]classify.MatMulBuffers
+	// Buffers kept from step to step (reslice): the unit's output, and
+	// the gradients of its patches and of its input, which the unit
+	// before it reads.
+	out, dcol, dx []float32
+	s             *scratch // shared by every unit of the model
+}
+
+// scratch holds what a unit needs only while it runs: its patches (the
+// backward pass computes them again rather than keep them), their
+// transpose, the kernel's transpose, the gradient of the convolution's
+// output and MatMul's packed copies (forward, kernel gradient, patches'
+// gradient). Units run one at a time, so one set, each buffer grown to
+// the largest unit's need, serves the whole model: held per unit they
+// were more than the kernels and the activations together.
+type scratch struct {
+	col, colT, dz, wT []float32
+	mm                [3]classify.MatMulBuffers
 }
 
 // block is a residual block's units and kept activations.
@@ -64,6 +75,7 @@ type Model struct {
 	// Kept by forward.
 	stemAct []float32 // conv1's ReLU output
 	dstem   []float32
+	dh      []float32 // the last block's output gradient
 	argmax  []int32   // max pool: index of each output's input
 	pooled  []float32 // the max pool's output
 	feat    []float32 // batch x features
@@ -87,13 +99,14 @@ func New(arch resnet.Arch, w resnet.Weights) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
+	s := &scratch{}
 	mk := func(c *resnet.Conv) *unit {
 		if c == nil {
 			return nil
 		}
 		bn := own[c.BN]
 		return &unit{conv: c, gamma: bn["gamma"].Data, beta: bn["beta"].Data,
-			mean: bn["moving_mean"].Data, variance: bn["moving_variance"].Data}
+			mean: bn["moving_mean"].Data, variance: bn["moving_variance"].Data, s: s}
 	}
 	m := &Model{Arch: arch, net: net, stem: mk(net.Conv1), Workers: runtime.GOMAXPROCS(0),
 		dense: net.Dense, bias: net.Bias}
@@ -120,7 +133,16 @@ func (m *Model) units() []*unit {
 
 // Weights returns the model's variables in Keras's layout (a copy), by
 // layer and variable name, as a weight file holds them.
-func (m *Model) Weights() resnet.Weights {
+func (m *Model) Weights() resnet.Weights { return m.weights(slices.Clone[[]float32]) }
+
+// view returns the model's variables as Weights does but holding the
+// model's own arrays, not a copy: for writing a file between steps
+// without a second set of weights in memory.
+func (m *Model) view() resnet.Weights { return m.weights(func(d []float32) []float32 { return d }) }
+
+// weights returns the model's variables by layer and variable name, each
+// array passed through data.
+func (m *Model) weights(data func([]float32) []float32) resnet.Weights {
 	w := resnet.Weights{}
 	for _, l := range m.Arch.Weighted() {
 		for _, v := range l.Weights {
@@ -129,7 +151,7 @@ func (m *Model) Weights() resnet.Weights {
 	}
 	put := func(layer, v string, d []float32) {
 		t := w[layer][v]
-		t.Data = slices.Clone(d)
+		t.Data = data(d)
 		w[layer][v] = t
 	}
 	for _, u := range m.units() {

@@ -16,7 +16,6 @@ import (
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
-	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -222,46 +221,6 @@ func checkCubes(samples []Sample, arch resnet.Arch) error {
 
 func (j *trainJob) Close() error { return nil }
 
-// Plan holds what a training run keeps at once, from the layer shapes
-// and the buffers each unit keeps from step to step (unit, forward.go,
-// backward.go): per weight, the weight, its gradient, Adam's two moments,
-// the kernel's transpose and MatMul's packed copies of the kernel and of
-// its transpose, and the caller's copy New clones (8 floats); per cube of
-// a batch, the cube and for each convolution its output, the normalised
-// output, the output's gradient and MatMul's packed copy of it (4 of the
-// output's size), the patches, their transpose and their gradient (3 of
-// the patches' size) and the input's gradient.
-func (j *trainJob) Plan(d pipeline.Device) (*plan.Plan, error) {
-	var weights, perCube int64
-	for _, l := range j.arch.Weighted() {
-		for _, v := range l.Weights {
-			n := int64(1)
-			for _, s := range v.Shape {
-				n *= int64(s)
-			}
-			weights += n
-		}
-	}
-	for _, l := range j.arch.Layers() {
-		if l.Class == resnet.ClassConv {
-			p := int64(resnet.Positions(l.Out))
-			k := int64(l.Kernel[0] * l.Kernel[1] * l.Kernel[2] * l.In[3])
-			perCube += 4*p*int64(l.Out[3]) + 3*p*k + int64(resnet.Positions(l.In))*int64(l.In[3])
-		}
-	}
-	cube := int64(classify.CubeLen(j.arch))
-	arrays := []plan.Array{
-		{Name: "weights, gradients, Adam's moments and the kernels' copies", Where: plan.Host, Fixed: 8 * 4 * weights},
-		{Name: "cube batch", Where: plan.Host, PerUnit: 4 * cube},
-		{Name: "activations kept for the backward pass", Where: plan.Host, PerUnit: 4 * perCube},
-	}
-	p, err := plan.Make("train", []plan.Phase{{Name: "train", Unit: "cubes", Units: len(j.samples), Block: j.cfg.BatchSize, MinBlock: 1, Arrays: arrays}}, d.Budget)
-	if err != nil {
-		return nil, fmt.Errorf("train %s: %w", j.yaml, err)
-	}
-	return p, nil
-}
-
 // Summary is the --json output of voxlab train.
 type Summary struct {
 	YAML       string  `json:"yaml"`
@@ -281,10 +240,16 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if err := os.MkdirAll(j.out, 0o755); err != nil {
 		return nil, err
 	}
+	if j.weights == nil {
+		return nil, fmt.Errorf("train %s: the job has run once: open it again", j.yaml)
+	}
 	m, err := New(j.arch, j.weights)
 	if err != nil {
 		return nil, err
 	}
+	// The model holds its own copy: the job's would be a second set of
+	// weights held for the whole run.
+	j.weights = nil
 	// Training runs on the host's cores (no CUDA kernels for it yet):
 	// the CPU backend's workers, or every core beside another backend.
 	if c, ok := d.Backend.(interface{ Workers() int }); ok {
@@ -356,13 +321,14 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 }
 
 // save writes the model's weights into the output folder as name: a
-// .keras archive or a Keras 3 .weights.h5.
+// .keras archive or a Keras 3 .weights.h5, from the model's own arrays
+// (between steps, they do not change while written).
 func (j *trainJob) save(m *Model, name string) error {
 	f := keras.Keras3Model
 	if strings.HasSuffix(name, ".weights.h5") {
 		f = keras.Keras3Weights
 	}
-	return kerasw.Save(filepath.Join(j.out, name), f, j.arch, m.Weights())
+	return kerasw.Save(filepath.Join(j.out, name), f, j.arch, m.view())
 }
 
 // checkpointName is cellfinder's checkpoint file name: "weight" or

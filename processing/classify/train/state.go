@@ -1,10 +1,16 @@
 package train
 
 import (
+	"bufio"
+	"encoding/binary"
 	"encoding/gob"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // StateSuffix names the file beside a checkpoint that holds the run's
@@ -13,14 +19,18 @@ import (
 const StateSuffix = ".voxlab-state"
 
 // WriteState writes st to path under a temporary name, renamed when
-// complete.
+// complete: a gob header (the State without its moments, and their
+// lengths), then each moment array (M's, then V's) as little-endian
+// float32s through a small buffer. A gob encoder builds each value whole
+// in memory, and encodes a float in up to 9 bytes: the moments as gob
+// values held more than twice Adam's moments while they were written.
 func WriteState(path string, st *State) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".voxlab-state-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
-	if err := gob.NewEncoder(f).Encode(st); err != nil {
+	if err := writeState(f, st); err != nil {
 		f.Close()
 		return fmt.Errorf("training state %s: %w", path, err)
 	}
@@ -41,9 +51,88 @@ func ReadState(path string) (*State, error) {
 		return nil, fmt.Errorf("training state %s: %w (a checkpoint of voxlab train has its state beside it; only the last checkpoint's is kept)", path, err)
 	}
 	defer f.Close()
-	var st State
-	if err := gob.NewDecoder(f).Decode(&st); err != nil {
+	st, err := readState(bufio.NewReader(f))
+	if err != nil {
 		return nil, fmt.Errorf("training state %s: not a state voxlab train wrote: %w", path, err)
+	}
+	return st, nil
+}
+
+// stateHeader is a state file's gob header.
+type stateHeader struct {
+	State            // without its moments
+	MLen, VLen []int // the moments' lengths, in the order they follow
+}
+
+// maxMoments bounds what a state file's header may ask to allocate: the
+// deepest network, ResNet-152, has some 120 million variables.
+const maxMoments = 1 << 30
+
+func writeState(w io.Writer, st *State) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	h := stateHeader{State: *st}
+	h.M, h.V = nil, nil
+	for _, a := range st.M {
+		h.MLen = append(h.MLen, len(a))
+	}
+	for _, a := range st.V {
+		h.VLen = append(h.VLen, len(a))
+	}
+	if err := gob.NewEncoder(bw).Encode(&h); err != nil {
+		return err
+	}
+	var b [4]byte
+	for _, moments := range [][][]float32{st.M, st.V} {
+		for _, a := range moments {
+			for _, v := range a {
+				binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+				if _, err := bw.Write(b[:]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// readState reads writeState's layout; r is an io.ByteReader, so that
+// the gob decoder reads no further than its header.
+func readState(r *bufio.Reader) (*State, error) {
+	var h stateHeader
+	if err := gob.NewDecoder(r).Decode(&h); err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, n := range append(slices.Clip(h.MLen), h.VLen...) {
+		if n < 0 || total+n > maxMoments {
+			return nil, fmt.Errorf("moments of %d values", total+n)
+		}
+		total += n
+	}
+	st := h.State
+	var b [4]byte
+	read := func(lens []int) ([][]float32, error) {
+		out := make([][]float32, len(lens))
+		for i, n := range lens {
+			out[i] = make([]float32, n)
+			for j := range out[i] {
+				if _, err := io.ReadFull(r, b[:]); err != nil {
+					return nil, fmt.Errorf("moments: %w", err)
+				}
+				out[i][j] = math.Float32frombits(binary.LittleEndian.Uint32(b[:]))
+			}
+		}
+		return out, nil
+	}
+	var err error
+	if st.M, err = read(h.MLen); err != nil {
+		return nil, err
+	}
+	if st.V, err = read(h.VLen); err != nil {
+		return nil, err
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return nil, errors.New("data past the moments")
 	}
 	return &st, nil
 }

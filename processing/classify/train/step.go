@@ -43,7 +43,7 @@ func (m *Model) backward(dlogits []float32, n int) {
 	p, nf := resnet.Positions(last), last[3]
 	m.gDense = make([]float32, nf*resnet.Classes)
 	m.gBias = make([]float32, resnet.Classes)
-	dh := make([]float32, n*p*nf)
+	dh := classify.Reuse(&m.dh, n*p*nf) // every element set below
 	for b := range n {
 		g := dlogits[b*resnet.Classes : (b+1)*resnet.Classes]
 		f := m.feat[b*nf : (b+1)*nf]

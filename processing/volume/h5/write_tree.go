@@ -119,10 +119,13 @@ func (f *File) WriteFloat32s(name string, shape []int, data []float32) error {
 	}
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
+	// data holds no Go pointers and H5Dwrite keeps no reference to it
+	// after it returns, so cgo lets C read it in place: a C copy of each
+	// variable (tens of MB for a ResNet's largest kernels) left the C
+	// heap holding that much after a model file was written.
 	var buf unsafe.Pointer
 	if n > 0 {
-		buf = C.CBytes(unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), 4*n))
-		defer C.free(buf)
+		buf = unsafe.Pointer(&data[0])
 	}
 	var dp *C.hsize_t
 	if len(dims) > 0 {
