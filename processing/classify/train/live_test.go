@@ -61,8 +61,8 @@ func TestRunSendsEpochMetrics(t *testing.T) {
 		}
 	}
 	next := Spec.Live.Next.Values(args, v)
-	if next["model"] != s.Model {
-		t.Errorf("Next's model %q, the run wrote %q", next["model"], s.Model)
+	if next["model"] != s.Model || next["cube-size"] != "20,20,8" {
+		t.Errorf("Next gives %v; the run wrote %q with 20,20,8 cubes", next, s.Model)
 	}
 }
 

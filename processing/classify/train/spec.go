@@ -108,13 +108,18 @@ func modelName(saveWeights bool) string {
 	return "model.keras"
 }
 
-// nextValues gives classify the model a finished run wrote.
+// nextValues gives classify the model a finished run wrote and the
+// cube size it was trained on.
 func nextValues(args []string, v pipeline.Values) map[string]string {
 	if len(args) < 2 || args[1] == "" {
 		return nil
 	}
 	sw, _ := v["save-weights"].(bool)
-	return map[string]string{"model": filepath.Join(args[1], modelName(sw))}
+	out := map[string]string{"model": filepath.Join(args[1], modelName(sw))}
+	if cs, ok := v["cube-size"].([]float64); ok && len(cs) == 3 {
+		out["cube-size"] = cubeSizeParam().Format(cs)
+	}
+	return out
 }
 
 // metrics is an epoch's log as the run's partial result, named as
