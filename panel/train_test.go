@@ -33,6 +33,8 @@ type trainHarness struct {
 	epochs []pipeline.Metrics
 	gate   chan struct{}
 	fail   error
+	// cubesGate, when set, holds the cubes run until it is closed.
+	cubesGate chan struct{}
 }
 
 func newTrainHarness(t *testing.T) *trainHarness {
@@ -46,6 +48,13 @@ func newTrainHarness(t *testing.T) *trainHarness {
 		return plan.Make(r.Command, []plan.Phase{{Name: "cubes", Units: 1, Unit: "cubes"}}, plan.Budget{Host: 1 << 30, HostSource: "test"})
 	}
 	cubes := &Pipeline{Spec: classify.CubesSpec, Plan: planned, Run: func(ctx context.Context, r Request, p *job.Progress) error {
+		if g := h.cubesGate; g != nil {
+			select {
+			case <-g:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		if err := os.MkdirAll(r.Args[2], 0o755); err != nil {
 			return err
 		}
@@ -154,6 +163,7 @@ func TestTrainFormFollowsTheCubes(t *testing.T) {
 	}
 	h.set("out", filepath.Join(h.dir, "cubes-3"))
 	h.planned()
+	h.cubesGate = make(chan struct{})
 	id, err := h.p.Run()
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +171,7 @@ func TestTrainFormFollowsTheCubes(t *testing.T) {
 	if err := h.p.Select("train"); err != nil {
 		t.Fatal(err)
 	}
+	close(h.cubesGate)
 	h.until("the third export to end", func() bool { st, _ := h.p.Jobs().Status(id); return st.State.Ended() })
 	h.want("after the third export", map[string]string{"in": filepath.Join(h.dir, "cubes-3", "training.yaml")})
 }
