@@ -372,7 +372,9 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 		jl.p.freshOutputs()
 		// A form that follows finished runs (train after cubes) takes
 		// this one.
-		jl.p.resuggest()
+		if jl.p.cur.Spec.Follow != nil {
+			jl.p.resuggest()
+		}
 	}
 	if r.live != nil {
 		func() {
