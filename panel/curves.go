@@ -111,16 +111,16 @@ func (l *metricsLive) Done(err error) {
 	n := len(l.steps)
 	last := ""
 	if n > 0 {
-		last = "; the last: " + stepText(l.steps[n-1])
+		last = ". Epoch " + stepText(l.steps[n-1])
 	}
 	l.mu.Unlock()
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
-		l.note.SetText(fmt.Sprintf("Cancelled after %s%s.", pipeline.Plural(n, "epoch"), last))
+		l.note.SetText(fmt.Sprintf("Cancelled after %s%s", pipeline.Plural(n, "epoch"), last))
 	case err != nil:
 		l.note.SetText("Failed: " + err.Error())
 	default:
-		l.note.SetText(fmt.Sprintf("Finished: %s%s.", pipeline.Plural(n, "epoch"), last))
+		l.note.SetText(fmt.Sprintf("Finished: %s%s", pipeline.Plural(n, "epoch"), last))
 		if l.next.Text != "" {
 			l.next.Show()
 		}

@@ -266,6 +266,9 @@ func TestTrainPlotsEpochsThenOffersClassify(t *testing.T) {
 	}
 	h.gate <- struct{}{}
 	h.until("the run to end", func() bool { st, _ := h.p.Jobs().Status(id); return st.State.Ended() })
+	if want := "Finished: 3 epochs. Epoch 3: accuracy 0.8 · loss 0.41 · val_accuracy 0.74 · val_loss 0.5"; ml.note.Text != want {
+		t.Errorf("note %q, want %q", ml.note.Text, want)
+	}
 	if ml.next.Hidden || ml.next.Text != "Classify with this model" {
 		t.Fatalf("after the run: button %q hidden %v", ml.next.Text, ml.next.Hidden)
 	}

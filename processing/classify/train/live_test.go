@@ -16,7 +16,8 @@ import (
 // TestRunSendsEpochMetrics: a run hands each epoch's log to the
 // progress's sinks as it ends, a pipeline.Metrics named as Keras's
 // CSVLogger names its columns, equal to the epochs of its summary, and
-// its Next names the model the run wrote.
+// its Next fills classify's model with the model the run wrote and its
+// cube size.
 func TestRunSendsEpochMetrics(t *testing.T) {
 	dir := t.TempDir()
 	y, err := WriteExampleCubes(dir, 3, 20, 20, 8)
@@ -61,6 +62,18 @@ func TestRunSendsEpochMetrics(t *testing.T) {
 		}
 	}
 	next := Spec.Live.Next.Values(args, v)
+	named := false
+	for _, o := range pipeline.All() {
+		for name := range next {
+			if _, ok := o.Param(name); o.Name == Spec.Live.Next.Command && !ok {
+				t.Errorf("Next fills %s, which %s has not", name, o.Name)
+			}
+		}
+		named = named || o.Name == Spec.Live.Next.Command
+	}
+	if !named {
+		t.Errorf("Next names %q, no registered pipeline", Spec.Live.Next.Command)
+	}
 	if next["model"] != s.Model || next["cube-size"] != "20,20,8" {
 		t.Errorf("Next gives %v; the run wrote %q with 20,20,8 cubes", next, s.Model)
 	}
