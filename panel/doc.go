@@ -35,14 +35,18 @@
 // one job at a time per device; progress through job.Throttle and the UI
 // goroutine). Live views show partial results with the viewer's
 // LiveVolume (an image filled block by block), the layers' Feeds
-// (PointsFeed.Append, HeatmapFeed.SetBlock), and Plots (gonum/plot heat maps with colour bars
-// and histograms in a tab beside the view). A Quitter decides what
-// closing the window does while jobs run.
+// (PointsFeed.Append, HeatmapFeed.SetBlock), Plots (gonum/plot heat maps with colour bars
+// and histograms in a tab beside the view) and a run's metrics as curves
+// per epoch (curves.go: train's loss and accuracy, training and
+// validation), with the spec's Next once it finished ("Classify with
+// this model"). A Quitter decides what closing the window does while
+// jobs run.
 //
 // The form follows the data (suggest.go): a spec's Suggest gets the open
 // layers in the order they were opened, with their voxel sizes and the
-// image points were found in; what the user typed, chose or browsed to
-// is kept per pipeline for the session. Messages in the window name
+// image points were found in, and its Follow the runs that finished
+// (train takes the training cubes just exported); what the user typed,
+// chose or browsed to is kept per pipeline for the session. Messages in the window name
 // fields by their labels, not by the command line's flags (words.go).
 //
 // Its methods run on the UI goroutine, as the viewer's do; tests drive it

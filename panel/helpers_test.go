@@ -17,6 +17,12 @@ import (
 // AddTab.
 func viewTabs(t *testing.T, v *viewer.Viewer) []*container.TabItem {
 	t.Helper()
+	return viewAppTabs(t, v).Items
+}
+
+// viewAppTabs returns v's centre: the tabs whose first is "View".
+func viewAppTabs(t *testing.T, v *viewer.Viewer) *container.AppTabs {
+	t.Helper()
 	var found *container.AppTabs
 	var walk func(o fyne.CanvasObject)
 	walk = func(o fyne.CanvasObject) {
@@ -38,7 +44,7 @@ func viewTabs(t *testing.T, v *viewer.Viewer) []*container.TabItem {
 	if found == nil {
 		t.Fatal("the viewer has no View tab")
 	}
-	return found.Items
+	return found
 }
 
 // findButton returns the button labelled text among the objects of o's

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/widgets"
 )
@@ -51,6 +52,9 @@ type jobRow struct {
 	cancel *widget.Button
 	box    *fyne.Container
 	live   Live
+	// req is the job's request (Submit's; empty for rows listed
+	// otherwise).
+	req Request
 	// outputs are the files or folders the job writes.
 	outputs []string
 	// cancelling: the job was asked to stop and has not ended yet.
@@ -361,8 +365,16 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 	jl.relayout()
 	// Its outputs are on disk now, or (cancelled, failed) free again:
 	// the form's output names follow.
+	if r.st.State == job.StateFinished && r.req.Command != "" {
+		jl.p.finished = append(jl.p.finished, pipeline.Finished{Command: r.req.Command, Args: r.req.Args, Values: r.req.Values})
+	}
 	if jl.p.cur != nil {
 		jl.p.freshOutputs()
+		// A form that follows finished runs (train after cubes) takes
+		// this one.
+		if jl.p.cur.Spec.Follow != nil {
+			jl.p.resuggest()
+		}
 	}
 	if r.live != nil {
 		func() {

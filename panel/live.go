@@ -23,7 +23,8 @@ import (
 // The live views of the kinds of partial results a pipeline's spec
 // declares (pipeline.Live): a volume filled block by block over the
 // input, points found plane by plane over it, matrices filled chunk by
-// chunk as heat maps and plots. They know no pipeline: the spec says
+// chunk as heat maps and plots, metrics step by step as curves
+// (curves.go). They know no pipeline: the spec says
 // the kind and which output to open when the run ends.
 
 // NewLive returns the live view of a run of spec with arguments args
@@ -62,6 +63,8 @@ func NewLive(v *viewer.Viewer, spec *pipeline.Spec, args []string) Live {
 			l.figures = spec.Live.Figures(args)
 		}
 		return l
+	case pipeline.LiveMetrics:
+		return newMetricsLive(v, spec.Live.Title, out)
 	}
 	return nil
 }

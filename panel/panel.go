@@ -110,6 +110,9 @@ type Panel struct {
 	resuggestPosted bool
 	// sweep is the box of the last sweep opened (sweep.go).
 	sweep *sweepBox
+	// finished are the runs of this session that finished, in the
+	// order they ended, for the specs' Follow.
+	finished []pipeline.Finished
 }
 
 // NewPanel builds a processing panel for pipelines and docks it in v as
@@ -698,6 +701,9 @@ func (p *Panel) Submit(req Request) (int, error) {
 		if live = newSweepLive(p, pl.Spec, req); live == nil {
 			live = NewLive(p.v, pl.Spec, req.Args)
 		}
+		if ml, ok := live.(*metricsLive); ok {
+			ml.offerNext(p, pl.Spec.Live.Next, req)
+		}
 	}
 	name := pl.Spec.Name
 	if len(req.Args) > 0 {
@@ -748,7 +754,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 	}, partial, ui)
 	ref.id = t.ID
 	p.noteSources(pl, req)
-	p.jobs.add(t.ID, name, device, outs, live)
+	p.jobs.add(t.ID, name, device, outs, live).req = req
 	if pl == p.cur {
 		p.freshOutputs()
 	}

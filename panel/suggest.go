@@ -1,6 +1,7 @@
 package panel
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,9 +16,11 @@ import (
 // The form follows the data: a pipeline's Suggest sees the open layers
 // in the order they were opened (the first opened is the signal of a
 // pair, the first image a detection suggests), with their voxel sizes
-// and, for points, the image they were found in; what the user typed,
-// chose or browsed to stays theirs for the session, per pipeline, over
-// switches to other pipelines and new suggestions.
+// and, for points, the image they were found in; a pipeline's Follow
+// sees the runs that finished (train takes the cubes just exported);
+// what the user typed, chose or browsed to stays theirs for the
+// session, per pipeline, over switches to other pipelines and new
+// suggestions.
 
 // noteLayers numbers the layers the panel has not seen yet in the order
 // it sees them: the viewer tells it of each layer as it is added, so
@@ -146,6 +149,10 @@ func (p *Panel) suggest() {
 	if p.cur.Spec.Suggest != nil {
 		args, params = p.cur.Spec.Suggest(open)
 	}
+	if f := p.cur.Spec.Follow; f != nil && len(p.finished) > 0 {
+		fa, fp := f(p.finished)
+		args, params = overlay(args, params, fa, fp)
+	}
 	p.applying++
 	defer func() { p.applying-- }()
 	kept := p.kept[p.cur.Spec.Name]
@@ -183,6 +190,31 @@ func (p *Panel) suggestVoxelSize(open []pipeline.Layer, params, kept map[string]
 	if val := pipeline.VoxelText(open, in.get()); val != "" {
 		setIfNew(fe, val)
 	}
+}
+
+// overlay lays Follow's suggestions fa, fp over Suggest's args and
+// params: its non-empty values win (the data just written over the
+// layers open).
+func overlay(args []string, params map[string]string, fa []string, fp map[string]string) ([]string, map[string]string) {
+	out := slices.Clone(args)
+	for i, a := range fa {
+		for len(out) <= i {
+			out = append(out, "")
+		}
+		if a != "" {
+			out[i] = a
+		}
+	}
+	merged := maps.Clone(params)
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	for k, v := range fp {
+		if v != "" {
+			merged[k] = v
+		}
+	}
+	return out, merged
 }
 
 // setIfNew sets a field unless it already holds val (so that a

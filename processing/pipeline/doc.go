@@ -28,6 +28,6 @@
 // Partial results are processing types the viewer side maps to layers
 // without knowing the pipeline: VolumeBlock (planes of a volume, shown as
 // an image filled block by block over the input), Points (found points,
-// plane by plane) and MatrixChunk (rows of a matrix, a heat map and its
-// plots).
+// plane by plane), MatrixChunk (rows of a matrix, a heat map and its
+// plots) and Metrics (a step's scalar metrics, curves over the steps).
 package pipeline

@@ -19,6 +19,10 @@ const (
 	// LiveMatrices: MatrixChunk values, rows of one or more matrices,
 	// shown as heat maps with their plots.
 	LiveMatrices
+	// LiveMetrics: Metrics values, a run's scalar metrics as each step
+	// ends (a training run's loss and accuracy per epoch), shown as
+	// curves.
+	LiveMetrics
 )
 
 // Live says how a run's results show in the viewer.
@@ -41,6 +45,22 @@ type Live struct {
 	// output as a stack of maps, labels each with its value, and offers
 	// to fill the parameter with the chosen one. Optional.
 	Sweep func(args []string, v Values) *Sweep
+	// Next, when set, is offered once a run has finished: a button that
+	// chooses another pipeline with fields this run fills (train's
+	// "Classify with this model"). Optional.
+	Next *Next
+}
+
+// Next is the pipeline a finished run leads on to.
+type Next struct {
+	// Label is the button's ("Classify with this model").
+	Label string
+	// Command is the pipeline it chooses ("classify").
+	Command string
+	// Values returns the fields it fills, by name as form text, given
+	// the finished request's arguments and parameters (train's model
+	// file in its output folder).
+	Values func(args []string, v Values) map[string]string
 }
 
 // Sweep is a parameter swept over a run's output, a map per value
@@ -104,4 +124,14 @@ type MatrixChunk struct {
 	Row0, Rows, Cols         int
 	TotalRows                int
 	Values                   []float64
+}
+
+// Metrics is a partial result of LiveMetrics: the values logged when
+// step Step (an epoch, from 0) ended, by name as Keras's CSVLogger
+// names its columns ("loss", "accuracy", "val_loss", "val_accuracy"):
+// a "val_" name is its base's value on the held-out data. A value not
+// computed is left out.
+type Metrics struct {
+	Step   int
+	Values map[string]float64
 }

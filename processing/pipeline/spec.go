@@ -61,6 +61,11 @@ type Spec struct {
 	// of the image an input names). Empty values are left as they are.
 	// Optional.
 	Suggest func(open []Layer) (args []string, params map[string]string)
+	// Follow proposes, as Suggest does, arguments and parameters from
+	// the runs that finished in this session (the panel's), the latest
+	// last: train's form takes the training YAML the cubes run just
+	// wrote. Its non-empty values win over Suggest's. Optional.
+	Follow func(done []Finished) (args []string, params map[string]string)
 	// PointsAction, when set, is offered on the viewer's points layers
 	// as a button ("Export training cubes…"): it chooses the pipeline in
 	// the panel with the layer's points as its input PointsArg.
@@ -82,6 +87,14 @@ type Spec struct {
 	// positional arguments, outputs in dir too, and any flags it needs):
 	// what tests of the generic paths run every registered pipeline on.
 	Example func(dir string) (args []string, err error)
+}
+
+// Finished is a run that finished, as Follow sees it: its command
+// ("cubes"), positional arguments and parameters.
+type Finished struct {
+	Command string
+	Args    []string
+	Values  Values
 }
 
 // Batch is a pipeline's block-size flag: Flag ("batch-size",

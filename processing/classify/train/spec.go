@@ -70,9 +70,66 @@ var Spec = &pipeline.Spec{
 		{Name: "seed", Kind: pipeline.Int, Default: 0, Advanced: true, Help: "seed of the validation split, the shuffles and a new network's weights"},
 		cubeSizeParam(),
 	},
-	Batch:   pipeline.Batch{Flag: "batch-size", Unit: "cubes", Label: "Cubes per batch"},
+	Batch:  pipeline.Batch{Flag: "batch-size", Unit: "cubes", Label: "Cubes per batch"},
+	Follow: follow,
+	Live: pipeline.Live{Kind: pipeline.LiveMetrics, Title: "Training", Next: &pipeline.Next{
+		Label: "Classify with this model", Command: classify.Spec.Name, Values: nextValues}},
 	Open:    open,
 	Example: example,
+}
+
+// follow fills the form from the training cubes the latest cubes run of
+// the session wrote (File ▸ Export training cubes): their training.yaml,
+// an output folder beside the cubes' (a new export replaces the cubes'
+// folder, so the model is not put inside it) and their cube size.
+func follow(done []pipeline.Finished) ([]string, map[string]string) {
+	for i := len(done) - 1; i >= 0; i-- {
+		r := done[i]
+		if r.Command != classify.CubesSpec.Name || len(r.Args) < 3 || r.Args[2] == "" {
+			continue
+		}
+		dir := filepath.Clean(r.Args[2])
+		params := map[string]string{}
+		if cs, ok := r.Values["cube-size"].([]float64); ok && len(cs) == 3 {
+			params["cube-size"] = cubeSizeParam().Format(cs)
+		}
+		return []string{filepath.Join(dir, "training.yaml"), dir + "-trained"}, params
+	}
+	return nil, nil
+}
+
+// modelName is the final model's file name in the output folder, as
+// cellfinder names it.
+func modelName(saveWeights bool) string {
+	if saveWeights {
+		return "model.weights.h5"
+	}
+	return "model.keras"
+}
+
+// nextValues gives classify the model a finished run wrote and the
+// cube size it was trained on.
+func nextValues(args []string, v pipeline.Values) map[string]string {
+	if len(args) < 2 || args[1] == "" {
+		return nil
+	}
+	sw, _ := v["save-weights"].(bool)
+	out := map[string]string{"model": filepath.Join(args[1], modelName(sw))}
+	if cs, ok := v["cube-size"].([]float64); ok && len(cs) == 3 {
+		out["cube-size"] = cubeSizeParam().Format(cs)
+	}
+	return out
+}
+
+// metrics is an epoch's log as the run's partial result, named as
+// Keras's CSVLogger names its columns; the validation's are left out
+// when there is none.
+func metrics(e Epoch) pipeline.Metrics {
+	m := pipeline.Metrics{Step: e.Epoch, Values: map[string]float64{"loss": e.Loss, "accuracy": e.Accuracy}}
+	if !math.IsNaN(e.ValLoss) {
+		m.Values["val_loss"], m.Values["val_accuracy"] = e.ValLoss, e.ValAccuracy
+	}
+	return m
 }
 
 // cubeSizeParam is classify's --cube-size, the same words in both
@@ -279,6 +336,12 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if j.resume != nil {
 		logs = j.resume.Logs
 	}
+	if p != nil {
+		// A resumed run's plot starts with the epochs run before.
+		for _, e := range logs {
+			p.Partial(metrics(e))
+		}
+	}
 	lastState := ""
 	_, err = m.Fit(ctx, trainSet, valSet, cfg, func(e Epoch) error {
 		if j.opts.checkpoints {
@@ -295,6 +358,9 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 			lastState = name
 		}
 		logs = append(logs, e)
+		if p != nil {
+			p.Partial(metrics(e))
+		}
 		if j.opts.progress {
 			return writeCSV(filepath.Join(j.out, "training.csv"), logs, len(cfg.LRSchedule) > 0)
 		}
@@ -303,10 +369,7 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if err != nil {
 		return nil, err
 	}
-	name := "model.keras"
-	if j.opts.saveWeights {
-		name = "model.weights.h5"
-	}
+	name := modelName(j.opts.saveWeights)
 	if err := j.save(m, name); err != nil {
 		return nil, err
 	}

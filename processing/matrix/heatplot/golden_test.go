@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/matrix"
@@ -30,6 +31,24 @@ func goldenScatter() matrix.Scatter {
 		s.Groups = append(s.Groups, grp)
 	}
 	return s
+}
+
+// goldenCurves is a training run's loss and accuracy over 6 epochs,
+// training and validation, the validation's first epoch missing (NaN).
+func goldenCurves() []Curves {
+	var x, loss, vloss, acc, vacc []float64
+	for e := range 6 {
+		f := float64(e)
+		x = append(x, f+1)
+		loss, vloss = append(loss, 0.7*math.Exp(-f/3)+0.1), append(vloss, 0.75*math.Exp(-f/4)+0.15)
+		acc, vacc = append(acc, 1-0.5*math.Exp(-f/2)), append(vacc, 0.95-0.45*math.Exp(-f/2.5))
+	}
+	vloss[0], vacc[0] = math.NaN(), math.NaN()
+	return []Curves{
+		{Title: "loss", XLabel: "epoch", Lines: []Line{{Label: "training", X: x, Y: loss}, {Label: "validation", X: x, Y: vloss, Dashed: true}}},
+		{Title: "accuracy", XLabel: "epoch", YRange: [2]float64{0, 1}, LegendBottom: true,
+			Lines: []Line{{Label: "training", X: x, Y: acc}, {Label: "validation", X: x, Y: vacc, Dashed: true}}},
+	}
 }
 
 func goldenHeatmap() matrix.Heatmap {
@@ -57,6 +76,7 @@ func TestGoldenImages(t *testing.T) {
 			return ScatterImage(goldenScatter(), w, h, Paper)
 		}},
 		{"heatmap.png", func() (*image.RGBA, error) { return HeatmapImage(goldenHeatmap(), 500, 400) }},
+		{"curves.png", func() (*image.RGBA, error) { return CurvesImage(goldenCurves(), 800, 340, Paper) }},
 	} {
 		img, err := c.draw()
 		if err != nil {
@@ -141,5 +161,17 @@ func TestScatterPanelPerGroup(t *testing.T) {
 	}
 	if _, err := ScatterImage(matrix.Scatter{Title: "none"}, 400, 300, Paper); err == nil {
 		t.Error("a scatter plot without groups was drawn")
+	}
+}
+
+// TestCurvesRefusesRaggedLines: a line of more x than y is an error
+// naming it, not a plot of part of it; no panel is an error too.
+func TestCurvesRefusesRaggedLines(t *testing.T) {
+	c := Curves{Title: "loss", Lines: []Line{{Label: "training", X: []float64{1, 2}, Y: []float64{0.5}}}}
+	if _, err := CurvesImage([]Curves{c}, 400, 300, Paper); err == nil || !strings.Contains(err.Error(), "training") {
+		t.Errorf("ragged line: %v", err)
+	}
+	if _, err := CurvesImage(nil, 400, 300, Paper); err == nil {
+		t.Error("no panel drawn without an error")
 	}
 }
