@@ -62,7 +62,7 @@ func TestPlayAdvancesAndStops(t *testing.T) {
 	// Once its goroutine has returned, play posts nothing more: the
 	// steps it posted before run, and the slice stays where they left it.
 	select {
-	case <-h.v.playEnded():
+	case <-h.v.dims.player.ended():
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the play goroutine did not end after stop")
 	}

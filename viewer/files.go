@@ -308,7 +308,7 @@ func showOpenDialog(v *Viewer, folder bool) {
 		browse = container.NewHBox(folders)
 	}
 	content := container.NewVBox(widget.NewLabel(label), o.path, o.msg, browse)
-	o.m = v.showModal("open", title, content, []DialogButton{
+	o.m = v.dlg.show("open", title, content, []DialogButton{
 		{Label: "Cancel", Icon: theme.CancelIcon(), Do: func() { v.closeOpenDialog(o) }},
 		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Stay: true, Do: func() { v.openTyped(o) }},
 	}, 1, 0)
@@ -317,12 +317,12 @@ func showOpenDialog(v *Viewer, folder bool) {
 	o.m.keep = o.path
 	o.m.d.Resize(fyne.NewSize(640, 0))
 	v.openDlg = o
-	o.m.focus(v)
+	o.m.focus(v.win)
 }
 
 // closeOpenDialog hides the Open dialog.
 func (v *Viewer) closeOpenDialog(o *openDialog) {
-	o.m.hide(v)
+	o.m.hide(&v.dlg)
 	if v.openDlg == o {
 		v.openDlg = nil
 	}
@@ -478,7 +478,7 @@ func datasets(path string) []string {
 func (v *Viewer) chooseDataset(path string, names []string) {
 	sel := widget.NewRadioGroup(names, nil)
 	sel.SetSelected(names[0])
-	v.showModal("dataset", "Dataset of "+filepath.Base(path), sel, []DialogButton{
+	v.dlg.show("dataset", "Dataset of "+filepath.Base(path), sel, []DialogButton{
 		{Label: "Cancel", Icon: theme.CancelIcon()},
 		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Do: func() {
 			if sel.Selected != "" {

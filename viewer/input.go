@@ -15,7 +15,7 @@ import (
 // Page Up by ten; with a stack on show the up and down arrows step
 // through its maps. While a dialog is on show the keys are its.
 func (v *Viewer) typedKey(e *fyne.KeyEvent) {
-	if v.modalKey(e) || v.edit.key(e) {
+	if v.dlg.key(e) || v.edit.key(e) {
 		return
 	}
 	stacks := v.Maps() > 1

@@ -27,14 +27,14 @@ func (v *Viewer) sliceReady(k sliceKey, err error) {
 func (v *Viewer) ShowError(err error) {
 	msg := err.Error()
 	v.bar.status.SetText("error: " + msg)
-	if msg == v.lastErr && v.modals[dlgError] != nil {
+	if msg == v.lastErr && v.dlg.byKind[dlgError] != nil {
 		return
 	}
 	v.lastErr = msg
 	if v.win == nil {
 		return
 	}
-	v.showModal(dlgError, "Error", messageContent(theme.ErrorIcon(), msg),
+	v.dlg.show(dlgError, "Error", messageContent(theme.ErrorIcon(), msg),
 		[]DialogButton{{Label: "OK", Importance: widget.HighImportance}}, 0, 0)
 }
 

@@ -21,7 +21,7 @@ func (v *Viewer) SetAxis(a Axis) {
 	if !v.at.SetAxis(a, v.dimsExtent()) {
 		return
 	}
-	v.updateDims()
+	v.dims.update()
 	v.ResetView()
 }
 
@@ -51,7 +51,7 @@ func (v *Viewer) SetMap(i int) {
 	if !v.at.SetMap(i, v.Maps()) {
 		return
 	}
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
 }
 
@@ -63,7 +63,7 @@ func (v *Viewer) SetSlice(i int) {
 	if !v.at.SetSlice(i, v.dimsExtent()[v.at.Axis()]) {
 		return
 	}
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
 }
 

@@ -32,7 +32,7 @@ func (v *Viewer) newOfferBar() offerBar {
 	o.compare.Importance = widget.HighImportance
 	dismiss := widgets.NewButton(v.win, "", theme.CancelIcon(), func() {
 		v.offer.hide()
-		v.relayoutDims()
+		v.dims.relayout()
 	})
 	dismiss.Importance = widget.LowImportance
 	o.box = container.NewBorder(nil, widget.NewSeparator(), nil, container.NewHBox(o.compare, dismiss), o.text)
@@ -66,7 +66,7 @@ func (v *Viewer) OfferCompare(in, result Layer) {
 	}
 	v.offer.text.SetText(msg)
 	v.offer.box.Show()
-	v.relayoutDims()
+	v.dims.relayout()
 }
 
 // Offer returns the layers the compare offer would show side by side
@@ -84,5 +84,5 @@ func (v *Viewer) Compare() {
 	}
 	v.offer.hide()
 	v.Focus(true, a, b)
-	v.relayoutDims()
+	v.dims.relayout()
 }

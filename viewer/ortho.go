@@ -60,7 +60,7 @@ func (v *Viewer) Point() [3]int { return v.at.Point() }
 // every axis) to (z, y, x), clamped to the data.
 func (v *Viewer) SetPoint(zyx [3]int) {
 	v.at.SetPoint(zyx, v.dimsExtent())
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
 }
 

@@ -196,16 +196,16 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	size := widget.NewSlider(1, 60)
 	size.SetValue(l.Size())
 	size.OnChanged = func(s float64) { l.SetSize(s) }
-	size.OnChangeEnded = v.sliderDone
+	size.OnChangeEnded = sliderDone(v.win)
 	oos := widget.NewSlider(0, 20)
 	oos.Step = 1
 	oos.SetValue(float64(l.OutOfSlice()))
 	oos.OnChanged = func(n float64) { l.SetOutOfSlice(int(n)) }
-	oos.OnChangeEnded = v.sliderDone
+	oos.OnChangeEnded = sliderDone(v.win)
 	v.ctl.opacity = widget.NewSlider(0, 1)
 	v.ctl.opacity.Step = 0.01
 	v.ctl.opacity.OnChanged = l.SetOpacity
-	v.ctl.opacity.OnChangeEnded = v.sliderDone
+	v.ctl.opacity.OnChangeEnded = sliderDone(v.win)
 	op := v.ctl.opacity
 	v.ctl.watch(func() { setSlider(op, l.Opacity()) }, &l.look.OpacityChanged)
 

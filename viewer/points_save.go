@@ -134,7 +134,7 @@ func (v *Viewer) saveTo(pl *PointsLayer, path string, done func(error)) {
 		msg := fmt.Sprintf("%s of %s %s unknown. Cellfinder's XML has no unknown class: "+
 			"%s would be written as type 1 and read back as non-cell. "+
 			"A CSV (z,y,x,type) keeps the class: %s.", plural(n, "point"), pl.Name(), are, they, filepath.Base(csv))
-		v.showModal(dlgUnknownXML, "Unknown points in cellfinder XML", messageContent(theme.WarningIcon(), msg), []DialogButton{
+		v.dlg.show(dlgUnknownXML, "Unknown points in cellfinder XML", messageContent(theme.WarningIcon(), msg), []DialogButton{
 			{Label: "Cancel"},
 			{Label: "Save as CSV instead", Importance: widget.HighImportance, Do: func() { v.saveTo(pl, csv, done) }},
 			{Label: "Save as XML anyway", Do: func() {
@@ -144,7 +144,7 @@ func (v *Viewer) saveTo(pl *PointsLayer, path string, done func(error)) {
 		}, 1, 0)
 	}
 	if _, err := os.Lstat(path); err == nil && !samePath(path, pl.path) {
-		v.showModal(dlgOverwrite, "Replace file?", messageContent(theme.WarningIcon(),
+		v.dlg.show(dlgOverwrite, "Replace file?", messageContent(theme.WarningIcon(),
 			fmt.Sprintf("%s exists. Replace it with the %s of %s?", path, plural(pl.Len(), "point"), pl.Name())),
 			[]DialogButton{{Label: "Cancel"}, {Label: "Replace", Importance: widget.DangerImportance, Do: unknown}}, 0, 0)
 		return
@@ -257,14 +257,14 @@ func (v *Viewer) showSaveDialog(pl *PointsLayer, then func()) {
 		widget.NewLabel("Save the points of "+pl.Name()+" to"), sd.path, sd.msg, hint,
 		container.NewHBox(browse),
 	)
-	sd.m = v.showModal(dlgSave, "Save points as", content, []DialogButton{
+	sd.m = v.dlg.show(dlgSave, "Save points as", content, []DialogButton{
 		{Label: "Cancel", Icon: theme.CancelIcon()},
 		{Label: "Save", Icon: theme.DocumentSaveIcon(), Importance: widget.HighImportance, Do: save, Stay: true},
 	}, 1, 0)
 	sd.path.m = sd.m
 	sd.m.keep = sd.path
 	sd.m.d.Resize(fyne.NewSize(720, 0))
-	sd.m.focus(v)
+	sd.m.focus(v.win)
 	v.saveDlg = sd
 }
 
@@ -324,10 +324,10 @@ func (v *Viewer) submitSave(sd *saveDialog, pl *PointsLayer, then func()) {
 	v.saveTo(pl, path, func(err error) {
 		if err != nil {
 			widgets.SetLabel(sd.msg, err.Error())
-			sd.m.focus(v)
+			sd.m.focus(v.win)
 			return
 		}
-		sd.m.hide(v)
+		sd.m.hide(&v.dlg)
 		if v.saveDlg == sd {
 			v.saveDlg = nil
 		}
@@ -393,7 +393,7 @@ func (v *Viewer) ConfirmUnsaved(quit func()) {
 	if !canSave {
 		def = 0
 	}
-	v.showModal(dlgUnsaved, "Unsaved edits", messageContent(theme.WarningIcon(), msg), []DialogButton{
+	v.dlg.show(dlgUnsaved, "Unsaved edits", messageContent(theme.WarningIcon(), msg), []DialogButton{
 		{Label: quitKeep},
 		{Label: quitDiscard, Importance: widget.DangerImportance, Do: quit},
 		{Label: quitSave, Importance: widget.HighImportance, Disabled: !canSave, Do: func() { v.saveAll(un, quit) }},
@@ -421,7 +421,7 @@ func (v *Viewer) AskRemoveLayer(l Layer) {
 	if pl.path == "" {
 		saveLabel = "Save as… and remove"
 	}
-	v.showModal(dlgRemove, "Remove layer with unsaved edits?", messageContent(theme.WarningIcon(),
+	v.dlg.show(dlgRemove, "Remove layer with unsaved edits?", messageContent(theme.WarningIcon(),
 		fmt.Sprintf("The points of layer %s have unsaved edits: removing the layer loses them.", pl.Name())),
 		[]DialogButton{
 			{Label: "Keep the layer"},

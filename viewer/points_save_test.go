@@ -17,7 +17,7 @@ import (
 // press taps the button labelled label of the dialog of kind on show.
 func (h *editHarness) press(kind, label string) {
 	h.t.Helper()
-	m := h.v.modals[kind]
+	m := h.v.dlg.byKind[kind]
 	if m == nil {
 		h.t.Fatalf("no %s dialog on show (dialogs: %d)", kind, h.v.Dialogs())
 	}
@@ -40,7 +40,7 @@ func (h *editHarness) saveAs(path string) *saveDialog {
 	h.t.Helper()
 	h.shortcut(saveAsShortcut)
 	sd := h.v.saveDlg
-	if sd == nil || h.v.modals[dlgSave] == nil {
+	if sd == nil || h.v.dlg.byKind[dlgSave] == nil {
 		h.t.Fatal("Ctrl+Shift+S opened no Save points as dialog")
 	}
 	sd.path.SetText(path)
@@ -150,8 +150,8 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 	if got, _ := os.ReadFile(curated); string(got) != string(before) {
 		t.Fatalf("a failed save left the file %q", got)
 	}
-	if !strings.Contains(h.v.saveDlg.msg.Text, "disk full") || h.v.modals[dlgSave] == nil {
-		t.Errorf("failed save: message %q, dialog on show %v", h.v.saveDlg.msg.Text, h.v.modals[dlgSave] != nil)
+	if !strings.Contains(h.v.saveDlg.msg.Text, "disk full") || h.v.dlg.byKind[dlgSave] == nil {
+		t.Errorf("failed save: message %q, dialog on show %v", h.v.saveDlg.msg.Text, h.v.dlg.byKind[dlgSave] != nil)
 	}
 	// Now it works: the typed absolute path, not one under the home folder.
 	h.key(fyne.KeyReturn)
@@ -365,7 +365,7 @@ func TestMenuShortcuts(t *testing.T) {
 		t.Fatalf("Ctrl+Shift+S is %v", save)
 	}
 	save.Action()
-	if h.v.modals[dlgSave] == nil {
+	if h.v.dlg.byKind[dlgSave] == nil {
 		t.Error("Save points as… opened nothing")
 	}
 	q := menuItem(menu, quitShortcut)

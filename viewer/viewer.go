@@ -64,7 +64,7 @@ type Viewer struct {
 	list     *widget.List
 	controls *fyne.Container
 	ctl      controlRefs
-	dims     dimsBar
+	dims     *dimsBar
 	// bar is the status bar under the view.
 	bar      *statusBar
 	grdCheck *widget.Check
@@ -76,21 +76,14 @@ type Viewer struct {
 	centre *fyne.Container
 	root   *fyne.Container
 
-	playMu   sync.Mutex
-	playStop chan struct{}
-	// playDone is closed when the play goroutine has returned.
-	playDone chan struct{}
-
 	hoverPanel *sliceView
 	hoverPos   fyne.Position
 	lastErr    string
 
 	// openDlg is the Open dialog on show (nil when none), for tests.
 	openDlg *openDialog
-	// modals are the dialogs on show, by kind and oldest first
-	// (dialogs.go).
-	modals     map[string]*modal
-	modalOrder []*modal
+	// dlg are the dialogs on show (dialogs.go).
+	dlg dialogs
 	// saveDlg is the Save points as dialog on show (nil when none).
 	saveDlg *saveDialog
 
@@ -119,7 +112,7 @@ func New(win fyne.Window) *Viewer {
 }
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
-	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
+	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: dialogs{win: win}}
 	v.edit.v = v
 	v.actions.v = v
 	v.stack.Watch(v.stackChanged)
@@ -132,7 +125,18 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	})
 	v.list = v.newLayerList()
 	v.controls = container.NewVBox()
-	v.dims = v.newDimsBar()
+	v.dims = newDimsBar(v.win, &v.at, dimsActions{
+		setAxis:  v.SetAxis,
+		setSlice: v.SetSlice,
+		setMap:   v.SetMap,
+		step:     func() { v.post(func() { v.Step(1, true) }) },
+	})
+	v.dims.extent, v.dims.maps = v.dimsExtent, v.Maps
+	v.dims.relayout = func() {
+		if v.viewBox != nil {
+			v.viewBox.Refresh()
+		}
+	}
 
 	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
 	reset := widgets.NewButton(v.win, "Reset view", theme.ZoomFitIcon(), v.ResetView)
@@ -319,7 +323,7 @@ func (v *Viewer) layersChanged() {
 		v.list.UnselectAll()
 	}
 	v.rebuildControls()
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
 	v.updateTitle()
 }
@@ -373,7 +377,7 @@ func (v *Viewer) layerChanged() {
 	}
 	v.list.Refresh()
 	v.settleControls()
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
 }
 
@@ -385,7 +389,7 @@ func (v *Viewer) Batch(f func()) {
 	defer func() {
 		v.frozen--
 		if v.frozen == 0 {
-			v.updateDims()
+			v.dims.update()
 			v.redraw()
 		}
 	}()
@@ -420,7 +424,7 @@ func (v *Viewer) postRedraw(throttled bool) {
 		v.post(func() {
 			v.redrawPending.Store(false)
 			v.lastLive.Store(time.Now().UnixNano())
-			v.updateDims()
+			v.dims.update()
 			v.redraw()
 			v.settleControls()
 		})
@@ -434,7 +438,7 @@ func (v *Viewer) postRedraw(throttled bool) {
 
 // Close stops the loaders and closes every layer's volume.
 func (v *Viewer) Close() {
-	v.stopPlay()
+	v.dims.player.halt()
 	v.close3D()
 	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && il.ld != nil {
