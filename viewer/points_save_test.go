@@ -391,18 +391,18 @@ func menuItem(m *fyne.MainMenu, sc fyne.Shortcut) *fyne.MenuItem {
 // in it cancels, Enter opens (or says why beside the path).
 func TestOpenDialogKeys(t *testing.T) {
 	h := newEditHarness(t, nil)
-	h.v.ShowOpenDialog()
-	if h.v.openDlg == nil || h.w.Canvas().Focused() != h.v.openDlg.path {
+	h.v.files.show(false)
+	if h.v.files.shown == nil || h.w.Canvas().Focused() != h.v.files.shown.path {
 		t.Fatal("the Open dialog's path does not have the keyboard")
 	}
 	h.key(fyne.KeyEscape)
-	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+	if h.v.files.shown != nil || h.v.Dialogs() != 0 {
 		t.Fatal("Escape left the Open dialog")
 	}
 	csv := filepath.Join(t.TempDir(), "c.csv")
 	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
-	h.v.ShowOpenDialog()
-	h.v.openDlg.path.SetText(csv)
+	h.v.files.show(false)
+	h.v.files.shown.path.SetText(csv)
 	h.key(fyne.KeyReturn)
 	if h.v.Dialogs() != 0 || h.v.Selected().Name() != "c.csv" {
 		t.Errorf("Enter: %d dialogs, selected %q", h.v.Dialogs(), h.v.Selected().Name())

@@ -80,8 +80,8 @@ type Viewer struct {
 	hoverPos   fyne.Position
 	lastErr    string
 
-	// openDlg is the Open dialog on show (nil when none), for tests.
-	openDlg *openDialog
+	// files opens what the user asks for (open.go).
+	files opener
 	// dlg are the dialogs on show (dialogs.go).
 	dlg dialogs
 	// saveDlg is the Save points as dialog on show (nil when none).
@@ -105,7 +105,7 @@ func New(win fyne.Window) *Viewer {
 	v := newViewer(win, func(f func()) { fyne.Do(f) })
 	win.SetContent(v.root)
 	win.SetMainMenu(v.mainMenu())
-	win.SetOnDropped(v.dropped)
+	win.SetOnDropped(v.files.dropped)
 	win.Canvas().SetOnTypedKey(v.typedKey)
 	v.edit.addShortcuts()
 	return v
@@ -114,6 +114,8 @@ func New(win fyne.Window) *Viewer {
 func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: dialogs{win: win}}
 	v.edit.v = v
+	v.files = opener{win: win, dlg: &v.dlg, open: v.Open, showError: v.ShowError,
+		menuChanged: func() { v.win.SetMainMenu(v.mainMenu()) }}
 	v.actions.v = v
 	v.stack.Watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})
@@ -138,7 +140,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 		}
 	}
 
-	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
+	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), func() { v.files.show(false) })
 	reset := widgets.NewButton(v.win, "Reset view", theme.ZoomFitIcon(), v.ResetView)
 	v.grdCheck = widget.NewCheck("Grid", func(on bool) {
 		v.SetGrid(on)
