@@ -218,7 +218,7 @@ func (l *ImageLayer) voxelSizeChanged() {
 		return
 	}
 	l.vol.VoxelSize = l.Image.VoxelSize()
-	if l.v != nil && l.v.ortho {
+	if l.v != nil && l.v.ortho.on {
 		l.v.panelBox.Refresh() // the panels' proportions follow
 	}
 }

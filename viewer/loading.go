@@ -49,7 +49,7 @@ func (v *Viewer) Loaded() bool {
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
 		}
-		for _, ax := range v.shownAxes() {
+		for _, ax := range v.ortho.shownAxes() {
 			k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map())
 			if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
 				return false
@@ -67,7 +67,7 @@ func (v *Viewer) loadError() error {
 	}
 	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
-			for _, ax := range v.shownAxes() {
+			for _, ax := range v.ortho.shownAxes() {
 				if k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map()); ok {
 					if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
 						return err

@@ -130,10 +130,10 @@ func (v *Viewer) SetGrid(on bool) {
 // visible image or heat-map layer gets a panel, shared with the points
 // layers stacked above it (detections over the data they came from).
 func (v *Viewer) setPanels() {
-	if v.ortho {
+	if v.ortho.on {
 		if len(v.panels) != 3 {
-			v.panels = v.orthoPanels()
-			v.panelBox.Objects = v.orthoObjects()
+			v.panels = v.ortho.newPanels(func() *sliceView { return newSliceView(v, nil) })
+			v.panelBox.Objects = orthoObjects(v.panels)
 			v.panelBox.Refresh()
 		}
 		return

@@ -69,7 +69,7 @@ func (s *statusBar) update(v *Viewer) {
 			if !inPanel(l) {
 				continue
 			}
-			if val, ok := v.valueIn(v.hoverPanel, l, row, col); ok {
+			if val, ok := v.hoverPanel.valueAt(l, row, col); ok {
 				fmt.Fprintf(&b, "  │  %s: %s", l.Name(), formatValue(val))
 			}
 		}
@@ -204,7 +204,7 @@ func hint(v *Viewer) string {
 	switch {
 	case v.v3on():
 		return "drag to turn · scroll to zoom · double-click to reset"
-	case v.ortho:
+	case v.ortho.on:
 		return "click or drag to move the point · scroll to zoom · double-click to reset"
 	}
 	if pl, ok := v.stack.Selected().(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {

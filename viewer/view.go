@@ -85,6 +85,15 @@ func (s *sliceView) dispAxes() (row, col int) {
 // zy panel: a plane along x is read with z down its rows).
 func (s *sliceView) flipped() bool { return s.ortho != nil && *s.ortho == X }
 
+// valueAt returns layer l's value at (row, col) of the plane s shows,
+// if it is loaded.
+func (s *sliceView) valueAt(l Layer, row, col int) (float64, bool) {
+	if s.ortho != nil {
+		return s.v.ortho.valueIn(s, l, row, col)
+	}
+	return s.v.ValueAt(l, row, col)
+}
+
 // fitNow returns the panel's fit, made again when what it shows or its
 // size changed: at any time until the user pans or zooms, afterwards
 // only for a new size (hiding a layer then leaves the view alone).
@@ -97,7 +106,7 @@ func (s *sliceView) fitNow() xform {
 		// One voxel size for the three panels, the layout's, z
 		// stretched in the side panels of a thin stack (zStretch).
 		vs := orthoVoxel(s.v.stack.All())
-		vs[0] *= max(s.v.orthoZ, 1)
+		vs[0] *= max(s.v.ortho.z, 1)
 		aspect = vs[ra] / vs[ca]
 	}
 	k := fitKey{w: sz.Width, h: sz.Height, axis: s.axis(), rows: e[ra], cols: e[ca], aspect: aspect}
@@ -138,7 +147,8 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
 	defer s.v.hover(s, e.Position)
 	if s.ortho != nil {
-		s.v.orthoPick(s, e.Position)
+		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
+		s.v.hover(s, e.Position)
 		return
 	}
 	if s.v.edit.dragged(s, e) {
@@ -187,7 +197,8 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 		c.Focus(s)
 	}
 	if s.ortho != nil {
-		s.v.orthoPick(s, e.Position)
+		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
+		s.v.hover(s, e.Position)
 		return
 	}
 	if s.v.edit.clickDone(1) || s.v.edit.tapped(s, e) {
@@ -255,7 +266,7 @@ func (s *sliceView) draw() {
 	}
 	s.v.paintAlong(&s.f, s.group, s.axis(), flip, s.xf(), float64(sz.Width), float64(sz.Height), ps)
 	if s.ortho != nil {
-		s.v.drawCrosshair(s, ps)
+		s.v.ortho.crosshair(s, ps)
 	} else {
 		s.v.edit.paint(&s.f, s, ps)
 	}
@@ -300,7 +311,7 @@ func (r *sliceRenderer) Refresh() {
 	pad := theme.Padding()
 	r.title.Text = r.s.v.panelTitle(r.s.group)
 	if r.s.ortho != nil {
-		r.title.Text = r.s.v.orthoPanelTitle(*r.s.ortho)
+		r.title.Text = r.s.v.ortho.panelTitle(*r.s.ortho)
 	}
 	r.title.Move(fyne.NewPos(pad*2, pad))
 	r.title.Refresh()

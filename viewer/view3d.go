@@ -198,7 +198,7 @@ func (v *Viewer) Set3D(on bool) {
 	if v.v3 == nil {
 		return
 	}
-	if on && v.ortho {
+	if on && v.ortho.on {
 		v.SetOrtho(false) // one or the other (SetOrtho turns 3D off)
 	}
 	from, to := fyne.CanvasObject(v.v3.content), fyne.CanvasObject(v.panelBox)

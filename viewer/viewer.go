@@ -39,13 +39,9 @@ type Viewer struct {
 	// navigated: the user panned or zoomed since the last reset.
 	navigated bool
 	grid      bool
-	// ortho: the orthogonal views are on show (ortho.go); v3 is the 3D
-	// view (view3d.go), nil until first shown.
-	ortho      bool
-	orthoCheck *widget.Check
-	// orthoZ is how much the ortho side panels stretch z (zStretch;
-	// 1: not at all), set by their layout.
-	orthoZ  float64
+	// ortho is the orthogonal views (ortho.go); v3 is the 3D view
+	// (view3d.go), nil until first shown.
+	ortho   orthoView
 	v3      *view3D
 	v3Check *widget.Check
 	// frozen > 0 inside Batch: redraws are skipped.
@@ -113,6 +109,7 @@ func New(win fyne.Window) *Viewer {
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: dialogs{win: win}}
+	v.ortho.at = &v.at
 	v.edit.v = v
 	v.files = opener{win: win, dlg: &v.dlg, open: v.Open, showError: v.ShowError,
 		menuChanged: func() { v.win.SetMainMenu(v.mainMenu()) }}
@@ -146,7 +143,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 		v.SetGrid(on)
 		widgets.Refocus(v.win, false)
 	})
-	v.orthoCheck = widget.NewCheck("Ortho", func(on bool) {
+	v.ortho.check = widget.NewCheck("Ortho", func(on bool) {
 		v.SetOrtho(on)
 		widgets.Refocus(v.win, false)
 	})
@@ -156,7 +153,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	})
 	// napari's new points layer, for marking cells on an image.
 	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
-	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.orthoCheck, v.v3Check)
+	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.ortho.check, v.v3Check)
 
 	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.stack.Move(v.stack.Selected(), +1) })
 	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.stack.Move(v.stack.Selected(), -1) })
