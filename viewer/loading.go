@@ -56,13 +56,13 @@ func (v *Viewer) Loaded() bool {
 			}
 		}
 	}
-	return v.view3DSettled()
+	return v.v3.settled()
 }
 
 // loadError returns the first error reading a slice on screen (or a
 // 3D view's volume), or nil.
 func (v *Viewer) loadError() error {
-	if err := v.view3DError(); err != nil {
+	if err := v.v3.err(); err != nil {
 		return err
 	}
 	for _, l := range v.stack.All() {

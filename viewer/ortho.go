@@ -40,7 +40,7 @@ func (v *Viewer) SetOrtho(on bool) {
 	if v.ortho.check != nil {
 		v.ortho.check.SetChecked(on)
 	}
-	if on && v.v3on() {
+	if on && v.v3.on() {
 		v.Set3D(false) // one or the other: both would hide the panels
 	}
 	if on {

@@ -115,7 +115,7 @@ func (s *statusBar) update(v *Viewer) {
 	var info []string
 	// The zoom of the panel under the pointer (panels of a grid differ);
 	// in 3D the camera's, relative to the view that fits the volume.
-	if v.v3on() && v.v3 != nil {
+	if v.v3.on() {
 		info = append(info, fmt.Sprintf("3D zoom %.0f%%", v.v3.cam.Zoom*100))
 	} else {
 		p := v.hoverPanel
@@ -202,7 +202,7 @@ func hint(v *Viewer) string {
 		return "Open a file (File ▸ Open, or drop it here)"
 	}
 	switch {
-	case v.v3on():
+	case v.v3.on():
 		return "drag to turn · scroll to zoom · double-click to reset"
 	case v.ortho.on:
 		return "click or drag to move the point · scroll to zoom · double-click to reset"

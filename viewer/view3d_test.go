@@ -74,7 +74,7 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	if ctr.R < 200 || ctr.R != ctr.G || ctr.G != ctr.B {
 		t.Fatalf("centre pixel %v, want a lit grey surface", ctr)
 	}
-	ext := h.v.frame3D()
+	ext := frame3D(h.v.stack.All(), h.v.dimsExtent())
 	at := func(p Point) (float64, float64) {
 		x, y, _ := v.Project(worldOf(p.Z, p.Y, p.X, [3]float64{1, 1, 1}, ext))
 		return x, y
@@ -241,10 +241,10 @@ func TestView3DCoregistersVoxelSizes(t *testing.T) {
 	sx, sy = sx/n, sy/n
 
 	pts := h.v.AddPoints("cells", []Point{bright})
-	if sp := h.v.pointsSpacing(pts); sp != small.VoxelSize {
+	if sp := pointsSpacing(h.v.stack.All(), pts); sp != small.VoxelSize {
 		t.Fatalf("points at voxel size %v, want the image below's %v", sp, small.VoxelSize)
 	}
-	ext := h.v.frame3D()
+	ext := frame3D(h.v.stack.All(), h.v.dimsExtent())
 	if want := (render3d.Vec{40, 40, 10}); ext != want {
 		t.Fatalf("frame %v, want %v", ext, want)
 	}

@@ -403,7 +403,7 @@ func (v *Viewer) redraw() {
 	for _, p := range v.panels {
 		p.Refresh()
 	}
-	v.request3D()
+	v.v3.request()
 	v.bar.update(v)
 }
 
@@ -438,7 +438,7 @@ func (v *Viewer) postRedraw(throttled bool) {
 // Close stops the loaders and closes every layer's volume.
 func (v *Viewer) Close() {
 	v.dims.player.halt()
-	v.close3D()
+	v.v3.close()
 	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			il.ld.close()
