@@ -66,9 +66,9 @@
 // tombstones so that indices (selection, undo history) never move, and an
 // edit reindexes only the planes it touches. WalkNext is the curation
 // walk; Save writes CSV or cellfinder XML (processing/points), through a
-// temporary file, after the questions it needs (points_save.go: replace
-// another file, unknown points into XML); ConfirmUnsaved and
-// AskRemoveLayer ask before unsaved edits are lost. Clicks and boxes
+// temporary file, after the questions it needs (points_saver.go:
+// replace another file, unknown points into XML); ConfirmUnsaved and the
+// layer list's remove button ask before unsaved edits are lost. Clicks and boxes
 // select on the plane on show only. NewPointsLayer starts a layer on an
 // image.
 //

@@ -209,8 +209,8 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	op := v.ctl.opacity
 	v.ctl.watch(func() { setSlider(op, l.Opacity()) }, &l.look.OpacityChanged)
 
-	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.SaveSelected)
-	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.ShowSaveDialog(l) })
+	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.save.saveSelected)
+	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.save.show(l, nil) })
 	v.syncPoints(l)
 	form := widget.NewForm(
 		widget.NewFormItem("mode", r.mode),

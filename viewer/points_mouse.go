@@ -366,9 +366,9 @@ func (ed *editState) shortcut(sc fyne.Shortcut) {
 		case sc.KeyName == fyne.KeyZ && sc.Modifier&fyne.KeyModifierShift != 0:
 			pl.Redo()
 		case sc.KeyName == fyne.KeyS && sc.Modifier&fyne.KeyModifierShift == 0:
-			v.SaveSelected()
+			v.save.saveSelected()
 		case sc.KeyName == fyne.KeyS:
-			v.SaveSelectedAs()
+			v.save.saveSelectedAs()
 		}
 	}
 }

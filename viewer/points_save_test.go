@@ -39,7 +39,7 @@ func (h *editHarness) press(kind, label string) {
 func (h *editHarness) saveAs(path string) *saveDialog {
 	h.t.Helper()
 	h.shortcut(saveAsShortcut)
-	sd := h.v.saveDlg
+	sd := h.v.save.shown
 	if sd == nil || h.v.dlg.byKind[dlgSave] == nil {
 		h.t.Fatal("Ctrl+Shift+S opened no Save points as dialog")
 	}
@@ -71,7 +71,7 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	h.pl.SetSelected(false, 0)
 	h.key(fyne.KeyN)
 	n := len(h.v.Layers())
-	h.v.AskRemoveLayer(h.pl)
+	h.v.save.askRemove(h.pl)
 	if _, _, ok := h.v.Dialog(dlgRemove); !ok || len(h.v.Layers()) != n {
 		t.Fatalf("the trash button removed a layer with unsaved edits without asking (%d layers, had %d)", len(h.v.Layers()), n)
 	}
@@ -80,7 +80,7 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 		t.Fatalf("Escape: %d layers (had %d), %d dialogs", len(h.v.Layers()), n, h.v.Dialogs())
 	}
 	// Save and remove: the file holds the edit, the layer is gone.
-	h.v.AskRemoveLayer(h.pl)
+	h.v.save.askRemove(h.pl)
 	h.press(dlgRemove, "Save and remove")
 	if got := readBack(t, path); !slices.Equal(got, []Point{pt(5, 10, 10, "non-cell"), pt(5, 30, 30, "cell")}) {
 		t.Errorf("saved before removing: %v", got)
@@ -91,13 +91,13 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	// Remove without saving; and an unedited layer goes at once.
 	fresh := h.v.AddPoints("new", nil)
 	fresh.AddPoint(pt(1, 2, 3, "cell"))
-	h.v.AskRemoveLayer(fresh)
+	h.v.save.askRemove(fresh)
 	h.press(dlgRemove, "Remove without saving")
 	if h.v.stack.IndexOf(fresh) >= 0 {
 		t.Error("Remove without saving left the layer")
 	}
 	plain := h.v.AddPoints("plain", []Point{pt(1, 1, 1, "cell")})
-	h.v.AskRemoveLayer(plain)
+	h.v.save.askRemove(plain)
 	if h.v.stack.IndexOf(plain) >= 0 || h.v.Dialogs() != 0 {
 		t.Error("an unedited layer was not removed at once")
 	}
@@ -120,7 +120,7 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 
 	// Opens on the layer's file, not the home folder.
 	h.shortcut(saveAsShortcut)
-	if got := h.v.saveDlg.path.Text; got != own {
+	if got := h.v.save.shown.path.Text; got != own {
 		t.Errorf("Save as proposes %q, want the layer's file %q", got, own)
 	}
 	h.key(fyne.KeyEscape)
@@ -150,8 +150,8 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 	if got, _ := os.ReadFile(curated); string(got) != string(before) {
 		t.Fatalf("a failed save left the file %q", got)
 	}
-	if !strings.Contains(h.v.saveDlg.msg.Text, "disk full") || h.v.dlg.byKind[dlgSave] == nil {
-		t.Errorf("failed save: message %q, dialog on show %v", h.v.saveDlg.msg.Text, h.v.dlg.byKind[dlgSave] != nil)
+	if !strings.Contains(h.v.save.shown.msg.Text, "disk full") || h.v.dlg.byKind[dlgSave] == nil {
+		t.Errorf("failed save: message %q, dialog on show %v", h.v.save.shown.msg.Text, h.v.dlg.byKind[dlgSave] != nil)
 	}
 	// Now it works: the typed absolute path, not one under the home folder.
 	h.key(fyne.KeyReturn)

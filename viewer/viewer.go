@@ -80,8 +80,9 @@ type Viewer struct {
 	files opener
 	// dlg are the dialogs on show (dialogs.go).
 	dlg dialogs
-	// saveDlg is the Save points as dialog on show (nil when none).
-	saveDlg *saveDialog
+	// save saves points layers and asks before edits are lost
+	// (points_saver.go).
+	save saver
 
 	// bg counts background goroutines that post to the UI (Go: the
 	// panel's plot renderers), so a closing window can wait for them.
@@ -111,6 +112,8 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: dialogs{win: win}}
 	v.ortho.at = &v.at
 	v.edit.v = v
+	v.save = saver{win: win, dlg: &v.dlg, layers: v.stack.All, selected: v.stack.Selected,
+		status: func(s string) { v.bar.status.SetText(s) }, showError: v.ShowError, remove: v.RemoveLayer}
 	v.files = opener{win: win, dlg: &v.dlg, open: v.Open, showError: v.ShowError,
 		menuChanged: func() { v.win.SetMainMenu(v.mainMenu()) }}
 	v.actions.v = v
@@ -159,7 +162,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.stack.Move(v.stack.Selected(), -1) })
 	remove := widgets.NewButton(v.win, "", theme.DeleteIcon(), func() {
 		if v.stack.Selected() != nil {
-			v.AskRemoveLayer(v.stack.Selected())
+			v.save.askRemove(v.stack.Selected())
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
