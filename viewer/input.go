@@ -45,7 +45,7 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 	case fyne.KeyHome:
 		v.SetSlice(0)
 	case fyne.KeyEnd:
-		v.SetSlice(v.dimsExtent()[v.at.Axis()] - 1)
+		v.SetSlice(v.Extent()[v.at.Axis()] - 1)
 	}
 }
 

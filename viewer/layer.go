@@ -22,6 +22,9 @@ type Layer interface {
 	SetVisible(bool)
 	Opacity() float64
 	SetOpacity(float64)
+	// extent is the layer's size along z, y, x (one map's for a
+	// stack): the range it gives the dims sliders.
+	extent() [3]int
 	base() *layerBase
 }
 
@@ -450,6 +453,9 @@ func (l *PointsLayer) InView() int {
 	}
 	return n
 }
+
+// extent is the bounding box of the points (PointSet.Extent).
+func (l *PointsLayer) extent() [3]int { return l.Extent() }
 
 // Size returns the marker diameter in voxels.
 func (l *PointsLayer) Size() float64 { return l.size }

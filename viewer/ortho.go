@@ -45,7 +45,7 @@ func (v *Viewer) SetOrtho(on bool) {
 	}
 	if on {
 		v.panelBox.Layout = orthoLayout{v}
-		v.at.ShowAll(v.dimsExtent())
+		v.at.ShowAll(v.Extent())
 	} else {
 		v.panelBox.Layout = gridLayout{v}
 	}
@@ -61,7 +61,7 @@ func (v *Viewer) Point() [3]int { return v.at.Point() }
 // SetPoint moves the point of the orthogonal views (and the slice along
 // every axis) to (z, y, x), clamped to the data.
 func (v *Viewer) SetPoint(zyx [3]int) {
-	v.at.SetPoint(zyx, v.dimsExtent())
+	v.at.SetPoint(zyx, v.Extent())
 	v.dims.update()
 	v.redraw()
 }
@@ -213,7 +213,7 @@ type orthoLayout struct{ v *Viewer }
 // physical returns the physical size along z, y, x of what is shown:
 // the extent times orthoVoxel.
 func (l orthoLayout) physical() [3]float64 {
-	e := l.v.dimsExtent()
+	e := l.v.Extent()
 	vs := orthoVoxel(l.v.stack.All())
 	var p [3]float64
 	for a := range 3 {

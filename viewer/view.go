@@ -99,9 +99,9 @@ func (s *sliceView) valueAt(l Layer, row, col int) (float64, bool) {
 // only for a new size (hiding a layer then leaves the view alone).
 func (s *sliceView) fitNow() xform {
 	sz := s.Size()
-	e := s.v.extentOf(s.group)
+	e := extentOf(s.v.stack.All(), s.group)
 	ra, ca := s.dispAxes()
-	aspect := s.v.aspectAlong(s.group, s.axis())
+	aspect := aspectAlong(s.v.stack.All(), s.group, s.axis())
 	if s.ortho != nil {
 		// One voxel size for the three panels, the layout's, z
 		// stretched in the side panels of a thin stack (zStretch).
@@ -165,7 +165,7 @@ func (s *sliceView) DragEnd() { s.v.edit.dragEnd(s) }
 func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 	sz := s.Size()
 	f := math.Pow(2, float64(e.Scrolled.DY)/40)
-	lo, hi := s.v.zoomRange()
+	lo, hi := zoomRange(s.v.panels)
 	x, y := float64(e.Position.X), float64(e.Position.Y)
 	if s.ortho != nil {
 		// A side panel zooms about the pointer along the axis it shares

@@ -74,7 +74,7 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	if ctr.R < 200 || ctr.R != ctr.G || ctr.G != ctr.B {
 		t.Fatalf("centre pixel %v, want a lit grey surface", ctr)
 	}
-	ext := frame3D(h.v.stack.All(), h.v.dimsExtent())
+	ext := frame3D(h.v.stack.All(), h.v.Extent())
 	at := func(p Point) (float64, float64) {
 		x, y, _ := v.Project(worldOf(p.Z, p.Y, p.X, [3]float64{1, 1, 1}, ext))
 		return x, y
@@ -244,7 +244,7 @@ func TestView3DCoregistersVoxelSizes(t *testing.T) {
 	if sp := pointsSpacing(h.v.stack.All(), pts); sp != small.VoxelSize {
 		t.Fatalf("points at voxel size %v, want the image below's %v", sp, small.VoxelSize)
 	}
-	ext := frame3D(h.v.stack.All(), h.v.dimsExtent())
+	ext := frame3D(h.v.stack.All(), h.v.Extent())
 	if want := (render3d.Vec{40, 40, 10}); ext != want {
 		t.Fatalf("frame %v, want %v", ext, want)
 	}

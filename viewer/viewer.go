@@ -133,7 +133,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 		setMap:   v.SetMap,
 		step:     func() { v.post(func() { v.Step(1, true) }) },
 	})
-	v.dims.extent, v.dims.maps = v.dimsExtent, v.Maps
+	v.dims.extent, v.dims.maps = v.Extent, v.Maps
 	v.dims.relayout = func() {
 		if v.viewBox != nil {
 			v.viewBox.Refresh()
