@@ -47,13 +47,13 @@ func (s *statusBar) setText(l *widget.Label, text string) { setText(l, text, s.b
 // the values under it and the view's zoom and point counts.
 func (s *statusBar) update(v *Viewer) {
 	var b strings.Builder
-	if zyx, row, col, ok := v.cursorVoxel(); ok {
+	if zyx, row, col, ok := v.ptr.voxel(&v.at); ok {
 		inPanel := func(l Layer) bool {
-			return l.Visible() && (v.hoverPanel.group == nil || slices.Contains(v.hoverPanel.group, l))
+			return l.Visible() && (v.ptr.panel.group == nil || slices.Contains(v.ptr.panel.group, l))
 		}
-		if hm := v.heatmapUnder(v.hoverPanel, row, col); hm != nil && v.hoverPanel.group != nil {
+		if hm := heatmapUnder(v.stack.All(), v.ptr.panel, row, col); hm != nil && v.ptr.panel.group != nil {
 			fmt.Fprintf(&b, "row %d  col %d", row, col)
-			if st := v.stackOf(hm); st != nil {
+			if st := stackOf(v.stack.All(), hm); st != nil {
 				fmt.Fprintf(&b, " (click: map %d)", row)
 			}
 		} else {
@@ -69,7 +69,7 @@ func (s *statusBar) update(v *Viewer) {
 			if !inPanel(l) {
 				continue
 			}
-			if val, ok := v.hoverPanel.valueAt(l, row, col); ok {
+			if val, ok := v.ptr.panel.valueAt(l, row, col); ok {
 				fmt.Fprintf(&b, "  │  %s: %s", l.Name(), formatValue(val))
 			}
 		}
@@ -118,7 +118,7 @@ func (s *statusBar) update(v *Viewer) {
 	if v.v3.on() {
 		info = append(info, fmt.Sprintf("3D zoom %.0f%%", v.v3.cam.Zoom*100))
 	} else {
-		p := v.hoverPanel
+		p := v.ptr.panel
 		for _, q := range v.panels {
 			if p == nil && q.ortho != nil && *q.ortho == Z {
 				p = q // the xy panel's, not the zy strip's

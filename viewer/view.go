@@ -145,10 +145,10 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 // draws a selection box, moves points); the status bar follows the
 // pointer through it all, as it does without a button held.
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
-	defer s.v.hover(s, e.Position)
+	defer s.hover(e.Position)
 	if s.ortho != nil {
 		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
-		s.v.hover(s, e.Position)
+		s.hover(e.Position)
 		return
 	}
 	if s.v.edit.dragged(s, e) {
@@ -178,17 +178,20 @@ func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 		}
 	}
 	s.v.setNav(s.v.nav.ZoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
-	s.v.hover(s, e.Position)
+	s.hover(e.Position)
 }
 
 // MouseIn starts reporting values under the pointer.
-func (s *sliceView) MouseIn(e *desktop.MouseEvent) { s.v.hover(s, e.Position) }
+func (s *sliceView) MouseIn(e *desktop.MouseEvent) { s.hover(e.Position) }
 
 // MouseMoved reports values under the pointer.
-func (s *sliceView) MouseMoved(e *desktop.MouseEvent) { s.v.hover(s, e.Position) }
+func (s *sliceView) MouseMoved(e *desktop.MouseEvent) { s.hover(e.Position) }
 
 // MouseOut clears the pointer readout.
-func (s *sliceView) MouseOut() { s.v.hoverOut() }
+func (s *sliceView) MouseOut() {
+	s.v.ptr = pointer{}
+	s.v.bar.update(s.v)
+}
 
 // Tapped focuses the panel so arrow keys step through slices; a tap on
 // a heat-map cell shows the map of its row (see Viewer.tapped).
@@ -198,13 +201,13 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 	}
 	if s.ortho != nil {
 		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
-		s.v.hover(s, e.Position)
+		s.hover(e.Position)
 		return
 	}
 	if s.v.edit.clickDone(1) || s.v.edit.tapped(s, e) {
 		return
 	}
-	s.v.tapped(s, e.Position)
+	s.tapHeatmap(e.Position)
 }
 
 // DoubleTapped resets the view; in the points edit modes it is a click

@@ -72,9 +72,9 @@ type Viewer struct {
 	centre *fyne.Container
 	root   *fyne.Container
 
-	hoverPanel *sliceView
-	hoverPos   fyne.Position
-	lastErr    string
+	// ptr is where the mouse is (input.go).
+	ptr     pointer
+	lastErr string
 
 	// files opens what the user asks for (open.go).
 	files opener
