@@ -25,6 +25,9 @@ type Layer interface {
 	// extent is the layer's size along z, y, x (one map's for a
 	// stack): the range it gives the dims sliders.
 	extent() [3]int
+	// draw draws the layer's plane on show into a panel's frame
+	// (paint.go).
+	draw(f *frame, c drawCtx)
 	base() *layerBase
 }
 

@@ -267,7 +267,8 @@ func (s *sliceView) draw() {
 	if s.flipped() {
 		flip = &s.flip
 	}
-	s.v.paintAlong(&s.f, s.group, s.axis(), flip, s.xf(), float64(sz.Width), float64(sz.Height), ps)
+	c := drawCtx{at: &s.v.at, axis: s.axis(), flip: flip, t: s.xf(), sw: float64(sz.Width), sh: float64(sz.Height), ps: ps}
+	c.paint(&s.f, shownIn(s.v.stack.All(), s.group))
 	if s.ortho != nil {
 		s.v.ortho.crosshair(s, ps)
 	} else {
@@ -312,7 +313,7 @@ func (r *sliceRenderer) Refresh() {
 	r.img.Image = r.s.f.img
 	r.img.Refresh()
 	pad := theme.Padding()
-	r.title.Text = r.s.v.panelTitle(r.s.group)
+	r.title.Text = panelTitle(r.s.group, &r.s.v.at)
 	if r.s.ortho != nil {
 		r.title.Text = r.s.v.ortho.panelTitle(*r.s.ortho)
 	}
@@ -323,7 +324,7 @@ func (r *sliceRenderer) Refresh() {
 	r.titleBg.Move(fyne.NewPos(pad, pad))
 	r.titleBg.Resize(fyne.NewSize(ts.Width+2*pad, ts.Height))
 	r.titleBg.Refresh()
-	length, label := r.s.v.scaleBar(r.s)
+	length, label := r.s.scaleBar()
 	r.bar.Hidden, r.barText.Hidden, r.barBg.Hidden = length == 0, length == 0, length == 0
 	if length > 0 {
 		x := r.size.Width - float32(length) - 4*pad
