@@ -65,14 +65,9 @@ func (v *Viewer) rebuildControls() {
 		f()
 	}
 	v.ctl = controlRefs{layer: v.stack.Selected()}
-	var objs []fyne.CanvasObject
-	switch l := v.stack.Selected().(type) {
-	case nil:
-		objs = []fyne.CanvasObject{widget.NewLabel("No layer selected")}
-	case *PointsLayer:
-		objs = v.pointsControls(l)
-	default:
-		objs = imageControls(v, imageOf(l))
+	objs := []fyne.CanvasObject{widget.NewLabel("No layer selected")}
+	if l := v.stack.Selected(); l != nil {
+		objs = l.controls(v)
 	}
 	title := widget.NewLabelWithStyle("Layer controls", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.controls.Objects = append([]fyne.CanvasObject{title}, objs...)

@@ -127,11 +127,11 @@ func pointText(l *PointsLayer) string {
 	return t
 }
 
-// imageExtent is the extent of the image layers (the volume the points
-// belong to), zero without one.
-func (v *Viewer) imageExtent() [3]int {
+// imageExtent is the extent of the image layers of layers (the volume
+// the points belong to), zero without one.
+func imageExtent(layers []Layer) [3]int {
 	var e [3]int
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
 			x := il.extent()
 			for a := range e {

@@ -58,10 +58,10 @@ func setSlider(s *widget.Slider, x float64) {
 	}
 }
 
-// imageControls are the controls of an image or heat-map layer: its
+// controls are the controls of an image or heat-map layer: its
 // description, voxel size, contrast limits and auto-contrast, gamma,
 // colormap, opacity and blending, each following its setting.
-func imageControls(v *Viewer, l *ImageLayer) []fyne.CanvasObject {
+func (l *ImageLayer) controls(v *Viewer) []fyne.CanvasObject {
 	c := &v.ctl
 	lo, hi := l.ContrastLimits()
 	rlo, rhi := l.ContrastRange()
@@ -270,6 +270,6 @@ func (v *Viewer) settleControls() {
 		}
 	}
 	if pl, ok := v.ctl.layer.(*PointsLayer); ok && pl == v.stack.Selected() {
-		v.syncPoints(pl)
+		v.ctl.pts.sync(pl, imageExtent(v.stack.All()))
 	}
 }

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,9 @@ type Layer interface {
 	// draw draws the layer's plane on show into a panel's frame
 	// (paint.go).
 	draw(f *frame, c drawCtx)
+	// controls are the layer's controls in v's side panel while it is
+	// selected (image_controls.go, points_controls.go).
+	controls(v *Viewer) []fyne.CanvasObject
 	base() *layerBase
 }
 

@@ -80,9 +80,10 @@ func symbolIcon(shape Shape, st PointsStyle) *canvas.Image {
 	return img
 }
 
-// pointsControls are the selected points layer's controls: edit mode and
-// edits, the curation walk, the look, and saving.
-func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
+// controls are the points layer's controls in v's side panel when it
+// is selected: edit mode and edits, the curation walk, the look, and
+// saving.
+func (l *PointsLayer) controls(v *Viewer) []fyne.CanvasObject {
 	r := &pointsRefs{count: widget.NewLabel(""), progress: widget.NewLabel(""), file: widget.NewLabel("")}
 	r.file.Wrapping = fyne.TextWrapBreak
 	v.ctl.pts = r
@@ -211,7 +212,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 
 	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.save.saveSelected)
 	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.save.show(l, nil) })
-	v.syncPoints(l)
+	r.sync(l, imageExtent(v.stack.All()))
 	form := widget.NewForm(
 		widget.NewFormItem("mode", r.mode),
 		widget.NewFormItem("walk", walk),
@@ -232,15 +233,15 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	return append([]fyne.CanvasObject{name, r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
 }
 
-// syncPoints puts the layer's counts, progress and file into its
-// controls.
-func (v *Viewer) syncPoints(l *PointsLayer) {
-	r := v.ctl.pts
+// sync puts the layer's counts, progress and file into its controls
+// (none: nil r); volume is the extent of the image layers, which points
+// outside it are counted against.
+func (r *pointsRefs) sync(l *PointsLayer, volume [3]int) {
 	if r == nil {
 		return
 	}
 	txt := fmt.Sprintf("%s: %s\n%d in view, %d selected", plural(l.Len(), "point"), countsText(l.Counts()), l.InView(), l.NumSelected())
-	if n := l.Outside(v.imageExtent()); n > 0 {
+	if n := l.Outside(volume); n > 0 {
 		txt += fmt.Sprintf("\n%s outside the volume", plural(n, "point"))
 	}
 	if pt := pointText(l); pt != "" {
@@ -269,7 +270,7 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	}
 }
 
-// setPointsLabel sets a label's text when it changed (syncPoints runs on every
+// setPointsLabel sets a label's text when it changed (sync runs on every
 // status update, pointer moves included).
 func setPointsLabel(l *widget.Label, s string) {
 	if l.Text != s {

@@ -86,7 +86,7 @@ func (s *statusBar) update(v *Viewer) {
 	var top, sel string // the top and the selected points layer's short counts
 	for _, l := range v.stack.All() {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			long = append(long, pl.statusText(v.imageExtent()))
+			long = append(long, pl.statusText(imageExtent(v.stack.All())))
 			short = append(short, shortStatus(pl))
 			mixed = append(mixed, short[len(short)-1])
 			top = short[len(short)-1]
@@ -105,7 +105,7 @@ func (s *statusBar) update(v *Viewer) {
 	}
 	if pl, ok := v.stack.Selected().(*PointsLayer); ok {
 		if v.ctl.layer == v.stack.Selected() {
-			v.syncPoints(pl) // its in-view count is the one just drawn
+			v.ctl.pts.sync(pl, imageExtent(v.stack.All())) // its in-view count is the one just drawn
 		}
 		if pt := pointText(pl); pt != "" && pl.Visible() {
 			with := func(c []string) []string { return append([]string{pt}, c...) }

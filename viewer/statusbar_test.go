@@ -44,7 +44,7 @@ func TestStatusBarFitsThreePointsLayers(t *testing.T) {
 		}
 	}
 	sel := h.v.Selected().(*PointsLayer)
-	if !strings.Contains(info.Text, sel.statusText(h.v.imageExtent())) {
+	if !strings.Contains(info.Text, sel.statusText(imageExtent(h.v.stack.All()))) {
 		t.Errorf("status line %q lacks the selected layer's whole counts", info.Text)
 	}
 }
