@@ -5,6 +5,8 @@ import (
 
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // Loading state: slices arriving, errors shown, and whether what is on
@@ -59,16 +61,17 @@ func (v *Viewer) Loaded() bool {
 	return v.v3.settled()
 }
 
-// loadError returns the first error reading a slice on screen (or a
-// 3D view's volume), or nil.
-func (v *Viewer) loadError() error {
-	if err := v.v3.err(); err != nil {
+// loadError returns the first error reading a slice on screen (the
+// planes of at along axes of the visible layers) or the volume of the
+// 3D view w (nil: none), or nil.
+func loadError(layers []Layer, at *model.Dims, axes []Axis, w *view3D) error {
+	if err := w.err(); err != nil {
 		return err
 	}
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
-			for _, ax := range v.ortho.shownAxes() {
-				if k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map()); ok {
+			for _, ax := range axes {
+				if k, ok := il.keyFor(ax, at.Index(ax), at.Map()); ok {
 					if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
 						return err
 					}

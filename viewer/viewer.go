@@ -66,7 +66,7 @@ type Viewer struct {
 	grdCheck *widget.Check
 	// offer proposes the view change a result makes possible (compare
 	// it with its input side by side) instead of making it.
-	offer  offerBar
+	offer  *offerBar
 	tabs   *container.AppTabs
 	dock   *container.AppTabs
 	centre *fyne.Container
@@ -169,7 +169,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	left := container.NewVSplit(widgets.PanelScroll(v.controls), listBox)
 	left.Offset = 0.55
 
-	v.offer = v.newOfferBar()
+	v.offer = newOfferBar(v.win, func(ls ...Layer) { v.Focus(true, ls...) }, func() { v.dims.relayout() })
 	v.viewBox = container.NewBorder(v.offer.box, v.dims.box, nil, nil, v.panelBox)
 	v.tabs = container.NewAppTabs(container.NewTabItem("View", v.viewBox))
 	v.dock = container.NewAppTabs()
