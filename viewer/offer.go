@@ -54,8 +54,8 @@ func (o *offerBar) hide() {
 
 // OfferCompare offers, above the canvas, to show result beside in (the
 // data it came from) in grid mode; nothing changes until the user
-// accepts (its Compare side by side button). A later offer replaces it; removing either layer
-// withdraws it.
+// accepts (its Compare side by side button). A later offer replaces
+// it; removing either layer withdraws it.
 func (v *Viewer) OfferCompare(in, result Layer) {
 	if in == nil || result == nil || v.stack.IndexOf(in) < 0 || v.stack.IndexOf(result) < 0 {
 		return
