@@ -206,7 +206,7 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 			recent,
 			item("Export layer…", nil, v.actions.Export),
 			fyne.NewMenuItemSeparator(),
-			item("New points layer", newPointsShortcut, func() { v.NewPointsLayer() }),
+			item("New points layer", newPointsShortcut, func() { v.edit.newLayer() }),
 			item("Save points", saveShortcut, v.save.saveSelected),
 			item("Save points as…", saveAsShortcut, v.save.saveSelectedAs),
 			fyne.NewMenuItemSeparator(),

@@ -97,7 +97,7 @@ func (l *PointsLayer) controls(v *Viewer) []fyne.CanvasObject {
 	r.mode = widget.NewSelect(modeOpts, func(s string) {
 		for m, n := range modeOpts {
 			if n == s {
-				v.SetMode(EditMode(m))
+				v.edit.setMode(EditMode(m))
 			}
 		}
 		widgets.Refocus(v.win, false)
@@ -303,17 +303,18 @@ func (v *Viewer) editMenu() *fyne.Menu {
 	return fyne.NewMenu("Edit", undo, redo, fyne.NewMenuItemSeparator(), del, next, prev)
 }
 
-// NewPointsLayer adds an empty points layer on top and selects it, in
-// add mode (napari's new points layer): a click adds a point on the
-// plane on show. It has no file until saved; Save asks where, beside
-// the image.
-func (v *Viewer) NewPointsLayer() *PointsLayer {
+// newLayer adds an empty points layer on top and selects it, in add
+// mode (napari's new points layer): a click adds a point on the plane
+// on show. It has no file until saved; Save asks where, beside the
+// image.
+func (ed *editState) newLayer() *PointsLayer {
+	v := ed.v
 	name := "points"
 	for n := 2; slices.ContainsFunc(v.stack.All(), func(l Layer) bool { return l.Name() == name }); n++ {
 		name = fmt.Sprintf("points %d", n)
 	}
 	pl := v.AddPoints(name, nil)
-	v.SetMode(AddPoints)
+	v.edit.setMode(AddPoints)
 	widgets.Refocus(v.win, true)
 	return pl
 }

@@ -340,15 +340,15 @@ func TestNewPointsLayer(t *testing.T) {
 	}
 	item.Action()
 	pl, ok := h.v.Selected().(*PointsLayer)
-	if !ok || pl.Len() != 0 || h.v.Mode() != AddPoints {
-		t.Fatalf("selected %v, mode %v", h.v.Selected(), h.v.Mode())
+	if !ok || pl.Len() != 0 || h.v.edit.mode != AddPoints {
+		t.Fatalf("selected %v, mode %v", h.v.Selected(), h.v.edit.mode)
 	}
 	h.pl = pl
 	h.click(20, 30, false)
 	if got := pl.Points(); !slices.Equal(got, []Point{pt(5, 20, 30, "cell")}) {
 		t.Errorf("a click on the new layer added %v", got)
 	}
-	h.v.NewPointsLayer()
+	h.v.edit.newLayer()
 	if h.v.Selected().Name() != "points 2" {
 		t.Errorf("second new layer named %q", h.v.Selected().Name())
 	}

@@ -200,7 +200,7 @@ func TestNewResultsOnTopAndSeen(t *testing.T) {
 		t.Fatalf("grid panels %v, %v: want the points in ch0's and over ch1 too", names(h.v.panels[0].group), names(h.v.panels[1].group))
 	}
 	h.v.SetGrid(false)
-	np := h.v.NewPointsLayer()
+	np := h.v.edit.newLayer()
 	if ls := h.v.Layers(); ls[len(ls)-1] != Layer(np) || !np.Visible() {
 		t.Fatalf("New points: layers %v", names(ls))
 	}

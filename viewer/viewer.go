@@ -155,7 +155,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 		widgets.Refocus(v.win, false)
 	})
 	// napari's new points layer, for marking cells on an image.
-	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
+	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.edit.newLayer() })
 	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.ortho.check, v.v3Check)
 
 	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.stack.Move(v.stack.Selected(), +1) })
