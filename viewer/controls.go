@@ -6,26 +6,28 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/voxlab/voxlab/viewer/model"
 	"github.com/voxlab/voxlab/widgets"
 )
 
 // newLayerList lists the layers top first, as napari does: a visibility
 // check, an icon for the kind of layer and the name per row (the kind
 // as an icon leaves the name the room: long file names were cut off at
-// 1280 px); selecting a row selects the layer.
-func (v *Viewer) newLayerList() *widget.List {
+// 1280 px); selecting a row selects the layer (choose). The list is
+// of stack, in win.
+func newLayerList(win fyne.Window, stack *model.LayerList[Layer], choose func(Layer)) *widget.List {
 	l := widget.NewList(
-		func() int { return v.stack.Len() },
+		func() int { return stack.Len() },
 		func() fyne.CanvasObject {
 			name := widget.NewLabel("layer name")
 			name.Truncation = fyne.TextTruncateEllipsis
 			return container.NewBorder(nil, nil, container.NewHBox(widget.NewCheck("", nil), widget.NewIcon(theme.MediaPhotoIcon())), nil, name)
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
-			if id >= v.stack.Len() {
+			if id >= stack.Len() {
 				return
 			}
-			l := v.stack.At(v.stack.Len() - 1 - id)
+			l := stack.At(stack.Len() - 1 - id)
 			row := o.(*fyne.Container)
 			left := row.Objects[1].(*fyne.Container)
 			chk := left.Objects[0].(*widget.Check)
@@ -33,17 +35,17 @@ func (v *Viewer) newLayerList() *widget.List {
 			chk.SetChecked(l.Visible())
 			chk.OnChanged = func(on bool) {
 				l.SetVisible(on)
-				widgets.Refocus(v.win, false)
+				widgets.Refocus(win, false)
 			}
 			left.Objects[1].(*widget.Icon).SetResource(kindIcon(l))
 			row.Objects[0].(*widget.Label).SetText(l.Name() + unsavedMark(l))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
-		if id < v.stack.Len() {
-			v.Select(v.stack.At(v.stack.Len() - 1 - id))
+		if id < stack.Len() {
+			choose(stack.At(stack.Len() - 1 - id))
 		}
 		// A tapped list keeps the keys (they move its selection).
-		widgets.Refocus(v.win, false)
+		widgets.Refocus(win, false)
 	}
 	return l
 }

@@ -24,13 +24,13 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 	switch e.Name {
 	case fyne.KeyUp:
 		if stacks {
-			v.StepMap(1)
+			v.SetMap(v.at.Map() + 1)
 		} else {
 			v.Step(1, false)
 		}
 	case fyne.KeyDown:
 		if stacks {
-			v.StepMap(-1)
+			v.SetMap(v.at.Map() - 1)
 		} else {
 			v.Step(-1, false)
 		}

@@ -55,9 +55,6 @@ func (v *Viewer) SetMap(i int) {
 	v.redraw()
 }
 
-// StepMap moves d maps (clamped at the ends).
-func (v *Viewer) StepMap(d int) { v.SetMap(v.at.Map() + d) }
-
 // SetSlice moves to slice i along the slicing axis (clamped).
 func (v *Viewer) SetSlice(i int) {
 	if !v.at.SetSlice(i, v.Extent()[v.at.Axis()]) {

@@ -181,8 +181,8 @@ func (w *view3D) syncBar() {
 	w.extra.Refresh()
 }
 
-// Is3D reports whether the 3D view is on show.
-func (v *Viewer) Is3D() bool { return v.v3.on() && v.v3.Visible() }
+// onShow reports whether the 3D view is on show.
+func (w *view3D) onShow() bool { return w.on() && w.Visible() }
 
 // on reports whether the 3D view is chosen (its toolbar check is on);
 // false for a view not built yet (nil).
@@ -244,12 +244,13 @@ func (v *Viewer) SetCameraAngles(az, el float64) {
 	v.v3.request()
 }
 
-// Camera returns the 3D view's camera.
-func (v *Viewer) Camera() render3d.Camera {
-	if v.v3 == nil {
+// camera returns the 3D view's camera (the default one for a view not
+// built yet).
+func (w *view3D) camera() render3d.Camera {
+	if w == nil {
 		return render3d.DefaultCamera()
 	}
-	return v.v3.cam
+	return w.cam
 }
 
 // SetIsoThreshold sets the iso-surface's value (default: halfway

@@ -95,7 +95,7 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	}
 	// Back to the slices: the panels are on show again.
 	h.v.Set3D(false)
-	if h.v.Is3D() {
+	if h.v.v3.onShow() {
 		t.Fatal("still 3D")
 	}
 }
@@ -113,15 +113,15 @@ func TestView3DDrag(t *testing.T) {
 	w := h.v.v3
 	sz := w.Size()
 	w.Dragged(dragEvent(sz.Width/2+40, sz.Height/2, 40, 0))
-	if h.v.Camera().Rot == render3d.Identity {
+	if h.v.v3.camera().Rot == render3d.Identity {
 		t.Fatal("a drag did not turn the camera")
 	}
 	h.settle()
-	if w.view.Cam.Rot != h.v.Camera().Rot {
+	if w.view.Cam.Rot != h.v.v3.camera().Rot {
 		t.Fatal("the frame on show is not of the turned camera")
 	}
 	w.DoubleTapped(nil)
-	if h.v.Camera().Rot != render3d.Identity {
+	if h.v.v3.camera().Rot != render3d.Identity {
 		t.Fatal("a double tap did not reset the camera")
 	}
 }

@@ -125,7 +125,7 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 			v.root.Refresh()
 		}
 	})
-	v.list = v.newLayerList()
+	v.list = newLayerList(v.win, &v.stack, v.Select)
 	v.controls = container.NewVBox()
 	v.dims = newDimsBar(v.win, &v.at, dimsActions{
 		setAxis:  v.SetAxis,
