@@ -37,7 +37,7 @@ func newLayerList(win fyne.Window, stack *model.LayerList[Layer], choose func(La
 				l.SetVisible(on)
 				widgets.Refocus(win, false)
 			}
-			left.Objects[1].(*widget.Icon).SetResource(kindIcon(l))
+			left.Objects[1].(*widget.Icon).SetResource(l.icon())
 			row.Objects[0].(*widget.Label).SetText(l.Name() + unsavedMark(l))
 		})
 	l.OnSelected = func(id widget.ListItemID) {
@@ -48,17 +48,6 @@ func newLayerList(win fyne.Window, stack *model.LayerList[Layer], choose func(La
 		widgets.Refocus(win, false)
 	}
 	return l
-}
-
-// kindIcon is the layer list's icon for the kind of l.
-func kindIcon(l Layer) fyne.Resource {
-	switch l.(type) {
-	case *PointsLayer:
-		return theme.RadioButtonCheckedIcon()
-	case *HeatmapLayer:
-		return theme.GridIcon()
-	}
-	return theme.MediaPhotoIcon()
 }
 
 // rebuildControls shows the controls of the selected layer.

@@ -32,6 +32,11 @@ type Layer interface {
 	// controls are the layer's controls in v's side panel while it is
 	// selected (image_controls.go, points_controls.go).
 	controls(v *Viewer) []fyne.CanvasObject
+	// icon, image and spacing3D are the list icon, the image data (nil
+	// for points) and the voxel size in the 3D frame (kinds.go).
+	icon() fyne.Resource
+	image() *ImageLayer
+	spacing3D(layers []Layer) ([3]float64, bool)
 	base() *layerBase
 }
 

@@ -81,14 +81,3 @@ func loadError(layers []Layer, at *model.Dims, axes []Axis, w *view3D) error {
 	}
 	return nil
 }
-
-// imageOf returns the image part of an image or heat-map layer.
-func imageOf(l Layer) *ImageLayer {
-	switch l := l.(type) {
-	case *ImageLayer:
-		return l
-	case *HeatmapLayer:
-		return l.ImageLayer
-	}
-	return nil
-}

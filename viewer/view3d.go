@@ -316,11 +316,8 @@ func frame3D(layers []Layer, extent [3]int) render3d.Vec {
 		if !l.Visible() {
 			continue
 		}
-		switch l := l.(type) {
-		case *ImageLayer:
-			grow(l.extent(), layerSpacing(l))
-		case *PointsLayer:
-			grow(l.Extent(), pointsSpacing(layers, l))
+		if sp, ok := l.spacing3D(layers); ok {
+			grow(l.extent(), sp)
 		}
 	}
 	if ext == (render3d.Vec{}) {
