@@ -56,7 +56,7 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		}
 	}
 	l.base().spec = spec
-	v.updateTitle()
+	setTitle(v.win, v.stack.All())
 	v.files.addRecent(spec)
 	return l, nil
 }
@@ -76,7 +76,7 @@ func (v *Viewer) OpenScored(path string, score func(z, y, x float64) (float64, b
 	pl.path, pl.spec = path, path
 	pl.SetReviewOrder(order)
 	pl.SetProbabilities(ps)
-	v.updateTitle()
+	setTitle(v.win, v.stack.All())
 	v.files.addRecent(path)
 	return pl, nil
 }
@@ -212,7 +212,7 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 			fyne.NewMenuItemSeparator(),
 			quitItem()),
 		view,
-		v.editMenu(),
+		editMenu(v.stack.Selected, func(step int) { v.WalkNext(step) }),
 	)
 }
 

@@ -260,16 +260,16 @@ func (c *controlRefs) showLimits(l *ImageLayer, focused func(fyne.Focusable) boo
 	}
 }
 
-// settleControls brings the controls up to date after a redraw: an
-// image layer tells them of the limits its slices moved (Settle), a
-// points layer's counts are read again.
-func (v *Viewer) settleControls() {
-	for _, l := range v.stack.All() {
+// settle brings the controls up to date after a redraw: an image layer
+// of layers tells them of the limits its slices moved (Settle), the
+// selected points layer's counts are read again.
+func (c *controlRefs) settle(layers []Layer, selected Layer) {
+	for _, l := range layers {
 		if il := imageOf(l); il != nil {
 			il.Settle()
 		}
 	}
-	if pl, ok := v.ctl.layer.(*PointsLayer); ok && pl == v.stack.Selected() {
-		v.ctl.pts.sync(pl, imageExtent(v.stack.All()))
+	if pl, ok := c.layer.(*PointsLayer); ok && pl == selected {
+		c.pts.sync(pl, imageExtent(layers))
 	}
 }

@@ -279,11 +279,12 @@ func setPointsLabel(l *widget.Label, s string) {
 }
 
 // editMenu is the Edit menu: undo and redo of points edits, the edit
-// modes, and the class keys, with their shortcuts.
-func (v *Viewer) editMenu() *fyne.Menu {
+// modes, and the class keys, with their shortcuts. Its items act on
+// the selected layer (selected) and step the curation walk (walk).
+func editMenu(selected func() Layer, walk func(step int)) *fyne.Menu {
 	onLayer := func(f func(*PointsLayer)) func() {
 		return func() {
-			if pl, ok := v.stack.Selected().(*PointsLayer); ok {
+			if pl, ok := selected().(*PointsLayer); ok {
 				f(pl)
 			}
 		}
@@ -296,9 +297,9 @@ func (v *Viewer) editMenu() *fyne.Menu {
 	// menu only shows a shortcut; editKey handles the key).
 	del := fyne.NewMenuItem("Delete selected points", onLayer(func(l *PointsLayer) { l.DeleteSelected() }))
 	del.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyDelete}
-	next := fyne.NewMenuItem("Next point", func() { v.WalkNext(1) })
+	next := fyne.NewMenuItem("Next point", func() { walk(1) })
 	next.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyPeriod}
-	prev := fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) })
+	prev := fyne.NewMenuItem("Previous point", func() { walk(-1) })
 	prev.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyComma}
 	return fyne.NewMenu("Edit", undo, redo, fyne.NewMenuItemSeparator(), del, next, prev)
 }

@@ -327,17 +327,17 @@ func (v *Viewer) layersChanged() {
 	v.rebuildControls()
 	v.dims.update()
 	v.redraw()
-	v.updateTitle()
+	setTitle(v.win, v.stack.All())
 }
 
-// updateTitle names the files open in the window's title: "voxlab —
+// setTitle names the files open in layers in win's title: "voxlab —
 // planes, cells.xml".
-func (v *Viewer) updateTitle() {
-	if v.win == nil {
+func setTitle(win fyne.Window, layers []Layer) {
+	if win == nil {
 		return
 	}
 	var names []string
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if sp := l.base().spec; sp != "" {
 			p, _ := volume.SplitSpec(sp)
 			if n := filepath.Base(p); !slices.Contains(names, n) {
@@ -349,8 +349,8 @@ func (v *Viewer) updateTitle() {
 	if len(names) > 0 {
 		t += " — " + strings.Join(names, ", ")
 	}
-	if v.win.Title() != t {
-		v.win.SetTitle(t)
+	if win.Title() != t {
+		win.SetTitle(t)
 	}
 }
 
@@ -378,7 +378,7 @@ func (v *Viewer) layerChanged() {
 		v.setPanels()
 	}
 	v.list.Refresh()
-	v.settleControls()
+	v.ctl.settle(v.stack.All(), v.stack.Selected())
 	v.dims.update()
 	v.redraw()
 }
@@ -428,7 +428,7 @@ func (v *Viewer) postRedraw(throttled bool) {
 			v.lastLive.Store(time.Now().UnixNano())
 			v.dims.update()
 			v.redraw()
-			v.settleControls()
+			v.ctl.settle(v.stack.All(), v.stack.Selected())
 		})
 	}
 	if wait := time.Duration(v.lastLive.Load()) + liveInterval - time.Duration(time.Now().UnixNano()); throttled && wait > 0 {
