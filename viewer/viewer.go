@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -84,10 +83,9 @@ type Viewer struct {
 	// (points_saver.go).
 	save saver
 
-	// bg counts background goroutines that post to the UI (Go: the
+	// bg are the background goroutines that post to the UI (Go: the
 	// panel's plot renderers), so a closing window can wait for them.
-	bg      sync.WaitGroup
-	bgCount atomic.Int32
+	bg bgGoroutines
 
 	// now is the clock settle measures stalls with (tests set their own).
 	now func() time.Time
