@@ -50,10 +50,10 @@ type layerBase struct {
 	// that each does not relist and redraw.
 	quiet bool
 	v     *Viewer
-	// shownBy is v for the goroutines that feed a layer (a job's
-	// detections, a distance chunk): v is the UI goroutine's, which
-	// RemoveLayer clears while they may still be appending.
-	shownBy atomic.Pointer[Viewer]
+	// shownBy is v's redraws for the goroutines that feed a layer (a
+	// job's detections, a distance chunk): v is the UI goroutine's,
+	// which RemoveLayer clears while they may still be appending.
+	shownBy atomic.Pointer[redraws]
 	// spec is the file spec the layer was opened from ("" for layers
 	// made in memory): the processing panel offers it as an input.
 	spec string
@@ -66,14 +66,18 @@ type layerBase struct {
 // the UI goroutine.
 func (b *layerBase) setViewer(v *Viewer) {
 	b.v = v
-	b.shownBy.Store(v)
+	if v == nil {
+		b.shownBy.Store(nil)
+		return
+	}
+	b.shownBy.Store(&v.redraws)
 }
 
 // redrawAnywhere asks the viewer showing the layer, if any, to redraw:
 // safe from any goroutine.
 func (b *layerBase) redrawAnywhere() {
-	if v := b.shownBy.Load(); v != nil {
-		v.postRedraw(true)
+	if r := b.shownBy.Load(); r != nil {
+		r.request(true)
 	}
 }
 

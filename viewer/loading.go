@@ -12,17 +12,6 @@ import (
 // Loading state: slices arriving, errors shown, and whether what is on
 // screen is loaded.
 
-// sliceReady is the loaders' callback, on their goroutines.
-func (v *Viewer) sliceReady(k sliceKey, err error) {
-	// A live layer's plane that is not held is no failure: the status
-	// bar says so (loadingText) and no dialog interrupts the user.
-	if err != nil && !errors.Is(err, ErrNotHeld) {
-		v.post(func() { v.ShowError(err) })
-		return
-	}
-	v.postRedraw(false)
-}
-
 // ShowError shows err in the status bar and a dialog that Enter, Escape
 // or Space closes. A new error replaces the one on show (errors do not
 // stack up); the same error again leaves it as it is.

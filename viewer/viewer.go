@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -47,9 +46,10 @@ type Viewer struct {
 	frozen int
 
 	// post runs f on the UI goroutine (fyne.Do; tests queue instead).
-	post          func(f func())
-	redrawPending atomic.Bool
-	lastLive      atomic.Int64 // unix ns of the last posted redraw
+	post func(f func())
+	// redraws is what other goroutines (loaders, feeds) may ask of the
+	// viewer (redraws.go).
+	redraws redraws
 
 	panels   []*sliceView
 	panelBox *fyne.Container
@@ -110,6 +110,11 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: dialogs{win: win}}
 	v.ortho.at = &v.at
 	v.edit.v = v
+	v.redraws = redraws{post: post, showError: v.ShowError, redraw: v.redraw, refresh: func() {
+		v.dims.update()
+		v.redraw()
+		v.ctl.settle(v.stack.All(), v.stack.Selected())
+	}}
 	v.save = saver{win: win, dlg: &v.dlg, layers: v.stack.All, selected: v.stack.Selected,
 		status: func(s string) { v.bar.status.SetText(s) }, showError: v.ShowError, remove: v.RemoveLayer}
 	v.files = opener{win: win, dlg: &v.dlg, open: v.Open, showError: v.ShowError,
@@ -220,7 +225,7 @@ func (v *Viewer) addImage(name string, vol *volume.Volume, maps int, opts ImageO
 	}
 	l.vol, l.maps, l.depth = vol, maps, vol.Shape[0]/maps
 	_ = l.Image.SetVoxelSize(vol.VoxelSize) // zero (unknown) stays unset
-	l.ld = newLoader(vol, l.depth, v.sliceReady, func() { v.postRedraw(true) })
+	l.ld = newLoader(vol, l.depth, v.redraws.sliceReady, func() { v.redraws.request(true) })
 	l.attachPyramid()
 	v.add(l)
 	return l, nil
@@ -406,34 +411,6 @@ func (v *Viewer) redraw() {
 	}
 	v.v3.request()
 	v.bar.update(v)
-}
-
-// liveInterval spaces the redraws that live updates cause: at most 20
-// a second, however often a pipeline appends points or fills chunks.
-const liveInterval = 50 * time.Millisecond
-
-// postRedraw schedules one redraw on the UI goroutine; calls that arrive
-// before it runs are merged. Live updates (throttled) wait until
-// liveInterval has passed since the last live redraw; loaded slices show
-// at once. Safe from any goroutine.
-func (v *Viewer) postRedraw(throttled bool) {
-	if !v.redrawPending.CompareAndSwap(false, true) {
-		return
-	}
-	run := func() {
-		v.post(func() {
-			v.redrawPending.Store(false)
-			v.lastLive.Store(time.Now().UnixNano())
-			v.dims.update()
-			v.redraw()
-			v.ctl.settle(v.stack.All(), v.stack.Selected())
-		})
-	}
-	if wait := time.Duration(v.lastLive.Load()) + liveInterval - time.Duration(time.Now().UnixNano()); throttled && wait > 0 {
-		time.AfterFunc(wait, run)
-		return
-	}
-	run()
 }
 
 // Close stops the loaders and closes every layer's volume.
