@@ -32,9 +32,6 @@ var walkNames = []struct {
 // WalkAll or WalkUnreviewed.
 func (v *Viewer) SetWalk(t int) { v.edit.walk = t }
 
-// Walk returns the walk target.
-func (v *Viewer) Walk() int { return v.edit.walk }
-
 // WalkNext moves the curation walk to the next (dir > 0) or previous
 // point of the walk target in the selected points layer, in plane, row,
 // column order along the slicing axis: it shows the point's plane,

@@ -32,22 +32,24 @@ func (v *Viewer) ShowError(err error) {
 // LastError returns the last error shown in the window ("" when none).
 func (v *Viewer) LastError() string { return v.lastErr }
 
-// Loaded reports whether every visible image layer has its current slice
-// in memory or failed to read it (no slice is still loading).
-func (v *Viewer) Loaded() bool {
-	for _, l := range v.stack.All() {
+// loaded reports whether every visible image layer of layers has its
+// slices on screen (the planes of at along axes) in memory or failed to
+// read them (no slice is still loading), and the 3D view w (nil: none)
+// has drawn its final frame.
+func loaded(layers []Layer, at *model.Dims, axes []Axis, w *view3D) bool {
+	for _, l := range layers {
 		il := imageOf(l)
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
 		}
-		for _, ax := range v.ortho.shownAxes() {
-			k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map())
+		for _, ax := range axes {
+			k, ok := il.keyFor(ax, at.Index(ax), at.Map())
 			if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
 				return false
 			}
 		}
 	}
-	return v.v3.settled()
+	return w.settled()
 }
 
 // loadError returns the first error reading a slice on screen (the

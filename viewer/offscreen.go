@@ -99,7 +99,7 @@ func (v *Viewer) settle(q *uiQueue, stall time.Duration) error {
 			}
 		}
 		ran := q.drain()
-		if idle && ran == 0 && !v.redraws.pending.Load() && v.Loaded() {
+		if idle && ran == 0 && !v.redraws.pending.Load() && loaded(v.stack.All(), &v.at, v.ortho.shownAxes(), v.v3) {
 			v.redraw()
 			return loadError(v.stack.All(), &v.at, v.ortho.shownAxes(), v.v3)
 		}
