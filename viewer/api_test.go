@@ -62,7 +62,7 @@ func TestPlayAdvancesAndStops(t *testing.T) {
 	// Once its goroutine has returned, play posts nothing more: the
 	// steps it posted before run, and the slice stays where they left it.
 	select {
-	case <-h.v.playEnded():
+	case <-h.v.dims.player.ended():
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the play goroutine did not end after stop")
 	}
@@ -78,7 +78,7 @@ func TestDropAndPanels(t *testing.T) {
 	h := newHarness(t)
 	csv := filepath.Join(t.TempDir(), "dropped.csv")
 	os.WriteFile(csv, []byte("z,y,x\n0,1,1\n"), 0o644)
-	h.v.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(csv)})
+	h.v.files.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(csv)})
 	if ls := h.v.Layers(); len(ls) != 1 || ls[0].Name() != "dropped.csv" {
 		t.Fatalf("dropping a CSV gave layers %v", ls)
 	}

@@ -19,7 +19,7 @@ func TestTIFFChannelChooser(t *testing.T) {
 	if got := datasets("../processing/volume/testdata/types/uint16_le.tif"); got != nil {
 		t.Fatalf("one-channel TIFF lists %v", got)
 	}
-	h.v.openInteractive(path)
+	h.v.files.interactive(path)
 	top := h.w.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no channel chooser shown")

@@ -355,13 +355,13 @@ func TestOpenFilesAndRecent(t *testing.T) {
 		if v, ok := h.v.ValueAt(l, 2, 3); !ok || v != 23 {
 			t.Errorf("npy value at z1 (2,3) = %v %v, want 23", v, ok)
 		}
-		if r := h.v.Recent(); len(r) != 2 || r[0] != spec {
+		if r := h.v.files.recent(); len(r) != 2 || r[0] != spec {
 			t.Errorf("recent %v", r)
 		}
 	} else {
 		t.Log("no NPY writer registered: the NPY part of this test did not run")
 	}
-	if r := h.v.Recent(); len(r) == 0 || r[len(r)-1] != csv {
+	if r := h.v.files.recent(); len(r) == 0 || r[len(r)-1] != csv {
 		t.Errorf("recent %v, want %s last", r, csv)
 	}
 }

@@ -32,9 +32,6 @@ var walkNames = []struct {
 // WalkAll or WalkUnreviewed.
 func (v *Viewer) SetWalk(t int) { v.edit.walk = t }
 
-// Walk returns the walk target.
-func (v *Viewer) Walk() int { return v.edit.walk }
-
 // WalkNext moves the curation walk to the next (dir > 0) or previous
 // point of the walk target in the selected points layer, in plane, row,
 // column order along the slicing axis: it shows the point's plane,
@@ -127,11 +124,11 @@ func pointText(l *PointsLayer) string {
 	return t
 }
 
-// imageExtent is the extent of the image layers (the volume the points
-// belong to), zero without one.
-func (v *Viewer) imageExtent() [3]int {
+// imageExtent is the extent of the image layers of layers (the volume
+// the points belong to), zero without one.
+func imageExtent(layers []Layer) [3]int {
 	var e [3]int
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
 			x := il.extent()
 			for a := range e {

@@ -123,8 +123,8 @@ func TestEditSession(t *testing.T) {
 	// Add: key 2, click at voxel (20, 25) of plane 5.
 	h.click(1, 1, false) // in pan/zoom mode a click adds nothing
 	h.key(fyne.Key2)
-	if h.v.Mode() != AddPoints || h.v.ctl.pts.mode.Selected != "add (2)" {
-		t.Fatalf("mode %v, radio %q", h.v.Mode(), h.v.ctl.pts.mode.Selected)
+	if h.v.edit.mode != AddPoints || h.v.ctl.pts.mode.Selected != "add (2)" {
+		t.Fatalf("mode %v, radio %q", h.v.edit.mode, h.v.ctl.pts.mode.Selected)
 	}
 	h.click(20, 25, false)
 	added := pt(5, 20, 25, "cell")

@@ -77,13 +77,21 @@ type DialogButton struct {
 	Stay bool
 }
 
-// showModal shows a dialog of kind (replacing one of that kind on show)
+// dialogs are the viewer's dialogs on show over win, by kind and
+// oldest first.
+type dialogs struct {
+	win    fyne.Window
+	byKind map[string]*modal
+	order  []*modal
+}
+
+// show shows a dialog of kind (replacing one of that kind on show)
 // with content and buttons, left to right; def is the index of the
 // button Enter presses, esc that of the button Escape presses (-1:
 // none). It returns the dialog.
-func (v *Viewer) showModal(kind, title string, content fyne.CanvasObject, buttons []DialogButton, def, esc int) *modal {
-	if old := v.modals[kind]; old != nil {
-		old.hide(v)
+func (ds *dialogs) show(kind, title string, content fyne.CanvasObject, buttons []DialogButton, def, esc int) *modal {
+	if old := ds.byKind[kind]; old != nil {
+		old.hide(ds)
 	}
 	m := &modal{kind: kind, title: title}
 	var objs []fyne.CanvasObject
@@ -94,7 +102,7 @@ func (v *Viewer) showModal(kind, title string, content fyne.CanvasObject, button
 		do, stay := bd.Do, bd.Stay
 		b.OnTapped = func() {
 			if !stay {
-				m.hide(v)
+				m.hide(ds)
 			}
 			if do != nil {
 				do()
@@ -112,61 +120,61 @@ func (v *Viewer) showModal(kind, title string, content fyne.CanvasObject, button
 	if esc >= 0 && esc < len(m.buttons) {
 		m.esc = m.buttons[esc]
 	}
-	m.d = dialog.NewCustomWithoutButtons(title, content, v.win)
+	m.d = dialog.NewCustomWithoutButtons(title, content, ds.win)
 	m.d.SetButtons(objs)
-	m.d.SetOnClosed(func() { v.forget(m) })
+	m.d.SetOnClosed(func() { ds.forget(m) })
 	m.d.Resize(fyne.NewSize(dialogWidth, 0))
-	if v.modals == nil {
-		v.modals = map[string]*modal{}
+	if ds.byKind == nil {
+		ds.byKind = map[string]*modal{}
 	}
-	v.modals[kind] = m
-	v.modalOrder = append(v.modalOrder, m)
+	ds.byKind[kind] = m
+	ds.order = append(ds.order, m)
 	m.d.Show()
-	m.focus(v)
+	m.focus(ds.win)
 	return m
 }
 
 // focus gives the keyboard to the dialog's entry, else its default
 // button (else its first enabled one).
-func (m *modal) focus(v *Viewer) {
-	if v.win == nil {
+func (m *modal) focus(win fyne.Window) {
+	if win == nil {
 		return
 	}
 	if m.keep != nil {
-		v.win.Canvas().Focus(m.keep)
+		win.Canvas().Focus(m.keep)
 		return
 	}
 	for _, b := range append([]*keyButton{m.def}, m.buttons...) {
 		if b != nil && !b.Disabled() {
-			v.win.Canvas().Focus(b)
+			win.Canvas().Focus(b)
 			return
 		}
 	}
 }
 
 // hide closes the dialog.
-func (m *modal) hide(v *Viewer) {
+func (m *modal) hide(ds *dialogs) {
 	m.d.Hide()
-	v.forget(m)
+	ds.forget(m)
 }
 
 // forget drops m from the dialogs on show.
-func (v *Viewer) forget(m *modal) {
-	if v.modals[m.kind] == m {
-		delete(v.modals, m.kind)
+func (ds *dialogs) forget(m *modal) {
+	if ds.byKind[m.kind] == m {
+		delete(ds.byKind, m.kind)
 	}
-	v.modalOrder = slices.DeleteFunc(v.modalOrder, func(x *modal) bool { return x == m })
+	ds.order = slices.DeleteFunc(ds.order, func(x *modal) bool { return x == m })
 }
 
-// modalKey gives a key typed while a dialog is on show and nothing in
-// it has the keyboard (a click on its text took it away) to the newest
+// key gives a key typed while a dialog is on show and nothing in it
+// has the keyboard (a click on its text took it away) to the newest
 // dialog, and reports whether one took it: the canvas under a dialog
 // gets no keys.
-func (v *Viewer) modalKey(e *fyne.KeyEvent) bool {
-	if len(v.modalOrder) == 0 {
+func (ds *dialogs) key(e *fyne.KeyEvent) bool {
+	if len(ds.order) == 0 {
 		return false
 	}
-	m := v.modalOrder[len(v.modalOrder)-1]
+	m := ds.order[len(ds.order)-1]
 	switch e.Name {
 	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace:
 		if m.def != nil && !m.def.Disabled() {
@@ -183,7 +191,7 @@ func (v *Viewer) modalKey(e *fyne.KeyEvent) bool {
 // DialogButton returns the button labelled label of the dialog of kind
 // on show, or nil: tests tap it as a user would.
 func (v *Viewer) DialogButton(kind, label string) *widget.Button {
-	if m := v.modals[kind]; m != nil {
+	if m := v.dlg.byKind[kind]; m != nil {
 		for _, b := range m.buttons {
 			if b.Text == label {
 				return &b.Button
@@ -214,6 +222,6 @@ const dialogWidth = 560
 // one replaces it. It returns a function that closes the dialog (for a
 // question answered by other means). Call it on the UI goroutine.
 func (v *Viewer) ShowDialog(kind, title string, icon fyne.Resource, message string, buttons []DialogButton, def, esc int) (hide func()) {
-	m := v.showModal(kind, title, messageContent(icon, message), buttons, def, esc)
-	return func() { m.hide(v) }
+	m := v.dlg.show(kind, title, messageContent(icon, message), buttons, def, esc)
+	return func() { m.hide(&v.dlg) }
 }

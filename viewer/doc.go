@@ -62,19 +62,20 @@
 //
 // # Points and curation
 //
-// A PointsLayer can be edited: Viewer.SetMode chooses what the mouse does
-// (PanZoom, AddPoints, SelectPoints, MovePoints); the layer's AddPoint,
-// SetSelected, MoveSelected, DeleteSelected and SetSelectedClass are the
-// same edits from code, each one undoable (Undo, Redo). Points live in a
-// store indexed by plane along each axis; deleted points stay as
-// tombstones so that indices (selection, undo history) never move, and an
-// edit reindexes only the planes it touches. WalkNext is the curation
-// walk; Save writes CSV or cellfinder XML (processing/points), through a
-// temporary file, after the questions it needs (points_save.go: replace
-// another file, unknown points into XML); ConfirmUnsaved and
-// AskRemoveLayer ask before unsaved edits are lost. Clicks and boxes
-// select on the plane on show only. NewPointsLayer starts a layer on an
-// image.
+// A PointsLayer can be edited: the edit mode of the layer's controls
+// (keys 1 to 4) chooses what the mouse does (PanZoom, AddPoints,
+// SelectPoints, MovePoints); the layer's AddPoint, SetSelected,
+// MoveSelected, DeleteSelected and SetSelectedClass are the same edits
+// from code, each one undoable (Undo, Redo). Points live in a store
+// indexed by plane along each axis; deleted points stay as tombstones so
+// that indices (selection, undo history) never move, and an edit
+// reindexes only the planes it touches. WalkNext is the curation walk;
+// Save writes CSV or cellfinder XML (processing/points), through a
+// temporary file, after the questions it needs (points_saver.go: replace
+// another file, unknown points into XML); ConfirmUnsaved and the layer
+// list's remove button ask before unsaved edits are lost. Clicks and
+// boxes select on the plane on show only. File ▸ New points layer starts
+// a layer on an image.
 //
 // # Dialogs
 //

@@ -7,7 +7,7 @@ package viewer
 // show ("error", "unsaved", "remove", "save", "overwrite",
 // "unknown-xml"), and whether there is one: for tests and scripts.
 func (v *Viewer) Dialog(kind string) (title string, buttons []string, ok bool) {
-	m := v.modals[kind]
+	m := v.dlg.byKind[kind]
 	if m == nil {
 		return "", nil, false
 	}
@@ -18,11 +18,9 @@ func (v *Viewer) Dialog(kind string) (title string, buttons []string, ok bool) {
 }
 
 // Dialogs returns how many dialogs are on show.
-func (v *Viewer) Dialogs() int { return len(v.modalOrder) }
+func (v *Viewer) Dialogs() int { return len(v.dlg.order) }
 
 // Playing reports whether the play button is animating the slices.
 func (v *Viewer) Playing() bool {
-	v.playMu.Lock()
-	defer v.playMu.Unlock()
-	return v.playStop != nil
+	return v.dims.player.playing()
 }

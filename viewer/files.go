@@ -3,24 +3,16 @@ package viewer
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/storage"
-	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/points"
 	"github.com/voxlab/voxlab/processing/volume"
 	"github.com/voxlab/voxlab/processing/volume/h5"
 	"github.com/voxlab/voxlab/viewer/model"
-	"github.com/voxlab/voxlab/widgets"
 )
 
 // Recent files are kept in the app's Preferences under this key, newest
@@ -64,8 +56,8 @@ func (v *Viewer) Open(spec string) (Layer, error) {
 		}
 	}
 	l.base().spec = spec
-	v.updateTitle()
-	v.addRecent(spec)
+	setTitle(v.win, v.stack.All())
+	v.files.addRecent(spec)
 	return l, nil
 }
 
@@ -84,8 +76,8 @@ func (v *Viewer) OpenScored(path string, score func(z, y, x float64) (float64, b
 	pl.path, pl.spec = path, path
 	pl.SetReviewOrder(order)
 	pl.SetProbabilities(ps)
-	v.updateTitle()
-	v.addRecent(path)
+	setTitle(v.win, v.stack.All())
+	v.files.addRecent(path)
 	return pl, nil
 }
 
@@ -170,27 +162,6 @@ func displayName(spec string) string {
 // optionally type (see points.ReadCSV).
 func ReadPointsCSV(path string) ([]Point, error) { return points.ReadCSV(path) }
 
-// Recent returns the recently opened specs, newest first.
-func (v *Viewer) Recent() []string {
-	return fyne.CurrentApp().Preferences().StringList(recentKey)
-}
-
-func (v *Viewer) addRecent(spec string) {
-	if abs, err := filepath.Abs(spec); err == nil {
-		spec = abs
-	}
-	prefs := fyne.CurrentApp().Preferences()
-	list := slices.DeleteFunc(prefs.StringList(recentKey), func(s string) bool { return s == spec })
-	list = append([]string{spec}, list...)
-	if len(list) > maxRecent {
-		list = list[:maxRecent]
-	}
-	prefs.SetStringList(recentKey, list)
-	if v.win != nil && v.win.MainMenu() != nil {
-		v.win.SetMainMenu(v.mainMenu())
-	}
-}
-
 // Shortcuts of the menu items: Fyne shows them beside the items and runs
 // them from anywhere in the window, whatever has the focus.
 var (
@@ -211,8 +182,8 @@ var (
 func (v *Viewer) mainMenu() *fyne.MainMenu {
 	recent := fyne.NewMenuItem("Open recent", nil)
 	var items []*fyne.MenuItem
-	for _, spec := range v.Recent() {
-		items = append(items, fyne.NewMenuItem(spec, func() { v.openInteractive(spec) }))
+	for _, spec := range v.files.recent() {
+		items = append(items, fyne.NewMenuItem(spec, func() { v.files.interactive(spec) }))
 	}
 	if len(items) == 0 {
 		items = []*fyne.MenuItem{fyne.NewMenuItem("(none)", nil)}
@@ -230,18 +201,18 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 	)
 	return fyne.NewMainMenu(
 		fyne.NewMenu("File",
-			item("Open…", openShortcut, v.ShowOpenDialog),
-			item("Open folder…", openFolderShortcut, v.ShowOpenFolderDialog),
+			item("Open…", openShortcut, func() { v.files.show(false) }),
+			item("Open folder…", openFolderShortcut, func() { v.files.show(true) }),
 			recent,
 			item("Export layer…", nil, v.actions.Export),
 			fyne.NewMenuItemSeparator(),
-			item("New points layer", newPointsShortcut, func() { v.NewPointsLayer() }),
-			item("Save points", saveShortcut, v.SaveSelected),
-			item("Save points as…", saveAsShortcut, v.SaveSelectedAs),
+			item("New points layer", newPointsShortcut, func() { v.edit.newLayer() }),
+			item("Save points", saveShortcut, v.save.saveSelected),
+			item("Save points as…", saveAsShortcut, v.save.saveSelectedAs),
 			fyne.NewMenuItemSeparator(),
 			quitItem()),
 		view,
-		v.editMenu(),
+		editMenu(v.stack.Selected, func(step int) { v.WalkNext(step) }),
 	)
 }
 
@@ -252,194 +223,6 @@ func quitItem() *fyne.MenuItem {
 	q.IsQuit = true
 	q.Shortcut = quitShortcut
 	return q
-}
-
-// openDialog is the Open dialog: a path to type or paste (Fyne's file
-// chooser has no field for one), with the file and folder choosers a
-// click away. Enter opens, Escape cancels.
-type openDialog struct {
-	m     *modal
-	path  *dialogEntry
-	msg   *widget.Label
-	open  *widget.Button
-	files *widget.Button
-	// folder: File ▸ Open folder's, which takes folders only.
-	folder bool
-}
-
-// ShowOpenDialog asks for a file or folder to open: its path typed or
-// pasted (a leading ~ is the home folder), or picked with Browse files…
-// or Browse folders…. HDF5 files then get a dataset chooser.
-func (v *Viewer) ShowOpenDialog() { showOpenDialog(v, false) }
-
-// ShowOpenFolderDialog asks for a folder (of TIFF planes, of MRC maps)
-// to open as one layer, as ShowOpenDialog does: typed or pasted, or
-// picked with Browse folders…; Enter opens, Escape cancels.
-func (v *Viewer) ShowOpenFolderDialog() { showOpenDialog(v, true) }
-
-// showOpenDialog shows the Open dialog, or File ▸ Open folder's (folder).
-func showOpenDialog(v *Viewer, folder bool) {
-	o := &openDialog{path: &dialogEntry{}, msg: widgets.WrapLabel("", widget.DangerImportance), folder: folder}
-	o.path.ExtendBaseWidget(o.path)
-	title, label := "Open", "Path of a file or folder"
-	o.path.SetPlaceHolder("a file, a folder of TIFF planes, or FILE.h5:/dataset")
-	if folder {
-		title, label = "Open folder", "Path of a folder of TIFF planes or MRC maps"
-		o.path.SetPlaceHolder("a folder, e.g. crop_planes/ch0")
-	}
-	if recent := v.Recent(); len(recent) > 0 {
-		p, _ := volume.SplitSpec(recent[0])
-		o.path.SetText(filepath.Dir(p) + string(filepath.Separator))
-		o.path.CursorColumn = len([]rune(o.path.Text))
-	}
-	widgets.SetLabel(o.msg, "")
-	o.path.OnSubmitted = func(string) { v.openTyped(o) }
-	o.path.OnChanged = func(string) { widgets.SetLabel(o.msg, "") }
-	o.files = widget.NewButtonWithIcon("Browse files…", theme.FileIcon(), func() {
-		v.closeOpenDialog(o)
-		v.showFileChooser()
-	})
-	folders := widget.NewButtonWithIcon("Browse folders…", theme.FolderIcon(), func() {
-		v.closeOpenDialog(o)
-		showFolderChooser(v)
-	})
-	browse := container.NewHBox(o.files, folders)
-	if folder {
-		browse = container.NewHBox(folders)
-	}
-	content := container.NewVBox(widget.NewLabel(label), o.path, o.msg, browse)
-	o.m = v.showModal("open", title, content, []DialogButton{
-		{Label: "Cancel", Icon: theme.CancelIcon(), Do: func() { v.closeOpenDialog(o) }},
-		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Stay: true, Do: func() { v.openTyped(o) }},
-	}, 1, 0)
-	o.open = &o.m.buttons[1].Button
-	o.path.m = o.m
-	o.m.keep = o.path
-	o.m.d.Resize(fyne.NewSize(640, 0))
-	v.openDlg = o
-	o.m.focus(v)
-}
-
-// closeOpenDialog hides the Open dialog.
-func (v *Viewer) closeOpenDialog(o *openDialog) {
-	o.m.hide(v)
-	if v.openDlg == o {
-		v.openDlg = nil
-	}
-}
-
-// openTyped opens the path typed in the Open dialog, or says beside it
-// why it cannot.
-func (v *Viewer) openTyped(o *openDialog) {
-	spec := expandHome(strings.TrimSpace(o.path.Text))
-	if spec == "" {
-		widgets.SetLabel(o.msg, "type the path of a file or folder, or browse for one")
-		return
-	}
-	p, _ := volume.SplitSpec(spec)
-	st, err := os.Stat(p)
-	switch {
-	case err != nil && o.folder:
-		widgets.SetLabel(o.msg, fmt.Sprintf("%s: no such folder", p))
-		return
-	case err != nil:
-		widgets.SetLabel(o.msg, fmt.Sprintf("%s: no such file or folder", p))
-		return
-	case o.folder && !st.IsDir():
-		widgets.SetLabel(o.msg, fmt.Sprintf("%s is a file, not a folder: use File ▸ Open… for files", p))
-		return
-	}
-	v.closeOpenDialog(o)
-	v.openInteractive(spec)
-}
-
-// expandHome replaces a leading ~ with the home folder.
-func expandHome(p string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[1:])
-		}
-	}
-	return p
-}
-
-// showFileChooser lets the user pick a file in Fyne's chooser.
-func (v *Viewer) showFileChooser() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			v.ShowError(err)
-			return
-		}
-		if r == nil {
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
-		v.openInteractive(path)
-	}, v.win)
-	exts := []string{".csv", ".xml"}
-	for _, f := range volume.Formats() {
-		for _, e := range f.Extensions {
-			if e != "/" {
-				exts = append(exts, e)
-			}
-		}
-	}
-	d.SetFilter(storage.NewExtensionFileFilter(exts))
-	v.startAtRecent(d)
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
-}
-
-// showFolderChooser lets the user pick a folder (of TIFF planes, of
-// MRC maps) in Fyne's chooser, to open as one layer.
-func showFolderChooser(v *Viewer) {
-	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
-		if err != nil {
-			v.ShowError(err)
-			return
-		}
-		if u != nil {
-			v.openInteractive(u.Path())
-		}
-	}, v.win)
-	v.startAtRecent(d)
-	d.Resize(fyne.NewSize(800, 560))
-	d.Show()
-}
-
-// startAtRecent starts a chooser in the folder of the file opened last.
-func (v *Viewer) startAtRecent(d *dialog.FileDialog) {
-	if recent := v.Recent(); len(recent) > 0 {
-		p, _ := volume.SplitSpec(recent[0])
-		if dir, err := storage.ListerForURI(storage.NewFileURI(filepath.Dir(p))); err == nil {
-			d.SetLocation(dir)
-		}
-	}
-}
-
-// dropped opens files dropped on the window.
-func (v *Viewer) dropped(_ fyne.Position, uris []fyne.URI) {
-	for _, u := range uris {
-		v.openInteractive(u.Path())
-	}
-}
-
-// openInteractive opens a spec picked by the user: errors go to a dialog,
-// and an HDF5 file without a dataset asks which one to show.
-func (v *Viewer) openInteractive(spec string) {
-	path, ds := volume.SplitSpec(spec)
-	if ds == "" {
-		if names := datasets(path); len(names) > 1 {
-			v.chooseDataset(path, names)
-			return
-		} else if len(names) == 1 {
-			spec = path + ":" + names[0]
-		}
-	}
-	if _, err := v.Open(spec); err != nil {
-		v.ShowError(err)
-	}
 }
 
 // datasets lists the datasets of an HDF5 file that open as volumes, the
@@ -471,21 +254,4 @@ func datasets(path string) []string {
 		}
 	}
 	return names
-}
-
-// chooseDataset asks which dataset of an HDF5 file (or channel of a TIFF)
-// to open.
-func (v *Viewer) chooseDataset(path string, names []string) {
-	sel := widget.NewRadioGroup(names, nil)
-	sel.SetSelected(names[0])
-	v.showModal("dataset", "Dataset of "+filepath.Base(path), sel, []DialogButton{
-		{Label: "Cancel", Icon: theme.CancelIcon()},
-		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Do: func() {
-			if sel.Selected != "" {
-				if _, err := v.Open(path + ":" + sel.Selected); err != nil {
-					v.ShowError(err)
-				}
-			}
-		}},
-	}, 1, 0)
 }

@@ -25,7 +25,8 @@ func TestGoldenFrame(t *testing.T) {
 	h.settle()
 	var f frame
 	f.resize(160, 120)
-	h.v.paint(&f, nil, xform{CX: 20, CY: 15, Scale: 3}, 160, 120, 1)
+	c := drawCtx{at: &h.v.at, axis: h.v.at.Axis(), t: xform{CX: 20, CY: 15, Scale: 3}, sw: 160, sh: 120, ps: 1}
+	c.paint(&f, shownIn(h.v.stack.All(), nil))
 
 	want := testutil.ReadPNG(t, "testdata/frame_blend.png")
 	if want.Bounds() != f.img.Bounds() {

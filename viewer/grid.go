@@ -64,8 +64,8 @@ func (g gridLayout) columns(objs []fyne.CanvasObject, size fyne.Size) int {
 			if p, ok := o.(*sliceView); ok {
 				group = p.group
 			}
-			e := g.v.extentOf(group)
-			a := g.v.aspectOf(group)
+			e := extentOf(g.v.stack.All(), group)
+			a := aspectAlong(g.v.stack.All(), group, g.v.at.Axis())
 			f := model.Fit(e[ra], e[ca], a, float64(cw), float64(ch))
 			area += float64(e[ra]) * f.RowScale() * float64(e[ca]) * f.Scale
 		}

@@ -190,12 +190,12 @@ func TestStatusPerPanel(t *testing.T) {
 	if want := "map 2  z 3  y 5  x 6  │  maps: 146"; h.v.bar.status.Text != want {
 		t.Errorf("over the maps: %q, want %q", h.v.bar.status.Text, want)
 	}
-	if title := h.v.panelTitle(h.panelOf(maps).group); title != "maps: map 2" {
+	if title := panelTitle(h.panelOf(maps).group, &h.v.at); title != "maps: map 2" {
 		t.Errorf("map panel title %q", title)
 	}
 	// Past the maps' 8 planes their panel is empty and says why.
 	h.v.SetSlice(10)
-	if title := h.v.panelTitle(h.panelOf(maps).group); title != "maps: map 2 (ends at z 7)" {
+	if title := panelTitle(h.panelOf(maps).group, &h.v.at); title != "maps: map 2 (ends at z 7)" {
 		t.Errorf("map panel title past its end %q", title)
 	}
 }

@@ -39,7 +39,7 @@ func TestHDF5DatasetChooser(t *testing.T) {
 	if got := datasets(path); len(got) != 2 {
 		t.Fatalf("datasets %v, want both", got)
 	}
-	h.v.openInteractive(path)
+	h.v.files.interactive(path)
 	top := h.w.Canvas().Overlays().Top()
 	if top == nil {
 		t.Fatal("no dataset chooser shown")

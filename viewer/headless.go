@@ -73,7 +73,7 @@ func (h *Headless) Settle(stall time.Duration) error { return h.settle(h.q, stal
 // (Go: the panel's plot rendering) is done and nothing waits in the
 // queue.
 func (h *Headless) Idle() bool {
-	if !h.bgIdle() {
+	if !h.bg.idle() {
 		return false
 	}
 	h.q.mu.Lock()

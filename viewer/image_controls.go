@@ -58,10 +58,10 @@ func setSlider(s *widget.Slider, x float64) {
 	}
 }
 
-// imageControls are the controls of an image or heat-map layer: its
+// controls are the controls of an image or heat-map layer: its
 // description, voxel size, contrast limits and auto-contrast, gamma,
 // colormap, opacity and blending, each following its setting.
-func imageControls(v *Viewer, l *ImageLayer) []fyne.CanvasObject {
+func (l *ImageLayer) controls(v *Viewer) []fyne.CanvasObject {
 	c := &v.ctl
 	lo, hi := l.ContrastLimits()
 	rlo, rhi := l.ContrastRange()
@@ -87,7 +87,7 @@ func imageControls(v *Viewer, l *ImageLayer) []fyne.CanvasObject {
 		widgets.Refocus(v.win, true)
 	}
 	c.lo.OnSubmitted, c.hi.OnSubmitted = setLimits, setLimits
-	c.watch(func() { c.showLimits(l, v.focused) }, &l.ContrastChanged, &l.RangeChanged, &l.ShownChanged)
+	c.watch(func() { c.showLimits(l, func(o fyne.Focusable) bool { return focusedIn(v.win, o) }) }, &l.ContrastChanged, &l.RangeChanged, &l.ShownChanged)
 	voxelRow := voxelControl(v, l)
 	autoOnce := widgets.NewButton(v.win, "Auto", nil, func() { l.AutoContrast() })
 	c.auto = widget.NewCheck("continuous", func(on bool) {
@@ -101,7 +101,7 @@ func imageControls(v *Viewer, l *ImageLayer) []fyne.CanvasObject {
 	c.gamma.Step = 0.01
 	c.gammaLbl = widget.NewLabel("")
 	c.gamma.OnChanged = l.SetGamma
-	c.gamma.OnChangeEnded = v.sliderDone
+	c.gamma.OnChangeEnded = sliderDone(v.win)
 	c.watch(func() {
 		setSlider(c.gamma, l.Gamma())
 		c.gammaLbl.SetText(fmt.Sprintf("%.2f", l.Gamma()))
@@ -116,7 +116,7 @@ func imageControls(v *Viewer, l *ImageLayer) []fyne.CanvasObject {
 	c.opacity = widget.NewSlider(0, 1)
 	c.opacity.Step = 0.01
 	c.opacity.OnChanged = l.SetOpacity
-	c.opacity.OnChangeEnded = v.sliderDone
+	c.opacity.OnChangeEnded = sliderDone(v.win)
 	c.watch(func() { setSlider(c.opacity, l.Opacity()) }, &l.OpacityChanged)
 	blend := widget.NewSelect([]string{Translucent.String(), Additive.String()}, func(s string) {
 		m := Translucent
@@ -180,7 +180,7 @@ func voxelControl(v *Viewer, l *ImageLayer) fyne.CanvasObject {
 	c.voxel = widget.NewEntry()
 	c.voxel.SetPlaceHolder("z, y, x (e.g. 5, 2, 2)")
 	c.watch(func() {
-		if vs := l.VoxelSize(); vs != [3]float64{} && !v.focused(c.voxel) {
+		if vs := l.VoxelSize(); vs != [3]float64{} && !focusedIn(v.win, c.voxel) {
 			c.voxel.SetText(fmt.Sprintf("%g, %g, %g", vs[0], vs[1], vs[2]))
 		}
 	}, &l.VoxelSizeChanged)
@@ -260,16 +260,16 @@ func (c *controlRefs) showLimits(l *ImageLayer, focused func(fyne.Focusable) boo
 	}
 }
 
-// settleControls brings the controls up to date after a redraw: an
-// image layer tells them of the limits its slices moved (Settle), a
-// points layer's counts are read again.
-func (v *Viewer) settleControls() {
-	for _, l := range v.stack.All() {
+// settle brings the controls up to date after a redraw: an image layer
+// of layers tells them of the limits its slices moved (Settle), the
+// selected points layer's counts are read again.
+func (c *controlRefs) settle(layers []Layer, selected Layer) {
+	for _, l := range layers {
 		if il := imageOf(l); il != nil {
 			il.Settle()
 		}
 	}
-	if pl, ok := v.ctl.layer.(*PointsLayer); ok && pl == v.stack.Selected() {
-		v.syncPoints(pl)
+	if pl, ok := c.layer.(*PointsLayer); ok && pl == selected {
+		c.pts.sync(pl, imageExtent(layers))
 	}
 }

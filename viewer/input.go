@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // Input on the panels: keys, the pointer's voxel and the values under
@@ -15,20 +17,20 @@ import (
 // Page Up by ten; with a stack on show the up and down arrows step
 // through its maps. While a dialog is on show the keys are its.
 func (v *Viewer) typedKey(e *fyne.KeyEvent) {
-	if v.modalKey(e) || v.edit.key(e) {
+	if v.dlg.key(e) || v.edit.key(e) {
 		return
 	}
 	stacks := v.Maps() > 1
 	switch e.Name {
 	case fyne.KeyUp:
 		if stacks {
-			v.StepMap(1)
+			v.SetMap(v.at.Map() + 1)
 		} else {
 			v.Step(1, false)
 		}
 	case fyne.KeyDown:
 		if stacks {
-			v.StepMap(-1)
+			v.SetMap(v.at.Map() - 1)
 		} else {
 			v.Step(-1, false)
 		}
@@ -45,31 +47,34 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 	case fyne.KeyHome:
 		v.SetSlice(0)
 	case fyne.KeyEnd:
-		v.SetSlice(v.dimsExtent()[v.at.Axis()] - 1)
+		v.SetSlice(v.Extent()[v.at.Axis()] - 1)
 	}
 }
 
-// hover reports the position and the values under the pointer.
-func (v *Viewer) hover(p *sliceView, pos fyne.Position) {
-	v.hoverPanel, v.hoverPos = p, pos
-	v.bar.update(v)
+// pointer is where the mouse is: the panel it is over (nil: none) and
+// its position there.
+type pointer struct {
+	panel *sliceView
+	pos   fyne.Position
 }
 
-func (v *Viewer) hoverOut() {
-	v.hoverPanel = nil
-	v.bar.update(v)
+// hover reports the position and the values under the pointer, at pos
+// in s.
+func (s *sliceView) hover(pos fyne.Position) {
+	s.v.ptr = pointer{panel: s, pos: pos}
+	s.v.bar.update(s.v)
 }
 
-// cursorVoxel returns the (z, y, x) voxel under the pointer, in the
-// data of the panel it is over.
-func (v *Viewer) cursorVoxel() (zyx [3]int, row, col int, ok bool) {
-	if v.hoverPanel == nil {
+// voxel returns the (z, y, x) voxel under the pointer, in the data of
+// the panel it is over, at the planes of at.
+func (p pointer) voxel(at *model.Dims) (zyx [3]int, row, col int, ok bool) {
+	if p.panel == nil {
 		return zyx, 0, 0, false
 	}
-	row, col = v.hoverPanel.cellAt(v.hoverPos)
-	ax := v.hoverPanel.axis()
-	ra, ca := v.hoverPanel.dispAxes()
-	zyx[ax] = v.at.Index(ax)
+	row, col = p.panel.cellAt(p.pos)
+	ax := p.panel.axis()
+	ra, ca := p.panel.dispAxes()
+	zyx[ax] = at.Index(ax)
 	zyx[ra], zyx[ca] = row, col
 	return zyx, row, col, true
 }
@@ -92,12 +97,12 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 	return p.value(row, col), true
 }
 
-// heatmapUnder returns the topmost visible heat map of panel p with a
-// cell at (row, col), or nil.
-func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
-	for i := v.stack.Len() - 1; i >= 0; i-- {
-		h, ok := v.stack.At(i).(*HeatmapLayer)
-		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, v.stack.At(i)) {
+// heatmapUnder returns the topmost visible heat map of layers in panel
+// p with a cell at (row, col), or nil.
+func heatmapUnder(layers []Layer, p *sliceView, row, col int) *HeatmapLayer {
+	for i := len(layers) - 1; i >= 0; i-- {
+		h, ok := layers[i].(*HeatmapLayer)
+		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, layers[i]) {
 			continue
 		}
 		if row >= 0 && col >= 0 && row < h.rows && col < h.cols {
@@ -107,29 +112,31 @@ func (v *Viewer) heatmapUnder(p *sliceView, row, col int) *HeatmapLayer {
 	return nil
 }
 
-// stackOf returns the stack layer whose maps are the rows of heat map h
-// (a distance matrix's ground-truth maps): the topmost with as many maps
-// as h has rows, or nil.
-func (v *Viewer) stackOf(h *HeatmapLayer) *ImageLayer {
-	for i := v.stack.Len() - 1; i >= 0; i-- {
-		if il, ok := v.stack.At(i).(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
+// stackOf returns the stack layer of layers whose maps are the rows of
+// heat map h (a distance matrix's ground-truth maps): the topmost with
+// as many maps as h has rows, or nil.
+func stackOf(layers []Layer, h *HeatmapLayer) *ImageLayer {
+	for i := len(layers) - 1; i >= 0; i-- {
+		if il, ok := layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
 			return il
 		}
 	}
 	return nil
 }
 
-// tapped shows, for a tap on a cell of a distance heat map, the map of
+// tapHeatmap shows, for a tap on a cell of a distance heat map, the map of
 // its row in the stack those rows index at its middle plane (the slider
 // may have been past the end of a map, or at an empty border plane),
 // showing the stack if hidden.
-func (v *Viewer) tapped(p *sliceView, pos fyne.Position) {
-	row, col := p.cellAt(pos)
-	h := v.heatmapUnder(p, row, col)
+func (s *sliceView) tapHeatmap(pos fyne.Position) {
+	v := s.v
+	row, col := s.cellAt(pos)
+	layers := v.stack.All()
+	h := heatmapUnder(layers, s, row, col)
 	if h == nil {
 		return
 	}
-	st := v.stackOf(h)
+	st := stackOf(layers, h)
 	if st == nil {
 		return
 	}

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"fyne.io/fyne/v2"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,20 @@ type Layer interface {
 	SetVisible(bool)
 	Opacity() float64
 	SetOpacity(float64)
+	// extent is the layer's size along z, y, x (one map's for a
+	// stack): the range it gives the dims sliders.
+	extent() [3]int
+	// draw draws the layer's plane on show into a panel's frame
+	// (paint.go).
+	draw(f *frame, c drawCtx)
+	// controls are the layer's controls in v's side panel while it is
+	// selected (image_controls.go, points_controls.go).
+	controls(v *Viewer) []fyne.CanvasObject
+	// icon, image and spacing3D are the list icon, the image data (nil
+	// for points) and the voxel size in the 3D frame (kinds.go).
+	icon() fyne.Resource
+	image() *ImageLayer
+	spacing3D(layers []Layer) ([3]float64, bool)
 	base() *layerBase
 }
 
@@ -35,10 +50,10 @@ type layerBase struct {
 	// that each does not relist and redraw.
 	quiet bool
 	v     *Viewer
-	// shownBy is v for the goroutines that feed a layer (a job's
-	// detections, a distance chunk): v is the UI goroutine's, which
-	// RemoveLayer clears while they may still be appending.
-	shownBy atomic.Pointer[Viewer]
+	// shownBy is v's redraws for the goroutines that feed a layer (a
+	// job's detections, a distance chunk): v is the UI goroutine's,
+	// which RemoveLayer clears while they may still be appending.
+	shownBy atomic.Pointer[redraws]
 	// spec is the file spec the layer was opened from ("" for layers
 	// made in memory): the processing panel offers it as an input.
 	spec string
@@ -51,14 +66,18 @@ type layerBase struct {
 // the UI goroutine.
 func (b *layerBase) setViewer(v *Viewer) {
 	b.v = v
-	b.shownBy.Store(v)
+	if v == nil {
+		b.shownBy.Store(nil)
+		return
+	}
+	b.shownBy.Store(&v.redraws)
 }
 
 // redrawAnywhere asks the viewer showing the layer, if any, to redraw:
 // safe from any goroutine.
 func (b *layerBase) redrawAnywhere() {
-	if v := b.shownBy.Load(); v != nil {
-		v.postRedraw(true)
+	if r := b.shownBy.Load(); r != nil {
+		r.request(true)
 	}
 }
 
@@ -218,7 +237,7 @@ func (l *ImageLayer) voxelSizeChanged() {
 		return
 	}
 	l.vol.VoxelSize = l.Image.VoxelSize()
-	if l.v != nil && l.v.ortho {
+	if l.v != nil && l.v.ortho.on {
 		l.v.panelBox.Refresh() // the panels' proportions follow
 	}
 }
@@ -450,6 +469,9 @@ func (l *PointsLayer) InView() int {
 	}
 	return n
 }
+
+// extent is the bounding box of the points (PointSet.Extent).
+func (l *PointsLayer) extent() [3]int { return l.Extent() }
 
 // Size returns the marker diameter in voxels.
 func (l *PointsLayer) Size() float64 { return l.size }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -226,23 +227,37 @@ func (l *LiveVolume) Close() error {
 	return nil
 }
 
+// bgGoroutines counts the goroutines that post to the UI, so that a
+// closing window can wait for them and a headless viewer knows when it
+// is idle. Safe from any goroutine.
+type bgGoroutines struct {
+	wg sync.WaitGroup
+	n  atomic.Int32
+}
+
+// run runs f on a goroutine of its own.
+func (b *bgGoroutines) run(f func()) {
+	b.wg.Add(1)
+	b.n.Add(1)
+	go func() {
+		defer b.wg.Done()
+		defer b.n.Add(-1)
+		f()
+	}()
+}
+
+// idle reports whether none is running.
+func (b *bgGoroutines) idle() bool { return b.n.Load() == 0 }
+
 // WaitBackground waits for the viewer's background goroutines that post
 // to the UI (Go: the panel's plot renderers) to finish: call it, after
 // the processing panel's Close, before the app's event loop ends.
-func (v *Viewer) WaitBackground() { v.bg.Wait() }
+func (v *Viewer) WaitBackground() { v.bg.wg.Wait() }
 
 // Go runs f on a goroutine of its own that posts its results to the UI
 // (through Do): WaitBackground waits for it, and a Headless viewer is not
 // Idle while it runs. Safe from any goroutine.
-func (v *Viewer) Go(f func()) {
-	v.bg.Add(1)
-	v.bgCount.Add(1)
-	go func() {
-		defer v.bg.Done()
-		defer v.bgCount.Add(-1)
-		f()
-	}()
-}
+func (v *Viewer) Go(f func()) { v.bg.run(f) }
 
 // Do runs f on the UI goroutine (fyne.Do, or the queue of a headless
 // viewer). Safe from any goroutine.
@@ -314,6 +329,3 @@ func (v *Viewer) Focus(grid bool, show ...Layer) {
 		v.ResetView()
 	})
 }
-
-// bgIdle reports whether no background goroutine (Go) is running.
-func (v *Viewer) bgIdle() bool { return v.bgCount.Load() == 0 }

@@ -5,21 +5,12 @@ import (
 
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // Loading state: slices arriving, errors shown, and whether what is on
 // screen is loaded.
-
-// sliceReady is the loaders' callback, on their goroutines.
-func (v *Viewer) sliceReady(k sliceKey, err error) {
-	// A live layer's plane that is not held is no failure: the status
-	// bar says so (loadingText) and no dialog interrupts the user.
-	if err != nil && !errors.Is(err, ErrNotHeld) {
-		v.post(func() { v.ShowError(err) })
-		return
-	}
-	v.postRedraw(false)
-}
 
 // ShowError shows err in the status bar and a dialog that Enter, Escape
 // or Space closes. A new error replaces the one on show (errors do not
@@ -27,65 +18,57 @@ func (v *Viewer) sliceReady(k sliceKey, err error) {
 func (v *Viewer) ShowError(err error) {
 	msg := err.Error()
 	v.bar.status.SetText("error: " + msg)
-	if msg == v.lastErr && v.modals[dlgError] != nil {
+	if msg == v.lastErr && v.dlg.byKind[dlgError] != nil {
 		return
 	}
 	v.lastErr = msg
 	if v.win == nil {
 		return
 	}
-	v.showModal(dlgError, "Error", messageContent(theme.ErrorIcon(), msg),
+	v.dlg.show(dlgError, "Error", messageContent(theme.ErrorIcon(), msg),
 		[]DialogButton{{Label: "OK", Importance: widget.HighImportance}}, 0, 0)
 }
 
 // LastError returns the last error shown in the window ("" when none).
 func (v *Viewer) LastError() string { return v.lastErr }
 
-// Loaded reports whether every visible image layer has its current slice
-// in memory or failed to read it (no slice is still loading).
-func (v *Viewer) Loaded() bool {
-	for _, l := range v.stack.All() {
+// loaded reports whether every visible image layer of layers has its
+// slices on screen (the planes of at along axes) in memory or failed to
+// read them (no slice is still loading), and the 3D view w (nil: none)
+// has drawn its final frame.
+func loaded(layers []Layer, at *model.Dims, axes []Axis, w *view3D) bool {
+	for _, l := range layers {
 		il := imageOf(l)
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
 		}
-		for _, ax := range v.shownAxes() {
-			k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map())
+		for _, ax := range axes {
+			k, ok := il.keyFor(ax, at.Index(ax), at.Map())
 			if ok && !il.ld.cache.Contains(k) && il.ld.err(k) == nil {
 				return false
 			}
 		}
 	}
-	return v.view3DSettled()
+	return w.settled()
 }
 
-// loadError returns the first error reading a slice on screen (or a
-// 3D view's volume), or nil.
-func (v *Viewer) loadError() error {
-	if err := v.view3DError(); err != nil {
+// loadError returns the first error reading a slice on screen (the
+// planes of at along axes of the visible layers) or the volume of the
+// 3D view w (nil: none), or nil.
+func loadError(layers []Layer, at *model.Dims, axes []Axis, w *view3D) error {
+	if err := w.err(); err != nil {
 		return err
 	}
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if il := imageOf(l); il != nil && l.Visible() && il.ld != nil {
-			for _, ax := range v.shownAxes() {
-				if k, ok := il.keyFor(ax, v.at.Index(ax), v.at.Map()); ok {
+			for _, ax := range axes {
+				if k, ok := il.keyFor(ax, at.Index(ax), at.Map()); ok {
 					if err := il.ld.err(k); err != nil && !errors.Is(err, ErrNotHeld) {
 						return err
 					}
 				}
 			}
 		}
-	}
-	return nil
-}
-
-// imageOf returns the image part of an image or heat-map layer.
-func imageOf(l Layer) *ImageLayer {
-	switch l := l.(type) {
-	case *ImageLayer:
-		return l
-	case *HeatmapLayer:
-		return l.ImageLayer
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func OnMapChanged(v *Viewer, f func(i int)) {
 // reads "map i/N" again. UI goroutine. A function, as OnMapChanged.
 func SetMapLabels(v *Viewer, label func(i int) string) {
 	v.dims.mapLabels = label
-	v.updateMapSlider()
+	v.dims.updateMap()
 }
 
 // mapText is the map slider's label for map i of n.

@@ -18,10 +18,10 @@ func (v *Viewer) Axis() Axis { return v.at.Axis() }
 // own position; an axis not sliced along before starts at its middle
 // (napari's dims start there too), not at an edge plane.
 func (v *Viewer) SetAxis(a Axis) {
-	if !v.at.SetAxis(a, v.dimsExtent()) {
+	if !v.at.SetAxis(a, v.Extent()) {
 		return
 	}
-	v.updateDims()
+	v.dims.update()
 	v.ResetView()
 }
 
@@ -51,59 +51,44 @@ func (v *Viewer) SetMap(i int) {
 	if !v.at.SetMap(i, v.Maps()) {
 		return
 	}
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
 }
 
-// StepMap moves d maps (clamped at the ends).
-func (v *Viewer) StepMap(d int) { v.SetMap(v.at.Map() + d) }
-
 // SetSlice moves to slice i along the slicing axis (clamped).
 func (v *Viewer) SetSlice(i int) {
-	if !v.at.SetSlice(i, v.dimsExtent()[v.at.Axis()]) {
+	if !v.at.SetSlice(i, v.Extent()[v.at.Axis()]) {
 		return
 	}
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
 }
 
 // Step moves d slices, wrapping round at the ends when wrap is set.
 func (v *Viewer) Step(d int, wrap bool) {
-	if i := v.at.StepTarget(d, v.dimsExtent()[v.at.Axis()], wrap); i >= 0 {
+	if i := v.at.StepTarget(d, v.Extent()[v.at.Axis()], wrap); i >= 0 {
 		v.SetSlice(i)
 	}
 }
 
 // Extent returns the range of the dims slider along z, y and x: the
-// largest extent of the visible layers (one map's for a stack).
-func (v *Viewer) Extent() [3]int { return v.dimsExtent() }
-
-// dimsExtent is the range of the dims slider along z, y, x: the extent
-// of the visible layers (of every layer when none is visible), one map's
-// for a stack. napari's slider spans every layer, hidden or not;
-// voxlab's spans what is on show, so that hiding the demo's 90
+// extent of the visible layers (of every layer when none is visible),
+// one map's for a stack. napari's slider spans every layer, hidden or
+// not; voxlab's spans what is on show, so that hiding the demo's 90
 // projections gives the slider back to the 60 planes of the brain.
-func (v *Viewer) dimsExtent() [3]int { return v.extentOf(nil) }
+func (v *Viewer) Extent() [3]int { return extentOf(v.stack.All(), nil) }
 
 // extentOf returns the size along z, y, x of the union of the layers of
 // a panel's group, or for nil of the visible layers (of every layer when
 // none is visible).
-func (v *Viewer) extentOf(group []Layer) [3]int {
-	visible := slices.ContainsFunc(v.stack.All(), Layer.Visible)
+func extentOf(layers, group []Layer) [3]int {
+	visible := slices.ContainsFunc(layers, Layer.Visible)
 	var e [3]int
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if group == nil && visible && !l.Visible() || group != nil && !slices.Contains(group, l) {
 			continue
 		}
-		var le [3]int
-		switch l := l.(type) {
-		case *ImageLayer:
-			le = l.extent()
-		case *HeatmapLayer:
-			le = l.extent()
-		case *PointsLayer:
-			le = l.Extent()
-		}
+		le := l.extent()
 		for i := range e {
 			e[i] = max(e[i], le[i])
 		}
@@ -130,10 +115,10 @@ func (v *Viewer) SetGrid(on bool) {
 // visible image or heat-map layer gets a panel, shared with the points
 // layers stacked above it (detections over the data they came from).
 func (v *Viewer) setPanels() {
-	if v.ortho {
+	if v.ortho.on {
 		if len(v.panels) != 3 {
-			v.panels = v.orthoPanels()
-			v.panelBox.Objects = v.orthoObjects()
+			v.panels = v.ortho.newPanels(func() *sliceView { return newSliceView(v, nil) })
+			v.panelBox.Objects = orthoObjects(v.panels)
 			v.panelBox.Refresh()
 		}
 		return
@@ -174,15 +159,12 @@ func (v *Viewer) ResetView() {
 	v.redraw()
 }
 
-// aspectOf returns the height/width of a displayed voxel from the voxel
-// size of the lowest visible image layer of group (of all layers for
-// nil) that has one; 1 without.
-func (v *Viewer) aspectOf(group []Layer) float64 { return v.aspectAlong(group, v.at.Axis()) }
-
-// aspectAlong is aspectOf for slices along axis.
-func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {
+// aspectAlong returns the height/width of a displayed voxel of slices
+// along axis from the voxel size of the lowest visible image layer of
+// group (of all layers for nil) that has one; 1 without.
+func aspectAlong(layers, group []Layer, axis Axis) float64 {
 	ra, ca := axis.DisplayAxes()
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
 			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
 				return vs[ra] / vs[ca]
@@ -194,9 +176,9 @@ func (v *Viewer) aspectAlong(group []Layer, axis Axis) float64 {
 
 // zoomRange returns the zooms (relative to the fits) that keep every
 // panel's scale within [minScale, maxScale].
-func (v *Viewer) zoomRange() (lo, hi float64) {
-	fits := make([]xform, len(v.panels))
-	for i, p := range v.panels {
+func zoomRange(panels []*sliceView) (lo, hi float64) {
+	fits := make([]xform, len(panels))
+	for i, p := range panels {
 		fits[i] = p.fitNow()
 	}
 	return model.ZoomRange(fits)

@@ -23,16 +23,20 @@ type offerBar struct {
 	compare *widget.Button
 	// a and b are the layers the offer would show side by side.
 	a, b Layer
+	// focus shows layers alone side by side (Viewer.Focus); relayout
+	// lays the view out again after the bar came or went.
+	focus    func(layers ...Layer)
+	relayout func()
 }
 
-func (v *Viewer) newOfferBar() offerBar {
-	o := offerBar{text: widget.NewLabel("")}
+func newOfferBar(win fyne.Window, focus func(...Layer), relayout func()) *offerBar {
+	o := &offerBar{text: widget.NewLabel(""), focus: focus, relayout: relayout}
 	o.text.Truncation = fyne.TextTruncateEllipsis
-	o.compare = widgets.NewButton(v.win, "Compare side by side", theme.GridIcon(), v.Compare)
+	o.compare = widgets.NewButton(win, "Compare side by side", theme.GridIcon(), o.accept)
 	o.compare.Importance = widget.HighImportance
-	dismiss := widgets.NewButton(v.win, "", theme.CancelIcon(), func() {
-		v.offer.hide()
-		v.relayoutDims()
+	dismiss := widgets.NewButton(win, "", theme.CancelIcon(), func() {
+		o.hide()
+		o.relayout()
 	})
 	dismiss.Importance = widget.LowImportance
 	o.box = container.NewBorder(nil, widget.NewSeparator(), nil, container.NewHBox(o.compare, dismiss), o.text)
@@ -50,8 +54,8 @@ func (o *offerBar) hide() {
 
 // OfferCompare offers, above the canvas, to show result beside in (the
 // data it came from) in grid mode; nothing changes until the user
-// accepts (Compare). A later offer replaces it; removing either layer
-// withdraws it.
+// accepts (its Compare side by side button). A later offer replaces
+// it; removing either layer withdraws it.
 func (v *Viewer) OfferCompare(in, result Layer) {
 	if in == nil || result == nil || v.stack.IndexOf(in) < 0 || v.stack.IndexOf(result) < 0 {
 		return
@@ -66,7 +70,7 @@ func (v *Viewer) OfferCompare(in, result Layer) {
 	}
 	v.offer.text.SetText(msg)
 	v.offer.box.Show()
-	v.relayoutDims()
+	v.dims.relayout()
 }
 
 // Offer returns the layers the compare offer would show side by side
@@ -75,14 +79,14 @@ func (v *Viewer) Offer() (in, result Layer, button *widget.Button) {
 	return v.offer.a, v.offer.b, v.offer.compare
 }
 
-// Compare accepts the compare offer: its two layers alone, side by side
+// accept accepts the compare offer: its two layers alone, side by side
 // in grid mode, fitted.
-func (v *Viewer) Compare() {
-	a, b := v.offer.a, v.offer.b
+func (o *offerBar) accept() {
+	a, b := o.a, o.b
 	if a == nil || b == nil {
 		return
 	}
-	v.offer.hide()
-	v.Focus(true, a, b)
-	v.relayoutDims()
+	o.hide()
+	o.focus(a, b)
+	o.relayout()
 }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/voxlab/voxlab/viewer/model"
 	"github.com/voxlab/voxlab/widgets"
 )
 
@@ -88,7 +89,7 @@ func newOffscreenWindow() fyne.Window {
 // deadline: settle gives up only when nothing moved for stall (no byte
 // read by any layer, no callback run).
 func (v *Viewer) settle(q *uiQueue, stall time.Duration) error {
-	lastBytes, lastMove := v.bytesRead(), v.now()
+	lastBytes, lastMove := bytesRead(v.stack.All()), v.now()
 	for {
 		v.redraw() // asks for the slices on screen
 		idle := true
@@ -98,24 +99,24 @@ func (v *Viewer) settle(q *uiQueue, stall time.Duration) error {
 			}
 		}
 		ran := q.drain()
-		if idle && ran == 0 && !v.redrawPending.Load() && v.Loaded() {
+		if idle && ran == 0 && !v.redraws.pending.Load() && loaded(v.stack.All(), &v.at, v.ortho.shownAxes(), v.v3) {
 			v.redraw()
-			return v.loadError()
+			return loadError(v.stack.All(), &v.at, v.ortho.shownAxes(), v.v3)
 		}
 		now := v.now()
-		if b := v.bytesRead(); b != lastBytes || ran > 0 {
+		if b := bytesRead(v.stack.All()); b != lastBytes || ran > 0 {
 			lastBytes, lastMove = b, now
 		} else if now.Sub(lastMove) >= stall {
-			return v.stallError(stall)
+			return stallError(v.stack.All(), &v.at, stall)
 		}
 		time.Sleep(time.Millisecond)
 	}
 }
 
 // bytesRead sums the bytes the layers' loaders have read.
-func (v *Viewer) bytesRead() int64 {
+func bytesRead(layers []Layer) int64 {
 	var n int64
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			n += il.ld.bytesRead.Load()
 		}
@@ -123,16 +124,16 @@ func (v *Viewer) bytesRead() int64 {
 	return n
 }
 
-// stallError names the slices that made no progress for stall, with
-// their files and how far their reading got.
-func (v *Viewer) stallError(stall time.Duration) error {
+// stallError names the slices of layers at at that made no progress
+// for stall, with their files and how far their reading got.
+func stallError(layers []Layer, at *model.Dims, stall time.Duration) error {
 	var which []string
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		il := imageOf(l)
 		if il == nil || !l.Visible() || il.fixed != nil {
 			continue
 		}
-		k, ok := il.keyFor(v.at.Axis(), v.at.Slice(), v.at.Map())
+		k, ok := il.keyFor(at.Axis(), at.Slice(), at.Map())
 		if !ok || il.ld.cache.Contains(k) || il.ld.err(k) != nil {
 			continue
 		}

@@ -6,8 +6,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/voxlab/voxlab/processing/volume"
+	"github.com/voxlab/voxlab/viewer/model"
 )
 
 // Orthogonal views: three panels slicing the same layers along z (the
@@ -31,19 +33,19 @@ var orthoAxes = [3]Axis{Z, Y, X}
 // The point starts at the middle of the data along the axes not sliced
 // until now.
 func (v *Viewer) SetOrtho(on bool) {
-	if v.ortho == on {
+	if v.ortho.on == on {
 		return
 	}
-	v.ortho = on
-	if v.orthoCheck != nil {
-		v.orthoCheck.SetChecked(on)
+	v.ortho.on = on
+	if v.ortho.check != nil {
+		v.ortho.check.SetChecked(on)
 	}
-	if on && v.v3on() {
+	if on && v.v3.on() {
 		v.Set3D(false) // one or the other: both would hide the panels
 	}
 	if on {
 		v.panelBox.Layout = orthoLayout{v}
-		v.at.ShowAll(v.dimsExtent())
+		v.at.ShowAll(v.Extent())
 	} else {
 		v.panelBox.Layout = gridLayout{v}
 	}
@@ -59,42 +61,54 @@ func (v *Viewer) Point() [3]int { return v.at.Point() }
 // SetPoint moves the point of the orthogonal views (and the slice along
 // every axis) to (z, y, x), clamped to the data.
 func (v *Viewer) SetPoint(zyx [3]int) {
-	v.at.SetPoint(zyx, v.dimsExtent())
-	v.updateDims()
+	v.at.SetPoint(zyx, v.Extent())
+	v.dims.update()
 	v.redraw()
 }
 
-// orthoPanels builds the three panels of the orthogonal views, zy,
-// xz, xy: panels ask for their planes in this order when drawn, and
-// the loader reads the newest request first, so the xy plane (one z
-// plane, the cheapest read, and the one auto-contrast should see
+// orthoView is the state of the orthogonal views: whether they are on
+// show, their toolbar check, and how much their side panels stretch z;
+// the point they go through is the model's (at).
+type orthoView struct {
+	on    bool
+	check *widget.Check
+	// z is how much the side panels stretch z (zStretch; 1: not at
+	// all), set by their layout.
+	z  float64
+	at *model.Dims
+}
+
+// newPanels builds the three panels of the orthogonal views, zy, xz,
+// xy, with newPanel: panels ask for their planes in this order when
+// drawn, and the loader reads the newest request first, so the xy plane
+// (one z plane, the cheapest read, and the one auto-contrast should see
 // first) comes first. orthoObjects lays them out in axis order.
-func (v *Viewer) orthoPanels() []*sliceView {
+func (o *orthoView) newPanels(newPanel func() *sliceView) []*sliceView {
 	ps := make([]*sliceView, 3)
 	for i := range orthoAxes {
-		p := newSliceView(v, nil)
+		p := newPanel()
 		p.ortho = &orthoAxes[i]
 		ps[2-i] = p
 	}
 	return ps
 }
 
-// orthoObjects returns the panels in axis order (z, y, x), as
+// orthoObjects returns the ortho panels in axis order (z, y, x), as
 // orthoLayout places them.
-func (v *Viewer) orthoObjects() []fyne.CanvasObject {
+func orthoObjects(panels []*sliceView) []fyne.CanvasObject {
 	objs := make([]fyne.CanvasObject, 3)
-	for _, p := range v.panels {
+	for _, p := range panels {
 		objs[*p.ortho] = p
 	}
 	return objs
 }
 
 // shownAxes returns the axes whose slices are on screen.
-func (v *Viewer) shownAxes() []Axis {
-	if v.ortho {
+func (o *orthoView) shownAxes() []Axis {
+	if o.on {
 		return orthoAxes[:]
 	}
-	return []Axis{v.at.Axis()}
+	return []Axis{o.at.Axis()}
 }
 
 // orthoTitle names the plane a panel shows.
@@ -102,31 +116,27 @@ func orthoTitle(a Axis) string {
 	return [...]string{"xy", "xz", "zy"}[a]
 }
 
-// orthoPanelTitle is orthoTitle with z's stretch in the side panels.
-func (v *Viewer) orthoPanelTitle(a Axis) string {
-	if a != Z && v.orthoZ > 1.05 {
-		return fmt.Sprintf("%s (z ×%.3g)", orthoTitle(a), v.orthoZ)
+// panelTitle is orthoTitle with z's stretch in the side panels.
+func (o *orthoView) panelTitle(a Axis) string {
+	if a != Z && o.z > 1.05 {
+		return fmt.Sprintf("%s (z ×%.3g)", orthoTitle(a), o.z)
 	}
 	return orthoTitle(a)
 }
 
-// orthoPick moves the point to the voxel under pos in panel p: the two
-// coordinates p shows (its own slice stays).
-func (v *Viewer) orthoPick(p *sliceView, pos fyne.Position) {
+// pick returns the point moved to the voxel under pos in panel p: the
+// two coordinates p shows (its own slice stays).
+func (o *orthoView) pick(p *sliceView, pos fyne.Position) [3]int {
 	row, col := p.cellAt(pos)
 	ra, ca := p.dispAxes()
-	pt := v.at.Point()
+	pt := o.at.Point()
 	pt[ra], pt[ca] = row, col
-	v.SetPoint(pt)
-	v.hover(p, pos)
+	return pt
 }
 
-// valueIn returns layer l's value at (row, col) of panel p's plane, if
-// it is loaded.
-func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
-	if p == nil || p.ortho == nil {
-		return v.ValueAt(l, row, col)
-	}
+// valueIn returns layer l's value at (row, col) of ortho panel p's
+// plane, if it is loaded.
+func (o *orthoView) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 	il := imageOf(l)
 	if il == nil || il.fixed != nil {
 		return 0, false
@@ -135,19 +145,20 @@ func (v *Viewer) valueIn(p *sliceView, l Layer, row, col int) (float64, bool) {
 	if p.flipped() {
 		row, col = col, row // the plane's own rows are z
 	}
-	pl, exact := il.planeFor(ax, v.at.Index(ax), v.at.Map())
+	pl, exact := il.planeFor(ax, o.at.Index(ax), o.at.Map())
 	if pl == nil || !exact || row < 0 || col < 0 || row >= pl.rows || col >= pl.cols || pl.offAt(row) {
 		return 0, false
 	}
 	return pl.value(row, col), true
 }
 
-// drawCrosshair draws the lines through the point in panel p: the
-// planes of the two other panels.
-func (v *Viewer) drawCrosshair(p *sliceView, ps float64) {
+// crosshair draws the lines through the point in panel p: the planes
+// of the two other panels.
+func (o *orthoView) crosshair(p *sliceView, ps float64) {
 	sz := p.Size()
 	ra, ca := p.dispAxes()
-	x, y := p.xf().ToScreen(float64(v.at.Point()[ca])+0.5, float64(v.at.Point()[ra])+0.5, float64(sz.Width), float64(sz.Height))
+	pt := o.at.Point()
+	x, y := p.xf().ToScreen(float64(pt[ca])+0.5, float64(pt[ra])+0.5, float64(sz.Width), float64(sz.Height))
 	r, g, b, _ := theme.Color(theme.ColorNameWarning).RGBA()
 	c := uint32(r>>8) | uint32(g>>8)<<8 | uint32(b>>8)<<16 | 0xff000000
 	f := &p.f
@@ -202,7 +213,7 @@ type orthoLayout struct{ v *Viewer }
 // physical returns the physical size along z, y, x of what is shown:
 // the extent times orthoVoxel.
 func (l orthoLayout) physical() [3]float64 {
-	e := l.v.dimsExtent()
+	e := l.v.Extent()
 	vs := orthoVoxel(l.v.stack.All())
 	var p [3]float64
 	for a := range 3 {
@@ -249,7 +260,7 @@ func (l orthoLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 	p := l.physical()
 	ez := zStretch(p)
-	l.v.orthoZ = ez
+	l.v.ortho.z = ez
 	p[0] *= ez
 	for i, r := range orthoRects(p, float64(size.Width), float64(size.Height), float64(theme.Padding())) {
 		objs[i].Move(fyne.NewPos(float32(r[0]), float32(r[1])))

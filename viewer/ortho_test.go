@@ -38,7 +38,7 @@ func (h *harness) checkPlanes(l Layer, pt [3]int) {
 		p := h.orthoPanel(a)
 		ra, ca := p.dispAxes()
 		for _, rc := range [][2]int{{0, 0}, {e[ra] - 1, e[ca] - 1}, {e[ra] / 2, 1}} {
-			got, ok := h.v.valueIn(p, l, rc[0], rc[1])
+			got, ok := p.valueAt(l, rc[0], rc[1])
 			zyx := pt
 			zyx[ra], zyx[ca] = rc[0], rc[1]
 			if want := orthoValue(zyx[0], zyx[1], zyx[2]); !ok || got != want {
@@ -439,12 +439,12 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 
 	// Ortho and 3D are one or the other, and the checks say which.
 	h.v.Set3D(true)
-	if h.v.ortho || h.v.orthoCheck.Checked || !h.v.v3Check.Checked {
-		t.Errorf("3D on: ortho %v (check %v), 3D check %v", h.v.ortho, h.v.orthoCheck.Checked, h.v.v3Check.Checked)
+	if h.v.ortho.on || h.v.ortho.check.Checked || !h.v.v3Check.Checked {
+		t.Errorf("3D on: ortho %v (check %v), 3D check %v", h.v.ortho.on, h.v.ortho.check.Checked, h.v.v3Check.Checked)
 	}
 	h.v.SetOrtho(true)
-	if !h.v.ortho || !h.v.orthoCheck.Checked || h.v.v3Check.Checked {
-		t.Errorf("ortho on: ortho %v (check %v), 3D check %v", h.v.ortho, h.v.orthoCheck.Checked, h.v.v3Check.Checked)
+	if !h.v.ortho.on || !h.v.ortho.check.Checked || h.v.v3Check.Checked {
+		t.Errorf("ortho on: ortho %v (check %v), 3D check %v", h.v.ortho.on, h.v.ortho.check.Checked, h.v.v3Check.Checked)
 	}
 }
 

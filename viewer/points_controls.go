@@ -80,9 +80,10 @@ func symbolIcon(shape Shape, st PointsStyle) *canvas.Image {
 	return img
 }
 
-// pointsControls are the selected points layer's controls: edit mode and
-// edits, the curation walk, the look, and saving.
-func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
+// controls are the points layer's controls in v's side panel when it
+// is selected: edit mode and edits, the curation walk, the look, and
+// saving.
+func (l *PointsLayer) controls(v *Viewer) []fyne.CanvasObject {
 	r := &pointsRefs{count: widget.NewLabel(""), progress: widget.NewLabel(""), file: widget.NewLabel("")}
 	r.file.Wrapping = fyne.TextWrapBreak
 	v.ctl.pts = r
@@ -96,7 +97,7 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	r.mode = widget.NewSelect(modeOpts, func(s string) {
 		for m, n := range modeOpts {
 			if n == s {
-				v.SetMode(EditMode(m))
+				v.edit.setMode(EditMode(m))
 			}
 		}
 		widgets.Refocus(v.win, false)
@@ -196,22 +197,22 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	size := widget.NewSlider(1, 60)
 	size.SetValue(l.Size())
 	size.OnChanged = func(s float64) { l.SetSize(s) }
-	size.OnChangeEnded = v.sliderDone
+	size.OnChangeEnded = sliderDone(v.win)
 	oos := widget.NewSlider(0, 20)
 	oos.Step = 1
 	oos.SetValue(float64(l.OutOfSlice()))
 	oos.OnChanged = func(n float64) { l.SetOutOfSlice(int(n)) }
-	oos.OnChangeEnded = v.sliderDone
+	oos.OnChangeEnded = sliderDone(v.win)
 	v.ctl.opacity = widget.NewSlider(0, 1)
 	v.ctl.opacity.Step = 0.01
 	v.ctl.opacity.OnChanged = l.SetOpacity
-	v.ctl.opacity.OnChangeEnded = v.sliderDone
+	v.ctl.opacity.OnChangeEnded = sliderDone(v.win)
 	op := v.ctl.opacity
 	v.ctl.watch(func() { setSlider(op, l.Opacity()) }, &l.look.OpacityChanged)
 
-	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.SaveSelected)
-	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.ShowSaveDialog(l) })
-	v.syncPoints(l)
+	save := widgets.NewButton(v.win, "Save", theme.DocumentSaveIcon(), v.save.saveSelected)
+	saveAs := widgets.NewButton(v.win, "Save as…", nil, func() { v.save.show(l, nil) })
+	r.sync(l, imageExtent(v.stack.All()))
 	form := widget.NewForm(
 		widget.NewFormItem("mode", r.mode),
 		widget.NewFormItem("walk", walk),
@@ -232,15 +233,15 @@ func (v *Viewer) pointsControls(l *PointsLayer) []fyne.CanvasObject {
 	return append([]fyne.CanvasObject{name, r.count, form, edits, legend, container.NewHBox(save, saveAs), r.file}, v.actions.buttons(l)...)
 }
 
-// syncPoints puts the layer's counts, progress and file into its
-// controls.
-func (v *Viewer) syncPoints(l *PointsLayer) {
-	r := v.ctl.pts
+// sync puts the layer's counts, progress and file into its controls
+// (none: nil r); volume is the extent of the image layers, which points
+// outside it are counted against.
+func (r *pointsRefs) sync(l *PointsLayer, volume [3]int) {
 	if r == nil {
 		return
 	}
 	txt := fmt.Sprintf("%s: %s\n%d in view, %d selected", plural(l.Len(), "point"), countsText(l.Counts()), l.InView(), l.NumSelected())
-	if n := l.Outside(v.imageExtent()); n > 0 {
+	if n := l.Outside(volume); n > 0 {
 		txt += fmt.Sprintf("\n%s outside the volume", plural(n, "point"))
 	}
 	if pt := pointText(l); pt != "" {
@@ -269,7 +270,7 @@ func (v *Viewer) syncPoints(l *PointsLayer) {
 	}
 }
 
-// setPointsLabel sets a label's text when it changed (syncPoints runs on every
+// setPointsLabel sets a label's text when it changed (sync runs on every
 // status update, pointer moves included).
 func setPointsLabel(l *widget.Label, s string) {
 	if l.Text != s {
@@ -278,11 +279,12 @@ func setPointsLabel(l *widget.Label, s string) {
 }
 
 // editMenu is the Edit menu: undo and redo of points edits, the edit
-// modes, and the class keys, with their shortcuts.
-func (v *Viewer) editMenu() *fyne.Menu {
+// modes, and the class keys, with their shortcuts. Its items act on
+// the selected layer (selected) and step the curation walk (walk).
+func editMenu(selected func() Layer, walk func(step int)) *fyne.Menu {
 	onLayer := func(f func(*PointsLayer)) func() {
 		return func() {
-			if pl, ok := v.stack.Selected().(*PointsLayer); ok {
+			if pl, ok := selected().(*PointsLayer); ok {
 				f(pl)
 			}
 		}
@@ -295,24 +297,25 @@ func (v *Viewer) editMenu() *fyne.Menu {
 	// menu only shows a shortcut; editKey handles the key).
 	del := fyne.NewMenuItem("Delete selected points", onLayer(func(l *PointsLayer) { l.DeleteSelected() }))
 	del.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyDelete}
-	next := fyne.NewMenuItem("Next point", func() { v.WalkNext(1) })
+	next := fyne.NewMenuItem("Next point", func() { walk(1) })
 	next.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyPeriod}
-	prev := fyne.NewMenuItem("Previous point", func() { v.WalkNext(-1) })
+	prev := fyne.NewMenuItem("Previous point", func() { walk(-1) })
 	prev.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyComma}
 	return fyne.NewMenu("Edit", undo, redo, fyne.NewMenuItemSeparator(), del, next, prev)
 }
 
-// NewPointsLayer adds an empty points layer on top and selects it, in
-// add mode (napari's new points layer): a click adds a point on the
-// plane on show. It has no file until saved; Save asks where, beside
-// the image.
-func (v *Viewer) NewPointsLayer() *PointsLayer {
+// newLayer adds an empty points layer on top and selects it, in add
+// mode (napari's new points layer): a click adds a point on the plane
+// on show. It has no file until saved; Save asks where, beside the
+// image.
+func (ed *editState) newLayer() *PointsLayer {
+	v := ed.v
 	name := "points"
 	for n := 2; slices.ContainsFunc(v.stack.All(), func(l Layer) bool { return l.Name() == name }); n++ {
 		name = fmt.Sprintf("points %d", n)
 	}
 	pl := v.AddPoints(name, nil)
-	v.SetMode(AddPoints)
+	v.edit.setMode(AddPoints)
 	widgets.Refocus(v.win, true)
 	return pl
 }

@@ -67,19 +67,16 @@ type editState struct {
 	onMode func()
 }
 
-// Mode returns the edit mode.
-func (v *Viewer) Mode() EditMode { return v.edit.mode }
-
-// SetMode sets the edit mode (it applies to the selected points layer).
-func (v *Viewer) SetMode(m EditMode) {
-	if m == v.edit.mode {
+// setMode sets the edit mode (it applies to the selected points layer).
+func (ed *editState) setMode(m EditMode) {
+	if m == ed.mode {
 		return
 	}
-	v.edit.mode = m
-	if v.edit.onMode != nil {
-		v.edit.onMode()
+	ed.mode = m
+	if ed.onMode != nil {
+		ed.onMode()
 	}
-	v.bar.update(v)
+	ed.v.bar.update(ed.v)
 }
 
 // layer returns the selected points layer when it is visible and
@@ -314,13 +311,13 @@ func (ed *editState) key(e *fyne.KeyEvent) bool {
 	}
 	switch e.Name {
 	case fyne.Key1:
-		v.SetMode(PanZoom)
+		v.edit.setMode(PanZoom)
 	case fyne.Key2:
-		v.SetMode(AddPoints)
+		v.edit.setMode(AddPoints)
 	case fyne.Key3:
-		v.SetMode(SelectPoints)
+		v.edit.setMode(SelectPoints)
 	case fyne.Key4:
-		v.SetMode(MovePoints)
+		v.edit.setMode(MovePoints)
 	case fyne.KeyDelete, fyne.KeyBackspace:
 		pl.DeleteSelected()
 	case fyne.KeyC:
@@ -366,9 +363,9 @@ func (ed *editState) shortcut(sc fyne.Shortcut) {
 		case sc.KeyName == fyne.KeyZ && sc.Modifier&fyne.KeyModifierShift != 0:
 			pl.Redo()
 		case sc.KeyName == fyne.KeyS && sc.Modifier&fyne.KeyModifierShift == 0:
-			v.SaveSelected()
+			v.save.saveSelected()
 		case sc.KeyName == fyne.KeyS:
-			v.SaveSelectedAs()
+			v.save.saveSelectedAs()
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // press taps the button labelled label of the dialog of kind on show.
 func (h *editHarness) press(kind, label string) {
 	h.t.Helper()
-	m := h.v.modals[kind]
+	m := h.v.dlg.byKind[kind]
 	if m == nil {
 		h.t.Fatalf("no %s dialog on show (dialogs: %d)", kind, h.v.Dialogs())
 	}
@@ -39,8 +39,8 @@ func (h *editHarness) press(kind, label string) {
 func (h *editHarness) saveAs(path string) *saveDialog {
 	h.t.Helper()
 	h.shortcut(saveAsShortcut)
-	sd := h.v.saveDlg
-	if sd == nil || h.v.modals[dlgSave] == nil {
+	sd := h.v.save.shown
+	if sd == nil || h.v.dlg.byKind[dlgSave] == nil {
 		h.t.Fatal("Ctrl+Shift+S opened no Save points as dialog")
 	}
 	sd.path.SetText(path)
@@ -71,7 +71,7 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	h.pl.SetSelected(false, 0)
 	h.key(fyne.KeyN)
 	n := len(h.v.Layers())
-	h.v.AskRemoveLayer(h.pl)
+	h.v.save.askRemove(h.pl)
 	if _, _, ok := h.v.Dialog(dlgRemove); !ok || len(h.v.Layers()) != n {
 		t.Fatalf("the trash button removed a layer with unsaved edits without asking (%d layers, had %d)", len(h.v.Layers()), n)
 	}
@@ -80,7 +80,7 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 		t.Fatalf("Escape: %d layers (had %d), %d dialogs", len(h.v.Layers()), n, h.v.Dialogs())
 	}
 	// Save and remove: the file holds the edit, the layer is gone.
-	h.v.AskRemoveLayer(h.pl)
+	h.v.save.askRemove(h.pl)
 	h.press(dlgRemove, "Save and remove")
 	if got := readBack(t, path); !slices.Equal(got, []Point{pt(5, 10, 10, "non-cell"), pt(5, 30, 30, "cell")}) {
 		t.Errorf("saved before removing: %v", got)
@@ -91,13 +91,13 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	// Remove without saving; and an unedited layer goes at once.
 	fresh := h.v.AddPoints("new", nil)
 	fresh.AddPoint(pt(1, 2, 3, "cell"))
-	h.v.AskRemoveLayer(fresh)
+	h.v.save.askRemove(fresh)
 	h.press(dlgRemove, "Remove without saving")
 	if h.v.stack.IndexOf(fresh) >= 0 {
 		t.Error("Remove without saving left the layer")
 	}
 	plain := h.v.AddPoints("plain", []Point{pt(1, 1, 1, "cell")})
-	h.v.AskRemoveLayer(plain)
+	h.v.save.askRemove(plain)
 	if h.v.stack.IndexOf(plain) >= 0 || h.v.Dialogs() != 0 {
 		t.Error("an unedited layer was not removed at once")
 	}
@@ -120,7 +120,7 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 
 	// Opens on the layer's file, not the home folder.
 	h.shortcut(saveAsShortcut)
-	if got := h.v.saveDlg.path.Text; got != own {
+	if got := h.v.save.shown.path.Text; got != own {
 		t.Errorf("Save as proposes %q, want the layer's file %q", got, own)
 	}
 	h.key(fyne.KeyEscape)
@@ -150,8 +150,8 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 	if got, _ := os.ReadFile(curated); string(got) != string(before) {
 		t.Fatalf("a failed save left the file %q", got)
 	}
-	if !strings.Contains(h.v.saveDlg.msg.Text, "disk full") || h.v.modals[dlgSave] == nil {
-		t.Errorf("failed save: message %q, dialog on show %v", h.v.saveDlg.msg.Text, h.v.modals[dlgSave] != nil)
+	if !strings.Contains(h.v.save.shown.msg.Text, "disk full") || h.v.dlg.byKind[dlgSave] == nil {
+		t.Errorf("failed save: message %q, dialog on show %v", h.v.save.shown.msg.Text, h.v.dlg.byKind[dlgSave] != nil)
 	}
 	// Now it works: the typed absolute path, not one under the home folder.
 	h.key(fyne.KeyReturn)
@@ -340,15 +340,15 @@ func TestNewPointsLayer(t *testing.T) {
 	}
 	item.Action()
 	pl, ok := h.v.Selected().(*PointsLayer)
-	if !ok || pl.Len() != 0 || h.v.Mode() != AddPoints {
-		t.Fatalf("selected %v, mode %v", h.v.Selected(), h.v.Mode())
+	if !ok || pl.Len() != 0 || h.v.edit.mode != AddPoints {
+		t.Fatalf("selected %v, mode %v", h.v.Selected(), h.v.edit.mode)
 	}
 	h.pl = pl
 	h.click(20, 30, false)
 	if got := pl.Points(); !slices.Equal(got, []Point{pt(5, 20, 30, "cell")}) {
 		t.Errorf("a click on the new layer added %v", got)
 	}
-	h.v.NewPointsLayer()
+	h.v.edit.newLayer()
 	if h.v.Selected().Name() != "points 2" {
 		t.Errorf("second new layer named %q", h.v.Selected().Name())
 	}
@@ -365,7 +365,7 @@ func TestMenuShortcuts(t *testing.T) {
 		t.Fatalf("Ctrl+Shift+S is %v", save)
 	}
 	save.Action()
-	if h.v.modals[dlgSave] == nil {
+	if h.v.dlg.byKind[dlgSave] == nil {
 		t.Error("Save points as… opened nothing")
 	}
 	q := menuItem(menu, quitShortcut)
@@ -391,18 +391,18 @@ func menuItem(m *fyne.MainMenu, sc fyne.Shortcut) *fyne.MenuItem {
 // in it cancels, Enter opens (or says why beside the path).
 func TestOpenDialogKeys(t *testing.T) {
 	h := newEditHarness(t, nil)
-	h.v.ShowOpenDialog()
-	if h.v.openDlg == nil || h.w.Canvas().Focused() != h.v.openDlg.path {
+	h.v.files.show(false)
+	if h.v.files.shown == nil || h.w.Canvas().Focused() != h.v.files.shown.path {
 		t.Fatal("the Open dialog's path does not have the keyboard")
 	}
 	h.key(fyne.KeyEscape)
-	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+	if h.v.files.shown != nil || h.v.Dialogs() != 0 {
 		t.Fatal("Escape left the Open dialog")
 	}
 	csv := filepath.Join(t.TempDir(), "c.csv")
 	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
-	h.v.ShowOpenDialog()
-	h.v.openDlg.path.SetText(csv)
+	h.v.files.show(false)
+	h.v.files.shown.path.SetText(csv)
 	h.key(fyne.KeyReturn)
 	if h.v.Dialogs() != 0 || h.v.Selected().Name() != "c.csv" {
 		t.Errorf("Enter: %d dialogs, selected %q", h.v.Dialogs(), h.v.Selected().Name())

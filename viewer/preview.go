@@ -81,14 +81,14 @@ func (l *ImageLayer) buildPreview(pv *preview) {
 		done, err := b.Step()
 		if err != nil || done {
 			g := b.Grids()[0]
-			if v := l.shownBy.Load(); v != nil {
-				v.post(func() {
+			if r := l.shownBy.Load(); r != nil {
+				r.post(func() {
 					if err != nil {
 						pv.err = err
 						return
 					}
 					pv.grid = g
-					v.redraw()
+					r.redraw()
 				})
 			}
 			return

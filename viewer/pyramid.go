@@ -76,11 +76,12 @@ func (l *ImageLayer) levelOn(axis Axis) int {
 }
 
 // pickLevels chooses the level of every pyramid layer in shown for a
-// panel drawn through t at ps device pixels per logical pixel.
-func (v *Viewer) pickLevels(shown []Layer, t xform, ps float64) {
+// panel drawn through t at ps device pixels per logical pixel, for the
+// view's slicing axis.
+func pickLevels(shown []Layer, axis Axis, t xform, ps float64) {
 	for _, l := range shown {
 		if il, ok := l.(*ImageLayer); ok && il.pyr != nil {
-			il.level = il.pyr.pick(v.at.Axis(), t.Scale*ps, t.RowScale()*ps)
+			il.level = il.pyr.pick(axis, t.Scale*ps, t.RowScale()*ps)
 		}
 	}
 }

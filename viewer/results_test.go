@@ -147,19 +147,19 @@ func TestMenusAndOpenDialog(t *testing.T) {
 		t.Fatal(err)
 	}
 	file.Items[0].Action() // as Ctrl+O does
-	o := h.v.openDlg
+	o := h.v.files.shown
 	if o == nil || h.w.Canvas().Focused() != o.path {
 		t.Fatal("Open shows no dialog with the path to type focused")
 	}
 	test.Type(o.path, filepath.Join(dir, "nosuch"))
 	test.Tap(o.open)
-	if o.msg.Hidden || !strings.Contains(o.msg.Text, "no such file") || h.v.openDlg != o {
-		t.Errorf("a wrong path: message %q, dialog open %v", o.msg.Text, h.v.openDlg == o)
+	if o.msg.Hidden || !strings.Contains(o.msg.Text, "no such file") || h.v.files.shown != o {
+		t.Errorf("a wrong path: message %q, dialog open %v", o.msg.Text, h.v.files.shown == o)
 	}
 	o.path.SetText(planes)
 	o.path.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	if h.v.openDlg != nil || h.v.stack.Len() != 1 {
-		t.Fatalf("Enter on a folder of planes: dialog open %v, %d layers", h.v.openDlg != nil, h.v.stack.Len())
+	if h.v.files.shown != nil || h.v.stack.Len() != 1 {
+		t.Fatalf("Enter on a folder of planes: dialog open %v, %d layers", h.v.files.shown != nil, h.v.stack.Len())
 	}
 	if il, ok := h.v.stack.At(0).(*ImageLayer); !ok || il.Extent() != info.Shape {
 		t.Errorf("the folder opened as %v", h.v.stack.At(0))
@@ -200,7 +200,7 @@ func TestNewResultsOnTopAndSeen(t *testing.T) {
 		t.Fatalf("grid panels %v, %v: want the points in ch0's and over ch1 too", names(h.v.panels[0].group), names(h.v.panels[1].group))
 	}
 	h.v.SetGrid(false)
-	np := h.v.NewPointsLayer()
+	np := h.v.edit.newLayer()
 	if ls := h.v.Layers(); ls[len(ls)-1] != Layer(np) || !np.Visible() {
 		t.Fatalf("New points: layers %v", names(ls))
 	}
@@ -234,12 +234,12 @@ func TestOpenFolderDialogTakesATypedPath(t *testing.T) {
 	h := newEditHarness(t, nil)
 	folderItem := h.v.mainMenu().Items[0].Items[1]
 	folderItem.Action()
-	o := h.v.openDlg
+	o := h.v.files.shown
 	if o == nil || h.w.Canvas().Focused() != o.path || o.m.title != "Open folder" {
 		t.Fatalf("Open folder shows no dialog with a path to type focused (%v)", o)
 	}
 	h.key(fyne.KeyEscape)
-	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+	if h.v.files.shown != nil || h.v.Dialogs() != 0 {
 		t.Fatal("Escape left the Open folder dialog")
 	}
 	dir := t.TempDir()
@@ -258,15 +258,15 @@ func TestOpenFolderDialogTakesATypedPath(t *testing.T) {
 	csv := filepath.Join(dir, "c.csv")
 	os.WriteFile(csv, []byte("z,y,x\n1,2,3\n"), 0o644)
 	folderItem.Action()
-	o = h.v.openDlg
+	o = h.v.files.shown
 	o.path.SetText(csv)
 	h.key(fyne.KeyReturn)
-	if h.v.openDlg != o || o.msg.Hidden || !strings.Contains(o.msg.Text, "not a folder") {
-		t.Fatalf("a file in Open folder: message %q (hidden %v), dialog open %v", o.msg.Text, o.msg.Hidden, h.v.openDlg == o)
+	if h.v.files.shown != o || o.msg.Hidden || !strings.Contains(o.msg.Text, "not a folder") {
+		t.Fatalf("a file in Open folder: message %q (hidden %v), dialog open %v", o.msg.Text, o.msg.Hidden, h.v.files.shown == o)
 	}
 	o.path.SetText(planes)
 	h.key(fyne.KeyReturn)
-	if h.v.openDlg != nil || h.v.Dialogs() != 0 {
+	if h.v.files.shown != nil || h.v.Dialogs() != 0 {
 		t.Fatal("Enter on a folder left the dialog")
 	}
 	if il, ok := h.v.Selected().(*ImageLayer); !ok || il.Extent() != info.Shape {

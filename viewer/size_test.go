@@ -13,7 +13,9 @@ import (
 // Issue 25's "lighter viewer": viewer.go under 500 lines, no type of the
 // package with more than 40 methods. The Viewer is not there yet: its
 // count is held where the refactor left it (layer stack, status bar and
-// widgets moved out), so that it can only go down until it reaches 40.
+// widgets moved out; then, issue 34, dialogs, dims bar, opener, ortho,
+// saver, pointer, redraws and the kinds' own methods), so that it can
+// only go down until it reaches 40.
 const (
 	maxViewerGoLines = 500
 	// maxFileLines holds every file of viewer/ and viewer/model, tests
@@ -22,7 +24,7 @@ const (
 	maxMethods   = 40
 	// viewerMethods is the Viewer's method count today; lower it as
 	// methods move to their own types, down to maxMethods.
-	viewerMethods = 156
+	viewerMethods = 68
 )
 
 // TestViewerSize counts viewer.go's lines and, with go/parser, the

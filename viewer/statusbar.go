@@ -47,13 +47,13 @@ func (s *statusBar) setText(l *widget.Label, text string) { setText(l, text, s.b
 // the values under it and the view's zoom and point counts.
 func (s *statusBar) update(v *Viewer) {
 	var b strings.Builder
-	if zyx, row, col, ok := v.cursorVoxel(); ok {
+	if zyx, row, col, ok := v.ptr.voxel(&v.at); ok {
 		inPanel := func(l Layer) bool {
-			return l.Visible() && (v.hoverPanel.group == nil || slices.Contains(v.hoverPanel.group, l))
+			return l.Visible() && (v.ptr.panel.group == nil || slices.Contains(v.ptr.panel.group, l))
 		}
-		if hm := v.heatmapUnder(v.hoverPanel, row, col); hm != nil && v.hoverPanel.group != nil {
+		if hm := heatmapUnder(v.stack.All(), v.ptr.panel, row, col); hm != nil && v.ptr.panel.group != nil {
 			fmt.Fprintf(&b, "row %d  col %d", row, col)
-			if st := v.stackOf(hm); st != nil {
+			if st := stackOf(v.stack.All(), hm); st != nil {
 				fmt.Fprintf(&b, " (click: map %d)", row)
 			}
 		} else {
@@ -69,7 +69,7 @@ func (s *statusBar) update(v *Viewer) {
 			if !inPanel(l) {
 				continue
 			}
-			if val, ok := v.valueIn(v.hoverPanel, l, row, col); ok {
+			if val, ok := v.ptr.panel.valueAt(l, row, col); ok {
 				fmt.Fprintf(&b, "  │  %s: %s", l.Name(), formatValue(val))
 			}
 		}
@@ -86,7 +86,7 @@ func (s *statusBar) update(v *Viewer) {
 	var top, sel string // the top and the selected points layer's short counts
 	for _, l := range v.stack.All() {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
-			long = append(long, pl.statusText(v.imageExtent()))
+			long = append(long, pl.statusText(imageExtent(v.stack.All())))
 			short = append(short, shortStatus(pl))
 			mixed = append(mixed, short[len(short)-1])
 			top = short[len(short)-1]
@@ -105,7 +105,7 @@ func (s *statusBar) update(v *Viewer) {
 	}
 	if pl, ok := v.stack.Selected().(*PointsLayer); ok {
 		if v.ctl.layer == v.stack.Selected() {
-			v.syncPoints(pl) // its in-view count is the one just drawn
+			v.ctl.pts.sync(pl, imageExtent(v.stack.All())) // its in-view count is the one just drawn
 		}
 		if pt := pointText(pl); pt != "" && pl.Visible() {
 			with := func(c []string) []string { return append([]string{pt}, c...) }
@@ -115,10 +115,10 @@ func (s *statusBar) update(v *Viewer) {
 	var info []string
 	// The zoom of the panel under the pointer (panels of a grid differ);
 	// in 3D the camera's, relative to the view that fits the volume.
-	if v.v3on() && v.v3 != nil {
+	if v.v3.on() {
 		info = append(info, fmt.Sprintf("3D zoom %.0f%%", v.v3.cam.Zoom*100))
 	} else {
-		p := v.hoverPanel
+		p := v.ptr.panel
 		for _, q := range v.panels {
 			if p == nil && q.ortho != nil && *q.ortho == Z {
 				p = q // the xy panel's, not the zy strip's
@@ -202,9 +202,9 @@ func hint(v *Viewer) string {
 		return "Open a file (File ▸ Open, or drop it here)"
 	}
 	switch {
-	case v.v3on():
+	case v.v3.on():
 		return "drag to turn · scroll to zoom · double-click to reset"
-	case v.ortho:
+	case v.ortho.on:
 		return "click or drag to move the point · scroll to zoom · double-click to reset"
 	}
 	if pl, ok := v.stack.Selected().(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {

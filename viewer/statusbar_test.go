@@ -44,7 +44,7 @@ func TestStatusBarFitsThreePointsLayers(t *testing.T) {
 		}
 	}
 	sel := h.v.Selected().(*PointsLayer)
-	if !strings.Contains(info.Text, sel.statusText(h.v.imageExtent())) {
+	if !strings.Contains(info.Text, sel.statusText(imageExtent(h.v.stack.All()))) {
 		t.Errorf("status line %q lacks the selected layer's whole counts", info.Text)
 	}
 }
@@ -95,8 +95,13 @@ func TestEditMenuShowsTheKeys(t *testing.T) {
 	pl := h.v.AddPoints("cells", []Point{{Z: 1, Y: 10, X: 10}, {Z: 2, Y: 20, X: 20}, {Z: 3, Y: 30, X: 30}})
 	h.settle()
 	items := map[string]*fyne.MenuItem{}
-	for _, it := range h.v.editMenu().Items {
-		items[it.Label] = it
+	for _, m := range h.v.mainMenu().Items {
+		if m.Label != "Edit" {
+			continue
+		}
+		for _, it := range m.Items {
+			items[it.Label] = it
+		}
 	}
 	key := func(label string) fyne.KeyName {
 		it := items[label]

@@ -85,19 +85,28 @@ func (s *sliceView) dispAxes() (row, col int) {
 // zy panel: a plane along x is read with z down its rows).
 func (s *sliceView) flipped() bool { return s.ortho != nil && *s.ortho == X }
 
+// valueAt returns layer l's value at (row, col) of the plane s shows,
+// if it is loaded.
+func (s *sliceView) valueAt(l Layer, row, col int) (float64, bool) {
+	if s.ortho != nil {
+		return s.v.ortho.valueIn(s, l, row, col)
+	}
+	return s.v.ValueAt(l, row, col)
+}
+
 // fitNow returns the panel's fit, made again when what it shows or its
 // size changed: at any time until the user pans or zooms, afterwards
 // only for a new size (hiding a layer then leaves the view alone).
 func (s *sliceView) fitNow() xform {
 	sz := s.Size()
-	e := s.v.extentOf(s.group)
+	e := extentOf(s.v.stack.All(), s.group)
 	ra, ca := s.dispAxes()
-	aspect := s.v.aspectAlong(s.group, s.axis())
+	aspect := aspectAlong(s.v.stack.All(), s.group, s.axis())
 	if s.ortho != nil {
 		// One voxel size for the three panels, the layout's, z
 		// stretched in the side panels of a thin stack (zStretch).
 		vs := orthoVoxel(s.v.stack.All())
-		vs[0] *= max(s.v.orthoZ, 1)
+		vs[0] *= max(s.v.ortho.z, 1)
 		aspect = vs[ra] / vs[ca]
 	}
 	k := fitKey{w: sz.Width, h: sz.Height, axis: s.axis(), rows: e[ra], cols: e[ca], aspect: aspect}
@@ -136,9 +145,10 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 // draws a selection box, moves points); the status bar follows the
 // pointer through it all, as it does without a button held.
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
-	defer s.v.hover(s, e.Position)
+	defer s.hover(e.Position)
 	if s.ortho != nil {
-		s.v.orthoPick(s, e.Position)
+		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
+		s.hover(e.Position)
 		return
 	}
 	if s.v.edit.dragged(s, e) {
@@ -155,7 +165,7 @@ func (s *sliceView) DragEnd() { s.v.edit.dragEnd(s) }
 func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 	sz := s.Size()
 	f := math.Pow(2, float64(e.Scrolled.DY)/40)
-	lo, hi := s.v.zoomRange()
+	lo, hi := zoomRange(s.v.panels)
 	x, y := float64(e.Position.X), float64(e.Position.Y)
 	if s.ortho != nil {
 		// A side panel zooms about the pointer along the axis it shares
@@ -168,17 +178,20 @@ func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 		}
 	}
 	s.v.setNav(s.v.nav.ZoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
-	s.v.hover(s, e.Position)
+	s.hover(e.Position)
 }
 
 // MouseIn starts reporting values under the pointer.
-func (s *sliceView) MouseIn(e *desktop.MouseEvent) { s.v.hover(s, e.Position) }
+func (s *sliceView) MouseIn(e *desktop.MouseEvent) { s.hover(e.Position) }
 
 // MouseMoved reports values under the pointer.
-func (s *sliceView) MouseMoved(e *desktop.MouseEvent) { s.v.hover(s, e.Position) }
+func (s *sliceView) MouseMoved(e *desktop.MouseEvent) { s.hover(e.Position) }
 
 // MouseOut clears the pointer readout.
-func (s *sliceView) MouseOut() { s.v.hoverOut() }
+func (s *sliceView) MouseOut() {
+	s.v.ptr = pointer{}
+	s.v.bar.update(s.v)
+}
 
 // Tapped focuses the panel so arrow keys step through slices; a tap on
 // a heat-map cell shows the map of its row (see Viewer.tapped).
@@ -187,13 +200,14 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 		c.Focus(s)
 	}
 	if s.ortho != nil {
-		s.v.orthoPick(s, e.Position)
+		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
+		s.hover(e.Position)
 		return
 	}
 	if s.v.edit.clickDone(1) || s.v.edit.tapped(s, e) {
 		return
 	}
-	s.v.tapped(s, e.Position)
+	s.tapHeatmap(e.Position)
 }
 
 // DoubleTapped resets the view; in the points edit modes it is a click
@@ -253,9 +267,10 @@ func (s *sliceView) draw() {
 	if s.flipped() {
 		flip = &s.flip
 	}
-	s.v.paintAlong(&s.f, s.group, s.axis(), flip, s.xf(), float64(sz.Width), float64(sz.Height), ps)
+	c := drawCtx{at: &s.v.at, axis: s.axis(), flip: flip, t: s.xf(), sw: float64(sz.Width), sh: float64(sz.Height), ps: ps}
+	c.paint(&s.f, shownIn(s.v.stack.All(), s.group))
 	if s.ortho != nil {
-		s.v.drawCrosshair(s, ps)
+		s.v.ortho.crosshair(s, ps)
 	} else {
 		s.v.edit.paint(&s.f, s, ps)
 	}
@@ -298,9 +313,9 @@ func (r *sliceRenderer) Refresh() {
 	r.img.Image = r.s.f.img
 	r.img.Refresh()
 	pad := theme.Padding()
-	r.title.Text = r.s.v.panelTitle(r.s.group)
+	r.title.Text = panelTitle(r.s.group, &r.s.v.at)
 	if r.s.ortho != nil {
-		r.title.Text = r.s.v.orthoPanelTitle(*r.s.ortho)
+		r.title.Text = r.s.v.ortho.panelTitle(*r.s.ortho)
 	}
 	r.title.Move(fyne.NewPos(pad*2, pad))
 	r.title.Refresh()
@@ -309,7 +324,7 @@ func (r *sliceRenderer) Refresh() {
 	r.titleBg.Move(fyne.NewPos(pad, pad))
 	r.titleBg.Resize(fyne.NewSize(ts.Width+2*pad, ts.Height))
 	r.titleBg.Refresh()
-	length, label := r.s.v.scaleBar(r.s)
+	length, label := r.s.scaleBar()
 	r.bar.Hidden, r.barText.Hidden, r.barBg.Hidden = length == 0, length == 0, length == 0
 	if length > 0 {
 		x := r.size.Width - float32(length) - 4*pad

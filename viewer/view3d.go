@@ -126,7 +126,8 @@ type pointsSnap struct {
 	opacity float64
 }
 
-func (v *Viewer) newView3D() *view3D {
+// newView3D builds v's 3D view and starts its render goroutine.
+func newView3D(v *Viewer) *view3D {
 	w := &view3D{v: v, cam: render3d.DefaultCamera(), atten: 0.05, budget: Default3DBudget, coarse: coarse3DBytes,
 		grids: map[*ImageLayer]*layerGrids{}, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	w.ExtendBaseWidget(w)
@@ -151,11 +152,11 @@ func (v *Viewer) newView3D() *view3D {
 	w.attSlider.SetValue(w.atten)
 	w.attSlider.OnChanged = func(x float64) {
 		w.atten = x
-		v.request3D()
+		w.request()
 	}
 	reset := widgets.NewButton(v.win, "Reset", theme.ZoomFitIcon(), func() {
 		w.cam = render3d.DefaultCamera()
-		v.request3D()
+		w.request()
 	})
 	w.thrBox = container.NewBorder(nil, nil, w.thrLabel, nil, w.thrSlider)
 	w.extra = container.NewStack()
@@ -180,16 +181,18 @@ func (w *view3D) syncBar() {
 	w.extra.Refresh()
 }
 
-// Is3D reports whether the 3D view is on show.
-func (v *Viewer) Is3D() bool { return v.v3 != nil && v.v3.Visible() && v.v3on() }
+// onShow reports whether the 3D view is on show.
+func (w *view3D) onShow() bool { return w.on() && w.Visible() }
 
-func (v *Viewer) v3on() bool { return v.v3Check != nil && v.v3Check.Checked }
+// on reports whether the 3D view is chosen (its toolbar check is on);
+// false for a view not built yet (nil).
+func (w *view3D) on() bool { return w != nil && w.v.v3Check != nil && w.v.v3Check.Checked }
 
 // Set3D shows the 3D view in place of the slice panels (on), or the
 // panels again.
 func (v *Viewer) Set3D(on bool) {
 	if on && v.v3 == nil {
-		v.v3 = v.newView3D()
+		v.v3 = newView3D(v)
 	}
 	if v.v3Check.Checked != on {
 		v.v3Check.SetChecked(on) // calls Set3D again
@@ -198,7 +201,7 @@ func (v *Viewer) Set3D(on bool) {
 	if v.v3 == nil {
 		return
 	}
-	if on && v.ortho {
+	if on && v.ortho.on {
 		v.SetOrtho(false) // one or the other (SetOrtho turns 3D off)
 	}
 	from, to := fyne.CanvasObject(v.v3.content), fyne.CanvasObject(v.panelBox)
@@ -217,7 +220,7 @@ func (v *Viewer) Set3D(on bool) {
 // Set3DMode chooses the 3D rendering mode.
 func (v *Viewer) Set3DMode(m render3d.Mode) {
 	if v.v3 == nil {
-		v.v3 = v.newView3D()
+		v.v3 = newView3D(v)
 	}
 	w := v.v3
 	if w.mode == m {
@@ -226,41 +229,42 @@ func (v *Viewer) Set3DMode(m render3d.Mode) {
 	w.mode = m
 	w.modeSel.SetSelected(m.String())
 	w.syncBar()
-	v.request3D()
+	v.v3.request()
 }
 
 // SetCameraAngles turns the 3D view to azimuth az and elevation el, in
 // degrees (render3d.Angles), keeping its zoom.
 func (v *Viewer) SetCameraAngles(az, el float64) {
 	if v.v3 == nil {
-		v.v3 = v.newView3D()
+		v.v3 = newView3D(v)
 	}
 	z := v.v3.cam.Zoom
 	v.v3.cam = render3d.Angles(az, el)
 	v.v3.cam.Zoom = z
-	v.request3D()
+	v.v3.request()
 }
 
-// Camera returns the 3D view's camera.
-func (v *Viewer) Camera() render3d.Camera {
-	if v.v3 == nil {
+// camera returns the 3D view's camera (the default one for a view not
+// built yet).
+func (w *view3D) camera() render3d.Camera {
+	if w == nil {
 		return render3d.DefaultCamera()
 	}
-	return v.v3.cam
+	return w.cam
 }
 
 // SetIsoThreshold sets the iso-surface's value (default: halfway
 // between the contrast limits of the lowest visible image layer).
 func (v *Viewer) SetIsoThreshold(x float64) {
 	if v.v3 == nil {
-		v.v3 = v.newView3D()
+		v.v3 = newView3D(v)
 	}
 	w := v.v3
 	if w.thrSet && w.thr == x {
 		return
 	}
 	w.thr, w.thrSet = x, true
-	v.request3D()
+	v.v3.request()
 }
 
 // threshold is the iso value: the one set, else halfway between the
@@ -278,12 +282,11 @@ func (w *view3D) threshold() float64 {
 	return 0
 }
 
-// close3D stops the render goroutine.
-func (v *Viewer) close3D() {
-	if v.v3 == nil {
+// close stops the render goroutine (none for a nil view).
+func (w *view3D) close() {
+	if w == nil {
 		return
 	}
-	w := v.v3
 	w.mu.Lock()
 	if w.cancel != nil {
 		w.cancel()
@@ -302,26 +305,23 @@ func (v *Viewer) close3D() {
 // own voxel size with its voxel (0, 0, 0) at the box's corner, so layers
 // of different voxel sizes are coregistered as napari's world
 // coordinates have them.
-func (v *Viewer) frame3D() render3d.Vec {
+func frame3D(layers []Layer, extent [3]int) render3d.Vec {
 	var ext render3d.Vec
 	grow := func(sh [3]int, sp [3]float64) {
 		for k := range 3 {
 			ext[2-k] = math.Max(ext[2-k], float64(sh[k])*sp[k])
 		}
 	}
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if !l.Visible() {
 			continue
 		}
-		switch l := l.(type) {
-		case *ImageLayer:
-			grow(l.extent(), layerSpacing(l))
-		case *PointsLayer:
-			grow(l.Extent(), v.pointsSpacing(l))
+		if sp, ok := l.spacing3D(layers); ok {
+			grow(l.extent(), sp)
 		}
 	}
 	if ext == (render3d.Vec{}) {
-		grow(v.dimsExtent(), [3]float64{1, 1, 1})
+		grow(extent, [3]float64{1, 1, 1})
 	}
 	return ext
 }
@@ -339,9 +339,9 @@ func layerSpacing(il *ImageLayer) [3]float64 {
 // that of the nearest visible image layer below it (the image it was
 // opened over, as `voxlab view IMG cells.csv` stacks them), else of the
 // lowest visible image layer, else 1.
-func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
+func pointsSpacing(layers []Layer, pl *PointsLayer) [3]float64 {
 	var below, lowest *ImageLayer
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if l == Layer(pl) {
 			break
 		}
@@ -349,7 +349,7 @@ func (v *Viewer) pointsSpacing(pl *PointsLayer) [3]float64 {
 			below = il
 		}
 	}
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			lowest = il
 			break
@@ -381,25 +381,23 @@ func (w *view3D) building() bool {
 	return false
 }
 
-// view3DSettled reports whether the 3D view, if on show, has drawn the
+// settled reports whether the 3D view, if on show, has drawn the
 // final frame of the current state (offscreen rendering waits for it).
-func (v *Viewer) view3DSettled() bool {
-	w := v.v3
-	if w == nil || !v.v3on() {
+func (w *view3D) settled() bool {
+	if !w.on() {
 		return true
 	}
-	v.request3D()
+	w.request()
 	return !w.building() && w.gen > 0 && w.finalGen == w.gen
 }
 
-// view3DError returns the first error building a visible layer's 3D
-// grids, or nil.
-func (v *Viewer) view3DError() error {
-	w := v.v3
-	if w == nil || !v.v3on() {
+// err returns the first error building a visible layer's 3D grids, or
+// nil.
+func (w *view3D) err() error {
+	if !w.on() {
 		return nil
 	}
-	for _, l := range v.stack.All() {
+	for _, l := range w.v.stack.All() {
 		if il, ok := l.(*ImageLayer); ok && l.Visible() {
 			if lg := w.grids[il]; lg != nil && lg.err != nil {
 				return lg.err
@@ -440,7 +438,7 @@ func (w *view3D) build(il *ImageLayer, m int) *layerGrids {
 					lg.coarse = lg.fine
 				}
 			}
-			w.v.request3D()
+			w.v.v3.request()
 		})
 		if err == nil && !done {
 			il.ld.do(step)
@@ -482,7 +480,7 @@ func (r *view3DRenderer) Layout(size fyne.Size) {
 	if size != r.size {
 		r.size = size
 		r.img.Resize(size)
-		r.w.v.request3D()
+		r.w.v.v3.request()
 	}
 	r.Refresh()
 }
@@ -516,7 +514,7 @@ func (w *view3D) Dragged(e *fyne.DragEvent) {
 	sz := w.Size()
 	x1, y1 := float64(e.Position.X), float64(e.Position.Y)
 	w.cam.Drag(x1-float64(e.Dragged.DX), y1-float64(e.Dragged.DY), x1, y1, float64(sz.Width), float64(sz.Height))
-	w.v.request3D()
+	w.v.v3.request()
 }
 
 // DragEnd ends a turn.
@@ -525,13 +523,13 @@ func (w *view3D) DragEnd() {}
 // Scrolled zooms: one wheel notch by 2^(1/4), as the 2D view.
 func (w *view3D) Scrolled(e *fyne.ScrollEvent) {
 	w.cam.Zoom = math.Min(math.Max(w.cam.Zoom*math.Pow(2, float64(e.Scrolled.DY)/40), 1.0/16), 64)
-	w.v.request3D()
+	w.v.v3.request()
 }
 
 // DoubleTapped resets the camera.
 func (w *view3D) DoubleTapped(*fyne.PointEvent) {
 	w.cam = render3d.DefaultCamera()
-	w.v.request3D()
+	w.v.v3.request()
 }
 
 // syncThreshold sets the threshold slider's range to the lowest visible

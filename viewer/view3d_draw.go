@@ -15,19 +15,19 @@ import (
 	"github.com/voxlab/voxlab/viewer/render3d"
 )
 
-// The 3D view's requests and render goroutine: request3D snapshots what
+// The 3D view's requests and render goroutine: request snapshots what
 // is on show, and the goroutine renders a coarse frame while the camera
 // moves and a still one after, composited layer over layer with the
 // points on top.
 
-// request3D asks for a frame of the current state, unless it is the
+// request asks for a frame of the current state, unless it is the
 // state of the last request. It starts building the grids of layers
-// that have none. UI goroutine.
-func (v *Viewer) request3D() {
-	w := v.v3
-	if w == nil || !v.v3on() || v.frozen > 0 {
+// that have none. UI goroutine; nothing for a view not built (nil).
+func (w *view3D) request() {
+	if !w.on() || w.v.frozen > 0 {
 		return
 	}
+	v := w.v
 	sz := w.Size()
 	ps := 1.0
 	if c := fyne.CurrentApp().Driver().CanvasForObject(w); c != nil && c.Scale() > 0 {
@@ -43,7 +43,7 @@ func (v *Viewer) request3D() {
 			delete(w.grids, il)
 		}
 	}
-	ext := v.frame3D()
+	ext := frame3D(v.stack.All(), v.Extent())
 	// The signature of what the frame shows comes first, from cheap
 	// fields: redraw calls this on every repaint, and the snapshots
 	// (each layer's colour table, every point in world coordinates) are
@@ -87,7 +87,7 @@ func (v *Viewer) request3D() {
 	for _, l := range v.stack.All() {
 		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
 			pointLayers = append(pointLayers, pl)
-			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.Version(), pl.size, pl.Opacity(), pl.style, v.pointsSpacing(pl))
+			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.Version(), pl.size, pl.Opacity(), pl.style, pointsSpacing(v.stack.All(), pl))
 		}
 	}
 	w.setStatus(strings.Join(building, "   "))
@@ -118,7 +118,7 @@ func (v *Viewer) request3D() {
 		req.layers = append(req.layers, s)
 	}
 	for _, pl := range pointLayers {
-		sp := v.pointsSpacing(pl)
+		sp := pointsSpacing(v.stack.All(), pl)
 		ps := pointsSnap{diam: pl.size * math.Min(sp[1], sp[2]), opacity: pl.Opacity(), style: pl.style}
 		ps.pts = make([]render3d.Vec, 0, pl.Len())
 		ps.cls = make([]points.Class, 0, pl.Len())
@@ -184,7 +184,7 @@ func (w *view3D) run() {
 // still waits stillDelay for the view to stay still and reports whether
 // it did; a newer request (or quit) ends the wait, cancelling the
 // current one, and the newer request is handled next round. A wake
-// whose request was already taken (request3D can fill the one-slot
+// whose request was already taken (request can fill the one-slot
 // channel again between the receive and the take) does not count: it
 // would leave the fine frame of the request in hand undrawn.
 func (w *view3D) still(cancel context.CancelFunc) bool {

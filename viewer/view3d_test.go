@@ -74,7 +74,7 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	if ctr.R < 200 || ctr.R != ctr.G || ctr.G != ctr.B {
 		t.Fatalf("centre pixel %v, want a lit grey surface", ctr)
 	}
-	ext := h.v.frame3D()
+	ext := frame3D(h.v.stack.All(), h.v.Extent())
 	at := func(p Point) (float64, float64) {
 		x, y, _ := v.Project(worldOf(p.Z, p.Y, p.X, [3]float64{1, 1, 1}, ext))
 		return x, y
@@ -95,7 +95,7 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	}
 	// Back to the slices: the panels are on show again.
 	h.v.Set3D(false)
-	if h.v.Is3D() {
+	if h.v.v3.onShow() {
 		t.Fatal("still 3D")
 	}
 }
@@ -113,15 +113,15 @@ func TestView3DDrag(t *testing.T) {
 	w := h.v.v3
 	sz := w.Size()
 	w.Dragged(dragEvent(sz.Width/2+40, sz.Height/2, 40, 0))
-	if h.v.Camera().Rot == render3d.Identity {
+	if h.v.v3.camera().Rot == render3d.Identity {
 		t.Fatal("a drag did not turn the camera")
 	}
 	h.settle()
-	if w.view.Cam.Rot != h.v.Camera().Rot {
+	if w.view.Cam.Rot != h.v.v3.camera().Rot {
 		t.Fatal("the frame on show is not of the turned camera")
 	}
 	w.DoubleTapped(nil)
-	if h.v.Camera().Rot != render3d.Identity {
+	if h.v.v3.camera().Rot != render3d.Identity {
 		t.Fatal("a double tap did not reset the camera")
 	}
 }
@@ -241,10 +241,10 @@ func TestView3DCoregistersVoxelSizes(t *testing.T) {
 	sx, sy = sx/n, sy/n
 
 	pts := h.v.AddPoints("cells", []Point{bright})
-	if sp := h.v.pointsSpacing(pts); sp != small.VoxelSize {
+	if sp := pointsSpacing(h.v.stack.All(), pts); sp != small.VoxelSize {
 		t.Fatalf("points at voxel size %v, want the image below's %v", sp, small.VoxelSize)
 	}
-	ext := h.v.frame3D()
+	ext := frame3D(h.v.stack.All(), h.v.Extent())
 	if want := (render3d.Vec{40, 40, 10}); ext != want {
 		t.Fatalf("frame %v, want %v", ext, want)
 	}

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -39,22 +37,19 @@ type Viewer struct {
 	// navigated: the user panned or zoomed since the last reset.
 	navigated bool
 	grid      bool
-	// ortho: the orthogonal views are on show (ortho.go); v3 is the 3D
-	// view (view3d.go), nil until first shown.
-	ortho      bool
-	orthoCheck *widget.Check
-	// orthoZ is how much the ortho side panels stretch z (zStretch;
-	// 1: not at all), set by their layout.
-	orthoZ  float64
+	// ortho is the orthogonal views (ortho.go); v3 is the 3D view
+	// (view3d.go), nil until first shown.
+	ortho   orthoView
 	v3      *view3D
 	v3Check *widget.Check
 	// frozen > 0 inside Batch: redraws are skipped.
 	frozen int
 
 	// post runs f on the UI goroutine (fyne.Do; tests queue instead).
-	post          func(f func())
-	redrawPending atomic.Bool
-	lastLive      atomic.Int64 // unix ns of the last posted redraw
+	post func(f func())
+	// redraws is what other goroutines (loaders, feeds) may ask of the
+	// viewer (redraws.go).
+	redraws redraws
 
 	panels   []*sliceView
 	panelBox *fyne.Container
@@ -64,40 +59,33 @@ type Viewer struct {
 	list     *widget.List
 	controls *fyne.Container
 	ctl      controlRefs
-	dims     dimsBar
+	dims     *dimsBar
 	// bar is the status bar under the view.
 	bar      *statusBar
 	grdCheck *widget.Check
 	// offer proposes the view change a result makes possible (compare
 	// it with its input side by side) instead of making it.
-	offer  offerBar
+	offer  *offerBar
 	tabs   *container.AppTabs
 	dock   *container.AppTabs
 	centre *fyne.Container
 	root   *fyne.Container
 
-	playMu   sync.Mutex
-	playStop chan struct{}
-	// playDone is closed when the play goroutine has returned.
-	playDone chan struct{}
+	// ptr is where the mouse is (input.go).
+	ptr     pointer
+	lastErr string
 
-	hoverPanel *sliceView
-	hoverPos   fyne.Position
-	lastErr    string
+	// files opens what the user asks for (open.go).
+	files opener
+	// dlg are the dialogs on show (dialogs.go).
+	dlg dialogs
+	// save saves points layers and asks before edits are lost
+	// (points_saver.go).
+	save saver
 
-	// openDlg is the Open dialog on show (nil when none), for tests.
-	openDlg *openDialog
-	// modals are the dialogs on show, by kind and oldest first
-	// (dialogs.go).
-	modals     map[string]*modal
-	modalOrder []*modal
-	// saveDlg is the Save points as dialog on show (nil when none).
-	saveDlg *saveDialog
-
-	// bg counts background goroutines that post to the UI (Go: the
+	// bg are the background goroutines that post to the UI (Go: the
 	// panel's plot renderers), so a closing window can wait for them.
-	bg      sync.WaitGroup
-	bgCount atomic.Int32
+	bg bgGoroutines
 
 	// now is the clock settle measures stalls with (tests set their own).
 	now func() time.Time
@@ -112,15 +100,25 @@ func New(win fyne.Window) *Viewer {
 	v := newViewer(win, func(f func()) { fyne.Do(f) })
 	win.SetContent(v.root)
 	win.SetMainMenu(v.mainMenu())
-	win.SetOnDropped(v.dropped)
+	win.SetOnDropped(v.files.dropped)
 	win.Canvas().SetOnTypedKey(v.typedKey)
 	v.edit.addShortcuts()
 	return v
 }
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
-	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}}
+	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: dialogs{win: win}}
+	v.ortho.at = &v.at
 	v.edit.v = v
+	v.redraws = redraws{post: post, showError: v.ShowError, redraw: v.redraw, refresh: func() {
+		v.dims.update()
+		v.redraw()
+		v.ctl.settle(v.stack.All(), v.stack.Selected())
+	}}
+	v.save = saver{win: win, dlg: &v.dlg, layers: v.stack.All, selected: v.stack.Selected,
+		status: func(s string) { v.bar.status.SetText(s) }, showError: v.ShowError, remove: v.RemoveLayer}
+	v.files = opener{win: win, dlg: &v.dlg, open: v.Open, showError: v.ShowError,
+		menuChanged: func() { v.win.SetMainMenu(v.mainMenu()) }}
 	v.actions.v = v
 	v.stack.Watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})
@@ -130,17 +128,28 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 			v.root.Refresh()
 		}
 	})
-	v.list = v.newLayerList()
+	v.list = newLayerList(v.win, &v.stack, v.Select)
 	v.controls = container.NewVBox()
-	v.dims = v.newDimsBar()
+	v.dims = newDimsBar(v.win, &v.at, dimsActions{
+		setAxis:  v.SetAxis,
+		setSlice: v.SetSlice,
+		setMap:   v.SetMap,
+		step:     func() { v.post(func() { v.Step(1, true) }) },
+	})
+	v.dims.extent, v.dims.maps = v.Extent, v.Maps
+	v.dims.relayout = func() {
+		if v.viewBox != nil {
+			v.viewBox.Refresh()
+		}
+	}
 
-	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), v.ShowOpenDialog)
+	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), func() { v.files.show(false) })
 	reset := widgets.NewButton(v.win, "Reset view", theme.ZoomFitIcon(), v.ResetView)
 	v.grdCheck = widget.NewCheck("Grid", func(on bool) {
 		v.SetGrid(on)
 		widgets.Refocus(v.win, false)
 	})
-	v.orthoCheck = widget.NewCheck("Ortho", func(on bool) {
+	v.ortho.check = widget.NewCheck("Ortho", func(on bool) {
 		v.SetOrtho(on)
 		widgets.Refocus(v.win, false)
 	})
@@ -149,21 +158,21 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 		widgets.Refocus(v.win, false)
 	})
 	// napari's new points layer, for marking cells on an image.
-	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.NewPointsLayer() })
-	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.orthoCheck, v.v3Check)
+	newPts := widgets.NewButton(v.win, "New points", theme.ContentAddIcon(), func() { v.edit.newLayer() })
+	toolbar := container.NewHBox(open, newPts, reset, v.grdCheck, v.ortho.check, v.v3Check)
 
 	up := widgets.NewButton(v.win, "", theme.MoveUpIcon(), func() { v.stack.Move(v.stack.Selected(), +1) })
 	down := widgets.NewButton(v.win, "", theme.MoveDownIcon(), func() { v.stack.Move(v.stack.Selected(), -1) })
 	remove := widgets.NewButton(v.win, "", theme.DeleteIcon(), func() {
 		if v.stack.Selected() != nil {
-			v.AskRemoveLayer(v.stack.Selected())
+			v.save.askRemove(v.stack.Selected())
 		}
 	})
 	listBox := container.NewBorder(container.NewHBox(widget.NewLabelWithStyle("Layers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), up, down, remove), nil, nil, nil, v.list)
 	left := container.NewVSplit(widgets.PanelScroll(v.controls), listBox)
 	left.Offset = 0.55
 
-	v.offer = v.newOfferBar()
+	v.offer = newOfferBar(v.win, func(ls ...Layer) { v.Focus(true, ls...) }, func() { v.dims.relayout() })
 	v.viewBox = container.NewBorder(v.offer.box, v.dims.box, nil, nil, v.panelBox)
 	v.tabs = container.NewAppTabs(container.NewTabItem("View", v.viewBox))
 	v.dock = container.NewAppTabs()
@@ -216,7 +225,7 @@ func (v *Viewer) addImage(name string, vol *volume.Volume, maps int, opts ImageO
 	}
 	l.vol, l.maps, l.depth = vol, maps, vol.Shape[0]/maps
 	_ = l.Image.SetVoxelSize(vol.VoxelSize) // zero (unknown) stays unset
-	l.ld = newLoader(vol, l.depth, v.sliceReady, func() { v.postRedraw(true) })
+	l.ld = newLoader(vol, l.depth, v.redraws.sliceReady, func() { v.redraws.request(true) })
 	l.attachPyramid()
 	v.add(l)
 	return l, nil
@@ -319,19 +328,19 @@ func (v *Viewer) layersChanged() {
 		v.list.UnselectAll()
 	}
 	v.rebuildControls()
-	v.updateDims()
+	v.dims.update()
 	v.redraw()
-	v.updateTitle()
+	setTitle(v.win, v.stack.All())
 }
 
-// updateTitle names the files open in the window's title: "voxlab —
+// setTitle names the files open in layers in win's title: "voxlab —
 // planes, cells.xml".
-func (v *Viewer) updateTitle() {
-	if v.win == nil {
+func setTitle(win fyne.Window, layers []Layer) {
+	if win == nil {
 		return
 	}
 	var names []string
-	for _, l := range v.stack.All() {
+	for _, l := range layers {
 		if sp := l.base().spec; sp != "" {
 			p, _ := volume.SplitSpec(sp)
 			if n := filepath.Base(p); !slices.Contains(names, n) {
@@ -343,8 +352,8 @@ func (v *Viewer) updateTitle() {
 	if len(names) > 0 {
 		t += " — " + strings.Join(names, ", ")
 	}
-	if v.win.Title() != t {
-		v.win.SetTitle(t)
+	if win.Title() != t {
+		win.SetTitle(t)
 	}
 }
 
@@ -372,8 +381,8 @@ func (v *Viewer) layerChanged() {
 		v.setPanels()
 	}
 	v.list.Refresh()
-	v.settleControls()
-	v.updateDims()
+	v.ctl.settle(v.stack.All(), v.stack.Selected())
+	v.dims.update()
 	v.redraw()
 }
 
@@ -385,7 +394,7 @@ func (v *Viewer) Batch(f func()) {
 	defer func() {
 		v.frozen--
 		if v.frozen == 0 {
-			v.updateDims()
+			v.dims.update()
 			v.redraw()
 		}
 	}()
@@ -400,42 +409,14 @@ func (v *Viewer) redraw() {
 	for _, p := range v.panels {
 		p.Refresh()
 	}
-	v.request3D()
+	v.v3.request()
 	v.bar.update(v)
-}
-
-// liveInterval spaces the redraws that live updates cause: at most 20
-// a second, however often a pipeline appends points or fills chunks.
-const liveInterval = 50 * time.Millisecond
-
-// postRedraw schedules one redraw on the UI goroutine; calls that arrive
-// before it runs are merged. Live updates (throttled) wait until
-// liveInterval has passed since the last live redraw; loaded slices show
-// at once. Safe from any goroutine.
-func (v *Viewer) postRedraw(throttled bool) {
-	if !v.redrawPending.CompareAndSwap(false, true) {
-		return
-	}
-	run := func() {
-		v.post(func() {
-			v.redrawPending.Store(false)
-			v.lastLive.Store(time.Now().UnixNano())
-			v.updateDims()
-			v.redraw()
-			v.settleControls()
-		})
-	}
-	if wait := time.Duration(v.lastLive.Load()) + liveInterval - time.Duration(time.Now().UnixNano()); throttled && wait > 0 {
-		time.AfterFunc(wait, run)
-		return
-	}
-	run()
 }
 
 // Close stops the loaders and closes every layer's volume.
 func (v *Viewer) Close() {
-	v.stopPlay()
-	v.close3D()
+	v.dims.player.halt()
+	v.v3.close()
 	for _, l := range v.stack.All() {
 		if il := imageOf(l); il != nil && il.ld != nil {
 			il.ld.close()

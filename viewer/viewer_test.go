@@ -444,7 +444,7 @@ func TestPanelsHaveScaleBar(t *testing.T) {
 	vol.VoxelSize = [3]float64{2, 0.5, 0.5}
 	h.v.AddImage("img", vol, ImageOptions{})
 	h.settle()
-	length, label := h.v.scaleBar(h.panel())
+	length, label := h.panel().scaleBar()
 	// 0.5 µm per voxel at the fit scale: the bar spans a 1-2-5 length.
 	phys := length / h.panel().xf().Scale * 0.5
 	var said float64

@@ -76,7 +76,7 @@ func TestNewAxisStartsAtItsMiddle(t *testing.T) {
 // on.
 func TestStatusFollowsTheDrag(t *testing.T) {
 	h := newEditHarness(t, []Point{pt(5, 10, 10, "cell")})
-	h.v.hover(h.panel(), h.screen(2, 3))
+	h.panel().hover(h.screen(2, 3))
 	h.key(fyne.Key3)
 	h.drag(2, 3, 40, 50, false)
 	if got := h.v.bar.status.Text; !strings.HasPrefix(got, "z 5  y 40  x 50") {
@@ -127,7 +127,7 @@ func TestStatusBarNeverCutsTheReadout(t *testing.T) {
 	h.v.AddPoints("planes-cells-2.csv (running)", []Point{pt(2, 3, 4, "cell")})
 	h.v.AddPoints("ground-truth-cells.xml", []Point{pt(2, 5, 4, "non-cell")})
 	h.settle()
-	h.v.hover(h.panel(), fyne.NewPos(h.panel().Size().Width/2, h.panel().Size().Height/2))
+	h.panel().hover(fyne.NewPos(h.panel().Size().Width/2, h.panel().Size().Height/2))
 	h.settle()
 	fits := func(l *widget.Label) bool { return l.Size().Width+0.5 >= natural(l) }
 	if !fits(h.v.bar.status) || !fits(h.v.bar.info) {

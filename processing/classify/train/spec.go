@@ -121,10 +121,10 @@ func nextValues(args []string, v pipeline.Values) map[string]string {
 	return out
 }
 
-// metrics is an epoch's log as the run's partial result, named as
+// epochMetrics is an epoch's log as the run's partial result, named as
 // Keras's CSVLogger names its columns; the validation's are left out
 // when there is none.
-func metrics(e Epoch) pipeline.Metrics {
+func epochMetrics(e Epoch) pipeline.Metrics {
 	m := pipeline.Metrics{Step: e.Epoch, Values: map[string]float64{"loss": e.Loss, "accuracy": e.Accuracy}}
 	if !math.IsNaN(e.ValLoss) {
 		m.Values["val_loss"], m.Values["val_accuracy"] = e.ValLoss, e.ValAccuracy
@@ -339,7 +339,7 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	if p != nil {
 		// A resumed run's plot starts with the epochs run before.
 		for _, e := range logs {
-			p.Partial(metrics(e))
+			p.Partial(epochMetrics(e))
 		}
 	}
 	lastState := ""
@@ -359,7 +359,7 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		}
 		logs = append(logs, e)
 		if p != nil {
-			p.Partial(metrics(e))
+			p.Partial(epochMetrics(e))
 		}
 		if j.opts.progress {
 			return writeCSV(filepath.Join(j.out, "training.csv"), logs, len(cfg.LRSchedule) > 0)
