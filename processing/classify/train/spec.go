@@ -307,12 +307,20 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	// The model holds its own copy: the job's would be a second set of
 	// weights held for the whole run.
 	j.weights = nil
-	// Training runs on the host's cores (no CUDA kernels for it yet):
-	// the CPU backend's workers, or every core beside another backend.
+	// Training runs on the host's cores: the CPU backend's workers, or
+	// every core beside another backend, which computes the
+	// convolutions' products (Products; on CUDA cuBLAS's fp32 GEMM).
 	if c, ok := d.Backend.(interface{ Workers() int }); ok {
 		m.Workers = c.Workers()
 	} else {
-		notes = append(notes, fmt.Sprintf("train: ran on the CPU's %d cores: voxlab trains on the CPU only (the %s backend was not used)", m.Workers, d.Backend.Name()))
+		pr, err := ProductsFor(d.Backend)
+		if err != nil {
+			return nil, err
+		}
+		defer pr.Close()
+		m.SetProducts(pr)
+		notes = append(notes, fmt.Sprintf("train: the convolutions' products (forward, kernel and input gradients) ran on %s (fp32, operands copied per product); the rest of each step on the CPU's %d cores",
+			d.Backend.Name(), m.Workers))
 	}
 	trainSet, valSet := Split(j.samples, j.cfg.TestFraction, j.cfg.Seed)
 	if len(trainSet) == 0 {
