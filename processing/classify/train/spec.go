@@ -22,7 +22,8 @@ import (
 func init() { pipeline.Register(Spec) }
 
 // Spec is `voxlab train YAML OUTDIR`: cellfinder's `cellfinder train`
-// (train_yaml.py) on the CPU, without augmentation yet.
+// (train_yaml.py) on the CPU, without augmentation yet; with a CUDA
+// backend the convolutions' products run on cuBLAS (Products).
 var Spec = &pipeline.Spec{
 	Name:    "train",
 	Title:   "Train classifier",
