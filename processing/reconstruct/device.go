@@ -3,6 +3,7 @@ package reconstruct
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -105,20 +106,23 @@ func (d *deviceFBP) Close() {
 // falls within a float32 rounding of the padded detector's ends (which
 // the mask, or padding wider than the slice's half-diagonal, ensures).
 // The CPU computes each position in float64 and sums in float64; the
-// kernel computes the position u in float32 (two fused multiply-adds and
-// the centre rounded: within 3 units in the last place of the padded
-// width W, so the interpolated value is off by at most 3·2⁻²⁴·W·2·maxAbs)
-// and sums the angles in order in float32 (at most Angles·2⁻²⁴ of the sum
-// of the terms' magnitudes, each at most maxAbs); the sum is scaled by
-// π/(2·Angles). Twice that bound:
+// kernel works in float32. With W the padded width (every intermediate
+// of a position is below 2W, so each rounding is within 2⁻²³·W):
+//   - a position is off by at most 7·2⁻²⁴·W columns (the centre, the
+//     two fused multiply-adds, and the cosine and sine rounded to
+//     float), so an interpolated value by at most 14·2⁻²⁴·W·maxAbs, and
+//     the interpolation's own roundings add 3·2⁻²⁴·maxAbs;
+//   - the sum over the angles in order is within (Angles−1)·2⁻²⁴ of the
+//     sum of the terms' magnitudes, at most Angles·maxAbs;
+//   - the scaling by π/(2·Angles), and the CPU's own rounding of its
+//     float64 result to float32, add 2⁻²⁴ of the result each.
 //
-//	2 · (6·W + Angles) · 2⁻²⁴ · maxAbs · π/2
-//
-// For 2560 columns padded to 3620 and 1800 angles that is 4.6e-3·maxAbs
-// at worst; the errors' signs vary, so typical differences are far
-// smaller. This is a bound derived from the kernel, compile-checked, not
-// yet measured on a GPU.
+// After the scaling that is (14·W + Angles + 5)·2⁻²⁴·maxAbs·π/2; the
+// tolerance is twice it. For 2560 columns padded to the diagonal (3620)
+// and 1800 angles that is 9.8e-3·maxAbs at worst; the errors' signs vary,
+// so typical differences are far smaller. This is a bound derived from
+// the kernel, compile-checked, not yet measured on a GPU.
 func BackProjectTolerance(s BackProjectShape, maxAbs float64) float64 {
 	const ulp = 1.0 / (1 << 24)
-	return 2 * float64(6*s.Width()+s.Angles) * ulp * maxAbs * 1.5707963267948966
+	return 2 * float64(14*s.Width()+s.Angles+5) * ulp * maxAbs * math.Pi / 2
 }

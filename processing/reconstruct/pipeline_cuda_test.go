@@ -15,12 +15,14 @@ import (
 
 // TestCUDAReconRun: `voxlab reconstruct` of the example scan on the CUDA
 // backend back-projects there (its report says so, its plan counts the
-// device buffers) and writes the CPU run's slices within 1e-4 of their
-// peak (the slice-level bound is BackProjectTolerance; here the
-// filtered projections are not at hand, and the example's are of the
-// order of the slices' peak: 1e-4 is a hundred times that bound for its
-// 32 columns and 24 angles). Gridrec on CUDA computes on the CPU and
-// says so. Compile-checked, not yet run on a GPU.
+// device buffers) and writes the CPU run's slices within 1e-3 of their
+// peak. That is an allowance for the plumbing, not the kernel's bound:
+// the bound is per slice, BackProjectTolerance (for the example's 32
+// columns padded to the diagonal, 46, and 24 angles, 1.3e-4 of the
+// largest filtered value, which the run does not expose), and
+// TestCUDAReconBackProject holds the kernel to it. Gridrec on CUDA
+// computes on the CPU and says so. Compile-checked, not yet run on a
+// GPU.
 func TestCUDAReconRun(t *testing.T) {
 	c := openCUDA(t)
 	dir := t.TempDir()
@@ -52,7 +54,7 @@ func TestCUDAReconRun(t *testing.T) {
 	}
 	want, _ := readFloats(t, cpuOut)
 	got, _ := readFloats(t, gpuOut)
-	if d, peak := maxAbsDiff(got, f64(want)); d > 1e-4*peak || peak < 0.01 {
+	if d, peak := maxAbsDiff(got, f64(want)); d > 1e-3*peak || peak < 0.01 {
 		t.Errorf("the CUDA run's slices differ from the CPU's by %.3g (peak %.3g)", d, peak)
 	}
 	rep = run(pipeline.Device{Backend: c, Budget: budget}, "gridrec", filepath.Join(dir, "gridrec.npy"))
