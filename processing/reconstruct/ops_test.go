@@ -1,9 +1,13 @@
 package reconstruct
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
+	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
 )
 
@@ -65,5 +69,48 @@ func TestBackProjectShapeCheck(t *testing.T) {
 	bad.Angles = 0
 	if err := ops.BackProject(small, small, trig, bad); err == nil {
 		t.Error("BackProject of no angles: no error")
+	}
+}
+
+// otherBackend is a backend that is not the CPU's (its buffers are the
+// CPU's), for which the default build has no kernels.
+type otherBackend struct{ *gpu.CPUBackend }
+
+func (otherBackend) Name() string { return "other" }
+
+// TestOtherBackend: on a backend other than the CPU the plan of an FBP
+// run counts the back-projection's device buffers (gridrec's does not),
+// and a build without kernels for it refuses the run, naming the
+// pipeline and the backend, rather than compute elsewhere unsaid.
+func TestOtherBackend(t *testing.T) {
+	dir := t.TempDir()
+	proj, darks, flats, err := defaultExample.write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := otherBackend{gpu.NewCPU()}
+	for _, alg := range []string{"fbp", "gridrec"} {
+		v := Spec.Defaults()
+		v["darks"], v["flats"], v["algorithm"] = darks, flats, alg
+		j, err := Spec.Open(pipeline.Request{Args: []string{proj, dir + "/out-" + alg + ".npy"}, Values: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := pipeline.Device{Backend: be, Budget: plan.Budget{Host: 1 << 30, Device: 1 << 30}}
+		pl, err := j.Plan(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if onDev := pl.PeakDevice > 0; onDev != (alg == "fbp") {
+			t.Errorf("%s: plan's device peak %d bytes", alg, pl.PeakDevice)
+		}
+		_, err = j.Run(t.Context(), job.NewProgress("reconstruct"), d)
+		j.Close()
+		if alg == "fbp" && (err == nil || !strings.Contains(err.Error(), "reconstruct: no kernels for the other backend")) {
+			t.Errorf("fbp on a backend without kernels: %v", err)
+		}
+		if alg == "gridrec" && err != nil {
+			t.Errorf("gridrec on another backend (computed on the CPU): %v", err)
+		}
 	}
 }
