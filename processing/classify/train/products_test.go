@@ -1,8 +1,10 @@
 package train
 
 import (
+	"context"
 	"errors"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,9 @@ import (
 	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/classify/internal/synth"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
+	"github.com/voxlab/voxlab/processing/job"
+	"github.com/voxlab/voxlab/processing/pipeline"
+	"github.com/voxlab/voxlab/processing/plan"
 )
 
 // failingProducts fail from their after-th product on.
@@ -80,5 +85,48 @@ func TestProductsInterface(t *testing.T) {
 	}
 	if err := selfCheck(gpu.NewCPU()); err != nil {
 		t.Errorf("self-check on the CPU: %v", err)
+	}
+}
+
+// otherBackend is a backend that is not the CPU's, for which the
+// default build has no products.
+type otherBackend struct{ *gpu.CPUBackend }
+
+func (otherBackend) Name() string { return "other" }
+
+// TestOtherBackend: on a backend other than the CPU a run's plan counts
+// the device products' buffers, and a build without products for it
+// refuses the run, naming the pipeline and the backend.
+func TestOtherBackend(t *testing.T) {
+	dir := t.TempDir()
+	y, err := WriteExampleCubes(dir, 3, 20, 20, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Spec.Defaults()
+	v["network-depth"], v["epochs"], v["cube-size"], v["no-augment"] = "18", 1, []float64{20, 20, 8}, true
+	v["test-fraction"], v["no-save-checkpoints"] = 0.34, true
+	j, err := Spec.Open(pipeline.Request{Args: []string{y, filepath.Join(dir, "trained")}, Values: v, Batch: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	d := pipeline.Device{Backend: otherBackend{gpu.NewCPU()}, Budget: plan.Budget{Host: 4 << 30, Device: 1 << 30}}
+	pl, err := j.Plan(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.PeakDevice == 0 {
+		t.Error("the plan on another backend counts no device bytes")
+	}
+	cpuPlan, err := j.Plan(pipeline.Device{Backend: gpu.NewCPU(), Budget: plan.Budget{Host: 4 << 30, Shared: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpuPlan.PeakDevice != 0 {
+		t.Errorf("the CPU plan counts %d device bytes", cpuPlan.PeakDevice)
+	}
+	if _, err := j.Run(context.Background(), job.NewProgress("train"), d); err == nil || !strings.Contains(err.Error(), "train: no kernels for the other backend") {
+		t.Errorf("a run on a backend without products: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/classify/internal/kerasw"
 	"github.com/voxlab/voxlab/processing/classify/keras"
@@ -311,9 +312,11 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	// Training runs on the host's cores: the CPU backend's workers, or
 	// every core beside another backend, which computes the
 	// convolutions' products (Products; on CUDA cuBLAS's fp32 GEMM).
-	if c, ok := d.Backend.(interface{ Workers() int }); ok {
+	switch c := d.Backend.(type) {
+	case *gpu.CPUBackend:
 		m.Workers = c.Workers()
-	} else {
+	case nil:
+	default:
 		pr, err := ProductsFor(d.Backend)
 		if err != nil {
 			return nil, err
