@@ -88,8 +88,7 @@ func (j *reconJob) backendNote(be gpu.Backend) string {
 	if _, cpu := be.(*gpu.CPUBackend); cpu || be == nil {
 		return ""
 	}
-	switch {
-	case j.onDevice(be):
+	if j.onDevice(be) {
 		return fmt.Sprintf("reconstruct: FBP's back-projection ran on %s (the filtering of the projections and every stage before it on the CPU)", be.Name())
 	}
 	return fmt.Sprintf("reconstruct: gridrec has CPU kernels only: it computed on the CPU, not on %s", be.Name())
