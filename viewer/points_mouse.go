@@ -329,9 +329,9 @@ func (ed *editState) key(e *fyne.KeyEvent) bool {
 	case fyne.KeyEscape:
 		pl.SetSelected(false)
 	case fyne.KeyPeriod:
-		v.WalkNext(+1)
+		v.Curation().Next(+1)
 	case fyne.KeyComma:
-		v.WalkNext(-1)
+		v.Curation().Next(-1)
 	default:
 		return false
 	}

@@ -11,20 +11,21 @@ import (
 )
 
 // Issue 25's "lighter viewer": viewer.go under 500 lines, no type of the
-// package with more than 40 methods. The Viewer is not there yet: its
-// count is held where the refactor left it (layer stack, status bar and
-// widgets moved out; then, issue 34, dialogs, dims bar, opener, ortho,
-// saver, pointer, redraws and the kinds' own methods), so that it can
-// only go down until it reaches 40.
+// package with more than 40 methods. The Viewer got there in steps (layer
+// stack, status bar and widgets moved out; then, issue 34, dialogs, dims
+// bar, opener, ortho, saver, pointer, redraws and the kinds' own methods;
+// then the API the panel and the app call went onto Dims, Panels, Scene,
+// Curation, Dialogs, Dock, Offer and Async); its count is held where the
+// last step left it, so that it can only go down.
 const (
 	maxViewerGoLines = 500
 	// maxFileLines holds every file of viewer/ and viewer/model, tests
 	// included, to a size one can read (issue 34).
 	maxFileLines = 600
 	maxMethods   = 40
-	// viewerMethods is the Viewer's method count today; lower it as
-	// methods move to their own types, down to maxMethods.
-	viewerMethods = 68
+	// viewerMethods is the Viewer's method count today, under
+	// maxMethods; lower it as methods move to their own types.
+	viewerMethods = 39
 )
 
 // TestViewerSize counts viewer.go's lines and, with go/parser, the

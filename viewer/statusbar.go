@@ -74,10 +74,10 @@ func (s *statusBar) update(v *Viewer) {
 			}
 		}
 	}
-	if b.Len() == 0 && v.lastErr == "" {
+	if b.Len() == 0 && v.dlg.lastErr == "" {
 		b.WriteString(hint(v))
 	}
-	if b.Len() > 0 || v.lastErr == "" {
+	if b.Len() > 0 || v.dlg.lastErr == "" {
 		s.setText(s.status, b.String())
 	}
 	// The points layers' counts, whole and cut short, and with only
@@ -210,7 +210,7 @@ func hint(v *Viewer) string {
 	if pl, ok := v.stack.Selected().(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
 		return editHints[v.edit.mode]
 	}
-	if v.Maps() > 1 {
+	if v.Dims().Maps() > 1 {
 		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"
 	}
 	return "drag to pan · scroll to zoom · ←/→ change slice · double-click to reset"

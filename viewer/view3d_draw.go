@@ -43,7 +43,7 @@ func (w *view3D) request() {
 			delete(w.grids, il)
 		}
 	}
-	ext := frame3D(v.stack.All(), v.Extent())
+	ext := frame3D(v.stack.All(), v.Dims().Extent())
 	// The signature of what the frame shows comes first, from cheap
 	// fields: redraw calls this on every repaint, and the snapshots
 	// (each layer's colour table, every point in world coordinates) are
