@@ -139,7 +139,7 @@ func pointText(l *PointsLayer) string {
 func imageExtent(layers []Layer) [3]int {
 	var e [3]int
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
+		if il, ok := imageLayer(l); ok && il.fixed == nil {
 			x := il.extent()
 			for a := range e {
 				e[a] = max(e[a], x[a])

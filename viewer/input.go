@@ -101,7 +101,7 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 // p with a cell at (row, col), or nil.
 func heatmapUnder(layers []Layer, p *sliceView, row, col int) *HeatmapLayer {
 	for i := len(layers) - 1; i >= 0; i-- {
-		h, ok := layers[i].(*HeatmapLayer)
+		h, ok := heatmapLayer(layers[i])
 		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, layers[i]) {
 			continue
 		}
@@ -117,7 +117,7 @@ func heatmapUnder(layers []Layer, p *sliceView, row, col int) *HeatmapLayer {
 // as many maps as h has rows, or nil.
 func stackOf(layers []Layer, h *HeatmapLayer) *ImageLayer {
 	for i := len(layers) - 1; i >= 0; i-- {
-		if il, ok := layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
+		if il, ok := imageLayer(layers[i]); ok && il.maps > 1 && il.maps == h.rows {
 			return il
 		}
 	}

@@ -52,7 +52,7 @@ func mapsOf(layers []Layer) int {
 	visible := slices.ContainsFunc(layers, Layer.Visible)
 	n := 0
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && il.maps > 1 && (l.Visible() || !visible) {
+		if il, ok := imageLayer(l); ok && il.maps > 1 && (l.Visible() || !visible) {
 			n = max(n, il.maps)
 		}
 	}
@@ -231,7 +231,7 @@ func (ps Panels) ResetView() {
 func aspectAlong(layers, group []Layer, axis Axis) float64 {
 	ra, ca := axis.DisplayAxes()
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
+		if il, ok := imageLayer(l); ok && l.Visible() && (group == nil || slices.Contains(group, l)) {
 			if vs := il.vol.VoxelSize; vs[ra] > 0 && vs[ca] > 0 {
 				return vs[ra] / vs[ca]
 			}
@@ -268,13 +268,13 @@ func (ps Panels) setNav(n nav) {
 func gridGroups(layers []Layer) [][]Layer {
 	groups := gridHeads(layers)
 	for g, grp := range groups {
-		head, ok := grp[0].(*ImageLayer)
+		head, ok := imageLayer(grp[0])
 		if !ok {
 			continue
 		}
 		for _, l := range grp[1:] {
 			for h := range groups {
-				if other, ok := groups[h][0].(*ImageLayer); ok && h != g && other.extent() == head.extent() && !slices.Contains(groups[h], l) {
+				if other, ok := imageLayer(groups[h][0]); ok && h != g && other.extent() == head.extent() && !slices.Contains(groups[h], l) {
 					groups[h] = append(groups[h], l)
 				}
 			}
@@ -292,7 +292,7 @@ func gridHeads(layers []Layer) [][]Layer {
 		if !l.Visible() {
 			continue
 		}
-		if _, pts := l.(*PointsLayer); pts && len(groups) > 0 {
+		if _, pts := pointsLayer(l); pts && len(groups) > 0 {
 			g := len(groups) - 1
 			if i, ok := head[l.base().over]; ok {
 				g = i

@@ -67,7 +67,7 @@ func (o *Offer) Compare(in, result Layer) {
 	}
 	o.a, o.b = in, result
 	msg := fmt.Sprintf("%s is ready", result.Name())
-	if il, ok := result.(*ImageLayer); ok && il.vol != nil {
+	if il, ok := imageLayer(result); ok && il.vol != nil {
 		if _, live := il.vol.Source().(*LiveVolume); live {
 			// The job still runs: say so, not that it is done.
 			msg = fmt.Sprintf("%s: planes appear as the job computes them", result.Name())

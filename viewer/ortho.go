@@ -185,7 +185,7 @@ func orthoDisplayAxes(a Axis) (row, col int) {
 // three panels share one scale whichever layer the size was typed on.
 func orthoVoxel(layers []Layer) [3]float64 {
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
 				return s
 			}

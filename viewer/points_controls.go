@@ -27,7 +27,7 @@ var editHints = [...]string{
 
 // unsavedMark flags a points layer with unsaved edits in the layer list.
 func unsavedMark(l Layer) string {
-	if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
+	if pl, ok := pointsLayer(l); ok && pl.Modified() {
 		return "  • unsaved"
 	}
 	return ""
@@ -284,7 +284,7 @@ func setPointsLabel(l *widget.Label, s string) {
 func editMenu(selected func() Layer, walk func(step int)) *fyne.Menu {
 	onLayer := func(f func(*PointsLayer)) func() {
 		return func() {
-			if pl, ok := selected().(*PointsLayer); ok {
+			if pl, ok := pointsLayer(selected()); ok {
 				f(pl)
 			}
 		}

@@ -41,7 +41,7 @@ type saver struct {
 // saveSelected saves the selected points layer to its file, or asks
 // where when it has none.
 func (sv *saver) saveSelected() {
-	pl, ok := sv.selected().(*PointsLayer)
+	pl, ok := pointsLayer(sv.selected())
 	if !ok {
 		sv.status("select a points layer to save")
 		return
@@ -59,7 +59,7 @@ func (sv *saver) saveSelected() {
 
 // saveSelectedAs asks where to save the selected points layer.
 func (sv *saver) saveSelectedAs() {
-	if pl, ok := sv.selected().(*PointsLayer); ok {
+	if pl, ok := pointsLayer(sv.selected()); ok {
 		sv.show(pl, nil)
 		return
 	}
@@ -124,7 +124,7 @@ func (sv *saver) suggestPath(pl *PointsLayer) string {
 	dir := ""
 	layers := sv.layers()
 	for i := len(layers) - 1; i >= 0 && dir == ""; i-- {
-		if il, ok := layers[i].(*ImageLayer); ok && il.spec != "" {
+		if il, ok := imageLayer(layers[i]); ok && il.spec != "" {
 			p, _ := volume.SplitSpec(il.spec)
 			if abs, err := filepath.Abs(strings.TrimRight(p, string(filepath.Separator))); err == nil {
 				dir = filepath.Dir(abs)
@@ -238,7 +238,7 @@ func (sv *saver) submit(sd *saveDialog, pl *PointsLayer, then func()) {
 func (sv *saver) unsaved() []*PointsLayer {
 	var out []*PointsLayer
 	for _, l := range sv.layers() {
-		if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
+		if pl, ok := pointsLayer(l); ok && pl.Modified() {
 			out = append(out, pl)
 		}
 	}
@@ -302,7 +302,7 @@ func (sv *saver) confirmUnsaved(quit func()) {
 // it without saving, or save it (asking where when it has no file) and
 // remove it.
 func (sv *saver) askRemove(l Layer) {
-	pl, ok := l.(*PointsLayer)
+	pl, ok := pointsLayer(l)
 	if !ok || !pl.Modified() {
 		sv.remove(l)
 		return

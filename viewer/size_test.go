@@ -105,3 +105,52 @@ func TestFileSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestKindsInOnePlace: no type switch or assertion on a layer kind in
+// the package outside the kinds' own table (kinds.go); code that acts
+// on one kind asks the layer (imageLayer, pointsLayer, heatmapLayer),
+// so that a new kind is one type with its methods (issue 34).
+func TestKindsInOnePlace(t *testing.T) {
+	kinds := map[string]bool{"ImageLayer": true, "PointsLayer": true, "HeatmapLayer": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	isKind := func(e ast.Expr) bool {
+		if s, ok := e.(*ast.StarExpr); ok {
+			e = s.X
+		}
+		id, ok := e.(*ast.Ident)
+		return ok && kinds[id.Name]
+	}
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "kinds.go" {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		ast.Inspect(af, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.TypeAssertExpr:
+				if n.Type != nil && isKind(n.Type) {
+					t.Errorf("%s: assertion on a layer kind outside kinds.go", fset.Position(n.Pos()))
+				}
+			case *ast.CaseClause:
+				for _, e := range n.List {
+					if isKind(e) {
+						t.Errorf("%s: type switch case on a layer kind outside kinds.go", fset.Position(e.Pos()))
+					}
+				}
+			}
+			return true
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no files checked")
+	}
+}

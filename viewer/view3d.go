@@ -283,7 +283,7 @@ func (w *view3D) threshold() float64 {
 		return w.thr
 	}
 	for _, l := range w.v.stack.All() {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			lo, hi := il.ContrastLimits()
 			return (lo + hi) / 2
 		}
@@ -354,12 +354,12 @@ func pointsSpacing(layers []Layer, pl *PointsLayer) [3]float64 {
 		if l == Layer(pl) {
 			break
 		}
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			below = il
 		}
 	}
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			lowest = il
 			break
 		}
@@ -407,7 +407,7 @@ func (w *view3D) err() error {
 		return nil
 	}
 	for _, l := range w.v.stack.All() {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			if lg := w.grids[il]; lg != nil && lg.err != nil {
 				return lg.err
 			}
@@ -545,7 +545,7 @@ func (w *view3D) DoubleTapped(*fyne.PointEvent) {
 // image layer's values seen so far.
 func (w *view3D) syncThreshold() {
 	for _, l := range w.v.stack.All() {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			lo, hi := il.ContrastRange()
 			if hi > lo {
 				w.thrSlider.Min, w.thrSlider.Max = lo, hi

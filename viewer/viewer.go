@@ -264,7 +264,7 @@ func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ..
 func (v *Viewer) add(l Layer) {
 	l.base().setViewer(v)
 	first := v.stack.Len() == 0
-	if il, ok := l.(*ImageLayer); ok && first {
+	if il, ok := imageLayer(l); ok && first {
 		// The first volume starts at its middle plane along every axis
 		// (napari's dims start there), not at an edge plane.
 		v.at.Centre(il.extent())
