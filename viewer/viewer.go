@@ -18,9 +18,11 @@ import (
 )
 
 // Viewer is the volume viewer: a layer list with per-layer controls, one
-// canvas panel (or a grid of them), a dims slider and a status bar. Its
-// methods must be called on the UI goroutine (inside fyne.Do from other
-// goroutines) unless they say otherwise.
+// canvas panel (or a grid of them), a dims slider and a status bar. It
+// keeps the layers and hands out the parts that hold the rest (Dims,
+// Panels, Scene, Curation, Dialogs, Dock, Offer, Async). Its methods and
+// theirs must be called on the UI goroutine (through Async.Do from other
+// goroutines), except Async's own.
 type Viewer struct {
 	win fyne.Window
 
