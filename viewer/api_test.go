@@ -24,7 +24,7 @@ func TestContinuousAutoContrastFollowsSlices(t *testing.T) {
 		t.Fatal("the continuous check did not turn auto-contrast on")
 	}
 	for _, z := range []int{2, 3} {
-		h.v.SetSlice(z)
+		h.v.Dims().SetSlice(z)
 		h.settle()
 		if lo, hi := l.ContrastLimits(); lo != float64(1000*z) || hi != float64(1000*z+290) {
 			t.Errorf("slice %d: limits %v %v, want its percentiles %d %d", z, lo, hi, 1000*z, 1000*z+290)
@@ -32,7 +32,7 @@ func TestContinuousAutoContrastFollowsSlices(t *testing.T) {
 	}
 	// Setting limits by hand stops following.
 	l.SetContrastLimits(0, 5000)
-	h.v.SetSlice(1)
+	h.v.Dims().SetSlice(1)
 	h.settle()
 	if lo, hi := l.ContrastLimits(); lo != 0 || hi != 5000 || h.v.ctl.auto.Checked {
 		t.Errorf("manual limits did not stick: %v %v, check %v", lo, hi, h.v.ctl.auto.Checked)
@@ -48,11 +48,11 @@ func TestPlayAdvancesAndStops(t *testing.T) {
 		t.Fatal("play did not start")
 	}
 	deadline := time.Now().Add(2 * time.Minute)
-	for h.v.Slice() < 2 && time.Now().Before(deadline) {
+	for h.v.Dims().Slice() < 2 && time.Now().Before(deadline) {
 		time.Sleep(playInterval / 4)
 		h.q.drain()
 	}
-	if got := h.v.Slice(); got < 2 {
+	if got := h.v.Dims().Slice(); got < 2 {
 		t.Errorf("play did not advance the slices: at %d", got)
 	}
 	h.v.dims.play.OnTapped()
@@ -67,10 +67,10 @@ func TestPlayAdvancesAndStops(t *testing.T) {
 		t.Fatal("the play goroutine did not end after stop")
 	}
 	h.q.drain()
-	at := h.v.Slice()
+	at := h.v.Dims().Slice()
 	h.settle() // the loads the last steps asked for: they do not step
-	if h.v.Slice() != at {
-		t.Errorf("slices still advance after play ended: %d -> %d", at, h.v.Slice())
+	if h.v.Dims().Slice() != at {
+		t.Errorf("slices still advance after play ended: %d -> %d", at, h.v.Dims().Slice())
 	}
 }
 
@@ -83,17 +83,17 @@ func TestDropAndPanels(t *testing.T) {
 		t.Fatalf("dropping a CSV gave layers %v", ls)
 	}
 	// The processing panel docks beside the canvas; plots get a tab.
-	h.v.AddPanel("Process", widget.NewLabel("panel"))
-	if len(h.v.dock.Items) != 1 || h.v.dock.Items[0].Text != "Process" {
+	h.v.Dock().AddPanel("Process", widget.NewLabel("panel"))
+	if len(h.v.dock.side.Items) != 1 || h.v.dock.side.Items[0].Text != "Process" {
 		t.Error("panel not docked")
 	}
-	tab := h.v.AddTab("Plots", widget.NewLabel("plots"))
-	h.v.ShowTab(tab)
-	if h.v.tabs.Selected() != tab || len(h.v.tabs.Items) != 2 {
+	tab := h.v.Dock().AddTab("Plots", widget.NewLabel("plots"))
+	h.v.Dock().ShowTab(tab)
+	if h.v.dock.tabs.Selected() != tab || len(h.v.dock.tabs.Items) != 2 {
 		t.Error("plots tab not shown")
 	}
-	h.v.ShowTab(nil)
-	if h.v.tabs.SelectedIndex() != 0 {
+	h.v.Dock().ShowTab(nil)
+	if h.v.dock.tabs.SelectedIndex() != 0 {
 		t.Error("ShowTab(nil) did not return to the view")
 	}
 }
@@ -107,7 +107,7 @@ func TestBatchReadsOnlyTheChosenSlice(t *testing.T) {
 	var l *ImageLayer
 	h.v.Batch(func() {
 		l, _ = h.v.AddImage("img", volume.New("img", src), ImageOptions{})
-		h.v.SetSlice(40)
+		h.v.Dims().SetSlice(40)
 	})
 	h.settle()
 	if reads := src.reads(); len(reads) == 0 || reads[0] != 40 {

@@ -36,6 +36,12 @@ type Layer interface {
 	// for points) and the voxel size in the 3D frame (kinds.go).
 	icon() fyne.Resource
 	image() *ImageLayer
+	// asImage, asPoints and asHeatmap are the layer as the one kind
+	// they name, nil for the others: the kind table's answer to "which
+	// kind", for the code that acts on one kind only (kinds.go).
+	asImage() *ImageLayer
+	asPoints() *PointsLayer
+	asHeatmap() *HeatmapLayer
 	spacing3D(layers []Layer) ([3]float64, bool)
 	base() *layerBase
 }
