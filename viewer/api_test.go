@@ -117,3 +117,42 @@ func TestBatchReadsOnlyTheChosenSlice(t *testing.T) {
 		t.Errorf("limits %v %v, want slice 40's (4000 4007)", lo, hi)
 	}
 }
+
+// TestOrthoContrastFromTheMainSlice: with the orthogonal views on, the
+// limits come from the slice of the dims' axis (the xy panel), not from
+// whichever panel drew or loaded last: a side view's percentiles (here
+// across every z) would give other limits, and the screenshot of one
+// command would differ from run to run.
+func TestOrthoContrastFromTheMainSlice(t *testing.T) {
+	h := newHarness(t)
+	l, _ := h.v.AddImage("img", memVolume(t, volume.Uint16, [3]int{4, 30, 30}, func(z, y, x int) float64 {
+		return float64(1000*z + 10*x)
+	}), ImageOptions{})
+	h.v.Panels().SetOrtho(true)
+	h.v.Dims().SetPoint([3]int{2, 15, 15})
+	h.settle()
+	if lo, hi := l.ContrastLimits(); lo != 2000 || hi != 2290 {
+		t.Errorf("first limits %v %v, want the xy slice's percentiles 2000 2290", lo, hi)
+	}
+	h.v.ctl.auto.SetChecked(true)
+	for _, z := range []int{3, 1} {
+		h.v.Dims().SetSlice(z)
+		h.settle()
+		if lo, hi := l.ContrastLimits(); lo != float64(1000*z) || hi != float64(1000*z+290) {
+			t.Errorf("continuous, slice %d: limits %v %v, want its percentiles %d %d", z, lo, hi, 1000*z, 1000*z+290)
+		}
+	}
+	// The side panels drawing last (as they do when their slices load
+	// after the xy panel's) leave the limits the xy slice's.
+	for _, a := range []Axis{Y, X} {
+		if _, exact := l.planeFor(a, 15, 0); !exact {
+			t.Fatalf("the %v panel's slice is not loaded", a)
+		}
+		if lo, hi := l.ContrastLimits(); lo != 1000 || hi != 1290 {
+			t.Errorf("continuous, after the %v panel drew: limits %v %v, want the xy slice's 1000 1290", a, lo, hi)
+		}
+	}
+	if lo, hi := l.ContrastRange(); lo > 0 || hi < 3290 {
+		t.Errorf("range %v %v: the side views' values (0 to 3290) should still widen it", lo, hi)
+	}
+}
