@@ -92,8 +92,11 @@ func (j *reconJob) phasesOn(be gpu.Backend) []plan.Phase {
 			{Name: "stacks per core (complex128)", Where: plan.Host, Fixed: workers * 2 * np * nc * 16},
 		}})
 	}
+	// A writer that takes whole chunks of slices (OME-Zarr's 64) gets
+	// blocks of whole chunks, however deep: its WriteLevel refuses less.
+	align := j.align()
 	main := plan.Phase{Name: "slices", Units: j.to - j.from, Unit: "detector rows", Block: j.cfg.Block,
-		MaxBlock: maxBlockRows, Align: j.align(), Arrays: []plan.Array{
+		MinBlock: align, MaxBlock: max(maxBlockRows, align), Align: align, Arrays: []plan.Array{
 			{Name: "read blocks (2)", Where: plan.Host, PerUnit: 2 * np * nc * ds},
 			{Name: "slices", Where: plan.Host, PerUnit: nc * nc * 4},
 			means,

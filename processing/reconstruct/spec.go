@@ -296,6 +296,9 @@ func newJob(r pipeline.Request, cfg Config, s *scan) (*reconJob, error) {
 			return nil, err
 		}
 	}
+	if a, n := j.align(), j.outInfo().Shape[0]; cfg.Block > 0 && cfg.Block%a != 0 && cfg.Block < n {
+		return nil, fmt.Errorf("batch size %d: %s is written in whole chunks of %d slices: give a multiple of %d, or auto", cfg.Block, j.out, a, a)
+	}
 	return j, nil
 }
 
