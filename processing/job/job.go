@@ -62,13 +62,17 @@ func start(parent context.Context, name string, fn Func, now func() time.Time, s
 
 // classify turns a pipeline's error into the job's end: a cancellation
 // (the pipeline's own, or any error once the job's context was cancelled,
-// since it is then a consequence of stopping) becomes context.Canceled;
+// since it is then a consequence of stopping) becomes context.Canceled,
+// unless it is a *Kept saying what the run left;
 // anything else, a deadline included, is a failure.
 func classify(err error, ctx context.Context) (Kind, error) {
 	switch {
 	case err == nil:
 		return Finished, nil
 	case errors.Is(err, context.Canceled):
+		if _, kept := errors.AsType[*Kept](err); kept {
+			return Cancelled, err
+		}
 		return Cancelled, context.Canceled
 	case ctx != nil && errors.Is(ctx.Err(), context.Canceled):
 		return Cancelled, context.Canceled

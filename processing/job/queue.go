@@ -36,7 +36,8 @@ type Entry struct {
 	// Progress is the latest progress; for an ended job, its final event
 	// with the peak memory it reported.
 	Progress Event
-	// Err is the job's error once it failed.
+	// Err is the job's error once it failed, or its cancellation
+	// (context.Canceled, or a *Kept saying what the run left).
 	Err error
 	// Cancelling: the running job was asked to stop and is winding down
 	// (removing its partial output); it ends as cancelled, or as what it
@@ -149,7 +150,7 @@ func (q *Queue) watch(e *queued) {
 	case Finished:
 		e.State = StateFinished
 	case Cancelled:
-		e.State = StateCancelled
+		e.State, e.Err = StateCancelled, err
 	default:
 		e.State, e.Err = StateFailed, err
 	}

@@ -2,8 +2,10 @@ package train
 
 import (
 	"context"
+	"errors"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/gpu"
@@ -93,5 +95,62 @@ func TestFollowCubes(t *testing.T) {
 	args, params := follow(done)
 	if len(args) != 2 || args[0] != "/d/new/training.yaml" || args[1] != "/d/new-trained" || params["cube-size"] != "20,20,8" {
 		t.Errorf("follow gave %q, %v", args, params)
+	}
+}
+
+// TestCancelSaysWhatItKept: a run cancelled after its first epoch ends
+// as a cancellation that names the checkpoint it kept (a
+// *job.Kept, which the CLI and the job list print in place of "no
+// output was written"), and that checkpoint is there; cancelled before
+// any epoch ends, it is a plain cancellation.
+func TestCancelSaysWhatItKept(t *testing.T) {
+	dir := t.TempDir()
+	y, err := WriteExampleCubes(dir, 3, 20, 20, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(out string, cancelAfter int) error {
+		v := Spec.Defaults()
+		v["network-depth"], v["epochs"], v["cube-size"], v["no-augment"] = "18", 3, []float64{20, 20, 8}, true
+		v["test-fraction"] = 0.34
+		j, err := Spec.Open(pipeline.Request{Args: []string{y, out}, Values: v, Batch: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		epochs := 0
+		sink := func(e job.Event) {
+			if _, ok := e.Partial.(pipeline.Metrics); ok && e.Kind == job.Partial {
+				if epochs++; epochs == cancelAfter {
+					cancel()
+				}
+			}
+		}
+		if cancelAfter == 0 {
+			cancel()
+		}
+		d := pipeline.Device{Backend: gpu.NewCPU(), Budget: plan.Budget{Host: 4 << 30, Shared: true}}
+		_, err = j.Run(ctx, job.NewProgress("train", sink), d)
+		return err
+	}
+	err = run(filepath.Join(dir, "one"), 1)
+	k, ok := errors.AsType[*job.Kept](err)
+	if !ok || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled after an epoch: %v, want a *job.Kept cancellation", err)
+	}
+	ckpts, _ := filepath.Glob(filepath.Join(dir, "one", "model-epoch.01-loss-*.keras"))
+	if len(ckpts) != 1 || !strings.Contains(k.What, ckpts[0]) {
+		t.Errorf("kept %q; the checkpoints written: %v", k.What, ckpts)
+	}
+	err = run(filepath.Join(dir, "none"), 0)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before an epoch: %v, want a cancellation", err)
+	} else if _, kept := errors.AsType[*job.Kept](err); kept {
+		t.Errorf("cancelled before an epoch, yet says it kept: %v", err)
+	}
+	if got := job.CancelText(err); got != "cancelled; no output was written" {
+		t.Errorf("CancelText of a plain cancellation: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -378,6 +379,10 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		}
 		return nil
 	})
+	if errors.Is(err, context.Canceled) && lastState != "" {
+		ckpt := filepath.Join(j.out, lastState)
+		return nil, &job.Kept{What: fmt.Sprintf("the checkpoint of epoch %d was kept: %s (resume from it to go on)", len(logs), ckpt)}
+	}
 	if err != nil {
 		return nil, err
 	}
