@@ -47,10 +47,12 @@ func (s *statusBar) setText(l *widget.Label, text string) { setText(l, text, s.b
 // the values under it and the view's zoom and point counts.
 func (s *statusBar) update(v *Viewer) {
 	var b strings.Builder
-	if zyx, row, col, ok := v.ptr.voxel(&v.at); ok {
-		inPanel := func(l Layer) bool {
-			return l.Visible() && (v.ptr.panel.group == nil || slices.Contains(v.ptr.panel.group, l))
-		}
+	inPanel := func(l Layer) bool {
+		return l.Visible() && (v.ptr.panel.group == nil || slices.Contains(v.ptr.panel.group, l))
+	}
+	// No readout over a panel with no layer shown (all removed or
+	// hidden): the position would be of nothing on screen.
+	if zyx, row, col, ok := v.ptr.voxel(&v.at); ok && slices.ContainsFunc(v.stack.All(), inPanel) {
 		if hm := heatmapUnder(v.stack.All(), v.ptr.panel, row, col); hm != nil && v.ptr.panel.group != nil {
 			fmt.Fprintf(&b, "row %d  col %d", row, col)
 			if st := stackOf(v.stack.All(), hm); st != nil {

@@ -151,3 +151,26 @@ func TestStatusBarNeverCutsTheReadout(t *testing.T) {
 		t.Errorf("layer list at 1280 px cuts names:\n%s", list)
 	}
 }
+
+// TestNoReadoutOverNothing: with every layer hidden, the pointer over
+// the panel reads no voxel position (there was "z 5  y 2  x 3" over an
+// empty view); shown again, it reads it.
+func TestNoReadoutOverNothing(t *testing.T) {
+	h := newEditHarness(t, []Point{pt(5, 10, 10, "cell")})
+	h.panel().hover(h.screen(2, 3))
+	if got := h.v.bar.status.Text; !strings.HasPrefix(got, "z 5  y 2  x 3") {
+		t.Fatalf("status over the image: %q", got)
+	}
+	for _, l := range h.v.Layers() {
+		l.SetVisible(false)
+	}
+	h.panel().hover(h.screen(2, 4))
+	if got := h.v.bar.status.Text; strings.Contains(got, "y 2") {
+		t.Errorf("status with every layer hidden: %q, want no position", got)
+	}
+	h.v.Layers()[0].SetVisible(true)
+	h.panel().hover(h.screen(2, 5))
+	if got := h.v.bar.status.Text; !strings.HasPrefix(got, "z 5  y 2  x 5") {
+		t.Errorf("status with the image shown again: %q", got)
+	}
+}
