@@ -4,9 +4,10 @@ GO    ?= go
 BIN   := bin/voxlab
 DEMO  ?= demo-data
 # Debian packages the build and tests need (cgo: libhdf5, OpenGL/X11 for
-# Fyne, OpenBLAS linked statically for the distance matrices' dgemm; Xvfb
-# for the tests that open real windows, and ImageMagick's import to grab
-# their screen; Debian's HDF5 filter plugins (LZ4, BZip2, Blosc, LZF with
+# Fyne, OpenBLAS linked statically for distance's and svd's products,
+# processing/internal/hostblas; Xvfb for the tests that open real
+# windows, and ImageMagick's import to grab their screen; Debian's HDF5
+# filter plugins (LZ4, BZip2, Blosc, LZF with
 # the liblzf it leaves to its host, ZFP) and liblz4 for voxlab's own
 # bitshuffle decoder, for compressed detector files; libblosc for Zarr's
 # Blosc chunks). voxlab decodes gzip, BZip2, LZF, LZ4, Blosc, Zstd and

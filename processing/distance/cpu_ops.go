@@ -5,7 +5,10 @@ import (
 	"math"
 	"unsafe"
 
+	"gonum.org/v1/gonum/blas"
+
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/internal/hostblas"
 )
 
 // cpuOps are the operations on the CPU backend: its buffers are host
@@ -63,7 +66,7 @@ func gramRows(dst, a, b []float64, bounds []int64, g GramShape, workers int, wk 
 				return wk.Err()
 			}
 			m := min(panel, g.M-i0)
-			gemmNT(workers, m, g.N, k1-k0, a[(g.ARow0+i0)*g.RowLen+k0:], g.RowLen, b[k0:], g.RowLen, out[i0*g.N:], g.N)
+			hostblas.Dgemm(workers, blas.NoTrans, blas.Trans, m, g.N, k1-k0, 1, a[(g.ARow0+i0)*g.RowLen+k0:], g.RowLen, b[k0:], g.RowLen, 0, out[i0*g.N:], g.N)
 			wk.Add(int64(m) * int64(k1-k0))
 		}
 	}

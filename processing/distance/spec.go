@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/voxlab/voxlab/gpu"
+	"github.com/voxlab/voxlab/processing/internal/hostblas"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/outfile"
 	"github.com/voxlab/voxlab/processing/pipeline"
@@ -257,7 +258,7 @@ func (j *setsJob) meta(d pipeline.Device) Meta {
 
 func blasName(be gpu.Backend) string {
 	if be.Name() == "cpu" {
-		return BLASName
+		return hostblas.Name
 	}
 	return ""
 }

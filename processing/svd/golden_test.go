@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -54,7 +55,7 @@ const rank = 5
 func svdOf(t *testing.T, name string, chunk int) *Result {
 	t.Helper()
 	n, d, x := readMatrix(t, name+"_maps.npy")
-	r, err := GramSVD(context.Background(), &matrixSource{n, d, x}, rank, chunk)
+	r, err := GramSVD(context.Background(), &matrixSource{n, d, x}, rank, chunk, runtime.GOMAXPROCS(0))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

@@ -6,8 +6,9 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/voxlab/voxlab/processing/internal/hostblas"
 )
 
 // Source is n vectors of d values (maps, flattened), read by ranges of
@@ -33,7 +34,7 @@ type Result struct {
 }
 
 // GramSVD computes the top-rank SVD of src's maps, normalised and with
-// their mean removed, in memory bounded by n² + n·chunk values (plus V,
+// their mean removed, in memory bounded by n² + 2·n·chunk values (plus V,
 // d·rank) however many voxels the maps have: the Gram matrix K = X·Xᵀ
 // of the raw maps is accumulated over slabs of chunk voxels (a symmetric
 // rank-k update per slab), normalised (K_ij / ‖x_i‖‖x_j‖, the norms
@@ -42,14 +43,16 @@ type Result struct {
 // the slabs gives V = Xᵀ·U·diag(S)⁻¹ slab by slab (the "method of
 // snapshots", Sirovich, Q. Appl. Math. 45(3), 1987). The eigenvalues
 // are S², so a singular value carries an absolute error of about
-// ε·S_1²/S_k: exact for the leading subspaces it is asked for.
-func GramSVD(ctx context.Context, src Source, rank, chunk int) (*Result, error) {
+// ε·S_1²/S_k: exact for the leading subspaces it is asked for. The
+// products (dsyrk, dgemm) run on workers threads of OpenBLAS
+// (hostblas).
+func GramSVD(ctx context.Context, src Source, rank, chunk, workers int) (*Result, error) {
 	n, d := src.N(), src.D()
 	if rank < 1 || rank >= n {
 		return nil, fmt.Errorf("rank %d of %d maps: want 1 to %d (removing the mean leaves %d directions)", rank, n, n-1, n-1)
 	}
 	chunk = max(1, min(chunk, d))
-	k, err := gram(ctx, src, chunk)
+	k, err := gram(ctx, src, chunk, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -78,28 +81,84 @@ func GramSVD(ctx context.Context, src Source, rank, chunk int) (*Result, error) 
 			r.U[i*rank+c] = vecs.At(i, e)
 		}
 	}
-	if err := r.project(ctx, src, norms, chunk); err != nil {
+	if err := r.project(ctx, src, norms, chunk, workers); err != nil {
 		return nil, err
 	}
 	return r, nil
 }
 
-// gram accumulates X·Xᵀ over slabs of chunk voxels.
-func gram(ctx context.Context, src Source, chunk int) (*mat.SymDense, error) {
-	n, d := src.N(), src.D()
+// gram accumulates X·Xᵀ over slabs of chunk voxels, its upper triangle.
+func gram(ctx context.Context, src Source, chunk, workers int) (*mat.SymDense, error) {
+	n := src.N()
 	k := mat.NewSymDense(n, nil)
-	buf := make([]float64, n*chunk)
-	for v0 := 0; v0 < d; v0 += chunk {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		c := min(chunk, d-v0)
-		if err := src.Read(v0, v0+c, buf[:n*c]); err != nil {
-			return nil, err
-		}
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: n, Cols: c, Stride: c, Data: buf[:n*c]}, 1, k.RawSymmetric())
+	kr := k.RawSymmetric()
+	err := eachSlab(ctx, src, chunk, func(_ int, x []float64) error {
+		hostblas.Dsyrk(workers, kr.Uplo, blas.NoTrans, n, len(x)/n, 1, x, len(x)/n, 1, kr.Data, kr.Stride)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return k, nil
+}
+
+// eachSlab calls f on src's slabs of chunk voxels in order (x: n × c,
+// row-major; the last slab may be narrower), reading the next slab while
+// f works on this one, into a second buffer: a pass over maps larger
+// than the page cache waits for the disk only where reading a slab takes
+// longer than its products. Src is read by one goroutine at a time,
+// which has stopped when eachSlab returns.
+func eachSlab(ctx context.Context, src Source, chunk int, f func(v0 int, x []float64) error) error {
+	n, d := src.N(), src.D()
+	type slab struct {
+		v0  int
+		x   []float64
+		err error
+	}
+	free := make(chan []float64, 2)
+	free <- make([]float64, n*chunk)
+	free <- make([]float64, n*chunk)
+	ready := make(chan slab, 1)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ready)
+		for v0 := 0; v0 < d; v0 += chunk {
+			var b []float64
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			c := min(chunk, d-v0)
+			err := ctx.Err()
+			if err == nil {
+				err = src.Read(v0, v0+c, b[:n*c])
+			}
+			select {
+			case ready <- slab{v0, b[:n*c], err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-done
+	}()
+	for s := range ready {
+		if s.err != nil {
+			return s.err
+		}
+		if err := f(s.v0, s.x); err != nil {
+			return err
+		}
+		free <- s.x[:cap(s.x)]
+	}
+	return ctx.Err()
 }
 
 // centred is H·D⁻¹·K·D⁻¹·H: the Gram matrix of the normalised maps
@@ -134,20 +193,11 @@ func centred(k *mat.SymDense, norms []float64) *mat.SymDense {
 
 // project is the second pass: the mean map and V = Xᵀ·U·diag(S)⁻¹, slab
 // by slab.
-func (r *Result) project(ctx context.Context, src Source, norms []float64, chunk int) error {
+func (r *Result) project(ctx context.Context, src Source, norms []float64, chunk, workers int) error {
 	n, d, rank := r.N, r.D, r.Rank
 	r.Mean, r.V = make([]float64, d), make([]float64, d*rank)
-	buf := make([]float64, n*chunk)
-	u := blas64.General{Rows: n, Cols: rank, Stride: rank, Data: r.U}
-	for v0 := 0; v0 < d; v0 += chunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		c := min(chunk, d-v0)
-		b := buf[:n*c]
-		if err := src.Read(v0, v0+c, b); err != nil {
-			return err
-		}
+	return eachSlab(ctx, src, chunk, func(v0 int, b []float64) error {
+		c := len(b) / n
 		mean := r.Mean[v0 : v0+c]
 		for i := range n {
 			row := b[i*c : (i+1)*c]
@@ -164,13 +214,13 @@ func (r *Result) project(ctx context.Context, src Source, norms []float64, chunk
 				b[i*c+v] -= mean[v]
 			}
 		}
-		out := blas64.General{Rows: c, Cols: rank, Stride: rank, Data: r.V[v0*rank : (v0+c)*rank]}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: n, Cols: c, Stride: c, Data: b}, u, 0, out)
+		out := r.V[v0*rank : (v0+c)*rank]
+		hostblas.Dgemm(workers, blas.Trans, blas.NoTrans, c, rank, n, 1, b, c, r.U, rank, 0, out, rank)
 		for v := range c {
 			for j := range rank {
-				out.Data[v*rank+j] /= r.S[j]
+				out[v*rank+j] /= r.S[j]
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -217,11 +218,21 @@ func (a *analysis) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		if err != nil {
 			return nil, err
 		}
-		if results[k], err = GramSVD(ctx, src, a.rank, pl.Block()*a.plane()); err != nil {
+		if results[k], err = GramSVD(ctx, src, a.rank, pl.Block()*a.plane(), workers(d)); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, err)
 		}
 	}
 	return a.write(results, pl, p)
+}
+
+// workers is the threads of the SVD's products: the CPU backend's
+// workers; on another backend (the SVD runs on the host whatever the
+// device) every core.
+func workers(d pipeline.Device) int {
+	if c, ok := d.Backend.(interface{ Workers() int }); ok {
+		return c.Workers()
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // plane is the voxels of a plane of the maps the SVD reads (after any

@@ -1,6 +1,6 @@
 //go:build !noopenblas
 
-package distance
+package hostblas
 
 import (
 	"fmt"
@@ -8,17 +8,19 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/blas"
 )
 
-// TestOpenBLASStartsOneThread: the C constructor of cpu_gemm_openblas.go
-// runs before OpenBLAS's, so a process that links this package starts
+// TestOpenBLASStartsOneThread: the C constructor of openblas.go runs
+// before OpenBLAS's, so a process that links this package starts
 // OpenBLAS with one thread unless the user set OPENBLAS_NUM_THREADS, whose
 // value then wins. Each case runs in a child process (this test binary,
 // which has not multiplied a matrix there), as OpenBLAS reads the variable
 // once, at load.
 func TestOpenBLASStartsOneThread(t *testing.T) {
 	if os.Getenv("VOXLAB_BLAS_CHILD") == "1" {
-		env, threads := blasState()
+		env, threads := state()
 		fmt.Printf("blas: env=%q threads=%d\n", env, threads)
 		return
 	}
@@ -43,6 +45,18 @@ func TestOpenBLASStartsOneThread(t *testing.T) {
 		}
 		if !strings.Contains(string(out), c.want) {
 			t.Errorf("child with OPENBLAS_NUM_THREADS=%q printed\n%s\nwant %s", c.user, out, c.want)
+		}
+	}
+}
+
+// TestThreadCount: a product sets OpenBLAS's thread count to its
+// workers (at least 1).
+func TestThreadCount(t *testing.T) {
+	c := make([]float64, 4)
+	for _, workers := range []int{2, 1, 0} {
+		Dgemm(workers, blas.NoTrans, blas.Trans, 2, 2, 2, 1, []float64{1, 2, 3, 4}, 2, []float64{1, 2, 3, 4}, 2, 0, c, 2)
+		if _, n := state(); n != max(workers, 1) {
+			t.Errorf("after a product with %d workers OpenBLAS has %d threads", workers, n)
 		}
 	}
 }
