@@ -41,7 +41,7 @@ func MatMulT(m, n, k int, a []float32, lda int, ta bool, b []float32, tb bool, c
 	}
 	np := (n + gemmNR - 1) / gemmNR * gemmNR
 	packed := Reuse(&buf.packed, k*np)
-	splitRange(np/gemmNR, workers, func(s0, s1 int) { packStripsOf(packed, b, k, n, tb, s0, s1) })
+	SplitRange(np/gemmNR, workers, func(s0, s1 int) { packStripsOf(packed, b, k, n, tb, s0, s1) })
 	dst := c
 	if np != n {
 		dst = Reuse(&buf.out, m*np)
@@ -52,7 +52,7 @@ func MatMulT(m, n, k int, a []float32, lda int, ta bool, b []float32, tb bool, c
 	}
 	rows := (m + max(1, workers) - 1) / max(1, workers)
 	rows = (rows + gemmMR - 1) / gemmMR * gemmMR
-	splitRange((m+rows-1)/rows, workers, func(p0, p1 int) {
+	SplitRange((m+rows-1)/rows, workers, func(p0, p1 int) {
 		r0, r1 := p0*rows, min(p1*rows, m)
 		gemmStrided(r1-r0, np, k, a[r0*rs:], rs, step, packed, dst[r0*np:], np, newGemmScratch())
 	})
@@ -63,9 +63,9 @@ func MatMulT(m, n, k int, a []float32, lda int, ta bool, b []float32, tb bool, c
 	}
 }
 
-// splitRange runs f(lo, hi) over [0, n) in up to workers contiguous
-// chunks at once, each in its own goroutine.
-func splitRange(n, workers int, f func(lo, hi int)) {
+// SplitRange runs f(lo, hi) over [0, n) in up to workers contiguous
+// chunks at once, each in its own goroutine (training's loops share it).
+func SplitRange(n, workers int, f func(lo, hi int)) {
 	workers = max(1, min(workers, n))
 	if workers == 1 {
 		f(0, n)
