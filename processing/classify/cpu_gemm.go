@@ -46,6 +46,44 @@ func packStripsInto(dst, w []float32, k, n int) {
 	}
 }
 
+// packStripsOf packs strips [s0, s1) of b (k x n, or n x k read as its
+// transpose when tb) into dst as packStrips does, the columns past n
+// zero: the padding and the transpose are made while packing.
+func packStripsOf(dst, b []float32, k, n int, tb bool, s0, s1 int) {
+	for s := s0; s < s1; s++ {
+		strip := dst[s*k*gemmNR : (s+1)*k*gemmNR]
+		j0 := s * gemmNR
+		w := min(gemmNR, n-j0)
+		if !tb && w == gemmNR {
+			// A whole strip: 16 values a row as one array assignment,
+			// which the compiler inlines (copy calls memmove per row).
+			for i := range k {
+				*(*[gemmNR]float32)(strip[i*gemmNR:]) = *(*[gemmNR]float32)(b[i*n+j0:])
+			}
+			continue
+		}
+		if !tb {
+			for i := range k {
+				copy(strip[i*gemmNR:i*gemmNR+w], b[i*n+j0:i*n+j0+w])
+				clear(strip[i*gemmNR+w : (i+1)*gemmNR])
+			}
+			continue
+		}
+		for j := range gemmNR {
+			if j >= w {
+				for i := range k {
+					strip[i*gemmNR+j] = 0
+				}
+				continue
+			}
+			col := b[(j0+j)*k : (j0+j+1)*k]
+			for i, v := range col {
+				strip[i*gemmNR+j] = v
+			}
+		}
+	}
+}
+
 // gemmScratch is a worker's room for the kernel's partial row panels.
 type gemmScratch struct {
 	a []float32 // gemmMR x gemmKC
@@ -62,6 +100,13 @@ const gemmScratchBytes = 4 * (gemmMR*gemmKC + gemmMR*gemmNR)
 // gemm sets c (m x n, row stride ldc) = a (m x k, row stride lda) · b,
 // b packed by packStrips (n a multiple of 16).
 func gemm(m, n, k int, a []float32, lda int, b []float32, c []float32, ldc int, sc *gemmScratch) {
+	gemmStrided(m, n, k, a, lda, 1, b, c, ldc, sc)
+}
+
+// gemmStrided is gemm with a's element (i, p) at a[i*lda + p*step]: step
+// lda and lda 1 read a k x m matrix as its transpose in place, which the
+// kernel broadcasts as cheaply (its six values of a p are adjacent).
+func gemmStrided(m, n, k int, a []float32, lda, step int, b []float32, c []float32, ldc int, sc *gemmScratch) {
 	if m == 0 {
 		return
 	}
@@ -81,19 +126,19 @@ func gemm(m, n, k int, a []float32, lda int, b []float32, c []float32, ldc int, 
 				for s := n0; s < n0+nb; s += gemmNR {
 					strip := b[s*k+k0*gemmNR:]
 					if rows == gemmMR {
-						kernel6x16(kb, a[r*lda+k0:], lda, strip, c[r*ldc+s:], ldc, load)
+						kernel6x16(kb, a[r*lda+k0*step:], lda, step, strip, c[r*ldc+s:], ldc, load)
 						continue
 					}
 					// A partial panel: through a padded copy.
 					clear(sc.a)
 					clear(sc.c)
 					for i := range rows {
-						copy(sc.a[i*gemmKC:i*gemmKC+kb], a[(r+i)*lda+k0:(r+i)*lda+k0+kb])
+						copyStrided(sc.a[i*gemmKC:i*gemmKC+kb], a[(r+i)*lda+k0*step:], step)
 						if load {
 							copy(sc.c[i*gemmNR:(i+1)*gemmNR], c[(r+i)*ldc+s:(r+i)*ldc+s+gemmNR])
 						}
 					}
-					kernel6x16(kb, sc.a, gemmKC, strip, sc.c, gemmNR, load)
+					kernel6x16(kb, sc.a, gemmKC, 1, strip, sc.c, gemmNR, load)
 					for i := range rows {
 						copy(c[(r+i)*ldc+s:(r+i)*ldc+s+gemmNR], sc.c[i*gemmNR:(i+1)*gemmNR])
 					}
@@ -103,12 +148,23 @@ func gemm(m, n, k int, a []float32, lda int, b []float32, c []float32, ldc int, 
 	}
 }
 
+// copyStrided sets dst[p] = src[p*step].
+func copyStrided(dst, src []float32, step int) {
+	if step == 1 {
+		copy(dst, src)
+		return
+	}
+	for p := range dst {
+		dst[p] = src[p*step]
+	}
+}
+
 // kernel6x16Go is the kernel in Go, for machines without AVX2 and FMA:
 // the same chains of fused multiply-adds (math.FMA in float64, rounded to
 // float32: the exact product of two float32s fits a float64, so only the
 // sum rounds twice — results may differ from the AVX2 kernel's in the
 // last bit, but not with the row's position).
-func kernel6x16Go(k int, a []float32, lda int, b []float32, c []float32, ldc int, load bool) {
+func kernel6x16Go(k int, a []float32, lda, step int, b []float32, c []float32, ldc int, load bool) {
 	var acc [gemmMR][gemmNR]float32
 	if load {
 		for i := range gemmMR {
@@ -118,7 +174,7 @@ func kernel6x16Go(k int, a []float32, lda int, b []float32, c []float32, ldc int
 	for p := range k {
 		bp := b[p*gemmNR : (p+1)*gemmNR]
 		for i := range gemmMR {
-			ai := float64(a[i*lda+p])
+			ai := float64(a[i*lda+p*step])
 			row := &acc[i]
 			for j, bv := range bp {
 				row[j] = float32(math.FMA(ai, float64(bv), float64(row[j])))

@@ -1,21 +1,24 @@
 #include "textflag.h"
 
-// func sgemm6x16(k int, a *float32, lda int, b *float32, c *float32, ldc int, load int)
+// func sgemm6x16(k int, a *float32, lda int, step int, b *float32, c *float32, ldc int, load int)
 //
 // C (6 x 16, rows ldc floats apart) = (C if load != 0, else 0) + A (6
-// rows lda floats apart, k columns) · B (k x 16, contiguous). Y0..Y11 hold
+// rows lda floats apart, k columns step floats apart) · B (k x 16,
+// contiguous). Y0..Y11 hold
 // C (row i in Y(2i), Y(2i+1)); each element is one chain of VFMADD231PS
 // over k in order. k may be 0.
-TEXT ·sgemm6x16(SB), NOSPLIT, $0-56
+TEXT ·sgemm6x16(SB), NOSPLIT, $0-64
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
 	SHLQ $2, R8
-	MOVQ b+24(FP), DI
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R9
+	MOVQ step+24(FP), R12
+	SHLQ $2, R12
+	MOVQ b+32(FP), DI
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R9
 	SHLQ $2, R9
-	MOVQ load+48(FP), AX
+	MOVQ load+56(FP), AX
 
 	// R11 = row 3 of A; rows 0-2 are (SI), (SI)(R8*1), (SI)(R8*2) and
 	// rows 3-5 the same from R11.
@@ -80,8 +83,8 @@ loop:
 	VBROADCASTSS (R11)(R8*2), Y15
 	VFMADD231PS  Y12, Y15, Y10
 	VFMADD231PS  Y13, Y15, Y11
-	ADDQ         $4, SI
-	ADDQ         $4, R11
+	ADDQ         R12, SI
+	ADDQ         R12, R11
 	ADDQ         $64, DI
 	DECQ         CX
 	JNZ          loop

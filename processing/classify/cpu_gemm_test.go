@@ -74,8 +74,8 @@ func TestKernelGoMatchesAsm(t *testing.T) {
 	a, b := randMatrix(rng, 6*k), randMatrix(rng, k*16)
 	c1, c2 := randMatrix(rng, 6*16), make([]float32, 6*16)
 	copy(c2, c1)
-	kernel6x16(k, a, k, b, c1, 16, true)
-	kernel6x16Go(k, a, k, b, c2, 16, true)
+	kernel6x16(k, a, k, 1, b, c1, 16, true)
+	kernel6x16Go(k, a, k, 1, b, c2, 16, true)
 	differ := 0
 	for i := range c1 {
 		if c1[i] != c2[i] {

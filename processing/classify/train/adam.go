@@ -25,13 +25,15 @@ func (a *adam) update(lr float64, vars, grads [][]float32, workers int) {
 			m, v = make([]float32, len(w)), make([]float32, len(w))
 			a.m[&w[0]], a.v[&w[0]] = m, v
 		}
-		parallelFor(len(g), workers, func(lo, hi int) {
-			for j := lo; j < hi; j++ {
-				gj := g[j]
-				m[j] += (gj - m[j]) * (1 - Beta1)
-				v[j] += (gj*gj - v[j]) * (1 - Beta2)
-				w[j] -= m[j] * alpha / (float32(math.Sqrt(float64(v[j]))) + AdamEpsilon)
-			}
-		})
+		parallelFor(len(g), workers, func(lo, hi int) { adamRange(w[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], alpha) })
+	}
+}
+
+// adamGo is the update of w, m and v from g (all of g's length) in Go.
+func adamGo(w, g, m, v []float32, alpha float32) {
+	for j, gj := range g {
+		m[j] += (gj - m[j]) * (1 - Beta1)
+		v[j] += (gj*gj - v[j]) * (1 - Beta2)
+		w[j] -= m[j] * alpha / (float32(math.Sqrt(float64(v[j]))) + AdamEpsilon)
 	}
 }

@@ -40,15 +40,14 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 	// dz = γ/σ · (dy − mean(dy) − x̂·mean(dy·x̂)) over the z plane's
 	// values.
 	sdy, sdx := make([]float64, d), make([]float64, d)
-	for r := range rows {
-		z := r % d
+	byPlane(rows, d, cout, workers, func(r, z int) {
 		mu, inv := u.bMean[z], u.bInvStd[z]
 		zr := u.z[r*cout : (r+1)*cout]
 		for j, g := range dy[r*cout : (r+1)*cout] {
 			sdy[z] += float64(g)
 			sdx[z] += float64(g) * float64((zr[j]-mu)*inv)
 		}
-	}
+	})
 	u.gGamma, u.gBeta = make([]float32, d), make([]float32, d)
 	count := float64(rows / d * cout)
 	for z := range d {
@@ -57,34 +56,40 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 		sdx[z] /= count
 	}
 	dz := classify.Reuse(&u.s.dz, rows*cout)
-	for r := range rows {
-		z := r % d
-		mu, inv := u.bMean[z], u.bInvStd[z]
-		k := u.gamma[z] * inv
-		my, mx := float32(sdy[z]), float32(sdx[z])
-		zr := u.z[r*cout : (r+1)*cout]
-		o := dz[r*cout : (r+1)*cout]
-		for j, g := range dy[r*cout : (r+1)*cout] {
-			o[j] = k * (g - my - (zr[j]-mu)*inv*mx)
+	parallelForCost(rows, cout, workers, func(r0, r1 int) {
+		for r := r0; r < r1; r++ {
+			z := r % d
+			mu, inv := u.bMean[z], u.bInvStd[z]
+			k := u.gamma[z] * inv
+			my, mx := float32(sdy[z]), float32(sdx[z])
+			zr := u.z[r*cout : (r+1)*cout]
+			o := dz[r*cout : (r+1)*cout]
+			for j, g := range dy[r*cout : (r+1)*cout] {
+				o[j] = k * (g - my - (zr[j]-mu)*inv*mx)
+			}
 		}
-	}
+	})
 	// The kernel's gradient: patchesᵀ · dz.
 	kk := c.K()
-	colT := transpose(classify.Reuse(&u.s.colT, rows*kk), u.patches(u.in, n), rows, kk, workers)
 	classify.Reuse(&u.gW, kk*cout)
-	u.matMul(1, kk, cout, rows, colT, rows, dz, u.gW, workers)
+	u.matMul(1, kk, cout, rows, u.patches(u.in, n, workers), kk, true, dz, false, u.gW, workers)
 	if !needInput {
 		return nil
 	}
 	// The patches' gradient dz · Wᵀ, scattered back onto the input.
 	dcol := classify.Reuse(&u.dcol, rows*kk)
-	u.matMul(2, rows, kk, cout, dz, cout, transpose(classify.Reuse(&u.s.wT, kk*cout), c.W, kk, cout, workers), dcol, workers)
+	u.matMul(2, rows, kk, cout, dz, cout, false, c.W, true, dcol, workers)
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return dcol
 	}
 	dx := classify.Reuse(&u.dx, n*resnet.Positions(c.In)*c.In[3])
-	clear(dx)
-	col2im(dx, dcol, c, rows)
+	p := resnet.Positions(c.Out)
+	cube := len(dx) / n
+	// Cube by cube: each cube's rows add onto its own input only.
+	parallelForCost(n, p*kk, workers, func(b0, b1 int) {
+		clear(dx[b0*cube : b1*cube])
+		col2im(dx[b0*cube:b1*cube], dcol[b0*p*kk:b1*p*kk], c, (b1-b0)*p)
+	})
 	return dx
 }
 
@@ -127,11 +132,14 @@ func col2im(dx, dcol []float32, c *resnet.Conv, rows int) {
 }
 
 // reluBack zeroes dy where the ReLU's output was not positive (ReLU's
-// derivative at 0 is 0, as in TensorFlow and torch).
-func reluBack(dy, out []float32) {
-	for i, v := range out {
-		if v <= 0 {
-			dy[i] = 0
+// derivative at 0 is 0, as in TensorFlow and torch), elements shared
+// among workers.
+func reluBack(dy, out []float32, workers int) {
+	parallelFor(len(out), workers, func(lo, hi int) {
+		for i, v := range out[lo:hi] {
+			if v <= 0 {
+				dy[lo+i] = 0
+			}
 		}
-	}
+	})
 }

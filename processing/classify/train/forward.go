@@ -8,15 +8,17 @@ import (
 )
 
 // patches returns the im2col matrix (rows x K) of the unit's convolution
-// over the n cubes of in; a 1x1x1 convolution of stride 1 reads its input as is.
-func (u *unit) patches(in []float32, n int) []float32 {
+// over the n cubes of in, blocks of rows shared among workers; a 1x1x1
+// convolution of stride 1 reads its input as is.
+func (u *unit) patches(in []float32, n, workers int) []float32 {
 	c := u.conv
 	rows := n * resnet.Positions(c.Out)
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return in[:rows*c.K()]
 	}
-	col := classify.Reuse(&u.s.col, rows*c.K())
-	classify.Im2col(col, in, c, 0, rows)
+	k := c.K()
+	col := classify.Reuse(&u.s.col, rows*k)
+	parallelForCost(rows, k, workers, func(r0, r1 int) { classify.Im2col(col[r0*k:r1*k], in, c, r0, r1-r0) })
 	return col
 }
 
@@ -30,38 +32,49 @@ func (u *unit) forward(in []float32, n, workers int, training bool) []float32 {
 	cout := c.Out[3]
 	u.in = in
 	classify.Reuse(&u.z, rows*cout)
-	u.matMul(0, rows, cout, c.K(), u.patches(in, n), c.K(), c.W, u.z, workers)
+	u.matMul(0, rows, cout, c.K(), u.patches(in, n, workers), c.K(), false, c.W, false, u.z, workers)
 	d := c.Out[2]
 	if !training {
-		return u.normalise(u.mean, inverseStd(u.variance), rows, cout)
+		return u.normalise(u.mean, inverseStd(u.variance), rows, cout, workers)
 	}
 	sum, sq := make([]float64, d), make([]float64, d)
-	for r := range rows {
-		z := r % d
+	count := float64(rows / d * cout)
+	u.bMean, u.bInvStd = make([]float32, d), make([]float32, d)
+	byPlane(rows, d, cout, workers, func(r, z int) {
 		for _, v := range u.z[r*cout : (r+1)*cout] {
 			sum[z] += float64(v)
 		}
-	}
-	count := float64(rows / d * cout)
-	u.bMean, u.bInvStd = make([]float32, d), make([]float32, d)
+	})
 	for z := range d {
 		u.bMean[z] = float32(sum[z] / count)
 	}
-	for r := range rows {
-		z := r % d
+	byPlane(rows, d, cout, workers, func(r, z int) {
 		mu := float64(u.bMean[z])
 		for _, v := range u.z[r*cout : (r+1)*cout] {
 			e := float64(v) - mu
 			sq[z] += e * e
 		}
-	}
+	})
 	for z := range d {
 		variance := float32(sq[z] / count) // biased, as ops.moments
 		u.bInvStd[z] = inverseStd([]float32{variance})[0]
 		u.mean[z] = u.mean[z]*Momentum + u.bMean[z]*(1-Momentum)
 		u.variance[z] = u.variance[z]*Momentum + variance*(1-Momentum)
 	}
-	return u.normalise(u.bMean, u.bInvStd, rows, cout)
+	return u.normalise(u.bMean, u.bInvStd, rows, cout, workers)
+}
+
+// byPlane runs f(r, z) on each of rows rows of cout values, row r being
+// in z plane r % d, the planes shared among workers: each plane's rows
+// in order, so that sums per plane are the same bits whatever the split.
+func byPlane(rows, d, cout, workers int, f func(r, z int)) {
+	parallelForCost(d, rows/d*cout, workers, func(z0, z1 int) {
+		for base := 0; base < rows; base += d {
+			for z := z0; z < min(z1, rows-base); z++ {
+				f(base+z, z)
+			}
+		}
+	})
 }
 
 // inverseStd returns 1/√(v + ε) of each variance.
@@ -76,28 +89,42 @@ func inverseStd(v []float32) []float32 {
 // normalise returns u.z normalised by mean and inverse standard deviation
 // per z plane, scaled by γ and shifted by β as Keras's
 // batch_normalization computes it: x·(inv·γ) + (β − mean·inv·γ).
-func (u *unit) normalise(mean, invStd []float32, rows, cout int) []float32 {
+func (u *unit) normalise(mean, invStd []float32, rows, cout, workers int) []float32 {
 	d := u.conv.Out[2]
 	out := classify.Reuse(&u.out, len(u.z))
-	for r := range rows {
-		z := r % d
-		s := invStd[z] * u.gamma[z]
-		t := u.beta[z] - mean[z]*s
-		o := out[r*cout : (r+1)*cout]
-		for j, v := range u.z[r*cout : (r+1)*cout] {
-			o[j] = v*s + t
+	parallelForCost(rows, cout, workers, func(r0, r1 int) {
+		for r := r0; r < r1; r++ {
+			z := r % d
+			s := invStd[z] * u.gamma[z]
+			t := u.beta[z] - mean[z]*s
+			o := out[r*cout : (r+1)*cout]
+			for j, v := range u.z[r*cout : (r+1)*cout] {
+				o[j] = v*s + t
+			}
 		}
-	}
+	})
 	return out
 }
 
-func relu(x []float32) []float32 {
-	for i, v := range x {
-		if v < 0 {
-			x[i] = 0
+// relu applies ReLU to x in place, elements shared among workers.
+func relu(x []float32, workers int) []float32 {
+	parallelFor(len(x), workers, func(lo, hi int) {
+		for i, v := range x[lo:hi] {
+			if v < 0 {
+				x[lo+i] = 0
+			}
 		}
-	}
+	})
 	return x
+}
+
+// addInto adds src to dst, elements shared among workers.
+func addInto(dst, src []float32, workers int) {
+	parallelFor(len(dst), workers, func(lo, hi int) {
+		for i, v := range src[lo:hi] {
+			dst[lo+i] += v
+		}
+	})
 }
 
 // forward runs the network on the n cubes of x (channels last, cube
@@ -105,16 +132,16 @@ func relu(x []float32) []float32 {
 // the probabilities (n x classes).
 func (m *Model) forward(x []float32, n int, training bool) []float32 {
 	m.n = n
-	m.stemAct = relu(m.stem.forward(x, n, m.Workers, training))
+	m.stemAct = relu(m.stem.forward(x, n, m.Workers, training), m.Workers)
 	m.maxPool(n)
 	h := m.pooled
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		b.in = h
-		b.actA = relu(b.a.forward(h, n, m.Workers, training))
+		b.actA = relu(b.a.forward(h, n, m.Workers, training), m.Workers)
 		var main []float32
 		if b.c != nil {
-			b.actB = relu(b.b.forward(b.actA, n, m.Workers, training))
+			b.actB = relu(b.b.forward(b.actA, n, m.Workers, training), m.Workers)
 			main = b.c.forward(b.actB, n, m.Workers, training)
 		} else {
 			main = b.b.forward(b.actA, n, m.Workers, training)
@@ -123,10 +150,8 @@ func (m *Model) forward(x []float32, n int, training bool) []float32 {
 		if b.short != nil {
 			short = b.short.forward(h, n, m.Workers, training)
 		}
-		for j := range main {
-			main[j] += short[j]
-		}
-		b.out = relu(main)
+		addInto(main, short, m.Workers)
+		b.out = relu(main, m.Workers)
 		h = b.out
 	}
 	return m.head(h, n)

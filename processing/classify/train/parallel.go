@@ -1,24 +1,15 @@
 package train
 
-import "sync"
+import "github.com/voxlab/voxlab/processing/classify"
 
 // parallelFor runs f(lo, hi) over [0, n) in up to workers contiguous
 // chunks at once. The chunks write disjoint elements, so results do not
 // depend on the split.
-func parallelFor(n, workers int, f func(lo, hi int)) {
-	workers = max(1, min(workers, n/4096+1))
-	if workers == 1 {
-		f(0, n)
-		return
-	}
-	step := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += step {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, min(lo+step, n))
-	}
-	wg.Wait()
+func parallelFor(n, workers int, f func(lo, hi int)) { parallelForCost(n, 1, workers, f) }
+
+// parallelForCost is parallelFor over n items of cost values each: a
+// loop is split only when its chunks are worth a goroutine (4096 values
+// each at least).
+func parallelForCost(n, cost, workers int, f func(lo, hi int)) {
+	classify.SplitRange(n, max(1, min(workers, n*cost/4096+1)), f)
 }

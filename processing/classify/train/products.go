@@ -63,16 +63,25 @@ func (m *Model) SetProducts(p Products) {
 }
 
 // matMul is the unit's product i (0 forward, 1 kernel gradient, 2
-// patches' gradient) through the model's products; the first error of
-// a step is kept in the scratch for Step to return.
-func (u *unit) matMul(i, m, n, k int, a []float32, lda int, b, c []float32, workers int) {
+// patches' gradient) through the model's products, a read as its
+// transpose (a k x m array) when ta and b when tb (n x k); the first
+// error of a step is kept in the scratch for Step to return. The CPU
+// engine reads the transposes in place; other products get them written
+// out.
+func (u *unit) matMul(i, m, n, k int, a []float32, lda int, ta bool, b []float32, tb bool, c []float32, workers int) {
 	s := u.s
-	if s.products == nil {
-		classify.MatMul(m, n, k, a, lda, b, c, workers, &s.mm[i])
+	if _, cpu := s.products.(cpuProducts); cpu || s.products == nil {
+		classify.MatMulT(m, n, k, a, lda, ta, b, tb, c, workers, &s.mm[i])
 		return
 	}
 	if s.err != nil {
 		return
+	}
+	if ta {
+		a, lda = transpose(classify.Reuse(&s.colT, m*k), a, k, m, workers), k
+	}
+	if tb {
+		b = transpose(classify.Reuse(&s.wT, k*n), b, n, k, workers)
 	}
 	if err := s.products.MatMul(m, n, k, a, lda, b, c, workers, &s.mm[i]); err != nil {
 		s.err = fmt.Errorf("train: product %d x %d x %d on the device: %w", m, n, k, err)

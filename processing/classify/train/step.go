@@ -76,31 +76,29 @@ func (m *Model) backward(dlogits []float32, n int) {
 	for i, at := range m.argmax {
 		dstem[at] += dh[i]
 	}
-	reluBack(dstem, m.stemAct)
+	reluBack(dstem, m.stemAct, m.Workers)
 	m.stem.backward(dstem, n, m.Workers, false)
 }
 
 // backward takes the gradient of the block's output and returns that of
 // its input.
 func (b *block) backward(dout []float32, n, workers int) []float32 {
-	reluBack(dout, b.out)
+	reluBack(dout, b.out, workers)
 	var dA []float32
 	if b.c != nil {
 		dB := b.c.backward(dout, n, workers, true)
-		reluBack(dB, b.actB)
+		reluBack(dB, b.actB, workers)
 		dA = b.b.backward(dB, n, workers, true)
 	} else {
 		dA = b.b.backward(dout, n, workers, true)
 	}
-	reluBack(dA, b.actA)
+	reluBack(dA, b.actA, workers)
 	dx := b.a.backward(dA, n, workers, true)
 	ds := dout
 	if b.short != nil {
 		ds = b.short.backward(dout, n, workers, true)
 	}
-	for i := range dx {
-		dx[i] += ds[i]
-	}
+	addInto(dx, ds, workers)
 	return dx
 }
 
