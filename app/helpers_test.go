@@ -178,12 +178,9 @@ func distDemo(t *testing.T) (gt, sub, mask string) {
 	return filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted), filepath.Join(dir, demo.MapsMask)
 }
 
-// writeDemo writes the small demo data into a new folder.
+// writeDemo writes the small demo data (seed 1) into a new folder: a
+// copy of the one the test process generates once (smallDemo).
 func writeDemo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := demo.Write(dir, demo.Small, 1); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return smallDemo.copyTo(t)
 }

@@ -312,8 +312,10 @@ func sameDistanceDirs(t *testing.T, want, got string) {
 // planned tile (one tile: the other tasks have nothing to do, and say
 // so), in memory with tiles of 7 for counts that do not divide the 6
 // tiles and more tasks than tiles, and low memory with the planned chunk;
-// in a folder whose name needs quoting. -short runs the tiles of 7 on
-// 4 tasks only (taskCounts).
+// in a folder whose name needs quoting. -short (make test's race pass)
+// runs the tiles of 7 on 4 tasks only (taskCounts): the same split and
+// merge, on the tasks' goroutines, as the other two cases, which the
+// plain pass runs.
 func TestDistanceTasksMerge(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	dir := hostileDir(t)
@@ -329,6 +331,9 @@ func TestDistanceTasksMerge(t *testing.T) {
 		{[]string{"--mask", mask, "--chunk-size", "7", "--metrics", "l2,corr,fsc"}, taskCounts([]int{1, 4, 6, 9}, 4)},
 		{[]string{"--mask-radius", "10", "--low-memory", "--voxel-size", "2.1"}, []int{3}},
 	} {
+		if testing.Short() && k != 1 {
+			continue // the plain pass runs the one-tile and low-memory splits
+		}
 		flags := append([]string{"--quiet", "--backend", "cpu"}, tc.flags...)
 		whole := filepath.Join(dir, fmt.Sprintf("whole %d", k))
 		mustRun(t, append([]string{"distance", gt, sub, whole}, flags...)...)

@@ -7,7 +7,32 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/voxlab/voxlab/processing/classify/train"
 )
+
+// trainExample returns the arguments of train's example written under
+// dir. Under -short (make test's race pass, where every step of the
+// ResNet's Go loops runs instrumented) its YAML names 2 cubes of each
+// type instead of 8: with --test-fraction 0.25 one batch of 3 training
+// cubes an epoch instead of three batches of 4, through the same code
+// (split, shuffle, augment, checkpoint, resume); the plain pass runs the
+// example whole.
+func trainExample(t *testing.T, dir string) []string {
+	t.Helper()
+	args, err := pipelines["train"].Example(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		y, err := train.WriteExampleCubes(filepath.Join(dir, "short-cubes"), 2, 20, 20, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args[0] = y
+	}
+	return args
+}
 
 // TestTrainResume: `voxlab train` on its example for 3 epochs, and for 2
 // epochs then --resume from the second epoch's checkpoint into another
@@ -17,21 +42,18 @@ import (
 // the last keeps its state.
 func TestTrainResume(t *testing.T) {
 	dir := t.TempDir()
-	ex, ok := pipelines["train"]
-	if !ok {
+	if _, ok := pipelines["train"]; !ok {
 		t.Fatal("train is not registered")
 	}
-	args, err := ex.Example(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := trainExample(t, dir)
 	yaml := args[0]
 	flags := append(slices.Clone(args[2:]), "--test-fraction", "0.25", "--save-progress", "--backend", "cpu", "--quiet")
 	train := func(out string, more ...string) {
 		mustRun(t, append(append([]string{"train", yaml, out}, flags...), more...)...)
 	}
 	// Under -short (the race pass, where an epoch of the ResNet in Go
-	// loops takes a minute) 2 epochs, resumed after the first; the plain
+	// loops takes a minute) 2 epochs of the smaller example
+	// (trainExample), resumed after the first; the plain
 	// pass runs 3, resumed after the second (Adam's moments and the
 	// seeded split two epochs on). train's TestResumeEqualsUninterrupted
 	// checks the same continuation on the model, under -race too.
@@ -86,10 +108,7 @@ func TestTrainResume(t *testing.T) {
 // error naming the flag.
 func TestTrainAugments(t *testing.T) {
 	dir := t.TempDir()
-	args, err := pipelines["train"].Example(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := trainExample(t, dir)
 	flags := append(slices.Clone(args[2:]), "--epochs", "1", "--test-fraction", "0.25", "--save-progress",
 		"--no-save-checkpoints", "--backend", "cpu", "--quiet")
 	run := func(out string, more ...string) string {
