@@ -179,7 +179,7 @@ func interruptJobs(ctx context.Context, pn *panel.Panel, quit func()) (stop func
 func shutdownGUI(pn *panel.Panel, v *viewer.Viewer) {
 	<-pn.StopJobs()
 	pn.Close()
-	v.WaitBackground()
+	v.Async().Wait()
 	v.Close()
 }
 

@@ -173,22 +173,22 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 		}
 	}
 	if len(skipped) > 0 {
-		v.ShowError(errors.Join(skipped...))
+		v.Dialogs().ShowError(errors.Join(skipped...))
 	}
-	v.SetAxis(axis)
+	v.Dims().SetAxis(axis)
 	if err := checkPosition(v, o, axis); err != nil {
 		return err
 	}
-	v.SetMap(o.mapIdx)
+	v.Dims().SetMap(o.mapIdx)
 	if o.slice >= 0 {
-		v.SetSlice(o.slice)
+		v.Dims().SetSlice(o.slice)
 	} else {
-		v.SetSlice(middleSlice(v))
+		v.Dims().SetSlice(middleSlice(v))
 	}
 	// The demo's datasets are unrelated: show them side by side.
-	v.SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
+	v.Panels().SetGrid(o.grid || o.demo != "" && imageLayers(v) > 1)
 	for range o.walk {
-		v.WalkNext(+1)
+		v.Curation().Next(+1)
 	}
 	return o.v3.apply(v)
 }
@@ -197,10 +197,10 @@ func openAll(e *env, v *viewer.Viewer, specs []string, o *viewOpts, axis viewer.
 // and a --map past the maps, which the viewer would otherwise clamp
 // silently (a screenshot of the wrong slice looks like the right one).
 func checkPosition(v *viewer.Viewer, o *viewOpts, axis viewer.Axis) error {
-	if n := v.Extent()[axis]; n > 0 && o.slice >= n {
+	if n := v.Dims().Extent()[axis]; n > 0 && o.slice >= n {
 		return usagef("--slice %d: the data have %d slices along %s (0 to %d)", o.slice, n, axis, n-1)
 	}
-	if n := max(v.Maps(), 1); o.mapIdx < 0 || o.mapIdx >= n {
+	if n := max(v.Dims().Maps(), 1); o.mapIdx < 0 || o.mapIdx >= n {
 		if n == 1 {
 			return usagef("--map %d: no stack of maps is open (the data are one volume; use --map 0 or leave it out)", o.mapIdx)
 		}
@@ -291,7 +291,7 @@ func middleSlice(v *viewer.Viewer) int {
 	n := 0
 	for _, l := range v.Layers() {
 		if il, ok := l.(*viewer.ImageLayer); ok {
-			if d := il.Extent()[v.Axis()]; n == 0 || d < n {
+			if d := il.Extent()[v.Dims().Axis()]; n == 0 || d < n {
 				n = d
 			}
 		}

@@ -51,8 +51,8 @@ func TestViewCellfinderXML(t *testing.T) {
 		}
 		return int(pa.X - pb.X)
 	})
-	if got := pl.Selected(); !slices.Equal(got, []int{idx[2]}) || hl.Slice() != int(pts[idx[2]].Z) {
-		t.Errorf("walk 3: selected %v on slice %d, want [%d] on %v", got, hl.Slice(), idx[2], pts[idx[2]].Z)
+	if got := pl.Selected(); !slices.Equal(got, []int{idx[2]}) || hl.Dims().Slice() != int(pts[idx[2]].Z) {
+		t.Errorf("walk 3: selected %v on slice %d, want [%d] on %v", got, hl.Dims().Slice(), idx[2], pts[idx[2]].Z)
 	}
 	if done, total := pl.Reviewed(); done != 3 || total != 56 {
 		t.Errorf("reviewed %d of %d", done, total)

@@ -177,9 +177,9 @@ func TestDemoFirstView(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := hl.Viewer
-	if !v.Grid() || v.Slice() != 16 || v.Maps() != 40 || v.Map() != 0 || len(v.Layers()) != 4 {
+	if !v.Panels().Grid() || v.Dims().Slice() != 16 || v.Dims().Maps() != 40 || v.Dims().Map() != 0 || len(v.Layers()) != 4 {
 		t.Fatalf("first view: grid %v, slice %d, maps %d (map %d), %d layers; want grid, slice 16, map 0 of 40, 4 layers",
-			v.Grid(), v.Slice(), v.Maps(), v.Map(), len(v.Layers()))
+			v.Panels().Grid(), v.Dims().Slice(), v.Dims().Maps(), v.Dims().Map(), len(v.Layers()))
 	}
 	for _, l := range v.Layers() {
 		if il, ok := l.(*viewer.ImageLayer); ok {
@@ -244,7 +244,7 @@ func TestBadPointsFileReportedInTheWindow(t *testing.T) {
 	if len(hl.Layers()) != 1 {
 		t.Errorf("%d layers, want the volume alone", len(hl.Layers()))
 	}
-	msg := hl.LastError()
+	msg := hl.Dialogs().LastError()
 	if !strings.Contains(msg, "cells.csv") || !strings.Contains(msg, "line 3") {
 		t.Errorf("the window says %q, want the bad file and line", msg)
 	}

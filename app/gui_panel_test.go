@@ -77,7 +77,7 @@ func newGUIHarness(t *testing.T) *guiHarness {
 	h.p = panel.NewPanel(hl.Viewer, panel.PanelOptions{PlanDelay: time.Millisecond}, pls...)
 	t.Cleanup(func() {
 		h.p.Close()
-		hl.WaitBackground()
+		hl.Async().Wait()
 		hl.Close()
 	})
 	return h
@@ -201,16 +201,16 @@ func TestGUIDezingShowsBlocksBesideTheScan(t *testing.T) {
 			t.Errorf("the result changed %s's visibility to %v", l.Name(), l.Visible())
 		}
 	}
-	if h.hl.Grid() {
+	if h.hl.Panels().Grid() {
 		t.Error("the result turned grid mode on")
 	}
-	in, offered, compare := h.hl.Offer()
+	in, offered, compare := h.hl.Offer().Layers()
 	if in != h.hl.LayerFor(want) || offered != res {
 		t.Fatalf("offer to compare %v with %v, want the scan and the result", in, offered)
 	}
 	test.Tap(compare)
-	if !h.hl.Grid() || !in.Visible() || !res.Visible() || brain.Visible() {
-		t.Errorf("compare side by side: grid %v, scan %v, result %v", h.hl.Grid(), in.Visible(), res.Visible())
+	if !h.hl.Panels().Grid() || !in.Visible() || !res.Visible() || brain.Visible() {
+		t.Errorf("compare side by side: grid %v, scan %v, result %v", h.hl.Panels().Grid(), in.Visible(), res.Visible())
 	}
 	if il := res.(*viewer.ImageLayer); il.Volume().Shape != [3]int{90, 128, 160} {
 		t.Errorf("result shape %v", il.Volume().Shape)

@@ -251,16 +251,16 @@ func addPointsActions(v *viewer.Viewer, pn *panel.Panel) {
 					err = points.Save(path, l.Points())
 				}
 				if err != nil {
-					v.ShowError(fmt.Errorf("%s: %w", s.PointsAction, err))
+					v.Dialogs().ShowError(fmt.Errorf("%s: %w", s.PointsAction, err))
 					return
 				}
 			}
 			if err := pn.Select(s.Name); err != nil {
-				v.ShowError(err)
+				v.Dialogs().ShowError(err)
 				return
 			}
 			if err := pn.Set(s.PointsArg, path); err != nil {
-				v.ShowError(err)
+				v.Dialogs().ShowError(err)
 			}
 		})
 	}

@@ -83,7 +83,7 @@ func (o *view3DOpts) check(screenshot string) error {
 func (o *view3DOpts) apply(v *viewer.Viewer) error {
 	if o.point != "" {
 		p, _ := parseFloats(o.point, 3)
-		e := v.Extent()
+		e := v.Dims().Extent()
 		var zyx [3]int
 		for a := range 3 {
 			zyx[a] = int(p[a])
@@ -91,24 +91,24 @@ func (o *view3DOpts) apply(v *viewer.Viewer) error {
 				return usagef("--point %s: %s = %g is outside the data (0 to %d)", o.point, "zyx"[a:a+1], p[a], e[a]-1)
 			}
 		}
-		v.SetPoint(zyx)
+		v.Dims().SetPoint(zyx)
 	}
 	if o.ortho {
-		v.SetOrtho(true)
+		v.Panels().SetOrtho(true)
 	}
 	if o.mode == "" {
 		return nil
 	}
 	m, _ := render3d.ParseMode(o.mode)
-	v.Set3DMode(m)
+	v.Scene().SetMode(m)
 	if o.angles != "" {
 		a, _ := parseFloats(o.angles, 2)
-		v.SetCameraAngles(a[0], a[1])
+		v.Scene().SetCameraAngles(a[0], a[1])
 	}
 	if o.isoSet {
-		v.SetIsoThreshold(o.iso)
+		v.Scene().SetIsoThreshold(o.iso)
 	}
-	v.Set3D(true)
+	v.Scene().SetOn(true)
 	return nil
 }
 
@@ -127,7 +127,7 @@ func (o *view3DOpts) writeTurntable(e *env, dir string, w, h int, setup func(*vi
 	n := o.turntable
 	digits := max(3, len(strconv.Itoa(n-1)))
 	err := viewer.RenderOffscreenFrames(w, h, screenshotStall, setup, n,
-		func(v *viewer.Viewer, i int) { v.SetCameraAngles(az+360*float64(i)/float64(n), el) },
+		func(v *viewer.Viewer, i int) { v.Scene().SetCameraAngles(az+360*float64(i)/float64(n), el) },
 		func(i int, img image.Image) error {
 			return writeScreenshot(e, filepath.Join(dir, fmt.Sprintf("frame_%0*d.png", digits, i)), img)
 		})

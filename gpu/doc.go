@@ -22,7 +22,9 @@
 // build of voxlab, so voxlab-cuda starts everywhere.
 //
 // The package knows no pipeline. Each pipeline (processing/dezing,
-// processing/detect, processing/distance) declares the operations it
+// processing/detect, processing/distance, processing/classify,
+// processing/reconstruct's back-projection; processing/classify/train's
+// products on BLAS) declares the operations it
 // needs as its own interface and implements them for each backend: on the
 // CPU as functions over HostBytes slices, using Begin and the parallel
 // helpers here; on CUDA with its own PTX module, loaded with LoadModule

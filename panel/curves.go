@@ -66,7 +66,7 @@ func newMetricsLive(v *viewer.Viewer, title, out string) *metricsLive {
 	l.plot = canvas.NewRaster(l.draw)
 	l.plot.SetMinSize(fyne.NewSize(2*minPlotW+theme.Padding(), plotRowH))
 	top := container.NewVBox(l.note, container.NewHBox(l.next))
-	l.tab = v.AddTab(title+": "+filepath.Base(out), container.NewBorder(top, nil, nil, nil, l.plot))
+	l.tab = v.Dock().AddTab(title+": "+filepath.Base(out), container.NewBorder(top, nil, nil, nil, l.plot))
 	return l
 }
 
@@ -95,11 +95,11 @@ func (l *metricsLive) Partial(e job.Event) {
 	l.shown = true
 	note := "Epoch " + stepText(m)
 	l.mu.Unlock()
-	l.v.Do(func() {
+	l.v.Async().Do(func() {
 		l.note.SetText(note)
 		l.plot.Refresh()
 		if first {
-			l.v.ShowTab(l.tab)
+			l.v.Dock().ShowTab(l.tab)
 		}
 	})
 }
@@ -225,7 +225,7 @@ func (l *metricsLive) image(steps []pipeline.Metrics, w, h int, st heatplot.Styl
 // open layers as that pipeline suggests.
 func (p *Panel) follow(next *pipeline.Next, req Request) {
 	if err := p.Select(next.Command); err != nil {
-		p.v.ShowError(err)
+		p.v.Dialogs().ShowError(err)
 		return
 	}
 	if next.Values == nil {
@@ -239,7 +239,7 @@ func (p *Panel) follow(next *pipeline.Next, req Request) {
 	sort.Strings(names)
 	for _, name := range names {
 		if err := p.Set(name, vals[name]); err != nil {
-			p.v.ShowError(err)
+			p.v.Dialogs().ShowError(err)
 			return
 		}
 	}

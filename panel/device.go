@@ -137,7 +137,7 @@ func (d *deviceControls) reprobe() {
 	probe := d.p.opts.Probe
 	d.p.goAsync(func() {
 		info, note, err := probe(choice)
-		d.p.v.Do(func() {
+		d.p.v.Async().Do(func() {
 			if gen != d.probeGen {
 				return
 			}
@@ -279,7 +279,7 @@ func (d *deviceControls) runMeasure() {
 	choice, bytes := d.backend.Selected, d.p.opts.BandwidthBytes
 	d.p.goAsync(func() {
 		msg := measure(choice, bytes)
-		d.p.v.Do(func() {
+		d.p.v.Async().Do(func() {
 			d.measure.Enable()
 			d.result.SetText(msg)
 			d.p.relayout()

@@ -381,7 +381,7 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 			// A result that cannot be shown is reported, never a crash.
 			defer func() {
 				if x := recover(); x != nil {
-					jl.p.v.ShowError(fmt.Errorf("showing the results of %s: %v", r.st.Name, x))
+					jl.p.v.Dialogs().ShowError(fmt.Errorf("showing the results of %s: %v", r.st.Name, x))
 				}
 			}()
 			r.live.Done(e.Err)
@@ -391,7 +391,7 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 		a.SendNotification(fyne.NewNotification("voxlab", msg))
 	}
 	if r.st.State == job.StateFailed {
-		jl.p.v.ShowError(fmt.Errorf("%s: %w", r.st.Name, e.Err))
+		jl.p.v.Dialogs().ShowError(fmt.Errorf("%s: %w", r.st.Name, e.Err))
 	}
 }
 

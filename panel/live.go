@@ -73,7 +73,7 @@ func NewLive(v *viewer.Viewer, spec *pipeline.Spec, args []string) Live {
 // layer added over the others as it arrives, and the output when the
 // run ends. The user's view is left as it was (other layers keep their
 // visibility, grid mode its state); showing the result beside the input
-// is offered (Viewer.OfferCompare), not imposed.
+// is offered (viewer.Offer.Compare), not imposed.
 type volumeLive struct {
 	v           *viewer.Viewer
 	in          viewer.Layer
@@ -110,7 +110,7 @@ func (l *volumeLive) Partial(e job.Event) {
 			l.err = err
 			return
 		}
-		l.v.Do(l.addLayer)
+		l.v.Async().Do(l.addLayer)
 		return
 	}
 	if err := l.vol.Write(b.Z0, b.Data); err != nil {
@@ -130,11 +130,11 @@ func (l *volumeLive) addLayer() {
 	name := filepath.Base(l.out) + " (running)"
 	il, err := l.v.AddImage(name, volume.New(name, vol), l.options(vol.Info().DType))
 	if err != nil {
-		l.v.ShowError(err)
+		l.v.Dialogs().ShowError(err)
 		return
 	}
 	l.layer.Store(il)
-	l.v.OfferCompare(l.in, il)
+	l.v.Offer().Compare(l.in, il)
 }
 
 // options gives the result the input's contrast when both have one
@@ -177,10 +177,10 @@ func (l *volumeLive) Done(err error) {
 		if hidden {
 			res.SetVisible(false)
 		}
-		l.v.OfferCompare(l.in, res)
+		l.v.Offer().Compare(l.in, res)
 	})
 	if err != nil {
-		l.v.ShowError(fmt.Errorf("open the result %s: %w", l.result, err))
+		l.v.Dialogs().ShowError(fmt.Errorf("open the result %s: %w", l.result, err))
 	}
 }
 
@@ -230,7 +230,7 @@ func (l *pointsLive) Partial(e job.Event) {
 	l.pending = append(l.pending, pts...)
 	if !l.posted {
 		l.posted = true
-		l.v.Do(l.addLayer)
+		l.v.Async().Do(l.addLayer)
 	}
 }
 
@@ -269,7 +269,7 @@ func (l *pointsLive) Done(err error) {
 	}
 	res, oerr := l.open(scores)
 	if oerr != nil {
-		l.v.ShowError(fmt.Errorf("open the result %s: %w", l.result, oerr))
+		l.v.Dialogs().ShowError(fmt.Errorf("open the result %s: %w", l.result, oerr))
 		return
 	}
 	if hidden {
@@ -356,7 +356,7 @@ func (l *matrixLive) Partial(e job.Event) {
 		l.order = append(l.order, ch.Name)
 		first := len(l.order) == 1
 		name, r, c := ch.Name, l.rows, ch.Cols
-		l.v.Do(func() { l.addLayer(name, r, c, first) })
+		l.v.Async().Do(func() { l.addLayer(name, r, c, first) })
 	}
 	if ch.Row0+ch.Rows > l.rows || len(m) != l.rows*ch.Cols {
 		l.err = fmt.Errorf("chunk of %s rows %d-%d outside the %d x %d matrix", ch.Name, ch.Row0, ch.Row0+ch.Rows, l.rows, ch.Cols)
@@ -385,7 +385,7 @@ func (l *matrixLive) addLayer(name string, rows, cols int, first bool) {
 	defer l.mu.Unlock()
 	hl, err := l.v.AddHeatmap(name, rows, cols, l.mats[name], viewer.ImageOptions{Colormap: resources.Inferno, Hidden: !first})
 	if err != nil {
-		l.v.ShowError(err)
+		l.v.Dialogs().ShowError(err)
 		return
 	}
 	l.layers[name] = hl
@@ -407,7 +407,7 @@ func (l *matrixLive) addLayer(name string, rows, cols int, first bool) {
 			src = filepath.Base(l.inputs[0]) + ": "
 		}
 		l.plots.SetNote(fmt.Sprintf("%s%s; grey cells are not computed yet.", src, what))
-		l.v.ShowTab(l.plots.Tab())
+		l.v.Dock().ShowTab(l.plots.Tab())
 	}
 }
 
@@ -430,7 +430,7 @@ func (l *matrixLive) Done(err error) {
 		l.plots.SetNote(fmt.Sprintf("Finished: %s of %d rows; the results are in %s.", what, l.rows, l.out))
 		if len(l.figures) > 0 {
 			figs := l.figures
-			l.v.Do(func() { showFigures(l.v, figs) })
+			l.v.Async().Do(func() { showFigures(l.v, figs) })
 		}
 	}
 }
@@ -445,6 +445,6 @@ func showFigures(v *viewer.Viewer, paths []string) {
 		img := canvas.NewImageFromFile(p)
 		img.FillMode = canvas.ImageFillContain
 		name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-		v.AddTab(strings.ReplaceAll(name, "_", " "), img)
+		v.Dock().AddTab(strings.ReplaceAll(name, "_", " "), img)
 	}
 }

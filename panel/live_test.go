@@ -69,8 +69,8 @@ func TestClassifiedXMLKeepsTheRunsProbabilities(t *testing.T) {
 	if c := res.Counts(); c[points.Cell] != 1 || c[points.NonCell] != 1 || c[points.Unknown] != 1 {
 		t.Errorf("counts %v, want 1 cell, 1 non-cell and the unclassified one unknown", c)
 	}
-	hl.SetWalk(viewer.WalkAll)
-	if !hl.WalkNext(+1) || len(res.Selected()) != 1 {
+	hl.Curation().SetWalk(viewer.WalkAll)
+	if !hl.Curation().Next(+1) || len(res.Selected()) != 1 {
 		t.Fatalf("walk: selected %v, want one point", res.Selected())
 	}
 	if p, _ := res.Point(res.Selected()[0]); p.Z != 2 {

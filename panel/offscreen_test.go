@@ -25,7 +25,7 @@ func panelScene(t *testing.T, hl *viewer.Headless, vol, in, out string) {
 	p := NewPanel(hl.Viewer, PanelOptions{Probe: cpuProbe, PlanDelay: time.Millisecond}, f.pipeline())
 	t.Cleanup(func() {
 		p.Close()
-		hl.WaitBackground()
+		hl.Async().Wait()
 		hl.Close()
 	})
 	if _, err := hl.Open(vol); err != nil {
@@ -39,7 +39,7 @@ func panelScene(t *testing.T, hl *viewer.Headless, vol, in, out string) {
 	plots := NewPlots(hl.Viewer, "Plots")
 	plots.Set(Matrix{Name: "l2", Unit: "distance", XLabel: "submitted", YLabel: "ground truth", Rows: 3, Cols: 4,
 		Values: []float64{1, 2, 3, 4, 5, 6, math.NaN(), 8, 9, 10, 11, 12}})
-	hl.ShowTab(plots.Tab())
+	hl.Dock().ShowTab(plots.Tab())
 	settled := func() bool { return !p.Planning() && plots.Idle() && hl.Idle() }
 	if err := hl.Until(time.Minute, settled); err != nil {
 		t.Fatal(err)

@@ -127,7 +127,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p := &Panel{v: v, opts: opts, pipelines: pipelines, fields: map[string]*fieldEditor{},
 		order: map[viewer.Layer]int{}, sources: map[string]string{}, kept: map[string]map[string]string{}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	p.queue = job.NewQueue(p.ctx, func(e job.Entry) { v.Do(func() { p.jobs.changed(e) }) })
+	p.queue = job.NewQueue(p.ctx, func(e job.Entry) { v.Async().Do(func() { p.jobs.changed(e) }) })
 	var names []string
 	for _, pl := range pipelines {
 		names = append(names, pl.Name())
@@ -140,7 +140,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	p.jobs = newJobList(p)
 	p.runBtn = widgets.NewButton(v.Window(), "Run", theme.MediaPlayIcon(), func() {
 		if _, err := p.Run(); err != nil {
-			p.v.ShowError(err)
+			p.v.Dialogs().ShowError(err)
 		}
 	})
 	p.runBtn.Importance = widget.HighImportance
@@ -185,7 +185,7 @@ func NewPanel(v *viewer.Viewer, opts PanelOptions, pipelines ...*Pipeline) *Pane
 	if len(pipelines) > 0 {
 		p.choose.SetSelected(pipelines[0].Name())
 	}
-	v.AddPanel("Process", p.root)
+	v.Dock().AddPanel("Process", p.root)
 	return p
 }
 
@@ -318,7 +318,7 @@ func (p *Panel) layersChanged() {
 	// file the layer was opened from: look again once that is done.
 	if !p.resuggestPosted {
 		p.resuggestPosted = true
-		p.v.Do(func() {
+		p.v.Async().Do(func() {
 			p.resuggestPosted = false
 			if p.closed {
 				return
@@ -556,7 +556,7 @@ func (p *Panel) changed() {
 	if p.planTimer != nil {
 		p.planTimer.Stop()
 	}
-	p.planTimer = time.AfterFunc(p.opts.PlanDelay, func() { p.v.Do(func() { p.startPlan(gen) }) })
+	p.planTimer = time.AfterFunc(p.opts.PlanDelay, func() { p.v.Async().Do(func() { p.startPlan(gen) }) })
 }
 
 // startPlan plans the current request off the UI goroutine.
@@ -587,7 +587,7 @@ func (p *Panel) startPlan(gen int) {
 		pp, err := pl.Plan(p.ctx, req)
 		err = pl.worded(err)
 		pl.wordPlan(pp)
-		p.v.Do(func() { p.planDone(gen, pp, err) })
+		p.v.Async().Do(func() { p.planDone(gen, pp, err) })
 	})
 }
 
@@ -715,7 +715,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 			e.Message = pl.Words(e.Message)
 		}
 		if e.Kind != job.Partial {
-			p.v.Do(func() { p.event(ref.id, e) })
+			p.v.Async().Do(func() { p.event(ref.id, e) })
 		}
 	}, progressInterval)
 	var once sync.Once
@@ -726,7 +726,7 @@ func (p *Panel) Submit(req Request) (int, error) {
 		defer func() {
 			if x := recover(); x != nil {
 				once.Do(func() {
-					p.v.Do(func() { p.v.ShowError(fmt.Errorf("showing partial results of %s: %v", name, x)) })
+					p.v.Async().Do(func() { p.v.Dialogs().ShowError(fmt.Errorf("showing partial results of %s: %v", name, x)) })
 				})
 			}
 		}()
@@ -817,5 +817,5 @@ func (p *Panel) goAsync(f func()) {
 // showInfo shows a help text in a dialog that wraps it and closes on
 // Enter, Escape or Space.
 func (p *Panel) showInfo(title, text string) {
-	p.v.ShowDialog("info", title, theme.InfoIcon(), text, []viewer.DialogButton{{Label: "Close", Importance: widget.HighImportance}}, 0, 0)
+	p.v.Dialogs().Show("info", title, theme.InfoIcon(), text, []viewer.DialogButton{{Label: "Close", Importance: widget.HighImportance}}, 0, 0)
 }

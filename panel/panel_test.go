@@ -45,7 +45,7 @@ func (l *fakeLive) Partial(e job.Event) {
 	l.partials = append(l.partials, e.Partial.(int))
 	l.stages = append(l.stages, e.Stage)
 	if len(l.partials) == 1 {
-		l.v.Do(func() { l.layer = l.v.AddPoints("fake result", nil) })
+		l.v.Async().Do(func() { l.layer = l.v.AddPoints("fake result", nil) })
 	}
 }
 
@@ -248,7 +248,7 @@ func (h *panelHarness) run() int {
 	n := h.p.Jobs().Len()
 	test.Tap(h.p.RunButton())
 	if h.p.Jobs().Len() != n+1 {
-		h.t.Fatalf("tapping Run listed %d jobs, want %d (%s)", h.p.Jobs().Len(), n+1, h.p.v.LastError())
+		h.t.Fatalf("tapping Run listed %d jobs, want %d (%s)", h.p.Jobs().Len(), n+1, h.p.v.Dialogs().LastError())
 	}
 	return h.p.Jobs().Statuses()[n].ID
 }
@@ -433,8 +433,8 @@ func TestPanelFailureShowsErrorWithoutCrash(t *testing.T) {
 	if st.State != job.StateFailed || st.Err == nil || !strings.Contains(st.Err.Error(), "disk on fire") {
 		t.Fatalf("job ended %v (%v)", st.State, st.Err)
 	}
-	if !strings.Contains(h.hl.LastError(), "disk on fire") {
-		t.Errorf("no error dialog: last error %q", h.hl.LastError())
+	if !strings.Contains(h.hl.Dialogs().LastError(), "disk on fire") {
+		t.Errorf("no error dialog: last error %q", h.hl.Dialogs().LastError())
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, "out.txt")); !os.IsNotExist(err) {
 		t.Error("a failed job left its output")

@@ -160,7 +160,7 @@ func (p *Pipeline) Name() string {
 type Live interface {
 	// Partial receives each partial result (e.Partial, with the job's
 	// progress at that moment: stage, totals) on the job's goroutine. It
-	// must return quickly and touch the UI only through viewer.Viewer.Do
+	// must return quickly and touch the UI only through viewer.Async.Do
 	// or the layers' Feeds (PointsFeed.Append, HeatmapFeed.SetBlock,
 	// ImageFeed.RefreshPlanes).
 	Partial(e job.Event)

@@ -111,7 +111,7 @@ func NewPlots(v *viewer.Viewer, title string) *Plots {
 	p.rows = container.NewVBox()
 	p.note = widgets.WrapLabel("The plots fill in as the job computes the matrices.", widget.MediumImportance)
 	p.scroll = widgets.PanelScroll(p.rows)
-	p.tab = v.AddTab(title, container.NewBorder(p.note, nil, nil, nil, p.scroll))
+	p.tab = v.Dock().AddTab(title, container.NewBorder(p.note, nil, nil, nil, p.scroll))
 	return p
 }
 
@@ -153,7 +153,7 @@ func (p *Plots) startRender(start bool) {
 	if !start {
 		return
 	}
-	p.v.Go(p.render)
+	p.v.Async().Go(p.render)
 }
 
 // resized records the pixel sizes a row's layout gives a matrix's plots
@@ -235,7 +235,7 @@ func (p *Plots) render() {
 				continue
 			}
 			name := j.m.Name
-			p.v.Do(func() { p.show(name, heat, hist) })
+			p.v.Async().Do(func() { p.show(name, heat, hist) })
 		}
 		time.Sleep(plotInterval)
 	}

@@ -50,7 +50,7 @@ func TestPlotsTabFillsIn(t *testing.T) {
 		t.Errorf("plot background %v is not the theme's", st.Background)
 	}
 	// Shown, the plots are redrawn at their size on screen.
-	hl.ShowTab(p.Tab())
+	hl.Dock().ShowTab(p.Tab())
 	it := p.items["l2"]
 	drawnAtSize := func() bool {
 		for _, ci := range []*canvas.Image{it.heat, it.hist} {

@@ -49,7 +49,7 @@ func (q *Quitter) Close() {
 	}
 	// Enter keeps the jobs running, as Escape does: quitting is the
 	// choice that costs work, so it takes a click (or Tab, then Enter).
-	q.hide = q.p.v.ShowDialog("quit", "Jobs are running", theme.QuestionIcon(), q.question(), []viewer.DialogButton{
+	q.hide = q.p.v.Dialogs().Show("quit", "Jobs are running", theme.QuestionIcon(), q.question(), []viewer.DialogButton{
 		{Label: quitDismiss, Do: func() { q.hide = nil }},
 		{Label: quitConfirm, Importance: widget.DangerImportance, Do: func() {
 			q.hide = nil
@@ -94,7 +94,7 @@ func (q *Quitter) Stop() {
 	done := q.p.StopJobs()
 	go func() {
 		<-done
-		q.p.v.Do(q.quit)
+		q.p.v.Async().Do(q.quit)
 	}()
 }
 

@@ -35,7 +35,7 @@ func slowToStop(windDown <-chan struct{}) func(*Pipeline) {
 // w.
 func dialogButton(t *testing.T, v *viewer.Viewer, kind, text string) *widget.Button {
 	t.Helper()
-	b := v.DialogButton(kind, text)
+	b := v.Dialogs().Button(kind, text)
 	if b == nil {
 		t.Fatalf("no %s dialog with a %q button is shown", kind, text)
 	}

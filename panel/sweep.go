@@ -63,13 +63,13 @@ func (l *sweepLive) Done(err error) {
 		if il, err = openSweep(l.v, l.result, sw); err == nil {
 			// Each map is one plane: the slice the input was on (the
 			// middle projection) would show none of it.
-			l.v.SetSlice(0)
-			l.v.OfferCompare(l.in, il)
+			l.v.Dims().SetSlice(0)
+			l.v.Offer().Compare(l.in, il)
 			l.p.showSweep(l.command, sw, filepath.Base(l.result), il)
 			return
 		}
 	}
-	l.v.ShowError(fmt.Errorf("open the %s sweep %s: %w", l.sw.Label, l.result, err))
+	l.v.Dialogs().ShowError(fmt.Errorf("open the %s sweep %s: %w", l.sw.Label, l.result, err))
 }
 
 // recordedSweep is sw with the values its output records (Recorded),
@@ -134,8 +134,8 @@ func newSweepBox(p *Panel) *sweepBox {
 	b.onShow = widgets.WrapLabel("", widget.MediumImportance)
 	b.choose = widget.NewSelect(nil, func(string) {
 		if !b.setting && b.choose.SelectedIndex() >= 0 {
-			p.v.SetMap(b.choose.SelectedIndex())
-			p.sweepMapChanged(p.v.Map())
+			p.v.Dims().SetMap(b.choose.SelectedIndex())
+			p.sweepMapChanged(p.v.Dims().Map())
 		}
 	})
 	b.use = widgets.NewButton(p.v.Window(), "Use this value", theme.ConfirmIcon(), p.useSweepValue)
@@ -160,8 +160,8 @@ func (p *Panel) showSweep(command string, sw *pipeline.Sweep, name string, il *v
 	b.setting = false
 	b.use.SetText("Use this " + sw.Label)
 	viewer.SetMapLabels(p.v, b.mapLabel)
-	p.v.SetMap(0)
-	p.sweepMapChanged(p.v.Map())
+	p.v.Dims().SetMap(0)
+	p.sweepMapChanged(p.v.Dims().Map())
 	b.box.Show()
 	p.relayout()
 }
@@ -197,7 +197,7 @@ func (p *Panel) SweepValue() string {
 	if b.sw == nil {
 		return ""
 	}
-	i := p.v.Map()
+	i := p.v.Dims().Map()
 	if i < 0 || i >= len(b.sw.Values) {
 		return ""
 	}
@@ -214,16 +214,16 @@ func (p *Panel) useSweepValue() {
 		return
 	}
 	if err := p.Select(b.command); err != nil {
-		p.v.ShowError(err)
+		p.v.Dialogs().ShowError(err)
 		return
 	}
 	if err := p.Set(b.sw.Param, val); err != nil {
-		p.v.ShowError(err)
+		p.v.Dialogs().ShowError(err)
 		return
 	}
 	if b.sw.By != "" {
 		if err := p.Set(b.sw.By, ""); err != nil {
-			p.v.ShowError(err)
+			p.v.Dialogs().ShowError(err)
 		}
 	}
 	fe := p.fields[b.sw.Param]

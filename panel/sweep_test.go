@@ -105,8 +105,8 @@ func TestCentreSweepOpensAsAStackAndFillsTheCentre(t *testing.T) {
 		}
 		return stack != nil
 	})
-	if stack.Maps() != 5 || h.hl.Maps() != 5 {
-		t.Fatalf("the sweep opened with %d maps (slider %d), want 5, one per centre", stack.Maps(), h.hl.Maps())
+	if stack.Maps() != 5 || h.hl.Dims().Maps() != 5 {
+		t.Fatalf("the sweep opened with %d maps (slider %d), want 5, one per centre", stack.Maps(), h.hl.Dims().Maps())
 	}
 	if n := len(h.hl.Layers()); n != 1 {
 		t.Errorf("%d layers after the sweep, want the stack alone (the live layer removed)", n)
@@ -118,7 +118,7 @@ func TestCentreSweepOpensAsAStackAndFillsTheCentre(t *testing.T) {
 	want := []string{"10", "10.5", "11", "11.5", "12"}
 	for i, c := range want {
 		// Step with the viewer's map control, as ↑/↓ and the slider do.
-		h.hl.SetMap(i)
+		h.hl.Dims().SetMap(i)
 		cv, err := strconv.ParseFloat(c, 64)
 		if err != nil {
 			t.Fatal(err)
@@ -139,10 +139,10 @@ func TestCentreSweepOpensAsAStackAndFillsTheCentre(t *testing.T) {
 	}
 	// Choosing a centre in the list shows its map.
 	b.choose.SetSelectedIndex(1)
-	if h.hl.Map() != 1 || h.p.SweepValue() != "10.5" {
-		t.Errorf("choosing centre 10.5 shows map %d (%q)", h.hl.Map(), h.p.SweepValue())
+	if h.hl.Dims().Map() != 1 || h.p.SweepValue() != "10.5" {
+		t.Errorf("choosing centre 10.5 shows map %d (%q)", h.hl.Dims().Map(), h.p.SweepValue())
 	}
-	h.hl.SetMap(3)
+	h.hl.Dims().SetMap(3)
 	if b.use.Text != "Use this centre" {
 		t.Errorf("the button reads %q", b.use.Text)
 	}
@@ -246,10 +246,10 @@ func TestCentreSweepLabelsAreWhatTheRunRecorded(t *testing.T) {
 	h.set("center-sweep", "10:11:0.5")
 	h.ended(h.run())
 	b := h.p.sweep
-	h.until("the sweep's box", func() bool { return b.box.Visible() && h.hl.Maps() == 3 })
+	h.until("the sweep's box", func() bool { return b.box.Visible() && h.hl.Dims().Maps() == 3 })
 	for i, c := range []string{"10.25", "10.75", "11.25"} {
-		h.hl.SetMap(i)
-		h.until("map "+c, func() bool { return h.hl.Map() == i })
+		h.hl.Dims().SetMap(i)
+		h.until("map "+c, func() bool { return h.hl.Dims().Map() == i })
 		if got := h.p.SweepValue(); got != c {
 			t.Errorf("map %d: the panel's value %q, want the recorded %s", i, got, c)
 		}

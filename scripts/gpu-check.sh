@@ -16,7 +16,13 @@
 # preflight exits 77), a kernel in a committed .ptx was never launched by
 # any test, a pipeline with kernels has no passing CUDA test naming it,
 # or its kernels fail the self-check a run makes before trusting them
-# (TestCUDA<Pipeline>SelfCheck: Dezing, Detect, Dist, Classify).
+# (TestCUDA<Pipeline>SelfCheck: Dezing, Detect, Dist, Classify, Recon).
+# processing/reconstruct (recon_ kernels: TestCUDAReconBackProject,
+# TestCUDAReconRun, TestCUDAReconSelfCheck) is found by its .cu like the
+# others; its test binary links libfftw3f (gridrec), which the GPU machine
+# needs installed. processing/classify/train has no .cu and its tests link
+# HDF5, so it is not built here: run its CUDA tests (TestCUDATrain…) with
+# `go test -tags cuda ./processing/classify/train` on the GPU machine.
 # The run stops after GPU_CHECK_BUDGET seconds (default 280) so that the
 # whole check stays under 5 minutes. Logs: bin/gpu-check/logs/.
 set -uo pipefail

@@ -82,7 +82,7 @@ func (a *Actions) SetExport(f func(ExportRequest)) { a.export = f }
 
 // Export exports the selected image layer, or says why it cannot.
 func (a *Actions) Export() {
-	l, isImage := a.v.Selected().(*ImageLayer)
+	l, isImage := imageLayer(a.v.Selected())
 	switch {
 	case a.export == nil:
 		dialog.ShowInformation("Export layer", "Exporting needs the processing panel (voxlab gui).", a.v.win)

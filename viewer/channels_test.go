@@ -49,7 +49,7 @@ func TestTIFFChannelChooser(t *testing.T) {
 	if len(ls) != 1 || ls[0].Name() != "zcyx.ome.tif channel 2" {
 		t.Fatalf("opened %v", ls)
 	}
-	h.v.SetSlice(0)
+	h.v.Dims().SetSlice(0)
 	h.settle()
 	if v, ok := h.v.ValueAt(ls[0], 2, 3); !ok || v != 3*2+5*3+22 {
 		t.Errorf("value (0,2,3) = %v %v, want %d from channel 2", v, ok, 3*2+5*3+22)

@@ -350,7 +350,7 @@ func TestOpenFilesAndRecent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.v.SetSlice(1)
+		h.v.Dims().SetSlice(1)
 		h.settle()
 		if v, ok := h.v.ValueAt(l, 2, 3); !ok || v != 23 {
 			t.Errorf("npy value at z1 (2,3) = %v %v, want 23", v, ok)
@@ -406,10 +406,10 @@ func TestOpenStackOfMaps(t *testing.T) {
 			h.v.dims.mapSlider.Hidden, h.v.dims.mapSlider.Max, h.v.dims.slider.Max)
 	}
 	h.v.dims.mapSlider.SetValue(2) // as a drag does
-	h.v.SetSlice(3)
+	h.v.Dims().SetSlice(3)
 	h.settle()
-	if h.v.Map() != 2 {
-		t.Fatalf("map slider at 2, viewer at map %d", h.v.Map())
+	if h.v.Dims().Map() != 2 {
+		t.Fatalf("map slider at 2, viewer at map %d", h.v.Dims().Map())
 	}
 	if v, ok := h.v.ValueAt(l, 4, 5); !ok || v != float64(f(2, 3, 4, 5)) {
 		t.Errorf("map 2 plane 3 (4,5) = %v %v, want %v", v, ok, f(2, 3, 4, 5))
@@ -421,8 +421,8 @@ func TestOpenStackOfMaps(t *testing.T) {
 	h.v.typedKey(&fyne.KeyEvent{Name: fyne.KeyDown})
 	h.v.typedKey(&fyne.KeyEvent{Name: fyne.KeyLeft})
 	h.settle()
-	if h.v.Map() != 1 || h.v.Slice() != 2 {
-		t.Errorf("down and left arrows: map %d slice %d, want 1 and 2", h.v.Map(), h.v.Slice())
+	if h.v.Dims().Map() != 1 || h.v.Dims().Slice() != 2 {
+		t.Errorf("down and left arrows: map %d slice %d, want 1 and 2", h.v.Dims().Map(), h.v.Dims().Slice())
 	}
 	// y and x slices lie within the map: rows are its z.
 	for _, c := range []struct {
@@ -433,8 +433,8 @@ func TestOpenStackOfMaps(t *testing.T) {
 		{Y, 4, 3, 5, 3, 4, 5, 1},
 		{X, 5, 2, 1, 2, 1, 5, 1},
 	} {
-		h.v.SetAxis(c.axis)
-		h.v.SetSlice(c.idx)
+		h.v.Dims().SetAxis(c.axis)
+		h.v.Dims().SetSlice(c.idx)
 		h.settle()
 		if v, ok := h.v.ValueAt(l, c.row, c.col); !ok || v != float64(f(c.wm, c.wz, c.wy, c.wx)) {
 			t.Errorf("axis %s slice %d of map 1 (%d,%d) = %v %v, want %v", c.axis, c.idx, c.row, c.col, v, ok, f(c.wm, c.wz, c.wy, c.wx))
@@ -467,8 +467,8 @@ func TestStackReadsOnlyTheShownMap(t *testing.T) {
 		if l, err = h.v.AddStack("maps", st, ImageOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		h.v.SetMap(30)
-		h.v.SetSlice(5)
+		h.v.Dims().SetMap(30)
+		h.v.Dims().SetSlice(5)
 	})
 	h.settle()
 	if v, ok := h.v.ValueAt(l, 1, 1); !ok || v != 30*box+5 {
@@ -480,7 +480,7 @@ func TestStackReadsOnlyTheShownMap(t *testing.T) {
 		}
 	}
 	// Moving the map slider prefetches the neighbouring maps' slice.
-	h.v.SetMap(31)
+	h.v.Dims().SetMap(31)
 	h.settle()
 	for !l.ld.idle() {
 		time.Sleep(time.Millisecond)
@@ -500,9 +500,9 @@ func TestStackReadsOnlyTheShownMap(t *testing.T) {
 		if bl, err = h.v.AddStack("big", bst, ImageOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		h.v.SetMap(120)
-		h.v.SetAxis(Y)
-		h.v.SetSlice(10)
+		h.v.Dims().SetMap(120)
+		h.v.Dims().SetAxis(Y)
+		h.v.Dims().SetSlice(10)
 	})
 	h.settle()
 	if v, ok := h.v.ValueAt(bl, 3, 7); !ok || v != float64((10*128+7+(120*64+3)*31)&0xfff) {
@@ -512,13 +512,13 @@ func TestStackReadsOnlyTheShownMap(t *testing.T) {
 		t.Errorf("a y slice of map 120 read slabs from planes %v, want only map 120's [%d, %d)", r, 120*64, 121*64)
 	}
 	h.v.RemoveLayer(bl)
-	h.v.SetAxis(Z)
+	h.v.Dims().SetAxis(Z)
 	// The map slider spans the visible stacks only; a plain volume shows
 	// the same slice whatever the map.
 	plain, _ := h.v.AddImage("plain", memVolume(t, volume.Uint8, [3]int{box, box, box}, func(z, y, x int) float64 { return 7 }), ImageOptions{})
 	h.settle()
-	if v, ok := h.v.ValueAt(plain, 0, 0); !ok || v != 7 || h.v.Maps() != n {
-		t.Errorf("plain volume beside the stack: value %v %v, maps %d", v, ok, h.v.Maps())
+	if v, ok := h.v.ValueAt(plain, 0, 0); !ok || v != 7 || h.v.Dims().Maps() != n {
+		t.Errorf("plain volume beside the stack: value %v %v, maps %d", v, ok, h.v.Dims().Maps())
 	}
 }
 

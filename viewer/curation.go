@@ -28,16 +28,25 @@ var walkNames = []struct {
 	{"non-cells", int(points.NonCell)},
 }
 
-// SetWalk chooses which points Next and Previous visit: a points.Class,
-// WalkAll or WalkUnreviewed.
-func (v *Viewer) SetWalk(t int) { v.edit.walk = t }
+// Curation is the curation walk through the selected points layer as
+// the application and the walk buttons drive it: which points it visits
+// and the step to the next or previous one. Use it on the UI goroutine.
+type Curation struct{ v *Viewer }
 
-// WalkNext moves the curation walk to the next (dir > 0) or previous
-// point of the walk target in the selected points layer, in plane, row,
+// Curation returns the viewer's curation walk.
+func (v *Viewer) Curation() Curation { return Curation{v} }
+
+// SetWalk chooses which points Next visits: a points.Class, WalkAll or
+// WalkUnreviewed.
+func (c Curation) SetWalk(t int) { c.v.edit.walk = t }
+
+// Next moves the curation walk to the next (dir > 0) or previous point
+// of the walk target in the selected points layer, in plane, row,
 // column order along the slicing axis: it shows the point's plane,
 // centres the view on it, selects it and counts it reviewed. It reports
 // false, saying so in the status bar, when there is none that way.
-func (v *Viewer) WalkNext(dir int) bool {
+func (c Curation) Next(dir int) bool {
+	v := c.v
 	pl := v.edit.layer(nil)
 	if pl == nil {
 		return false
@@ -48,10 +57,10 @@ func (v *Viewer) WalkNext(dir int) bool {
 		return false
 	}
 	p, _ := pl.Point(found)
-	sl, r, c := model.Coords(&p, v.at.Axis())
+	sl, r, col := model.Coords(&p, v.at.Axis())
 	v.Batch(func() {
-		v.SetSlice(model.PlaneOf(sl))
-		v.centreOn(r, c)
+		v.Dims().SetSlice(model.PlaneOf(sl))
+		c.centreOn(r, col)
 		pl.SetSelected(false, found)
 	})
 	return true
@@ -59,7 +68,8 @@ func (v *Viewer) WalkNext(dir int) bool {
 
 // centreOn pans so that data (row, col) is at the centre of the first
 // panel showing the selected layer.
-func (v *Viewer) centreOn(row, col float64) {
+func (c Curation) centreOn(row, col float64) {
+	v := c.v
 	for _, p := range v.panels {
 		if p.group != nil && !slices.Contains(p.group, v.stack.Selected()) {
 			continue
@@ -69,7 +79,7 @@ func (v *Viewer) centreOn(row, col float64) {
 			return
 		}
 		x, y := p.xf().ToScreen(col+0.5, row+0.5, float64(sz.Width), float64(sz.Height))
-		v.setNav(v.nav.Pan(float64(sz.Width)/2-x, float64(sz.Height)/2-y))
+		v.Panels().setNav(v.nav.Pan(float64(sz.Width)/2-x, float64(sz.Height)/2-y))
 		return
 	}
 }
@@ -129,7 +139,7 @@ func pointText(l *PointsLayer) string {
 func imageExtent(layers []Layer) [3]int {
 	var e [3]int
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && il.fixed == nil {
+		if il, ok := imageLayer(l); ok && il.fixed == nil {
 			x := il.extent()
 			for a := range e {
 				e[a] = max(e[a], x[a])

@@ -32,7 +32,7 @@ func newEditHarness(t *testing.T, pts []Point) *editHarness {
 	h.v.edit.addShortcuts()
 	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{20, 60, 80}, func(z, y, x int) float64 { return 0 }), ImageOptions{Contrast: [2]float64{0, 255}})
 	pl := h.v.AddPoints("cells", pts, PointsOptions{Size: 4, OutOfSlice: 1})
-	h.v.SetSlice(5)
+	h.v.Dims().SetSlice(5)
 	h.settle()
 	return &editHarness{h, pl}
 }
@@ -255,8 +255,8 @@ func TestUndoAddThenEdit(t *testing.T) {
 func TestCurationWalk(t *testing.T) {
 	pts := []Point{pt(9, 40, 70, "unknown"), pt(2, 30, 20, "unknown"), pt(9, 10, 10, "cell"), pt(2, 5, 60, "unknown"), pt(15, 50, 5, "unknown")}
 	h := newEditHarness(t, pts)
-	h.v.SetSlice(0)
-	h.v.SetWalk(int(points.Unknown))
+	h.v.Dims().SetSlice(0)
+	h.v.Curation().SetWalk(int(points.Unknown))
 	order := []int{3, 1, 0, 4} // plane, then row: (2,5), (2,30), (9,40), (15,50); the cell is skipped
 	p := h.panel()
 	sz := p.Size()
@@ -265,8 +265,8 @@ func TestCurationWalk(t *testing.T) {
 		if got := h.pl.Selected(); !slices.Equal(got, []int{i}) {
 			t.Fatalf("step %d: selected %v, want [%d]", step, got, i)
 		}
-		if h.v.Slice() != int(pts[i].Z) {
-			t.Errorf("step %d: slice %d, want %v", step, h.v.Slice(), pts[i].Z)
+		if h.v.Dims().Slice() != int(pts[i].Z) {
+			t.Errorf("step %d: slice %d, want %v", step, h.v.Dims().Slice(), pts[i].Z)
 		}
 		at := h.screen(pts[i].Y, pts[i].X)
 		if dx, dy := at.X-sz.Width/2, at.Y-sz.Height/2; dx*dx+dy*dy > 1 {
@@ -279,7 +279,7 @@ func TestCurationWalk(t *testing.T) {
 			h.key(fyne.KeyC) // classed: it stays reviewed, is no longer unknown
 		}
 	}
-	if h.v.WalkNext(+1) {
+	if h.v.Curation().Next(+1) {
 		t.Error("walked past the last unknown point")
 	}
 	h.key(fyne.KeyComma)

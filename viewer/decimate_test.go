@@ -110,8 +110,8 @@ func TestHugePlaneIsReadDecimated(t *testing.T) {
 		t.Errorf("controls say %q", describe(il))
 	}
 	// The y slice through row 1600: one line, exact.
-	h.v.SetAxis(Y)
-	h.v.SetSlice(1600)
+	h.v.Dims().SetAxis(Y)
+	h.v.Dims().SetSlice(1600)
 	h.settle()
 	if v, ok := h.v.ValueAt(il, 0, 40000); !ok || v != 40000 {
 		t.Errorf("y slice 1600 at x 40000: %v %v", v, ok)
@@ -142,8 +142,8 @@ func TestHugePlaneWithoutBoxesIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "big.tif") || !strings.Contains(err.Error(), "cannot read part of a plane") {
 		t.Fatalf("settle: %v", err)
 	}
-	if !strings.Contains(h.v.LastError(), "8 GiB") {
-		t.Errorf("error shown: %q", h.v.LastError())
+	if !strings.Contains(h.v.Dialogs().LastError(), "8 GiB") {
+		t.Errorf("error shown: %q", h.v.Dialogs().LastError())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -77,19 +78,26 @@ type DialogButton struct {
 	Stay bool
 }
 
-// dialogs are the viewer's dialogs on show over win, by kind and
-// oldest first.
-type dialogs struct {
+// Dialogs are the viewer's dialogs on show over win, by kind and
+// oldest first, and the last error shown. Use them on the UI goroutine.
+type Dialogs struct {
 	win    fyne.Window
 	byKind map[string]*modal
 	order  []*modal
+	// status shows a line in the status bar; lastErr is the last error
+	// shown.
+	status  func(string)
+	lastErr string
 }
 
-// show shows a dialog of kind (replacing one of that kind on show)
+// Dialogs returns the viewer's dialogs.
+func (v *Viewer) Dialogs() *Dialogs { return &v.dlg }
+
+// open shows a dialog of kind (replacing one of that kind on show)
 // with content and buttons, left to right; def is the index of the
 // button Enter presses, esc that of the button Escape presses (-1:
 // none). It returns the dialog.
-func (ds *dialogs) show(kind, title string, content fyne.CanvasObject, buttons []DialogButton, def, esc int) *modal {
+func (ds *Dialogs) open(kind, title string, content fyne.CanvasObject, buttons []DialogButton, def, esc int) *modal {
 	if old := ds.byKind[kind]; old != nil {
 		old.hide(ds)
 	}
@@ -153,13 +161,13 @@ func (m *modal) focus(win fyne.Window) {
 }
 
 // hide closes the dialog.
-func (m *modal) hide(ds *dialogs) {
+func (m *modal) hide(ds *Dialogs) {
 	m.d.Hide()
 	ds.forget(m)
 }
 
 // forget drops m from the dialogs on show.
-func (ds *dialogs) forget(m *modal) {
+func (ds *Dialogs) forget(m *modal) {
 	if ds.byKind[m.kind] == m {
 		delete(ds.byKind, m.kind)
 	}
@@ -170,7 +178,7 @@ func (ds *dialogs) forget(m *modal) {
 // has the keyboard (a click on its text took it away) to the newest
 // dialog, and reports whether one took it: the canvas under a dialog
 // gets no keys.
-func (ds *dialogs) key(e *fyne.KeyEvent) bool {
+func (ds *Dialogs) key(e *fyne.KeyEvent) bool {
 	if len(ds.order) == 0 {
 		return false
 	}
@@ -188,10 +196,10 @@ func (ds *dialogs) key(e *fyne.KeyEvent) bool {
 	return true
 }
 
-// DialogButton returns the button labelled label of the dialog of kind
-// on show, or nil: tests tap it as a user would.
-func (v *Viewer) DialogButton(kind, label string) *widget.Button {
-	if m := v.dlg.byKind[kind]; m != nil {
+// Button returns the button labelled label of the dialog of kind on
+// show, or nil: tests tap it as a user would.
+func (ds *Dialogs) Button(kind, label string) *widget.Button {
+	if m := ds.byKind[kind]; m != nil {
 		for _, b := range m.buttons {
 			if b.Text == label {
 				return &b.Button
@@ -215,13 +223,33 @@ func messageContent(icon fyne.Resource, msg string) fyne.CanvasObject {
 // for a path, narrow enough for a 1280 px window.
 const dialogWidth = 560
 
-// ShowDialog shows a question or a message that answers the keyboard as
-// the viewer's own dialogs do: message beside icon (nil: none), the
-// buttons left to right, Enter pressing buttons[def] and Escape
-// buttons[esc] (-1: none). One dialog of each kind is on show: a new
-// one replaces it. It returns a function that closes the dialog (for a
-// question answered by other means). Call it on the UI goroutine.
-func (v *Viewer) ShowDialog(kind, title string, icon fyne.Resource, message string, buttons []DialogButton, def, esc int) (hide func()) {
-	m := v.dlg.show(kind, title, messageContent(icon, message), buttons, def, esc)
-	return func() { m.hide(&v.dlg) }
+// Show shows a question or a message that answers the keyboard as the
+// viewer's own dialogs do: message beside icon (nil: none), the buttons
+// left to right, Enter pressing buttons[def] and Escape buttons[esc]
+// (-1: none). One dialog of each kind is on show: a new one replaces
+// it. It returns a function that closes the dialog (for a question
+// answered by other means).
+func (ds *Dialogs) Show(kind, title string, icon fyne.Resource, message string, buttons []DialogButton, def, esc int) (hide func()) {
+	m := ds.open(kind, title, messageContent(icon, message), buttons, def, esc)
+	return func() { m.hide(ds) }
 }
+
+// ShowError shows err in the status bar and a dialog that Enter, Escape
+// or Space closes. A new error replaces the one on show (errors do not
+// stack up); the same error again leaves it as it is.
+func (ds *Dialogs) ShowError(err error) {
+	msg := err.Error()
+	ds.status("error: " + msg)
+	if msg == ds.lastErr && ds.byKind[dlgError] != nil {
+		return
+	}
+	ds.lastErr = msg
+	if ds.win == nil {
+		return
+	}
+	ds.open(dlgError, "Error", messageContent(theme.ErrorIcon(), msg),
+		[]DialogButton{{Label: "OK", Importance: widget.HighImportance}}, 0, 0)
+}
+
+// LastError returns the last error shown in the window ("" when none).
+func (ds *Dialogs) LastError() string { return ds.lastErr }

@@ -11,10 +11,17 @@
 // choose, edits), which the Viewer watches to list, lay out and draw
 // again, and each points layer's points, selection, undoable edits and
 // curation walk (model.PointSet, embedded in PointsLayer, which adds how
-// they are drawn); the model is tested without a window. The status bar is its own
-// widget (statusbar.go); the Viewer's navigation, painting, input,
-// loading state, docking and compare offer are in nav.go, paint.go,
-// input.go, loading.go, dock.go and offer.go.
+// they are drawn); the model is tested without a window. The status bar
+// is its own widget (statusbar.go).
+//
+// The Viewer is the window's composition: it keeps the layers (AddImage,
+// Open, Layers, Select, …) and hands out, for the rest, small types that
+// group what goes together: Dims (nav.go: axis, slice, map, the ortho
+// point), Panels (nav.go, ortho.go: one panel, the grid or the
+// orthogonal views, their shared pan and zoom), Scene (view3d.go: the 3D
+// view), Curation (curation.go: the walk), Dialogs (dialogs.go), Dock
+// (dock.go: the processing panel's tabs), Offer (offer.go: the compare
+// offer) and Async (async.go: what other goroutines may ask).
 //
 // # Using it from the application
 //
@@ -22,14 +29,14 @@
 //	v := viewer.New(w)                        // sets w's content and menu
 //	img, err := v.AddImage("raw", vol, viewer.ImageOptions{})
 //	gt, err := v.AddStack("gt", stack, viewer.ImageOptions{}) // a map slider
-//	v.SetMap(3)                               // map 3 of every stack layer
+//	v.Dims().SetMap(3)                        // map 3 of every stack layer
 //	pts := v.AddPoints("cells", []viewer.Point{{Z: 10, Y: 20, X: 30, Type: "cell"}})
 //	hm, err := v.AddHeatmap("l2", rows, cols, nil) // nil: filled later
 //	_, err = v.Open("scan.nxs:/entry1/tomo_entry/data/data")
-//	v.Batch(func() { v.Open(a); v.Open(b); v.SetSlice(40) }) // one draw
-//	v.SetGrid(true)                           // raw and result side by side
-//	v.AddPanel("Process", panel)              // a dock tab right of the canvas
-//	tab := v.AddTab("Plots", plots)           // a tab beside "View"
+//	v.Batch(func() { v.Open(a); v.Open(b); v.Dims().SetSlice(40) }) // one draw
+//	v.Panels().SetGrid(true)                  // raw and result side by side
+//	v.Dock().AddPanel("Process", panel)       // a dock tab right of the canvas
+//	tab := v.Dock().AddTab("Plots", plots)    // a tab beside "View"
 //
 // The package's Example is this usage drawn offscreen; its picture is a
 // golden image (testdata/example.png, TestExamplesGolden), so the
@@ -43,16 +50,16 @@
 // # What the viewer leaves to the processing panel
 //
 // The viewer knows no pipeline and no job: the processing panel (package
-// panel, above this one) docks its form with AddPanel, its plots with
-// AddTab, hears of changes to the layer stack through OnLayersChanged,
-// runs its plot renderers with Go (which WaitBackground and Headless.Idle
-// wait for) and shows a running job's results through the live-update
+// panel, above this one) docks its form with Dock.AddPanel, its plots
+// with Dock.AddTab, hears of changes to the layer stack through
+// OnLayersChanged, runs its plot renderers with Async.Go (which
+// Async.Wait and Headless.Idle wait for) and shows a running job's results through the live-update
 // methods below and a LiveVolume. The small widgets both share (the
 // theme, caption labels, buttons that give the keys back to the canvas,
 // the side panels' scroller) are in package widgets.
 //
 // Viewer methods and layer setters run on the UI goroutine (wrap calls
-// from elsewhere in fyne.Do). What a job's goroutine may call is a
+// from elsewhere in Async.Do). What a job's goroutine may call is a
 // type of its own, a layer's Feed (feed.go), whose methods are safe from
 // any goroutine and merge their redraws: PointsFeed.Append (detections
 // arriving plane by plane), HeatmapFeed.SetBlock (a distance-matrix
@@ -69,7 +76,7 @@
 // from code, each one undoable (Undo, Redo). Points live in a store
 // indexed by plane along each axis; deleted points stay as tombstones so
 // that indices (selection, undo history) never move, and an edit
-// reindexes only the planes it touches. WalkNext is the curation walk;
+// reindexes only the planes it touches. Curation.Next is the curation walk;
 // Save writes CSV or cellfinder XML (processing/points), through a
 // temporary file, after the questions it needs (points_saver.go: replace
 // another file, unknown points into XML); ConfirmUnsaved and the layer
@@ -79,7 +86,7 @@
 //
 // # Dialogs
 //
-// The viewer's dialogs (dialogs.go; ShowDialog for the processing
+// The viewer's dialogs (Dialogs; Dialogs.Show for the processing
 // panel's) answer Enter, Space and Escape and take the keys from the
 // canvas under them; one of each kind is on show at a time.
 //
@@ -126,16 +133,16 @@
 //
 // # Orthogonal and 3D views
 //
-// SetOrtho shows three panels, the xy, xz and zy planes through one
-// point (the slice index along each axis, SetPoint), at one physical
+// Panels.SetOrtho shows three panels, the xy, xz and zy planes through
+// one point (the slice index along each axis, Dims.SetPoint), at one physical
 // scale (orthoVoxel; z stretched in the side panels of a thin stack),
 // xz under xy sharing x and zy beside it sharing y (its planes
 // transposed), with a crosshair; Ortho and 3D exclude each other. A
 // click or drag in one moves the point, the side panels
 // following from a coarse copy of the layer while their planes load
 // (preview.go).
-// Set3D shows the 3D view instead of the panels (view3d.go): the
-// visible image layers rendered by render3d in the mode of Set3DMode,
+// Scene.SetOn shows the 3D view instead of the panels (view3d.go): the
+// visible image layers rendered by render3d in the mode of Scene.SetMode,
 // through their lookup tables, with the points layers over them. Each
 // layer's volume is read once, on its loader goroutine a slab at a
 // time, into a coarse grid for frames while the view moves and a fine

@@ -33,9 +33,9 @@ func Example() {
 		if _, err := v.AddStack("maps", maps, viewer.ImageOptions{Contrast: [2]float64{0, 255}}); err != nil { // a map slider
 			return err
 		}
-		v.SetGrid(true) // one panel per image, the points over the raw one
-		v.SetSlice(8)
-		v.SetMap(1)
+		v.Panels().SetGrid(true) // one panel per image, the points over the raw one
+		v.Dims().SetSlice(8)
+		v.Dims().SetMap(1)
 		return nil
 	})
 	if err != nil {

@@ -3,11 +3,11 @@ package viewer
 // Methods only the viewer's tests call: they look into the dialogs on
 // show and the play animation.
 
-// Dialog returns the title and button labels of the dialog of kind on
+// Showing returns the title and button labels of the dialog of kind on
 // show ("error", "unsaved", "remove", "save", "overwrite",
 // "unknown-xml"), and whether there is one: for tests and scripts.
-func (v *Viewer) Dialog(kind string) (title string, buttons []string, ok bool) {
-	m := v.dlg.byKind[kind]
+func (ds *Dialogs) Showing(kind string) (title string, buttons []string, ok bool) {
+	m := ds.byKind[kind]
 	if m == nil {
 		return "", nil, false
 	}
@@ -17,8 +17,8 @@ func (v *Viewer) Dialog(kind string) (title string, buttons []string, ok bool) {
 	return m.title, buttons, true
 }
 
-// Dialogs returns how many dialogs are on show.
-func (v *Viewer) Dialogs() int { return len(v.dlg.order) }
+// Len returns how many dialogs are on show.
+func (ds *Dialogs) Len() int { return len(ds.order) }
 
 // Playing reports whether the play button is animating the slices.
 func (v *Viewer) Playing() bool {

@@ -11,7 +11,7 @@ import (
 // data under its own lock and post a redraw to the UI goroutine), so the
 // compiler, not a comment, keeps a job's goroutine off the layer's
 // setters and the widgets. The UI goroutine makes a layer and hands its
-// Feed to the job; Viewer.Do and Viewer.Go are the rest of that API.
+// Feed to the job; the viewer's Async (Do, Go) is the rest of that API.
 type (
 	// ImageFeed refreshes planes of an image layer whose volume a job is
 	// still writing.

@@ -196,8 +196,8 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 		return it
 	}
 	view := fyne.NewMenu("View",
-		item("Reset view", resetShortcut, v.ResetView),
-		item("Toggle grid", gridShortcut, func() { v.SetGrid(!v.grid) }),
+		item("Reset view", resetShortcut, v.Panels().ResetView),
+		item("Toggle grid", gridShortcut, func() { v.Panels().SetGrid(!v.grid) }),
 	)
 	return fyne.NewMainMenu(
 		fyne.NewMenu("File",
@@ -212,7 +212,7 @@ func (v *Viewer) mainMenu() *fyne.MainMenu {
 			fyne.NewMenuItemSeparator(),
 			quitItem()),
 		view,
-		editMenu(v.stack.Selected, func(step int) { v.WalkNext(step) }),
+		editMenu(v.stack.Selected, func(step int) { v.Curation().Next(step) }),
 	)
 }
 

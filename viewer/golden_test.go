@@ -21,7 +21,7 @@ func TestGoldenFrame(t *testing.T) {
 	h.v.AddImage("b", memVolume(t, volume.Uint8, [3]int{3, 20, 30}, func(z, y, x int) float64 {
 		return float64((8*x + 5*y) % 256)
 	}), ImageOptions{Contrast: [2]float64{0, 255}, Colormap: "magenta", Opacity: 0.5})
-	h.v.SetSlice(1)
+	h.v.Dims().SetSlice(1)
 	h.settle()
 	var f frame
 	f.resize(160, 120)
@@ -60,7 +60,7 @@ func TestWindowMarkup(t *testing.T) {
 	h.v.AddImage("raw", vol, ImageOptions{Colormap: "inferno"})
 	h.v.AddPoints("cells", []Point{{Z: 2, Y: 20, X: 30, Type: "cell"}})
 	h.v.Select(h.v.stack.At(0))
-	h.v.SetSlice(2)
+	h.v.Dims().SetSlice(2)
 	h.settle()
 	test.AssertRendersToMarkup(t, "window.xml", h.w.Canvas())
 }

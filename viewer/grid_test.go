@@ -61,7 +61,7 @@ func TestGridPanelsFitTheirOwnLayers(t *testing.T) {
 	h := newHarness(t)
 	scan, _ := h.v.AddImage("scan", memVolume(t, volume.Uint16, [3]int{9, 128, 160}, func(z, y, x int) float64 { return float64(x) }), ImageOptions{})
 	maps, _ := h.v.AddStack("maps", memStack(t, 3, 8, func(m, z, y, x int) float64 { return float64(10*m + x) }), ImageOptions{Contrast: [2]float64{0, 255}})
-	h.v.SetGrid(true)
+	h.v.Panels().SetGrid(true)
 	h.settle()
 	ps, pm := h.panelOf(scan), h.panelOf(maps)
 	fitsWhole(t, "scan", ps, 128, 160)
@@ -110,7 +110,7 @@ func TestGridPanelsFitTheirOwnLayers(t *testing.T) {
 		}
 	}
 	// Reset view fits each again.
-	h.v.ResetView()
+	h.v.Panels().ResetView()
 	h.settle()
 	fitsWhole(t, "scan after reset", ps, 128, 160)
 	fitsWhole(t, "maps after reset", pm, 8, 8)
@@ -123,7 +123,7 @@ func TestGridSameSizeStaysAligned(t *testing.T) {
 	f := func(z, y, x int) float64 { return float64(x + y) }
 	raw, _ := h.v.AddImage("raw", memVolume(t, volume.Uint16, [3]int{4, 30, 50}, f), ImageOptions{})
 	dz, _ := h.v.AddImage("dezinged", memVolume(t, volume.Uint16, [3]int{4, 30, 50}, f), ImageOptions{})
-	h.v.SetGrid(true)
+	h.v.Panels().SetGrid(true)
 	h.settle()
 	a, b := h.panelOf(raw), h.panelOf(dz)
 	a.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(40, 30)}, Scrolled: fyne.Delta{DY: 25}})
@@ -158,7 +158,7 @@ func TestGridColumnsFollowTheData(t *testing.T) {
 		}
 		h.v.AddImage("a", vol(), ImageOptions{})
 		h.v.AddImage("b", vol(), ImageOptions{})
-		h.v.SetGrid(true)
+		h.v.Panels().SetGrid(true)
 		h.settle()
 		pa, pb := h.v.panels[0].Position(), h.v.panels[1].Position()
 		if got := pa.Y == pb.Y && pa.X < pb.X; got != c.sideBySide {
@@ -173,9 +173,9 @@ func TestStatusPerPanel(t *testing.T) {
 	h := newHarness(t)
 	img, _ := h.v.AddImage("img", memVolume(t, volume.Uint16, [3]int{12, 40, 60}, func(z, y, x int) float64 { return float64(100*y + x) }), ImageOptions{})
 	maps, _ := h.v.AddStack("maps", memStack(t, 4, 8, func(m, z, y, x int) float64 { return float64(50*m + 8*y + x) }), ImageOptions{})
-	h.v.SetGrid(true)
-	h.v.SetMap(2)
-	h.v.SetSlice(3)
+	h.v.Panels().SetGrid(true)
+	h.v.Dims().SetMap(2)
+	h.v.Dims().SetSlice(3)
 	h.settle()
 	hoverAt := func(p *sliceView, row, col float64) {
 		sz := p.Size()
@@ -194,7 +194,7 @@ func TestStatusPerPanel(t *testing.T) {
 		t.Errorf("map panel title %q", title)
 	}
 	// Past the maps' 8 planes their panel is empty and says why.
-	h.v.SetSlice(10)
+	h.v.Dims().SetSlice(10)
 	if title := panelTitle(h.panelOf(maps).group, &h.v.at); title != "maps: map 2 (ends at z 7)" {
 		t.Errorf("map panel title past its end %q", title)
 	}
@@ -214,9 +214,9 @@ func TestHeatmapClickSelectsMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.v.SetGrid(true)
+	h.v.Panels().SetGrid(true)
 	maps.SetVisible(false)
-	h.v.SetSlice(0)
+	h.v.Dims().SetSlice(0)
 	h.settle()
 	p := h.panelOf(hm)
 	sz := p.Size()
@@ -228,8 +228,8 @@ func TestHeatmapClickSelectsMap(t *testing.T) {
 	}
 	p.Tapped(&fyne.PointEvent{Position: at})
 	h.settle()
-	if h.v.Map() != 3 || !maps.Visible() || h.v.Slice() != 4 {
-		t.Fatalf("after the click: map %d plane %d, stack visible %v; want map 3 shown at its middle plane 4", h.v.Map(), h.v.Slice(), maps.Visible())
+	if h.v.Dims().Map() != 3 || !maps.Visible() || h.v.Dims().Slice() != 4 {
+		t.Fatalf("after the click: map %d plane %d, stack visible %v; want map 3 shown at its middle plane 4", h.v.Dims().Map(), h.v.Dims().Slice(), maps.Visible())
 	}
 	if v, ok := h.v.ValueAt(maps, 2, 2); !ok || v != 3 {
 		t.Errorf("stack shows %v %v, want map 3", v, ok)
@@ -251,8 +251,8 @@ func TestGridPointsOverEachChannel(t *testing.T) {
 	other, _ := h.v.AddImage("other", memVolume(t, volume.Uint8, [3]int{6, 30, 30}, grey), ImageOptions{})
 	pts := h.v.AddPoints("cells", []Point{{Z: 3, Y: 20, X: 40, Type: "cell"}})
 	h.v.PlaceAbove(pts, ch0)
-	h.v.SetGrid(true)
-	h.v.SetSlice(3)
+	h.v.Panels().SetGrid(true)
+	h.v.Dims().SetSlice(3)
 	h.settle()
 	for _, img := range []*ImageLayer{ch0, ch1} {
 		p := h.panelOf(img)

@@ -69,7 +69,7 @@ func TestHDF5DatasetChooser(t *testing.T) {
 	if len(ls) != 1 || ls[0].Name() != "two.h5:out" {
 		t.Fatalf("opened %v", ls)
 	}
-	h.v.SetSlice(0)
+	h.v.Dims().SetSlice(0)
 	h.settle()
 	if v, ok := h.v.ValueAt(ls[0], 2, 3); !ok || v != 100+11 {
 		t.Errorf("value (0,2,3) = %v %v, want 111 from /processed/out", v, ok)
@@ -92,7 +92,7 @@ func TestNeXusOpensProjections(t *testing.T) {
 	if il.Volume().Shape[0] != 3 || l.Name() != "scan.nxs projections" {
 		t.Fatalf("opened %v named %q", il.Volume().Shape, l.Name())
 	}
-	h.v.SetSlice(0)
+	h.v.Dims().SetSlice(0)
 	h.settle()
 	if v, ok := h.v.ValueAt(l, 1, 1); !ok || v != 20 {
 		t.Errorf("projection 0 = %v %v, want frame 2's value 20", v, ok)

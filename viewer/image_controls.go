@@ -269,7 +269,7 @@ func (c *controlRefs) settle(layers []Layer, selected Layer) {
 			il.Settle()
 		}
 	}
-	if pl, ok := c.layer.(*PointsLayer); ok && pl == selected {
+	if pl, ok := pointsLayer(c.layer); ok && pl == selected {
 		c.pts.sync(pl, imageExtent(layers))
 	}
 }

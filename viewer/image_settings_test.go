@@ -150,12 +150,12 @@ func TestBlankFirstSliceDoesNotFixContrast(t *testing.T) {
 	if got := h.pixelAt(h.panel(), 3, 3); got != gray(0) {
 		t.Errorf("blank slice drew %v, want black", got)
 	}
-	h.v.SetSlice(5)
+	h.v.Dims().SetSlice(5)
 	h.settle()
 	if lo, hi := l.ContrastLimits(); lo != 100 || hi != 290 {
 		t.Errorf("limits %v %v, want the percentiles of slice 5 (100 290)", lo, hi)
 	}
-	h.v.SetSlice(6)
+	h.v.Dims().SetSlice(6)
 	h.settle()
 	if lo, hi := l.ContrastLimits(); lo != 100 || hi != 290 {
 		t.Errorf("a later blank slice changed the limits to %v %v", lo, hi)

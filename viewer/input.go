@@ -20,34 +20,34 @@ func (v *Viewer) typedKey(e *fyne.KeyEvent) {
 	if v.dlg.key(e) || v.edit.key(e) {
 		return
 	}
-	stacks := v.Maps() > 1
+	stacks := v.Dims().Maps() > 1
 	switch e.Name {
 	case fyne.KeyUp:
 		if stacks {
-			v.SetMap(v.at.Map() + 1)
+			v.Dims().SetMap(v.at.Map() + 1)
 		} else {
-			v.Step(1, false)
+			v.Dims().Step(1, false)
 		}
 	case fyne.KeyDown:
 		if stacks {
-			v.SetMap(v.at.Map() - 1)
+			v.Dims().SetMap(v.at.Map() - 1)
 		} else {
-			v.Step(-1, false)
+			v.Dims().Step(-1, false)
 		}
 	case fyne.KeyRight:
-		v.Step(1, false)
+		v.Dims().Step(1, false)
 	case fyne.KeyLeft:
-		v.Step(-1, false)
+		v.Dims().Step(-1, false)
 	// Page Down goes on through the stack, as Right does (and as it
 	// goes down a document); Page Up goes back.
 	case fyne.KeyPageDown:
-		v.Step(10, false)
+		v.Dims().Step(10, false)
 	case fyne.KeyPageUp:
-		v.Step(-10, false)
+		v.Dims().Step(-10, false)
 	case fyne.KeyHome:
-		v.SetSlice(0)
+		v.Dims().SetSlice(0)
 	case fyne.KeyEnd:
-		v.SetSlice(v.Extent()[v.at.Axis()] - 1)
+		v.Dims().SetSlice(v.Dims().Extent()[v.at.Axis()] - 1)
 	}
 }
 
@@ -101,7 +101,7 @@ func (v *Viewer) ValueAt(l Layer, row, col int) (float64, bool) {
 // p with a cell at (row, col), or nil.
 func heatmapUnder(layers []Layer, p *sliceView, row, col int) *HeatmapLayer {
 	for i := len(layers) - 1; i >= 0; i-- {
-		h, ok := layers[i].(*HeatmapLayer)
+		h, ok := heatmapLayer(layers[i])
 		if !ok || !h.Visible() || p.group != nil && !slices.Contains(p.group, layers[i]) {
 			continue
 		}
@@ -117,7 +117,7 @@ func heatmapUnder(layers []Layer, p *sliceView, row, col int) *HeatmapLayer {
 // as many maps as h has rows, or nil.
 func stackOf(layers []Layer, h *HeatmapLayer) *ImageLayer {
 	for i := len(layers) - 1; i >= 0; i-- {
-		if il, ok := layers[i].(*ImageLayer); ok && il.maps > 1 && il.maps == h.rows {
+		if il, ok := imageLayer(layers[i]); ok && il.maps > 1 && il.maps == h.rows {
 			return il
 		}
 	}
@@ -144,8 +144,8 @@ func (s *sliceView) tapHeatmap(pos fyne.Position) {
 		if !st.Visible() {
 			st.SetVisible(true)
 		}
-		v.SetMap(row)
-		v.SetSlice(st.extent()[v.at.Axis()] / 2)
+		v.Dims().SetMap(row)
+		v.Dims().SetSlice(st.extent()[v.at.Axis()] / 2)
 	})
 }
 

@@ -11,8 +11,11 @@ import (
 // over kinds across the package (napari's layer_to_controls is such a
 // table): the controls (image_controls.go, points_controls.go), the
 // painting (paint.go), the extent, and here the list icon, the image
-// data and the 3D frame. A heat map is an image layer (it embeds one)
-// and overrides what it does otherwise.
+// data, the 3D frame and which kind a layer is, for the code that acts
+// on one kind only (imageLayer, pointsLayer, heatmapLayer: no type
+// assertion on a kind outside this file, TestKindsInOnePlace). A heat
+// map is an image layer (it embeds one) and overrides what it does
+// otherwise.
 
 // icon is the layer list's icon for an image layer.
 func (l *ImageLayer) icon() fyne.Resource { return theme.MediaPhotoIcon() }
@@ -37,6 +40,61 @@ func imageOf(l Layer) *ImageLayer {
 		return nil
 	}
 	return l.image()
+}
+
+// asImage is the image layer itself.
+func (l *ImageLayer) asImage() *ImageLayer { return l }
+
+// asImage is nil: a heat map is a matrix, not a volume, though it
+// embeds an image layer.
+func (h *HeatmapLayer) asImage() *ImageLayer { return nil }
+
+// asImage is nil for points.
+func (l *PointsLayer) asImage() *ImageLayer { return nil }
+
+// asPoints is nil for an image layer (and a heat map).
+func (l *ImageLayer) asPoints() *PointsLayer { return nil }
+
+// asPoints is the points layer itself.
+func (l *PointsLayer) asPoints() *PointsLayer { return l }
+
+// asHeatmap is nil for an image layer.
+func (l *ImageLayer) asHeatmap() *HeatmapLayer { return nil }
+
+// asHeatmap is the heat map itself.
+func (h *HeatmapLayer) asHeatmap() *HeatmapLayer { return h }
+
+// asHeatmap is nil for points.
+func (l *PointsLayer) asHeatmap() *HeatmapLayer { return nil }
+
+// imageLayer returns l if it is an image layer (not a heat map);
+// ok is false for other kinds and for nil.
+func imageLayer(l Layer) (il *ImageLayer, ok bool) {
+	if l == nil {
+		return nil, false
+	}
+	il = l.asImage()
+	return il, il != nil
+}
+
+// pointsLayer returns l if it is a points layer; ok is false for other
+// kinds and for nil.
+func pointsLayer(l Layer) (pl *PointsLayer, ok bool) {
+	if l == nil {
+		return nil, false
+	}
+	pl = l.asPoints()
+	return pl, pl != nil
+}
+
+// heatmapLayer returns l if it is a heat map; ok is false for other
+// kinds and for nil.
+func heatmapLayer(l Layer) (h *HeatmapLayer, ok bool) {
+	if l == nil {
+		return nil, false
+	}
+	h = l.asHeatmap()
+	return h, h != nil
 }
 
 // spacing3D is the voxel size (z, y, x) the layer is placed at in the

@@ -36,6 +36,12 @@ type Layer interface {
 	// for points) and the voxel size in the 3D frame (kinds.go).
 	icon() fyne.Resource
 	image() *ImageLayer
+	// asImage, asPoints and asHeatmap are the layer as the one kind
+	// they name, nil for the others: the kind table's answer to "which
+	// kind", for the code that acts on one kind only (kinds.go).
+	asImage() *ImageLayer
+	asPoints() *PointsLayer
+	asHeatmap() *HeatmapLayer
 	spacing3D(layers []Layer) ([3]float64, bool)
 	base() *layerBase
 }
@@ -347,8 +353,12 @@ func (l *ImageLayer) planeFor(axis Axis, idx, m int) (p *plane, exact bool) {
 		l.shown = p
 		// A plane with no value (a running job's plane not computed
 		// yet) says nothing about the range.
+		// The limits follow the slice of the dims' axis only: with the
+		// orthogonal views on, the side views' slices load and draw in
+		// no fixed order, and whichever came first would set them.
 		st := p.stats
-		if l.SliceShown(model.SliceStats{Min: st.min, Max: st.max, Lo: st.lo, Hi: st.hi, Finite: st.finite, Counts: st.finite || p.off == nil}) {
+		main := l.v == nil || axis == l.v.at.Axis()
+		if l.SliceShown(model.SliceStats{Min: st.min, Max: st.max, Lo: st.lo, Hi: st.hi, Finite: st.finite && main, Counts: st.finite || p.off == nil}) {
 			l.lutDirty = true
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/voxlab/voxlab/processing/volume"
 )
@@ -227,42 +226,6 @@ func (l *LiveVolume) Close() error {
 	return nil
 }
 
-// bgGoroutines counts the goroutines that post to the UI, so that a
-// closing window can wait for them and a headless viewer knows when it
-// is idle. Safe from any goroutine.
-type bgGoroutines struct {
-	wg sync.WaitGroup
-	n  atomic.Int32
-}
-
-// run runs f on a goroutine of its own.
-func (b *bgGoroutines) run(f func()) {
-	b.wg.Add(1)
-	b.n.Add(1)
-	go func() {
-		defer b.wg.Done()
-		defer b.n.Add(-1)
-		f()
-	}()
-}
-
-// idle reports whether none is running.
-func (b *bgGoroutines) idle() bool { return b.n.Load() == 0 }
-
-// WaitBackground waits for the viewer's background goroutines that post
-// to the UI (Go: the panel's plot renderers) to finish: call it, after
-// the processing panel's Close, before the app's event loop ends.
-func (v *Viewer) WaitBackground() { v.bg.wg.Wait() }
-
-// Go runs f on a goroutine of its own that posts its results to the UI
-// (through Do): WaitBackground waits for it, and a Headless viewer is not
-// Idle while it runs. Safe from any goroutine.
-func (v *Viewer) Go(f func()) { v.bg.run(f) }
-
-// Do runs f on the UI goroutine (fyne.Do, or the queue of a headless
-// viewer). Safe from any goroutine.
-func (v *Viewer) Do(f func()) { v.post(f) }
-
 // Spec returns the file spec the layer was opened from, or "" for a
 // layer made in memory.
 func Spec(l Layer) string { return l.base().spec }
@@ -298,34 +261,7 @@ func (v *Viewer) PlaceAbove(l, ref Layer) {
 	}
 	l.base().over = ref
 	if v.grid {
-		v.setPanels()
+		v.Panels().rebuild()
 		v.redraw()
 	}
-}
-
-// Focus shows the given layers and hides every other one, so a result is
-// seen beside (or over) the data it came from; grid turns grid mode on
-// or off. It rearranges the user's view, so it runs only when the user
-// asks (Compare); a result arriving only offers it (OfferCompare).
-func (v *Viewer) Focus(grid bool, show ...Layer) {
-	v.Batch(func() {
-		for _, l := range v.stack.All() {
-			on := false
-			for _, s := range show {
-				on = on || s == l
-			}
-			if l.Visible() != on {
-				b := l.base()
-				b.quiet = true
-				l.SetVisible(on)
-				b.quiet = false
-			}
-		}
-		if v.grid {
-			v.setPanels()
-		}
-		v.SetGrid(grid)
-		v.list.Refresh()
-		v.ResetView()
-	})
 }

@@ -61,7 +61,7 @@ func TestLiveVolumeStaysWithinBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		const watched = 100 // inside block [96, 112), not among its newest 8 planes
-		h.v.SetSlice(watched)
+		h.v.Dims().SetSlice(watched)
 		h.settle()
 		var peak int64
 		for z0 := block; z0 < shape[0]; z0 += block {
@@ -90,13 +90,13 @@ func TestLiveVolumeStaysWithinBudget(t *testing.T) {
 		}
 		t.Logf("read-back %v: output %d bytes, the layer held at most %d (live volume %d)", readBack, info.Bytes(), peak, lv.HeldBytes())
 		// The newest slice is held.
-		h.v.SetSlice(shape[0] - 1)
+		h.v.Dims().SetSlice(shape[0] - 1)
 		h.settle()
 		if v, ok := h.v.ValueAt(l, 5, 6); !ok || v != float64(liveValue(shape[0]-1, 5, 6)) {
 			t.Errorf("newest slice shows %v %v", v, ok)
 		}
 		// An old slice was evicted long ago.
-		h.v.SetSlice(10)
+		h.v.Dims().SetSlice(10)
 		h.settle()
 		v, ok := h.v.ValueAt(l, 5, 6)
 		switch {
@@ -107,8 +107,8 @@ func TestLiveVolumeStaysWithinBudget(t *testing.T) {
 		case !readBack && !strings.Contains(h.v.bar.info.Text, "z 10 finished, shown when the job ends"):
 			t.Errorf("status %q does not say the slice shows when the job ends", h.v.bar.info.Text)
 		}
-		if h.v.lastErr != "" {
-			t.Errorf("an error was shown: %s", h.v.lastErr)
+		if h.v.dlg.lastErr != "" {
+			t.Errorf("an error was shown: %s", h.v.dlg.lastErr)
 		}
 	}
 }
@@ -221,7 +221,7 @@ func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
 		c := h.pixelAt(h.panel(), row, col)
 		return [4]uint8{c.R, c.G, c.B, c.A}
 	}
-	h.v.SetSlice(7) // not computed
+	h.v.Dims().SetSlice(7) // not computed
 	h.settle()
 	if c := at(5, 5); !rawColour(c) {
 		t.Errorf("uncomputed plane 7 draws %v over the raw scan, want the raw's gray 200", c)
@@ -229,7 +229,7 @@ func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
 	if _, ok := h.v.ValueAt(l, 5, 5); ok {
 		t.Error("an uncomputed plane gives a value")
 	}
-	h.v.SetSlice(2) // computed: covers the raw
+	h.v.Dims().SetSlice(2) // computed: covers the raw
 	h.settle()
 	if c := at(5, 5); rawColour(c) {
 		t.Errorf("computed plane 2 does not cover the raw scan: %v", c)
@@ -238,8 +238,8 @@ func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
 		t.Errorf("contrast %v-%v, want it from the computed values (all ≥ 1)", lo, hi)
 	}
 	// A y slice: rows z 0-3 computed, z 4-9 show the raw.
-	h.v.SetAxis(Y)
-	h.v.SetSlice(5)
+	h.v.Dims().SetAxis(Y)
+	h.v.Dims().SetSlice(5)
 	h.settle()
 	if c := at(8, 5); !rawColour(c) {
 		t.Errorf("y slice, row z 8 (uncomputed): %v, want the raw's gray", c)
@@ -249,8 +249,8 @@ func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
 	}
 	// The orthogonal views' zy panel shows z across: columns z 4-9
 	// show the raw there too.
-	h.v.SetOrtho(true)
-	h.v.SetPoint([3]int{0, 0, 12})
+	h.v.Panels().SetOrtho(true)
+	h.v.Dims().SetPoint([3]int{0, 0, 12})
 	h.settle()
 	zy := h.orthoPanel(X)
 	zyAt := func(y, z float64) [4]uint8 {
@@ -263,8 +263,8 @@ func TestLiveUnwrittenPlanesShowWhatIsBelow(t *testing.T) {
 	if c := zyAt(5, 1); rawColour(c) {
 		t.Errorf("zy panel, column z 1 (computed): %v, want the result", c)
 	}
-	h.v.SetOrtho(false)
-	h.v.SetAxis(Y)
+	h.v.Panels().SetOrtho(false)
+	h.v.Dims().SetAxis(Y)
 	// The job writes more: the refreshed planes cover the raw.
 	if err := lv.Write(4, liveBlock(shape, 4, 10)); err != nil {
 		t.Fatal(err)

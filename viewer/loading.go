@@ -3,34 +3,11 @@ package viewer
 import (
 	"errors"
 
-	"fyne.io/fyne/v2/theme"
-	"fyne.io/fyne/v2/widget"
-
 	"github.com/voxlab/voxlab/viewer/model"
 )
 
-// Loading state: slices arriving, errors shown, and whether what is on
-// screen is loaded.
-
-// ShowError shows err in the status bar and a dialog that Enter, Escape
-// or Space closes. A new error replaces the one on show (errors do not
-// stack up); the same error again leaves it as it is.
-func (v *Viewer) ShowError(err error) {
-	msg := err.Error()
-	v.bar.status.SetText("error: " + msg)
-	if msg == v.lastErr && v.dlg.byKind[dlgError] != nil {
-		return
-	}
-	v.lastErr = msg
-	if v.win == nil {
-		return
-	}
-	v.dlg.show(dlgError, "Error", messageContent(theme.ErrorIcon(), msg),
-		[]DialogButton{{Label: "OK", Importance: widget.HighImportance}}, 0, 0)
-}
-
-// LastError returns the last error shown in the window ("" when none).
-func (v *Viewer) LastError() string { return v.lastErr }
+// Loading state: whether what is on screen is loaded, and the errors
+// reading it.
 
 // loaded reports whether every visible image layer of layers has its
 // slices on screen (the planes of at along axes) in memory or failed to

@@ -18,7 +18,7 @@ func OnMapChanged(v *Viewer, f func(i int)) {
 		if prev != nil {
 			prev(x)
 		}
-		f(v.Map())
+		f(v.Dims().Map())
 	}
 }
 

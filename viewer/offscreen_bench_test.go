@@ -24,7 +24,7 @@ func benchScene(b *testing.B) func(v *Viewer) error {
 			return err
 		}
 		v.AddPoints("cells", pts)
-		v.SetSlice(4)
+		v.Dims().SetSlice(4)
 		v.Select(l)
 		return nil
 	}

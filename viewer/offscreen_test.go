@@ -45,13 +45,13 @@ func offscreenScene(t *testing.T) func(v *Viewer) error {
 		if err != nil {
 			return err
 		}
-		v.SetGrid(true)
-		v.SetSlice(2)
-		v.SetMap(1)
-		v.OfferCompare(raw, res)
+		v.Panels().SetGrid(true)
+		v.Dims().SetSlice(2)
+		v.Dims().SetMap(1)
+		v.Offer().Compare(raw, res)
 		v.Select(hm)
 		v.Select(raw)
-		v.ShowError(errors.New("cells.csv line 3: \"two\" is not a number"))
+		v.Dialogs().ShowError(errors.New("cells.csv line 3: \"two\" is not a number"))
 		return nil
 	}
 }

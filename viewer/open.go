@@ -24,7 +24,7 @@ import (
 // and reports through showError.
 type opener struct {
 	win fyne.Window
-	dlg *dialogs
+	dlg *Dialogs
 	// open opens a spec as a layer; showError shows an error dialog;
 	// menuChanged rebuilds the main menu (Open recent) when set.
 	open        func(spec string) (Layer, error)
@@ -105,7 +105,7 @@ func (o *opener) show(folder bool) {
 		browse = container.NewHBox(folders)
 	}
 	content := container.NewVBox(widget.NewLabel(label), d.path, d.msg, browse)
-	d.m = o.dlg.show("open", title, content, []DialogButton{
+	d.m = o.dlg.open("open", title, content, []DialogButton{
 		{Label: "Cancel", Icon: theme.CancelIcon(), Do: func() { o.close(d) }},
 		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Stay: true, Do: func() { o.typed(d) }},
 	}, 1, 0)
@@ -244,7 +244,7 @@ func (o *opener) interactive(spec string) {
 func (o *opener) chooseDataset(path string, names []string) {
 	sel := widget.NewRadioGroup(names, nil)
 	sel.SetSelected(names[0])
-	o.dlg.show("dataset", "Dataset of "+filepath.Base(path), sel, []DialogButton{
+	o.dlg.open("dataset", "Dataset of "+filepath.Base(path), sel, []DialogButton{
 		{Label: "Cancel", Icon: theme.CancelIcon()},
 		{Label: "Open", Icon: theme.ConfirmIcon(), Importance: widget.HighImportance, Do: func() {
 			if sel.Selected != "" {

@@ -32,7 +32,8 @@ var orthoAxes = [3]Axis{Z, Y, X}
 // SetOrtho shows the orthogonal views (on) or the single or grid view.
 // The point starts at the middle of the data along the axes not sliced
 // until now.
-func (v *Viewer) SetOrtho(on bool) {
+func (ps Panels) SetOrtho(on bool) {
+	v := ps.v
 	if v.ortho.on == on {
 		return
 	}
@@ -41,29 +42,17 @@ func (v *Viewer) SetOrtho(on bool) {
 		v.ortho.check.SetChecked(on)
 	}
 	if on && v.v3.on() {
-		v.Set3D(false) // one or the other: both would hide the panels
+		v.Scene().SetOn(false) // one or the other: both would hide the panels
 	}
 	if on {
 		v.panelBox.Layout = orthoLayout{v}
-		v.at.ShowAll(v.Extent())
+		v.at.ShowAll(v.Dims().Extent())
 	} else {
 		v.panelBox.Layout = gridLayout{v}
 	}
 	v.panels = nil // rebuilt for the mode
-	v.setPanels()
-	v.ResetView()
-}
-
-// Point returns the point the orthogonal views go through: the slice
-// index along z, y and x.
-func (v *Viewer) Point() [3]int { return v.at.Point() }
-
-// SetPoint moves the point of the orthogonal views (and the slice along
-// every axis) to (z, y, x), clamped to the data.
-func (v *Viewer) SetPoint(zyx [3]int) {
-	v.at.SetPoint(zyx, v.Extent())
-	v.dims.update()
-	v.redraw()
+	ps.rebuild()
+	ps.ResetView()
 }
 
 // orthoView is the state of the orthogonal views: whether they are on
@@ -196,7 +185,7 @@ func orthoDisplayAxes(a Axis) (row, col int) {
 // three panels share one scale whichever layer the size was typed on.
 func orthoVoxel(layers []Layer) [3]float64 {
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			if s := il.vol.VoxelSize; s[0] > 0 && s[1] > 0 && s[2] > 0 {
 				return s
 			}
@@ -213,7 +202,7 @@ type orthoLayout struct{ v *Viewer }
 // physical returns the physical size along z, y, x of what is shown:
 // the extent times orthoVoxel.
 func (l orthoLayout) physical() [3]float64 {
-	e := l.v.Extent()
+	e := l.v.Dims().Extent()
 	vs := orthoVoxel(l.v.stack.All())
 	var p [3]float64
 	for a := range 3 {

@@ -33,7 +33,7 @@ func (h *harness) orthoPanel(a Axis) *sliceView {
 // checkPlanes checks that each panel shows the plane through pt.
 func (h *harness) checkPlanes(l Layer, pt [3]int) {
 	h.t.Helper()
-	e := h.v.Extent()
+	e := h.v.Dims().Extent()
 	for _, a := range orthoAxes {
 		p := h.orthoPanel(a)
 		ra, ca := p.dispAxes()
@@ -62,9 +62,9 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	pts := h.v.AddPoints("cells", []Point{{Z: 3, Y: 11, X: 7}})
-	h.v.SetOrtho(true)
+	h.v.Panels().SetOrtho(true)
 	pt := [3]int{3, 11, 7}
-	h.v.SetPoint(pt)
+	h.v.Dims().SetPoint(pt)
 	h.settle()
 	h.checkPlanes(l, pt)
 
@@ -108,8 +108,8 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 	xz.Tapped(&fyne.PointEvent{Position: fyne.NewPos(float32(px), float32(py))})
 	h.settle()
 	pt = [3]int{1, 11, 20}
-	if h.v.Point() != pt {
-		t.Fatalf("point %v after the click, want %v", h.v.Point(), pt)
+	if h.v.Dims().Point() != pt {
+		t.Fatalf("point %v after the click, want %v", h.v.Dims().Point(), pt)
 	}
 	h.checkPlanes(l, pt)
 	if got := h.v.dims.slider.Value; got != 1 {
@@ -128,7 +128,7 @@ func TestOrthoPlanesThroughPoint(t *testing.T) {
 	}
 
 	// Off again: one panel along the viewer's axis.
-	h.v.SetOrtho(false)
+	h.v.Panels().SetOrtho(false)
 	if len(h.v.panels) != 1 || h.v.panels[0].ortho != nil {
 		t.Fatalf("%d panels after ortho off", len(h.v.panels))
 	}
@@ -149,7 +149,7 @@ func TestPanelsShowTheirFramePixelForPixel(t *testing.T) {
 	}
 	fractional := false
 	for _, ortho := range []bool{false, true} {
-		h.v.SetOrtho(ortho)
+		h.v.Panels().SetOrtho(ortho)
 		for _, w := range []float32{900, 1001, 1280} {
 			h.w.Resize(fyne.NewSize(w, w*0.62))
 			h.settle()
@@ -206,7 +206,7 @@ func TestOrthoSideViewsFollowADrag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.v.SetOrtho(true)
+	h.v.Panels().SetOrtho(true)
 	h.settle() // side views read, coarse copy built
 	if l.preview == nil || l.preview.grid == nil {
 		t.Fatal("no coarse copy after the first side views")
@@ -227,7 +227,7 @@ func TestOrthoSideViewsFollowADrag(t *testing.T) {
 		y := sy + (ey-sy)*float64(i)/steps
 		xy.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(float32(x), float32(y))}})
 		h.q.drain()
-		pt := h.v.Point()
+		pt := h.v.Dims().Point()
 		// The xz panel shows the plane y = pt[1], coarse: 40 y, the
 		// mean over the copy's block of rows.
 		p, exact := l.planeFor(Y, pt[1], 0)
@@ -243,7 +243,7 @@ func TestOrthoSideViewsFollowADrag(t *testing.T) {
 			t.Fatalf("step %d: zy panel blank", i)
 		}
 	}
-	if pt := h.v.Point(); pt[1] != int(to[0]) || pt[2] != int(to[1]) {
+	if pt := h.v.Dims().Point(); pt[1] != int(to[0]) || pt[2] != int(to[1]) {
 		t.Fatalf("the drag ended at %v, want y %v x %v", pt, to[0], to[1])
 	}
 	// The storage answers: the real planes replace the coarse ones.
@@ -267,7 +267,7 @@ func TestOrthoThinStackGetsUsableStrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.v.SetOrtho(true)
+	h.v.Panels().SetOrtho(true)
 	h.settle()
 	xy, xz, zy := h.orthoPanel(Z), h.orthoPanel(Y), h.orthoPanel(X)
 	if r := xz.Size().Height / xy.Size().Height; r < 0.09 || zy.Size().Width != xz.Size().Height {
@@ -280,10 +280,10 @@ func TestOrthoThinStackGetsUsableStrips(t *testing.T) {
 	px, py := xz.xf().ToScreen(150.5, 2.5, float64(sz.Width), float64(sz.Height))
 	xz.Tapped(&fyne.PointEvent{Position: fyne.NewPos(float32(px), float32(py))})
 	h.settle()
-	if pt := h.v.Point(); pt[0] != 2 || pt[2] != 150 {
+	if pt := h.v.Dims().Point(); pt[0] != 2 || pt[2] != 150 {
 		t.Fatalf("click at z 2, x 150 of the stretched xz panel moved the point to %v", pt)
 	}
-	h.checkPlanes(l, h.v.Point())
+	h.checkPlanes(l, h.v.Dims().Point())
 	// The voxel size set in the controls shapes the panels too: z of 50
 	// needs no stretch.
 	h.v.Select(l)
@@ -333,7 +333,7 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.v.SetOrtho(true)
+	h.v.Panels().SetOrtho(true)
 	h.settle()
 	xy, xz, zy := h.orthoPanel(Z), h.orthoPanel(Y), h.orthoPanel(X)
 
@@ -362,7 +362,7 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 	// (absolute), and voxelAt the voxel under an absolute position.
 	screenOf := func(p *sliceView) (x, y float32) {
 		ra, ca := p.dispAxes()
-		pt := h.v.Point()
+		pt := h.v.Dims().Point()
 		sz := p.Size()
 		sx, sy := p.xf().ToScreen(float64(pt[ca])+0.5, float64(pt[ra])+0.5, float64(sz.Width), float64(sz.Height))
 		return pos(p).X + float32(sx), pos(p).Y + float32(sy)
@@ -373,7 +373,7 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 	}
 	check := func(what string, want [3]int) {
 		t.Helper()
-		if got := h.v.Point(); got != want {
+		if got := h.v.Dims().Point(); got != want {
 			t.Fatalf("%s: point %v, want the voxel clicked %v", what, got, want)
 		}
 		for _, p := range []*sliceView{xy, xz, zy} {
@@ -402,16 +402,16 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 	}
 	for _, round := range []string{"fitted", "zoomed and panned"} {
 		if round != "fitted" {
-			h.v.setNav(h.v.nav.ZoomAt(1.7, 100, 80, float64(xy.Size().Width), float64(xy.Size().Height), 0.1, 100).Pan(-30, 12))
+			h.v.Panels().setNav(h.v.nav.ZoomAt(1.7, 100, 80, float64(xy.Size().Width), float64(xy.Size().Height), 0.1, 100).Pan(-30, 12))
 			h.settle()
 		}
 		for _, pt := range [][3]int{{15, 100, 150}, {3, 20, 270}, {27, 190, 5}, {0, 0, 0}, {29, 199, 299}, {11, 137, 42}} {
-			h.v.SetPoint([3]int{15, 100, 150})
-			click(xy, voxel(xy, [3]float64{float64(h.v.Point()[0]), float64(pt[1]), float64(pt[2])}))
+			h.v.Dims().SetPoint([3]int{15, 100, 150})
+			click(xy, voxel(xy, [3]float64{float64(h.v.Dims().Point()[0]), float64(pt[1]), float64(pt[2])}))
 			click(xz, voxel(xz, [3]float64{float64(pt[0]), float64(pt[1]), float64(pt[2])}))
 			check(fmt.Sprintf("%s, clicks in xy and xz at %v", round, pt), pt)
-			h.v.SetPoint([3]int{15, 100, 150})
-			click(zy, voxel(zy, [3]float64{float64(pt[0]), float64(pt[1]), float64(h.v.Point()[2])}))
+			h.v.Dims().SetPoint([3]int{15, 100, 150})
+			click(zy, voxel(zy, [3]float64{float64(pt[0]), float64(pt[1]), float64(h.v.Dims().Point()[2])}))
 			click(xy, voxel(xy, [3]float64{float64(pt[0]), float64(pt[1]), float64(pt[2])}))
 			check(fmt.Sprintf("%s, clicks in zy and xy at %v", round, pt), pt)
 		}
@@ -435,14 +435,14 @@ func TestOrthoCrosshairMeetsTheClickedVoxel(t *testing.T) {
 	if math.Abs(y1-y0) > 1e-6 || math.Abs(x1-x0) > 1e-6 {
 		t.Errorf("scroll in zy: y under the pointer %v then %v; x at xy's centre %v then %v", y0, y1, x0, x1)
 	}
-	check("after a scroll in zy", h.v.Point())
+	check("after a scroll in zy", h.v.Dims().Point())
 
 	// Ortho and 3D are one or the other, and the checks say which.
-	h.v.Set3D(true)
+	h.v.Scene().SetOn(true)
 	if h.v.ortho.on || h.v.ortho.check.Checked || !h.v.v3Check.Checked {
 		t.Errorf("3D on: ortho %v (check %v), 3D check %v", h.v.ortho.on, h.v.ortho.check.Checked, h.v.v3Check.Checked)
 	}
-	h.v.SetOrtho(true)
+	h.v.Panels().SetOrtho(true)
 	if !h.v.ortho.on || !h.v.ortho.check.Checked || h.v.v3Check.Checked {
 		t.Errorf("ortho on: ortho %v (check %v), 3D check %v", h.v.ortho.on, h.v.ortho.check.Checked, h.v.v3Check.Checked)
 	}
@@ -459,8 +459,8 @@ func TestOrthoZYPanelShowsYDownZAcross(t *testing.T) {
 	if _, err := h.v.AddImage("planes", vol, ImageOptions{Contrast: [2]float64{0, 255}}); err != nil {
 		t.Fatal(err)
 	}
-	h.v.SetOrtho(true)
-	h.v.SetPoint([3]int{0, 0, 25}) // the crosshair off the cells read
+	h.v.Panels().SetOrtho(true)
+	h.v.Dims().SetPoint([3]int{0, 0, 25}) // the crosshair off the cells read
 	h.settle()
 	zy := h.orthoPanel(X)
 	for _, y := range []float64{3, 17, 38} {

@@ -85,7 +85,7 @@ func (l *PointsLayer) draw(f *frame, c drawCtx) {
 // layer; 0 when that layer has no voxel size.
 func (s *sliceView) scaleBar() (float64, string) {
 	for _, l := range s.v.stack.All() {
-		il, ok := l.(*ImageLayer)
+		il, ok := imageLayer(l)
 		if !ok || !l.Visible() || s.group != nil && !slices.Contains(s.group, l) {
 			continue
 		}
@@ -114,7 +114,7 @@ func panelTitle(group []Layer, at *model.Dims) string {
 	if len(group) == 0 {
 		return ""
 	}
-	il, ok := group[0].(*ImageLayer)
+	il, ok := imageLayer(group[0])
 	if !ok {
 		return group[0].Name()
 	}

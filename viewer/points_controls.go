@@ -27,7 +27,7 @@ var editHints = [...]string{
 
 // unsavedMark flags a points layer with unsaved edits in the layer list.
 func unsavedMark(l Layer) string {
-	if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
+	if pl, ok := pointsLayer(l); ok && pl.Modified() {
 		return "  • unsaved"
 	}
 	return ""
@@ -123,7 +123,7 @@ func (l *PointsLayer) controls(v *Viewer) []fyne.CanvasObject {
 	walk := widget.NewSelect(walkOpts, func(s string) {
 		for _, w := range walkNames {
 			if w.name == s {
-				v.SetWalk(w.t)
+				v.Curation().SetWalk(w.t)
 			}
 		}
 		widgets.Refocus(v.win, false)
@@ -133,8 +133,8 @@ func (l *PointsLayer) controls(v *Viewer) []fyne.CanvasObject {
 			walk.SetSelected(w.name)
 		}
 	}
-	prev := widgets.NewButton(v.win, "Prev (,)", theme.NavigateBackIcon(), func() { v.WalkNext(-1) })
-	next := widgets.NewButton(v.win, "Next (.)", theme.NavigateNextIcon(), func() { v.WalkNext(+1) })
+	prev := widgets.NewButton(v.win, "Prev (,)", theme.NavigateBackIcon(), func() { v.Curation().Next(-1) })
+	next := widgets.NewButton(v.win, "Next (.)", theme.NavigateNextIcon(), func() { v.Curation().Next(+1) })
 
 	st := l.Style()
 	face := widget.NewSelect(append(append([]string(nil), faceNames...), "custom…"), nil)
@@ -284,7 +284,7 @@ func setPointsLabel(l *widget.Label, s string) {
 func editMenu(selected func() Layer, walk func(step int)) *fyne.Menu {
 	onLayer := func(f func(*PointsLayer)) func() {
 		return func() {
-			if pl, ok := selected().(*PointsLayer); ok {
+			if pl, ok := pointsLayer(selected()); ok {
 				f(pl)
 			}
 		}

@@ -83,7 +83,7 @@ func (ed *editState) setMode(m EditMode) {
 // shown in panel p (any panel for nil), else nil.
 func (ed *editState) layer(p *sliceView) *PointsLayer {
 	v := ed.v
-	pl, ok := v.stack.Selected().(*PointsLayer)
+	pl, ok := pointsLayer(v.stack.Selected())
 	if !ok || !pl.Visible() {
 		return nil
 	}
@@ -329,9 +329,9 @@ func (ed *editState) key(e *fyne.KeyEvent) bool {
 	case fyne.KeyEscape:
 		pl.SetSelected(false)
 	case fyne.KeyPeriod:
-		v.WalkNext(+1)
+		v.Curation().Next(+1)
 	case fyne.KeyComma:
-		v.WalkNext(-1)
+		v.Curation().Next(-1)
 	default:
 		return false
 	}
@@ -349,7 +349,7 @@ var (
 // (Ctrl+S) and save as (Ctrl+Shift+S) on the selected points layer.
 func (ed *editState) shortcut(sc fyne.Shortcut) {
 	v := ed.v
-	pl, ok := v.stack.Selected().(*PointsLayer)
+	pl, ok := pointsLayer(v.stack.Selected())
 	if !ok {
 		return
 	}

@@ -43,7 +43,7 @@ func TestClassifiedReviewOrder(t *testing.T) {
 	}
 	walk := func() []int {
 		var got []int
-		for h.v.WalkNext(+1) {
+		for h.v.Curation().Next(+1) {
 			h.settle()
 			got = append(got, pl.Selected()...)
 			if len(got) > 10 {
@@ -52,18 +52,18 @@ func TestClassifiedReviewOrder(t *testing.T) {
 		}
 		return got
 	}
-	h.v.SetWalk(WalkAll)
+	h.v.Curation().SetWalk(WalkAll)
 	if got, want := walk(), []int{2, 5, 1, 4, 0, 3}; !slices.Equal(got, want) {
 		t.Errorf("walk %v, want %v", got, want)
 	}
-	if pl.Selected()[0] != 3 || !h.v.WalkNext(-1) || pl.Selected()[0] != 0 {
+	if pl.Selected()[0] != 3 || !h.v.Curation().Next(-1) || pl.Selected()[0] != 0 {
 		t.Errorf("back from the last: selected %v, want [0]", pl.Selected())
 	}
-	if h.v.Slice() != 1 {
-		t.Errorf("slice %d, want the point's plane 1", h.v.Slice())
+	if h.v.Dims().Slice() != 1 {
+		t.Errorf("slice %d, want the point's plane 1", h.v.Dims().Slice())
 	}
 	pl.SetWalkAt(-1)
-	h.v.SetWalk(int(points.Cell))
+	h.v.Curation().SetWalk(int(points.Cell))
 	if got, want := walk(), []int{4, 0}; !slices.Equal(got, want) {
 		t.Errorf("walk over the cells %v, want %v", got, want)
 	}
@@ -135,9 +135,9 @@ func TestScoredXMLReviewOrder(t *testing.T) {
 	if c := pl.Counts(); c[points.Cell] != 1 || c[points.NonCell] != 1 || c[points.Unknown] != 1 {
 		t.Errorf("counts %v, want 1 cell, 1 non-cell, 1 unknown", c)
 	}
-	h.v.SetWalk(WalkAll)
+	h.v.Curation().SetWalk(WalkAll)
 	// The XML groups its markers by type: look the points up by place.
-	if !h.v.WalkNext(+1) || len(pl.Selected()) != 1 {
+	if !h.v.Curation().Next(+1) || len(pl.Selected()) != 1 {
 		t.Fatalf("first of the walk: selected %v, want one point", pl.Selected())
 	}
 	if p, _ := pl.Point(pl.Selected()[0]); p.Z != 2 || p.Y != 20 {

@@ -19,7 +19,7 @@ func (h *editHarness) press(kind, label string) {
 	h.t.Helper()
 	m := h.v.dlg.byKind[kind]
 	if m == nil {
-		h.t.Fatalf("no %s dialog on show (dialogs: %d)", kind, h.v.Dialogs())
+		h.t.Fatalf("no %s dialog on show (dialogs: %d)", kind, h.v.Dialogs().Len())
 	}
 	for _, b := range m.buttons {
 		if b.Text == label {
@@ -72,12 +72,12 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	h.key(fyne.KeyN)
 	n := len(h.v.Layers())
 	h.v.save.askRemove(h.pl)
-	if _, _, ok := h.v.Dialog(dlgRemove); !ok || len(h.v.Layers()) != n {
+	if _, _, ok := h.v.Dialogs().Showing(dlgRemove); !ok || len(h.v.Layers()) != n {
 		t.Fatalf("the trash button removed a layer with unsaved edits without asking (%d layers, had %d)", len(h.v.Layers()), n)
 	}
 	h.key(fyne.KeyEscape) // keep the layer
-	if len(h.v.Layers()) != n || h.v.Dialogs() != 0 {
-		t.Fatalf("Escape: %d layers (had %d), %d dialogs", len(h.v.Layers()), n, h.v.Dialogs())
+	if len(h.v.Layers()) != n || h.v.Dialogs().Len() != 0 {
+		t.Fatalf("Escape: %d layers (had %d), %d dialogs", len(h.v.Layers()), n, h.v.Dialogs().Len())
 	}
 	// Save and remove: the file holds the edit, the layer is gone.
 	h.v.save.askRemove(h.pl)
@@ -98,7 +98,7 @@ func TestRemoveUnsavedPointsLayerAsks(t *testing.T) {
 	}
 	plain := h.v.AddPoints("plain", []Point{pt(1, 1, 1, "cell")})
 	h.v.save.askRemove(plain)
-	if h.v.stack.IndexOf(plain) >= 0 || h.v.Dialogs() != 0 {
+	if h.v.stack.IndexOf(plain) >= 0 || h.v.Dialogs().Len() != 0 {
 		t.Error("an unedited layer was not removed at once")
 	}
 }
@@ -124,7 +124,7 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 		t.Errorf("Save as proposes %q, want the layer's file %q", got, own)
 	}
 	h.key(fyne.KeyEscape)
-	if h.v.Dialogs() != 0 {
+	if h.v.Dialogs().Len() != 0 {
 		t.Fatal("Escape left the Save as dialog")
 	}
 
@@ -133,7 +133,7 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 	before := []byte("<previous curation/>\n")
 	os.WriteFile(curated, before, 0o644)
 	h.saveAs(curated)
-	if _, _, ok := h.v.Dialog(dlgOverwrite); !ok {
+	if _, _, ok := h.v.Dialogs().Showing(dlgOverwrite); !ok {
 		t.Fatal("saving over another file did not ask")
 	}
 	h.press(dlgOverwrite, "Cancel")
@@ -160,8 +160,8 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 	if got := readBack(t, curated); !slices.Equal(got, want) {
 		t.Errorf("saved %v, want %v", got, want)
 	}
-	if h.v.Dialogs() != 0 {
-		t.Errorf("%d dialogs after a save", h.v.Dialogs())
+	if h.v.Dialogs().Len() != 0 {
+		t.Errorf("%d dialogs after a save", h.v.Dialogs().Len())
 	}
 	if got := readBack(t, own); len(got) != 1 {
 		t.Errorf("the old file changed: %v", got)
@@ -171,7 +171,7 @@ func TestSaveAsNeverLosesTheFile(t *testing.T) {
 	bare := filepath.Join(other, "bare")
 	os.WriteFile(bare+".csv", []byte("z,y,x,type\n1,1,1,cell\n"), 0o644)
 	h.saveAs(bare)
-	if _, _, ok := h.v.Dialog(dlgOverwrite); !ok {
+	if _, _, ok := h.v.Dialogs().Showing(dlgOverwrite); !ok {
 		t.Fatal("saving to NAME, which becomes the existing NAME.csv, did not ask")
 	}
 	h.press(dlgOverwrite, "Replace")
@@ -242,7 +242,7 @@ func TestUnknownPointsToXMLAsk(t *testing.T) {
 	h.pl.SetSelected(false, 1)
 	h.key(fyne.KeyU)
 	h.saveAs(xml)
-	if _, _, ok := h.v.Dialog(dlgUnknownXML); !ok {
+	if _, _, ok := h.v.Dialogs().Showing(dlgUnknownXML); !ok {
 		t.Fatal("unknown points saved to XML without a word")
 	}
 	h.press(dlgUnknownXML, "Cancel")
@@ -273,7 +273,7 @@ func TestUnknownPointsToXMLAsk(t *testing.T) {
 func TestBoxSelectsThePlaneOnShow(t *testing.T) {
 	h := newEditHarness(t, []Point{pt(12, 20, 20, "cell"), pt(13, 22, 22, "cell"), pt(13, 25, 25, "cell"), pt(14, 21, 24, "cell"), pt(16, 23, 23, "cell"), pt(13, 50, 70, "cell")})
 	h.pl.SetOutOfSlice(3)
-	h.v.SetSlice(13)
+	h.v.Dims().SetSlice(13)
 	h.key(fyne.Key3)
 	h.drag(15, 15, 30, 30, false)
 	if got := h.pl.Selected(); !slices.Equal(got, []int{1, 2}) {
@@ -298,32 +298,32 @@ func TestBoxSelectsThePlaneOnShow(t *testing.T) {
 func TestErrorDialogKeys(t *testing.T) {
 	h := newEditHarness(t, nil)
 	for _, k := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEscape, fyne.KeySpace, fyne.KeyEnter} {
-		h.v.ShowError(errors.New("first"))
-		h.v.ShowError(errors.New("second"))
-		h.v.ShowError(errors.New("second"))
-		if n := h.v.Dialogs(); n != 1 || len(h.w.Canvas().Overlays().List()) != 1 {
+		h.v.Dialogs().ShowError(errors.New("first"))
+		h.v.Dialogs().ShowError(errors.New("second"))
+		h.v.Dialogs().ShowError(errors.New("second"))
+		if n := h.v.Dialogs().Len(); n != 1 || len(h.w.Canvas().Overlays().List()) != 1 {
 			t.Fatalf("three errors: %d dialogs, %d overlays, want 1", n, len(h.w.Canvas().Overlays().List()))
 		}
-		at := h.v.Slice()
+		at := h.v.Dims().Slice()
 		h.key(k)
-		if h.v.Dialogs() != 0 || h.w.Canvas().Overlays().Top() != nil {
+		if h.v.Dialogs().Len() != 0 || h.w.Canvas().Overlays().Top() != nil {
 			t.Errorf("key %s left the error dialog", k)
 		}
-		if h.v.Slice() != at {
+		if h.v.Dims().Slice() != at {
 			t.Errorf("key %s moved the slice behind the dialog", k)
 		}
 	}
 	// With the keyboard taken off the buttons, the keys still close it,
 	// and Right does not step the slice under it.
-	h.v.ShowError(errors.New("third"))
+	h.v.Dialogs().ShowError(errors.New("third"))
 	h.w.Canvas().Unfocus()
-	at := h.v.Slice()
+	at := h.v.Dims().Slice()
 	h.key(fyne.KeyRight)
-	if h.v.Slice() != at || h.v.Dialogs() != 1 {
-		t.Errorf("Right under an error dialog: slice %d -> %d, %d dialogs", at, h.v.Slice(), h.v.Dialogs())
+	if h.v.Dims().Slice() != at || h.v.Dialogs().Len() != 1 {
+		t.Errorf("Right under an error dialog: slice %d -> %d, %d dialogs", at, h.v.Dims().Slice(), h.v.Dialogs().Len())
 	}
 	h.key(fyne.KeyEscape)
-	if h.v.Dialogs() != 0 {
+	if h.v.Dialogs().Len() != 0 {
 		t.Error("Escape with nothing focused left the dialog")
 	}
 }
@@ -396,7 +396,7 @@ func TestOpenDialogKeys(t *testing.T) {
 		t.Fatal("the Open dialog's path does not have the keyboard")
 	}
 	h.key(fyne.KeyEscape)
-	if h.v.files.shown != nil || h.v.Dialogs() != 0 {
+	if h.v.files.shown != nil || h.v.Dialogs().Len() != 0 {
 		t.Fatal("Escape left the Open dialog")
 	}
 	csv := filepath.Join(t.TempDir(), "c.csv")
@@ -404,8 +404,8 @@ func TestOpenDialogKeys(t *testing.T) {
 	h.v.files.show(false)
 	h.v.files.shown.path.SetText(csv)
 	h.key(fyne.KeyReturn)
-	if h.v.Dialogs() != 0 || h.v.Selected().Name() != "c.csv" {
-		t.Errorf("Enter: %d dialogs, selected %q", h.v.Dialogs(), h.v.Selected().Name())
+	if h.v.Dialogs().Len() != 0 || h.v.Selected().Name() != "c.csv" {
+		t.Errorf("Enter: %d dialogs, selected %q", h.v.Dialogs().Len(), h.v.Selected().Name())
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 // and acts on the window through the rest.
 type saver struct {
 	win fyne.Window
-	dlg *dialogs
+	dlg *Dialogs
 	// layers and selected are the viewer's layer list and selection.
 	layers   func() []Layer
 	selected func() Layer
@@ -41,7 +41,7 @@ type saver struct {
 // saveSelected saves the selected points layer to its file, or asks
 // where when it has none.
 func (sv *saver) saveSelected() {
-	pl, ok := sv.selected().(*PointsLayer)
+	pl, ok := pointsLayer(sv.selected())
 	if !ok {
 		sv.status("select a points layer to save")
 		return
@@ -59,7 +59,7 @@ func (sv *saver) saveSelected() {
 
 // saveSelectedAs asks where to save the selected points layer.
 func (sv *saver) saveSelectedAs() {
-	if pl, ok := sv.selected().(*PointsLayer); ok {
+	if pl, ok := pointsLayer(sv.selected()); ok {
 		sv.show(pl, nil)
 		return
 	}
@@ -92,7 +92,7 @@ func (sv *saver) saveTo(pl *PointsLayer, path string, done func(error)) {
 		msg := fmt.Sprintf("%s of %s %s unknown. Cellfinder's XML has no unknown class: "+
 			"%s would be written as type 1 and read back as non-cell. "+
 			"A CSV (z,y,x,type) keeps the class: %s.", plural(n, "point"), pl.Name(), are, they, filepath.Base(csv))
-		sv.dlg.show(dlgUnknownXML, "Unknown points in cellfinder XML", messageContent(theme.WarningIcon(), msg), []DialogButton{
+		sv.dlg.open(dlgUnknownXML, "Unknown points in cellfinder XML", messageContent(theme.WarningIcon(), msg), []DialogButton{
 			{Label: "Cancel"},
 			{Label: "Save as CSV instead", Importance: widget.HighImportance, Do: func() { sv.saveTo(pl, csv, done) }},
 			{Label: "Save as XML anyway", Do: func() {
@@ -102,7 +102,7 @@ func (sv *saver) saveTo(pl *PointsLayer, path string, done func(error)) {
 		}, 1, 0)
 	}
 	if _, err := os.Lstat(path); err == nil && !samePath(path, pl.path) {
-		sv.dlg.show(dlgOverwrite, "Replace file?", messageContent(theme.WarningIcon(),
+		sv.dlg.open(dlgOverwrite, "Replace file?", messageContent(theme.WarningIcon(),
 			fmt.Sprintf("%s exists. Replace it with the %s of %s?", path, plural(pl.Len(), "point"), pl.Name())),
 			[]DialogButton{{Label: "Cancel"}, {Label: "Replace", Importance: widget.DangerImportance, Do: unknown}}, 0, 0)
 		return
@@ -124,7 +124,7 @@ func (sv *saver) suggestPath(pl *PointsLayer) string {
 	dir := ""
 	layers := sv.layers()
 	for i := len(layers) - 1; i >= 0 && dir == ""; i-- {
-		if il, ok := layers[i].(*ImageLayer); ok && il.spec != "" {
+		if il, ok := imageLayer(layers[i]); ok && il.spec != "" {
 			p, _ := volume.SplitSpec(il.spec)
 			if abs, err := filepath.Abs(strings.TrimRight(p, string(filepath.Separator))); err == nil {
 				dir = filepath.Dir(abs)
@@ -164,7 +164,7 @@ func (sv *saver) show(pl *PointsLayer, then func()) {
 		widget.NewLabel("Save the points of "+pl.Name()+" to"), sd.path, sd.msg, hint,
 		container.NewHBox(browse),
 	)
-	sd.m = sv.dlg.show(dlgSave, "Save points as", content, []DialogButton{
+	sd.m = sv.dlg.open(dlgSave, "Save points as", content, []DialogButton{
 		{Label: "Cancel", Icon: theme.CancelIcon()},
 		{Label: "Save", Icon: theme.DocumentSaveIcon(), Importance: widget.HighImportance, Do: save, Stay: true},
 	}, 1, 0)
@@ -238,7 +238,7 @@ func (sv *saver) submit(sd *saveDialog, pl *PointsLayer, then func()) {
 func (sv *saver) unsaved() []*PointsLayer {
 	var out []*PointsLayer
 	for _, l := range sv.layers() {
-		if pl, ok := l.(*PointsLayer); ok && pl.Modified() {
+		if pl, ok := pointsLayer(l); ok && pl.Modified() {
 			out = append(out, pl)
 		}
 	}
@@ -290,7 +290,7 @@ func (sv *saver) confirmUnsaved(quit func()) {
 	if !canSave {
 		def = 0
 	}
-	sv.dlg.show(dlgUnsaved, "Unsaved edits", messageContent(theme.WarningIcon(), msg), []DialogButton{
+	sv.dlg.open(dlgUnsaved, "Unsaved edits", messageContent(theme.WarningIcon(), msg), []DialogButton{
 		{Label: quitKeep},
 		{Label: quitDiscard, Importance: widget.DangerImportance, Do: quit},
 		{Label: quitSave, Importance: widget.HighImportance, Disabled: !canSave, Do: func() { sv.saveAll(un, quit) }},
@@ -302,7 +302,7 @@ func (sv *saver) confirmUnsaved(quit func()) {
 // it without saving, or save it (asking where when it has no file) and
 // remove it.
 func (sv *saver) askRemove(l Layer) {
-	pl, ok := l.(*PointsLayer)
+	pl, ok := pointsLayer(l)
 	if !ok || !pl.Modified() {
 		sv.remove(l)
 		return
@@ -311,7 +311,7 @@ func (sv *saver) askRemove(l Layer) {
 	if pl.path == "" {
 		saveLabel = "Save as… and remove"
 	}
-	sv.dlg.show(dlgRemove, "Remove layer with unsaved edits?", messageContent(theme.WarningIcon(),
+	sv.dlg.open(dlgRemove, "Remove layer with unsaved edits?", messageContent(theme.WarningIcon(),
 		fmt.Sprintf("The points of layer %s have unsaved edits: removing the layer loses them.", pl.Name())),
 		[]DialogButton{
 			{Label: "Keep the layer"},

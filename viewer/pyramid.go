@@ -80,7 +80,7 @@ func (l *ImageLayer) levelOn(axis Axis) int {
 // view's slicing axis.
 func pickLevels(shown []Layer, axis Axis, t xform, ps float64) {
 	for _, l := range shown {
-		if il, ok := l.(*ImageLayer); ok && il.pyr != nil {
+		if il, ok := imageLayer(l); ok && il.pyr != nil {
 			il.level = il.pyr.pick(axis, t.Scale*ps, t.RowScale()*ps)
 		}
 	}

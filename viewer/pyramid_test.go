@@ -96,14 +96,14 @@ func TestPyramidLevels(t *testing.T) {
 		return want
 	}
 	first := check("at the fit")
-	h.v.setNav(nav{Zoom: 0.25})
+	h.v.Panels().setNav(nav{Zoom: 0.25})
 	h.settle()
 	if check("zoomed out") <= first {
 		t.Errorf("zooming out did not pick a coarser level than %d", first)
 	}
 	// Moving the slider to a plane not prefetched reads it from the same level.
 	before := reads[l.level].Load()
-	h.v.SetSlice(9)
+	h.v.Dims().SetSlice(9)
 	h.settle()
 	if reads[l.level].Load() == before || reads[0].Load() != 0 {
 		t.Errorf("slice 9: level %d reads %d -> %d, level 0 %d", l.level, before, reads[l.level].Load(), reads[0].Load())
@@ -111,8 +111,8 @@ func TestPyramidLevels(t *testing.T) {
 	// A y slice at the fit comes from a level too, although its rows (z
 	// planes 5 voxels apart, none of them dropped by any level) are more
 	// than a device pixel tall: level 0 is never read.
-	h.v.setNav(nav{})
-	h.v.SetAxis(Y)
+	h.v.Panels().setNav(nav{})
+	h.v.Dims().SetAxis(Y)
 	h.settle()
 	t0 := p.xf()
 	col, row := t0.Scale*p.pixelScale(), t0.RowScale()*p.pixelScale()
@@ -128,10 +128,10 @@ func TestPyramidLevels(t *testing.T) {
 	if l.level != want || reads[0].Load() != 0 || reads[want].Load() == 0 {
 		t.Errorf("y slice at the fit: level %d, want %d; level 0 read %d planes", l.level, want, reads[0].Load())
 	}
-	h.v.SetAxis(Z)
+	h.v.Dims().SetAxis(Z)
 	h.settle()
 	// Zoomed in past 1:1, level 0 it is.
-	h.v.setNav(nav{Zoom: 8})
+	h.v.Panels().setNav(nav{Zoom: 8})
 	h.settle()
 	check("zoomed in")
 }

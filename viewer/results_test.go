@@ -22,28 +22,28 @@ func TestOfferCompareLeavesTheView(t *testing.T) {
 	brain, _ := h.v.AddImage("brain", memVolume(t, volume.Uint16, [3]int{4, 8, 8}, func(z, y, x int) float64 { return 2 }), ImageOptions{})
 	brain.SetVisible(false)
 	res, _ := h.v.AddImage("result", memVolume(t, volume.Uint16, [3]int{4, 8, 8}, func(z, y, x int) float64 { return 3 }), ImageOptions{})
-	h.v.OfferCompare(scan, res)
+	h.v.Offer().Compare(scan, res)
 	h.settle()
-	if h.v.Grid() || !scan.Visible() || brain.Visible() || !res.Visible() || h.v.Selected() != res {
+	if h.v.Panels().Grid() || !scan.Visible() || brain.Visible() || !res.Visible() || h.v.Selected() != res {
 		t.Errorf("the offer changed the view: grid %v, visible %v %v %v, selected %v",
-			h.v.Grid(), scan.Visible(), brain.Visible(), res.Visible(), h.v.Selected().Name())
+			h.v.Panels().Grid(), scan.Visible(), brain.Visible(), res.Visible(), h.v.Selected().Name())
 	}
-	a, b, button := h.v.Offer()
+	a, b, button := h.v.Offer().Layers()
 	if a != scan || b != res || h.v.offer.box.Hidden {
 		t.Fatalf("offer %v %v, shown %v", a, b, !h.v.offer.box.Hidden)
 	}
 	test.Tap(button)
 	h.settle()
-	if !h.v.Grid() || len(h.v.panels) != 2 || !scan.Visible() || !res.Visible() || brain.Visible() {
-		t.Errorf("compare: grid %v, %d panels", h.v.Grid(), len(h.v.panels))
+	if !h.v.Panels().Grid() || len(h.v.panels) != 2 || !scan.Visible() || !res.Visible() || brain.Visible() {
+		t.Errorf("compare: grid %v, %d panels", h.v.Panels().Grid(), len(h.v.panels))
 	}
 	if !h.v.offer.box.Hidden {
 		t.Error("the offer stayed after it was taken")
 	}
 	// Removing a layer withdraws an offer about it.
-	h.v.OfferCompare(scan, res)
+	h.v.Offer().Compare(scan, res)
 	h.v.RemoveLayer(res)
-	if a, _, _ := h.v.Offer(); a != nil || !h.v.offer.box.Hidden {
+	if a, _, _ := h.v.Offer().Layers(); a != nil || !h.v.offer.box.Hidden {
 		t.Error("the offer outlived its result")
 	}
 }
@@ -55,7 +55,7 @@ func TestKeysReturnToTheCanvas(t *testing.T) {
 	h := newHarness(t)
 	h.w.Canvas().SetOnTypedKey(h.v.typedKey)
 	h.v.AddImage("vol", memVolume(t, volume.Uint16, [3]int{20, 8, 8}, func(z, y, x int) float64 { return float64(z) }), ImageOptions{})
-	h.v.SetSlice(5)
+	h.v.Dims().SetSlice(5)
 	h.settle()
 	c := h.w.Canvas()
 	press := func(k fyne.KeyName) {
@@ -74,7 +74,7 @@ func TestKeysReturnToTheCanvas(t *testing.T) {
 	}{
 		{"the grid check", func() { test.Tap(h.v.grdCheck); test.Tap(h.v.grdCheck) }},
 		{"the gamma slider", func() { test.Tap(h.v.ctl.gamma) }},
-		{"the dims slider", func() { test.Tap(h.v.dims.slider); want = h.v.Slice() }},
+		{"the dims slider", func() { test.Tap(h.v.dims.slider); want = h.v.Dims().Slice() }},
 		{"the layer list", func() {
 			// A tapped row focuses the list, then selects.
 			c.Focus(h.v.list)
@@ -87,19 +87,19 @@ func TestKeysReturnToTheCanvas(t *testing.T) {
 		press(fyne.KeyRight)
 		press(fyne.KeyPageDown)
 		want = min(want+11, 19)
-		if h.v.Slice() != want {
-			t.Errorf("after a click on %s (focus %T): slice %d, want %d", click.name, c.Focused(), h.v.Slice(), want)
+		if h.v.Dims().Slice() != want {
+			t.Errorf("after a click on %s (focus %T): slice %d, want %d", click.name, c.Focused(), h.v.Dims().Slice(), want)
 		}
-		h.v.SetSlice(5)
+		h.v.Dims().SetSlice(5)
 		want = 5
 	}
 	// Typing in an entry keeps the keys; a button takes them back.
 	c.Focus(h.v.ctl.lo)
-	h.v.SetGrid(true) // the program changes a control meanwhile
+	h.v.Panels().SetGrid(true) // the program changes a control meanwhile
 	if c.Focused() != h.v.ctl.lo {
 		t.Fatalf("the entry lost the focus to a change it did not make (%T)", c.Focused())
 	}
-	h.v.SetGrid(false)
+	h.v.Panels().SetGrid(false)
 	// The button's action, as the desktop driver runs it: that driver
 	// leaves the focus alone when a button is clicked (test.Tap would
 	// unfocus by itself).
@@ -177,7 +177,7 @@ func TestNewResultsOnTopAndSeen(t *testing.T) {
 	ch1, _ := h.v.AddImage("ch1", memVolume(t, volume.Uint16, [3]int{4, 40, 40}, func(z, y, x int) float64 { return 900 }), ImageOptions{Contrast: [2]float64{0, 1000}})
 	pts := h.v.AddPoints("cells (running)", []Point{{Z: 2, Y: 20, X: 20}})
 	h.v.PlaceAbove(pts, ch0)
-	h.v.SetSlice(2)
+	h.v.Dims().SetSlice(2)
 	h.settle()
 	ls := h.v.Layers()
 	if ls[len(ls)-1] != Layer(pts) || h.v.Selected() != Layer(pts) {
@@ -193,13 +193,13 @@ func TestNewResultsOnTopAndSeen(t *testing.T) {
 		t.Fatalf("points under the opaque ch1 show %d green pixels", n)
 	}
 	h.v.MoveLayer(pts, +1)
-	h.v.SetGrid(true)
+	h.v.Panels().SetGrid(true)
 	h.settle()
 	// ch1 has ch0's extent: the points show over both (TestGridPointsOverEachChannel).
 	if len(h.v.panels) != 2 || !slices.Equal(h.v.panels[0].group, []Layer{ch0, pts}) || !slices.Equal(h.v.panels[1].group, []Layer{ch1, pts}) {
 		t.Fatalf("grid panels %v, %v: want the points in ch0's and over ch1 too", names(h.v.panels[0].group), names(h.v.panels[1].group))
 	}
-	h.v.SetGrid(false)
+	h.v.Panels().SetGrid(false)
 	np := h.v.edit.newLayer()
 	if ls := h.v.Layers(); ls[len(ls)-1] != Layer(np) || !np.Visible() {
 		t.Fatalf("New points: layers %v", names(ls))
@@ -239,7 +239,7 @@ func TestOpenFolderDialogTakesATypedPath(t *testing.T) {
 		t.Fatalf("Open folder shows no dialog with a path to type focused (%v)", o)
 	}
 	h.key(fyne.KeyEscape)
-	if h.v.files.shown != nil || h.v.Dialogs() != 0 {
+	if h.v.files.shown != nil || h.v.Dialogs().Len() != 0 {
 		t.Fatal("Escape left the Open folder dialog")
 	}
 	dir := t.TempDir()
@@ -266,7 +266,7 @@ func TestOpenFolderDialogTakesATypedPath(t *testing.T) {
 	}
 	o.path.SetText(planes)
 	h.key(fyne.KeyReturn)
-	if h.v.files.shown != nil || h.v.Dialogs() != 0 {
+	if h.v.files.shown != nil || h.v.Dialogs().Len() != 0 {
 		t.Fatal("Enter on a folder left the dialog")
 	}
 	if il, ok := h.v.Selected().(*ImageLayer); !ok || il.Extent() != info.Shape {

@@ -243,8 +243,8 @@ func TestSlowSideViewShowsProgressAndIsWaitedFor(t *testing.T) {
 	}
 	// One batch, as `voxlab view` does: y 0 is never asked for.
 	h.v.Batch(func() {
-		h.v.SetAxis(Y)
-		h.v.SetSlice(500)
+		h.v.Dims().SetAxis(Y)
+		h.v.Dims().SetSlice(500)
 	})
 	k := sliceKey{axis: Y, idx: 500}
 	// Let 20 of the 50 pieces through: 40%.
@@ -293,8 +293,8 @@ func TestStalledSideViewFails(t *testing.T) {
 	}
 	// One batch, as `voxlab view` does: y 0 is never asked for.
 	h.v.Batch(func() {
-		h.v.SetAxis(Y)
-		h.v.SetSlice(500)
+		h.v.Dims().SetAxis(Y)
+		h.v.Dims().SetSlice(500)
 	})
 	for range 5 {
 		fs.gate <- struct{}{}

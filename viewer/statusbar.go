@@ -58,7 +58,7 @@ func (s *statusBar) update(v *Viewer) {
 			}
 		} else {
 			if slices.ContainsFunc(v.stack.All(), func(l Layer) bool {
-				il, ok := l.(*ImageLayer)
+				il, ok := imageLayer(l)
 				return ok && il.maps > 1 && inPanel(l)
 			}) {
 				fmt.Fprintf(&b, "map %d  ", v.at.Map())
@@ -74,10 +74,10 @@ func (s *statusBar) update(v *Viewer) {
 			}
 		}
 	}
-	if b.Len() == 0 && v.lastErr == "" {
+	if b.Len() == 0 && v.dlg.lastErr == "" {
 		b.WriteString(hint(v))
 	}
-	if b.Len() > 0 || v.lastErr == "" {
+	if b.Len() > 0 || v.dlg.lastErr == "" {
 		s.setText(s.status, b.String())
 	}
 	// The points layers' counts, whole and cut short, and with only
@@ -85,7 +85,7 @@ func (s *statusBar) update(v *Viewer) {
 	var long, short, mixed []string
 	var top, sel string // the top and the selected points layer's short counts
 	for _, l := range v.stack.All() {
-		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
+		if pl, ok := pointsLayer(l); ok && l.Visible() {
 			long = append(long, pl.statusText(imageExtent(v.stack.All())))
 			short = append(short, shortStatus(pl))
 			mixed = append(mixed, short[len(short)-1])
@@ -103,7 +103,7 @@ func (s *statusBar) update(v *Viewer) {
 	if len(short) > 1 {
 		few = append(few, fmt.Sprintf("+ %d more points layers", len(short)-1))
 	}
-	if pl, ok := v.stack.Selected().(*PointsLayer); ok {
+	if pl, ok := pointsLayer(v.stack.Selected()); ok {
 		if v.ctl.layer == v.stack.Selected() {
 			v.ctl.pts.sync(pl, imageExtent(v.stack.All())) // its in-view count is the one just drawn
 		}
@@ -207,10 +207,10 @@ func hint(v *Viewer) string {
 	case v.ortho.on:
 		return "click or drag to move the point · scroll to zoom · double-click to reset"
 	}
-	if pl, ok := v.stack.Selected().(*PointsLayer); ok && pl.Visible() && v.edit.mode != PanZoom {
+	if pl, ok := pointsLayer(v.stack.Selected()); ok && pl.Visible() && v.edit.mode != PanZoom {
 		return editHints[v.edit.mode]
 	}
-	if v.Maps() > 1 {
+	if v.Dims().Maps() > 1 {
 		return "drag to pan · scroll to zoom · ←/→ slice · ↑/↓ map · double-click to reset"
 	}
 	return "drag to pan · scroll to zoom · ←/→ change slice · double-click to reset"

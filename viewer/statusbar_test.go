@@ -32,7 +32,7 @@ func TestStatusBarFitsThreePointsLayers(t *testing.T) {
 	for _, n := range layers {
 		h.v.AddPoints(n, pts)
 	}
-	h.v.SetSlice(15)
+	h.v.Dims().SetSlice(15)
 	h.settle()
 	info := h.v.bar.info
 	if w := natural(info); w > info.Size().Width+0.5 {
@@ -70,7 +70,7 @@ func TestReviewShowsClassAndProbability(t *testing.T) {
 	}
 	h.settle()
 	for _, want := range []string{"point 2: non-cell, probability 0.125", "point 1: cell, probability 0.900", "point 3: unknown"} {
-		if !h.v.WalkNext(+1) {
+		if !h.v.Curation().Next(+1) {
 			t.Fatalf("the walk ended before %q", want)
 		}
 		h.settle()
@@ -249,7 +249,7 @@ func TestStatusBarFitsManyPointsLayers(t *testing.T) {
 		}
 	}
 	h.v.Select(sel)
-	h.v.SetSlice(15)
+	h.v.Dims().SetSlice(15)
 	h.settle()
 	info := h.v.bar.info
 	if w := natural(info); w > info.Size().Width+0.5 {

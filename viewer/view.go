@@ -147,14 +147,14 @@ func (s *sliceView) CreateRenderer() fyne.WidgetRenderer {
 func (s *sliceView) Dragged(e *fyne.DragEvent) {
 	defer s.hover(e.Position)
 	if s.ortho != nil {
-		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
+		s.v.Dims().SetPoint(s.v.ortho.pick(s, e.Position))
 		s.hover(e.Position)
 		return
 	}
 	if s.v.edit.dragged(s, e) {
 		return
 	}
-	s.v.setNav(s.v.nav.Pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
+	s.v.Panels().setNav(s.v.nav.Pan(float64(e.Dragged.DX), float64(e.Dragged.DY)))
 }
 
 // DragEnd ends a pan.
@@ -177,7 +177,7 @@ func (s *sliceView) Scrolled(e *fyne.ScrollEvent) {
 			x = float64(sz.Width) / 2
 		}
 	}
-	s.v.setNav(s.v.nav.ZoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
+	s.v.Panels().setNav(s.v.nav.ZoomAt(f, x, y, float64(sz.Width), float64(sz.Height), lo, hi))
 	s.hover(e.Position)
 }
 
@@ -200,7 +200,7 @@ func (s *sliceView) Tapped(e *fyne.PointEvent) {
 		c.Focus(s)
 	}
 	if s.ortho != nil {
-		s.v.SetPoint(s.v.ortho.pick(s, e.Position))
+		s.v.Dims().SetPoint(s.v.ortho.pick(s, e.Position))
 		s.hover(e.Position)
 		return
 	}
@@ -216,7 +216,7 @@ func (s *sliceView) DoubleTapped(e *fyne.PointEvent) {
 	if s.v.edit.clickDone(2) || s.v.edit.tapped(s, e) {
 		return
 	}
-	s.v.ResetView()
+	s.v.Panels().ResetView()
 }
 
 // FocusGained is part of fyne.Focusable.

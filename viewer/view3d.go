@@ -135,7 +135,7 @@ func newView3D(v *Viewer) *view3D {
 	v.v3 = w
 	w.modeSel = widget.NewSelect(render3d.Modes(), func(s string) {
 		if m, err := render3d.ParseMode(s); err == nil {
-			v.Set3DMode(m)
+			v.Scene().SetMode(m)
 		}
 		widgets.Refocus(v.win, false)
 	})
@@ -144,7 +144,7 @@ func newView3D(v *Viewer) *view3D {
 	w.thrSlider = widget.NewSlider(0, 1)
 	w.thrSlider.OnChanged = func(x float64) {
 		if !w.syncing {
-			v.SetIsoThreshold(x)
+			v.Scene().SetIsoThreshold(x)
 		}
 	}
 	w.attSlider = widget.NewSlider(0, 0.5)
@@ -188,21 +188,38 @@ func (w *view3D) onShow() bool { return w.on() && w.Visible() }
 // false for a view not built yet (nil).
 func (w *view3D) on() bool { return w != nil && w.v.v3Check != nil && w.v.v3Check.Checked }
 
-// Set3D shows the 3D view in place of the slice panels (on), or the
+// Scene is the 3D view as the application drives it: shown or not, its
+// rendering mode, camera and iso threshold (the view is built the first
+// time one is set). Use it on the UI goroutine.
+type Scene struct{ v *Viewer }
+
+// Scene returns the viewer's 3D view.
+func (v *Viewer) Scene() Scene { return Scene{v} }
+
+// view returns the 3D view, built on first use.
+func (sc Scene) view() *view3D {
+	if sc.v.v3 == nil {
+		sc.v.v3 = newView3D(sc.v)
+	}
+	return sc.v.v3
+}
+
+// SetOn shows the 3D view in place of the slice panels (on), or the
 // panels again.
-func (v *Viewer) Set3D(on bool) {
-	if on && v.v3 == nil {
-		v.v3 = newView3D(v)
+func (sc Scene) SetOn(on bool) {
+	v := sc.v
+	if on {
+		sc.view()
 	}
 	if v.v3Check.Checked != on {
-		v.v3Check.SetChecked(on) // calls Set3D again
+		v.v3Check.SetChecked(on) // calls SetOn again
 		return
 	}
 	if v.v3 == nil {
 		return
 	}
 	if on && v.ortho.on {
-		v.SetOrtho(false) // one or the other (SetOrtho turns 3D off)
+		v.Panels().SetOrtho(false) // one or the other (SetOrtho turns 3D off)
 	}
 	from, to := fyne.CanvasObject(v.v3.content), fyne.CanvasObject(v.panelBox)
 	if on {
@@ -217,31 +234,37 @@ func (v *Viewer) Set3D(on bool) {
 	v.redraw()
 }
 
-// Set3DMode chooses the 3D rendering mode.
-func (v *Viewer) Set3DMode(m render3d.Mode) {
-	if v.v3 == nil {
-		v.v3 = newView3D(v)
-	}
-	w := v.v3
+// SetMode chooses the 3D rendering mode.
+func (sc Scene) SetMode(m render3d.Mode) {
+	w := sc.view()
 	if w.mode == m {
 		return
 	}
 	w.mode = m
 	w.modeSel.SetSelected(m.String())
 	w.syncBar()
-	v.v3.request()
+	w.request()
 }
 
 // SetCameraAngles turns the 3D view to azimuth az and elevation el, in
 // degrees (render3d.Angles), keeping its zoom.
-func (v *Viewer) SetCameraAngles(az, el float64) {
-	if v.v3 == nil {
-		v.v3 = newView3D(v)
+func (sc Scene) SetCameraAngles(az, el float64) {
+	w := sc.view()
+	z := w.cam.Zoom
+	w.cam = render3d.Angles(az, el)
+	w.cam.Zoom = z
+	w.request()
+}
+
+// SetIsoThreshold sets the iso-surface's value (default: halfway
+// between the contrast limits of the lowest visible image layer).
+func (sc Scene) SetIsoThreshold(x float64) {
+	w := sc.view()
+	if w.thrSet && w.thr == x {
+		return
 	}
-	z := v.v3.cam.Zoom
-	v.v3.cam = render3d.Angles(az, el)
-	v.v3.cam.Zoom = z
-	v.v3.request()
+	w.thr, w.thrSet = x, true
+	w.request()
 }
 
 // camera returns the 3D view's camera (the default one for a view not
@@ -253,20 +276,6 @@ func (w *view3D) camera() render3d.Camera {
 	return w.cam
 }
 
-// SetIsoThreshold sets the iso-surface's value (default: halfway
-// between the contrast limits of the lowest visible image layer).
-func (v *Viewer) SetIsoThreshold(x float64) {
-	if v.v3 == nil {
-		v.v3 = newView3D(v)
-	}
-	w := v.v3
-	if w.thrSet && w.thr == x {
-		return
-	}
-	w.thr, w.thrSet = x, true
-	v.v3.request()
-}
-
 // threshold is the iso value: the one set, else halfway between the
 // contrast limits of the lowest visible image layer.
 func (w *view3D) threshold() float64 {
@@ -274,7 +283,7 @@ func (w *view3D) threshold() float64 {
 		return w.thr
 	}
 	for _, l := range w.v.stack.All() {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			lo, hi := il.ContrastLimits()
 			return (lo + hi) / 2
 		}
@@ -345,12 +354,12 @@ func pointsSpacing(layers []Layer, pl *PointsLayer) [3]float64 {
 		if l == Layer(pl) {
 			break
 		}
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			below = il
 		}
 	}
 	for _, l := range layers {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			lowest = il
 			break
 		}
@@ -398,7 +407,7 @@ func (w *view3D) err() error {
 		return nil
 	}
 	for _, l := range w.v.stack.All() {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			if lg := w.grids[il]; lg != nil && lg.err != nil {
 				return lg.err
 			}
@@ -415,7 +424,7 @@ func (w *view3D) build(il *ImageLayer, m int) *layerGrids {
 	b, err := render3d.NewBuilder(il.vol, m*il.depth, il.depth, []int64{w.coarse, w.budget})
 	if err != nil {
 		lg.err = err
-		w.v.ShowError(err)
+		w.v.dlg.ShowError(err)
 		return lg
 	}
 	var step func()
@@ -430,7 +439,7 @@ func (w *view3D) build(il *ImageLayer, m int) *layerGrids {
 			switch {
 			case err != nil:
 				lg.err = fmt.Errorf("3D view of %s: %w", il.name, err)
-				w.v.ShowError(lg.err)
+				w.v.dlg.ShowError(lg.err)
 			case done:
 				gs := b.Grids()
 				lg.coarse, lg.fine = gs[0], gs[1]
@@ -536,7 +545,7 @@ func (w *view3D) DoubleTapped(*fyne.PointEvent) {
 // image layer's values seen so far.
 func (w *view3D) syncThreshold() {
 	for _, l := range w.v.stack.All() {
-		if il, ok := l.(*ImageLayer); ok && l.Visible() {
+		if il, ok := imageLayer(l); ok && l.Visible() {
 			lo, hi := il.ContrastRange()
 			if hi > lo {
 				w.thrSlider.Min, w.thrSlider.Max = lo, hi

@@ -43,7 +43,7 @@ func (w *view3D) request() {
 			delete(w.grids, il)
 		}
 	}
-	ext := frame3D(v.stack.All(), v.Extent())
+	ext := frame3D(v.stack.All(), v.Dims().Extent())
 	// The signature of what the frame shows comes first, from cheap
 	// fields: redraw calls this on every repaint, and the snapshots
 	// (each layer's colour table, every point in world coordinates) are
@@ -57,7 +57,7 @@ func (w *view3D) request() {
 	}
 	var images []shown
 	for _, l := range v.stack.All() {
-		il, ok := l.(*ImageLayer)
+		il, ok := imageLayer(l)
 		if !ok || !l.Visible() || il.fixed != nil {
 			continue
 		}
@@ -85,7 +85,7 @@ func (w *view3D) request() {
 	}
 	var pointLayers []*PointsLayer
 	for _, l := range v.stack.All() {
-		if pl, ok := l.(*PointsLayer); ok && l.Visible() {
+		if pl, ok := pointsLayer(l); ok && l.Visible() {
 			pointLayers = append(pointLayers, pl)
 			fmt.Fprintf(&sig, "pts %d %v %v %v %v|", pl.Version(), pl.size, pl.Opacity(), pl.style, pointsSpacing(v.stack.All(), pl))
 		}

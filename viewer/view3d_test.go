@@ -47,11 +47,11 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	inside := Point{Z: c, Y: c, X: c}
 	corner := Point{Z: 3, Y: 3, X: 3}
 	h.v.AddPoints("cells", []Point{inside, corner})
-	h.v.Set3DMode(render3d.Iso)
-	h.v.SetIsoThreshold(0)
+	h.v.Scene().SetMode(render3d.Iso)
+	h.v.Scene().SetIsoThreshold(0)
 	h.v.v3.coarse = int64(n*n*n*4) / 8 // factor 2
-	h.v.SetCameraAngles(25, 15)
-	h.v.Set3D(true)
+	h.v.Scene().SetCameraAngles(25, 15)
+	h.v.Scene().SetOn(true)
 	h.settle()
 
 	w := h.v.v3
@@ -74,7 +74,7 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	if ctr.R < 200 || ctr.R != ctr.G || ctr.G != ctr.B {
 		t.Fatalf("centre pixel %v, want a lit grey surface", ctr)
 	}
-	ext := frame3D(h.v.stack.All(), h.v.Extent())
+	ext := frame3D(h.v.stack.All(), h.v.Dims().Extent())
 	at := func(p Point) (float64, float64) {
 		x, y, _ := v.Project(worldOf(p.Z, p.Y, p.X, [3]float64{1, 1, 1}, ext))
 		return x, y
@@ -88,13 +88,13 @@ func TestView3DIsoAndPoints(t *testing.T) {
 	}
 
 	// MIP blends the points over the volume: both show.
-	h.v.Set3DMode(render3d.MIP)
+	h.v.Scene().SetMode(render3d.MIP)
 	h.settle()
 	if x, y := at(inside); green3D(h, x, y, 40) == 0 {
 		t.Fatalf("MIP: the point inside the sphere does not show")
 	}
 	// Back to the slices: the panels are on show again.
-	h.v.Set3D(false)
+	h.v.Scene().SetOn(false)
 	if h.v.v3.onShow() {
 		t.Fatal("still 3D")
 	}
@@ -108,7 +108,7 @@ func TestView3DDrag(t *testing.T) {
 	if _, err := h.v.AddImage("v", vol, ImageOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h.v.Set3D(true)
+	h.v.Scene().SetOn(true)
 	h.settle()
 	w := h.v.v3
 	sz := w.Size()
@@ -149,7 +149,7 @@ func TestView3DBlendsLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.v.Set3D(true)
+	h.v.Scene().SetOn(true)
 	h.settle()
 	v := h.v.v3.view
 	img := h.v.v3.shown
@@ -190,7 +190,7 @@ func TestView3DReadError(t *testing.T) {
 	if _, err := h.v.AddImage("bad", bad, ImageOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	h.v.Set3D(true)
+	h.v.Scene().SetOn(true)
 	err := h.v.settle(h.q, 2*time.Minute)
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "3D view of bad") {
 		t.Fatalf("settle: %v, want the read error naming the layer", err)
@@ -222,9 +222,9 @@ func TestView3DCoregistersVoxelSizes(t *testing.T) {
 	if _, err := h.v.AddImage("small", small, ImageOptions{Contrast: [2]float64{0, 1}, Blending: Additive}); err != nil {
 		t.Fatal(err)
 	}
-	h.v.Set3DMode(render3d.MIP)
-	h.v.SetCameraAngles(0, 0)
-	h.v.Set3D(true)
+	h.v.Scene().SetMode(render3d.MIP)
+	h.v.Scene().SetCameraAngles(0, 0)
+	h.v.Scene().SetOn(true)
 	h.settle()
 	img, v := h.v.v3.shown, h.v.v3.view
 	var sx, sy, n float64
@@ -244,7 +244,7 @@ func TestView3DCoregistersVoxelSizes(t *testing.T) {
 	if sp := pointsSpacing(h.v.stack.All(), pts); sp != small.VoxelSize {
 		t.Fatalf("points at voxel size %v, want the image below's %v", sp, small.VoxelSize)
 	}
-	ext := frame3D(h.v.stack.All(), h.v.Extent())
+	ext := frame3D(h.v.stack.All(), h.v.Dims().Extent())
 	if want := (render3d.Vec{40, 40, 10}); ext != want {
 		t.Fatalf("frame %v, want %v", ext, want)
 	}

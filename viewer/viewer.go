@@ -18,9 +18,11 @@ import (
 )
 
 // Viewer is the volume viewer: a layer list with per-layer controls, one
-// canvas panel (or a grid of them), a dims slider and a status bar. Its
-// methods must be called on the UI goroutine (inside fyne.Do from other
-// goroutines) unless they say otherwise.
+// canvas panel (or a grid of them), a dims slider and a status bar. It
+// keeps the layers and hands out the parts that hold the rest (Dims,
+// Panels, Scene, Curation, Dialogs, Dock, Offer, Async). Its methods and
+// theirs must be called on the UI goroutine (through Async.Do from other
+// goroutines), except Async's own.
 type Viewer struct {
 	win fyne.Window
 
@@ -65,27 +67,26 @@ type Viewer struct {
 	grdCheck *widget.Check
 	// offer proposes the view change a result makes possible (compare
 	// it with its input side by side) instead of making it.
-	offer  *offerBar
-	tabs   *container.AppTabs
-	dock   *container.AppTabs
-	centre *fyne.Container
-	root   *fyne.Container
+	offer *Offer
+	// dock holds the view's tab and the processing panel's (dock.go).
+	dock *Dock
+	root *fyne.Container
 
 	// ptr is where the mouse is (input.go).
-	ptr     pointer
-	lastErr string
+	ptr pointer
 
 	// files opens what the user asks for (open.go).
 	files opener
-	// dlg are the dialogs on show (dialogs.go).
-	dlg dialogs
+	// dlg are the dialogs on show and the last error (dialogs.go).
+	dlg Dialogs
 	// save saves points layers and asks before edits are lost
 	// (points_saver.go).
 	save saver
 
-	// bg are the background goroutines that post to the UI (Go: the
-	// panel's plot renderers), so a closing window can wait for them.
-	bg bgGoroutines
+	// bg is what other goroutines may ask of the viewer (async.go):
+	// posting to the UI, and the goroutines that do, which a closing
+	// window waits for.
+	bg Async
 
 	// now is the clock settle measures stalls with (tests set their own).
 	now func() time.Time
@@ -107,22 +108,24 @@ func New(win fyne.Window) *Viewer {
 }
 
 func newViewer(win fyne.Window, post func(func())) *Viewer {
-	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: dialogs{win: win}}
+	v := &Viewer{win: win, post: post, now: time.Now, edit: editState{walk: WalkAll}, dlg: Dialogs{win: win}}
+	v.bg.post = post
+	v.dlg.status = func(s string) { v.bar.status.SetText(s) }
 	v.ortho.at = &v.at
 	v.edit.v = v
-	v.redraws = redraws{post: post, showError: v.ShowError, redraw: v.redraw, refresh: func() {
+	v.redraws = redraws{post: post, showError: v.dlg.ShowError, redraw: v.redraw, refresh: func() {
 		v.dims.update()
 		v.redraw()
 		v.ctl.settle(v.stack.All(), v.stack.Selected())
 	}}
 	v.save = saver{win: win, dlg: &v.dlg, layers: v.stack.All, selected: v.stack.Selected,
-		status: func(s string) { v.bar.status.SetText(s) }, showError: v.ShowError, remove: v.RemoveLayer}
-	v.files = opener{win: win, dlg: &v.dlg, open: v.Open, showError: v.ShowError,
+		status: func(s string) { v.bar.status.SetText(s) }, showError: v.dlg.ShowError, remove: v.RemoveLayer}
+	v.files = opener{win: win, dlg: &v.dlg, open: v.Open, showError: v.dlg.ShowError,
 		menuChanged: func() { v.win.SetMainMenu(v.mainMenu()) }}
 	v.actions.v = v
 	v.stack.Watch(v.stackChanged)
 	v.panelBox = container.New(gridLayout{v})
-	v.setPanels()
+	v.Panels().rebuild()
 	v.bar = newStatusBar(func() {
 		if v.root != nil {
 			v.root.Refresh()
@@ -131,12 +134,12 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	v.list = newLayerList(v.win, &v.stack, v.Select)
 	v.controls = container.NewVBox()
 	v.dims = newDimsBar(v.win, &v.at, dimsActions{
-		setAxis:  v.SetAxis,
-		setSlice: v.SetSlice,
-		setMap:   v.SetMap,
-		step:     func() { v.post(func() { v.Step(1, true) }) },
+		setAxis:  v.Dims().SetAxis,
+		setSlice: v.Dims().SetSlice,
+		setMap:   v.Dims().SetMap,
+		step:     func() { v.post(func() { v.Dims().Step(1, true) }) },
 	})
-	v.dims.extent, v.dims.maps = v.Extent, v.Maps
+	v.dims.extent, v.dims.maps = v.Dims().Extent, v.Dims().Maps
 	v.dims.relayout = func() {
 		if v.viewBox != nil {
 			v.viewBox.Refresh()
@@ -144,17 +147,17 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	}
 
 	open := widgets.NewButton(v.win, "Open…", theme.FolderOpenIcon(), func() { v.files.show(false) })
-	reset := widgets.NewButton(v.win, "Reset view", theme.ZoomFitIcon(), v.ResetView)
+	reset := widgets.NewButton(v.win, "Reset view", theme.ZoomFitIcon(), v.Panels().ResetView)
 	v.grdCheck = widget.NewCheck("Grid", func(on bool) {
-		v.SetGrid(on)
+		v.Panels().SetGrid(on)
 		widgets.Refocus(v.win, false)
 	})
 	v.ortho.check = widget.NewCheck("Ortho", func(on bool) {
-		v.SetOrtho(on)
+		v.Panels().SetOrtho(on)
 		widgets.Refocus(v.win, false)
 	})
 	v.v3Check = widget.NewCheck("3D", func(on bool) {
-		v.Set3D(on)
+		v.Scene().SetOn(on)
 		widgets.Refocus(v.win, false)
 	})
 	// napari's new points layer, for marking cells on an image.
@@ -172,12 +175,10 @@ func newViewer(win fyne.Window, post func(func())) *Viewer {
 	left := container.NewVSplit(widgets.PanelScroll(v.controls), listBox)
 	left.Offset = 0.55
 
-	v.offer = newOfferBar(v.win, func(ls ...Layer) { v.Focus(true, ls...) }, func() { v.dims.relayout() })
+	v.offer = newOffer(v.win, func(l Layer) bool { return v.stack.IndexOf(l) >= 0 }, func(ls ...Layer) { v.Panels().Focus(true, ls...) }, func() { v.dims.relayout() })
 	v.viewBox = container.NewBorder(v.offer.box, v.dims.box, nil, nil, v.panelBox)
-	v.tabs = container.NewAppTabs(container.NewTabItem("View", v.viewBox))
-	v.dock = container.NewAppTabs()
-	v.centre = container.NewStack(v.tabs)
-	split := container.NewHSplit(left, v.centre)
+	v.dock = newDock(v.viewBox)
+	split := container.NewHSplit(left, v.dock.centre)
 	split.Offset = 0.24
 	v.root = container.NewBorder(toolbar, v.bar, nil, nil, split)
 	v.rebuildControls()
@@ -265,7 +266,7 @@ func (v *Viewer) AddHeatmap(name string, rows, cols int, data []float64, opts ..
 func (v *Viewer) add(l Layer) {
 	l.base().setViewer(v)
 	first := v.stack.Len() == 0
-	if il, ok := l.(*ImageLayer); ok && first {
+	if il, ok := imageLayer(l); ok && first {
 		// The first volume starts at its middle plane along every axis
 		// (napari's dims start there), not at an edge plane.
 		v.at.Centre(il.extent())
@@ -274,7 +275,7 @@ func (v *Viewer) add(l Layer) {
 	// Until the user pans or zooms, the panels fit whatever they show
 	// (sliceView.fitNow); the first layer always starts fitted.
 	if first {
-		v.ResetView()
+		v.Panels().ResetView()
 	}
 }
 
@@ -319,7 +320,7 @@ func (v *Viewer) stackChanged(c model.ListChange) {
 // layersChanged updates everything that depends on the layer stack.
 func (v *Viewer) layersChanged() {
 	if v.grid {
-		v.setPanels()
+		v.Panels().rebuild()
 	}
 	v.list.Refresh()
 	if i := v.stack.IndexOf(v.stack.Selected()); i >= 0 {
@@ -378,7 +379,7 @@ func (v *Viewer) OnLayersChanged(f func(edited bool)) {
 // one changes the dims slider's range).
 func (v *Viewer) layerChanged() {
 	if v.grid {
-		v.setPanels()
+		v.Panels().rebuild()
 	}
 	v.list.Refresh()
 	v.ctl.settle(v.stack.All(), v.stack.Selected())

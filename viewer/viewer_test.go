@@ -110,10 +110,10 @@ func TestSliderAndKeysChangeSlice(t *testing.T) {
 	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{30, 6, 6}, func(z, y, x int) float64 { return float64(z * 5) }), ImageOptions{Contrast: [2]float64{0, 255}})
 	h.settle()
 	// The first volume opens at its middle plane (it opened at plane 0).
-	if h.v.Slice() != 15 || !strings.Contains(h.v.dims.label.Text, "z 15/29") {
-		t.Fatalf("the first volume opened at slice %d (%q), want its middle, 15", h.v.Slice(), h.v.dims.label.Text)
+	if h.v.Dims().Slice() != 15 || !strings.Contains(h.v.dims.label.Text, "z 15/29") {
+		t.Fatalf("the first volume opened at slice %d (%q), want its middle, 15", h.v.Dims().Slice(), h.v.dims.label.Text)
 	}
-	h.v.SetSlice(0)
+	h.v.Dims().SetSlice(0)
 	h.settle()
 	p := h.panel()
 	if got := h.pixelAt(p, 2, 2); got != gray(0) {
@@ -121,16 +121,16 @@ func TestSliderAndKeysChangeSlice(t *testing.T) {
 	}
 	h.v.dims.slider.SetValue(12)
 	h.settle()
-	if h.v.Slice() != 12 {
-		t.Fatalf("slider at 12, viewer at %d", h.v.Slice())
+	if h.v.Dims().Slice() != 12 {
+		t.Fatalf("slider at 12, viewer at %d", h.v.Dims().Slice())
 	}
 	if got := h.pixelAt(p, 2, 2); got != gray(60) {
 		t.Errorf("slice 12 drew %v, want 60", got)
 	}
 	h.v.typedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
 	h.settle()
-	if h.v.Slice() != 13 || h.pixelAt(p, 2, 2) != gray(65) {
-		t.Errorf("right arrow: slice %d, pixel %v", h.v.Slice(), h.pixelAt(p, 2, 2))
+	if h.v.Dims().Slice() != 13 || h.pixelAt(p, 2, 2) != gray(65) {
+		t.Errorf("right arrow: slice %d, pixel %v", h.v.Dims().Slice(), h.pixelAt(p, 2, 2))
 	}
 	if h.v.dims.slider.Value != 13 {
 		t.Errorf("slider did not follow the key: %v", h.v.dims.slider.Value)
@@ -138,12 +138,12 @@ func TestSliderAndKeysChangeSlice(t *testing.T) {
 	h.v.typedKey(&fyne.KeyEvent{Name: fyne.KeyEnd})
 	h.v.typedKey(&fyne.KeyEvent{Name: fyne.KeyRight}) // stays at the end
 	h.settle()
-	if h.v.Slice() != 29 || h.pixelAt(p, 2, 2) != gray(145) {
-		t.Errorf("end: slice %d, pixel %v", h.v.Slice(), h.pixelAt(p, 2, 2))
+	if h.v.Dims().Slice() != 29 || h.pixelAt(p, 2, 2) != gray(145) {
+		t.Errorf("end: slice %d, pixel %v", h.v.Dims().Slice(), h.pixelAt(p, 2, 2))
 	}
-	h.v.Step(1, true) // play wraps
-	if h.v.Slice() != 0 {
-		t.Errorf("wrapping step went to %d", h.v.Slice())
+	h.v.Dims().Step(1, true) // play wraps
+	if h.v.Dims().Slice() != 0 {
+		t.Errorf("wrapping step went to %d", h.v.Dims().Slice())
 	}
 	if !strings.Contains(h.v.dims.label.Text, "z 0/29") {
 		t.Errorf("dims label %q", h.v.dims.label.Text)
@@ -162,33 +162,33 @@ func TestDimsFollowVisibleLayers(t *testing.T) {
 	if n := int(h.v.dims.slider.Max) + 1; n != 6 || !strings.Contains(h.v.dims.label.Text, "z 3/5") {
 		t.Errorf("with the maps hidden the slider covers %d slices (%q), want the brain's 6", n, h.v.dims.label.Text)
 	}
-	h.v.SetSlice(30)
-	if h.v.Slice() != 5 {
-		t.Errorf("SetSlice(30) beyond the visible layers went to %d, want 5", h.v.Slice())
+	h.v.Dims().SetSlice(30)
+	if h.v.Dims().Slice() != 5 {
+		t.Errorf("SetSlice(30) beyond the visible layers went to %d, want 5", h.v.Dims().Slice())
 	}
 	maps.SetVisible(true)
 	h.settle()
 	if n := int(h.v.dims.slider.Max) + 1; n != 40 {
 		t.Errorf("with the maps shown the slider covers %d slices, want 40", n)
 	}
-	h.v.SetSlice(30)
+	h.v.Dims().SetSlice(30)
 	maps.SetVisible(false)
 	h.settle()
-	if h.v.Slice() != 5 || h.v.dims.slider.Value != 5 || !strings.Contains(h.v.dims.label.Text, "z 5/5") {
-		t.Errorf("hiding the maps at slice 30: slice %d, slider %v, label %q; want the brain's last, 5", h.v.Slice(), h.v.dims.slider.Value, h.v.dims.label.Text)
+	if h.v.Dims().Slice() != 5 || h.v.dims.slider.Value != 5 || !strings.Contains(h.v.dims.label.Text, "z 5/5") {
+		t.Errorf("hiding the maps at slice 30: slice %d, slider %v, label %q; want the brain's last, 5", h.v.Dims().Slice(), h.v.dims.slider.Value, h.v.dims.label.Text)
 	}
 	maps.SetVisible(true)
 	h.settle()
-	if h.v.Slice() != 30 || h.v.dims.slider.Value != 30 {
-		t.Errorf("showing the maps again: slice %d, slider %v; want 30 as before", h.v.Slice(), h.v.dims.slider.Value)
+	if h.v.Dims().Slice() != 30 || h.v.dims.slider.Value != 30 {
+		t.Errorf("showing the maps again: slice %d, slider %v; want 30 as before", h.v.Dims().Slice(), h.v.dims.slider.Value)
 	}
 	// A move made while the maps were hidden is the one kept.
 	maps.SetVisible(false)
-	h.v.SetSlice(2)
+	h.v.Dims().SetSlice(2)
 	maps.SetVisible(true)
 	h.settle()
-	if h.v.Slice() != 2 {
-		t.Errorf("moved to 2 with the maps hidden, then showed them: slice %d", h.v.Slice())
+	if h.v.Dims().Slice() != 2 {
+		t.Errorf("moved to 2 with the maps hidden, then showed them: slice %d", h.v.Dims().Slice())
 	}
 }
 
@@ -207,8 +207,8 @@ func TestAxisChoice(t *testing.T) {
 		{Y, 2, 4, 5, f(4, 2, 5)}, // rows are z, columns x
 		{X, 6, 1, 3, f(1, 3, 6)}, // rows are z, columns y
 	} {
-		h.v.SetAxis(c.axis)
-		h.v.SetSlice(c.idx)
+		h.v.Dims().SetAxis(c.axis)
+		h.v.Dims().SetSlice(c.idx)
 		h.settle()
 		got, ok := h.v.ValueAt(h.v.stack.At(0), c.row, c.col)
 		if !ok || got != c.want {
@@ -224,7 +224,7 @@ func TestPointsOnTheirSlice(t *testing.T) {
 	h := newHarness(t)
 	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{40, 50, 50}, func(z, y, x int) float64 { return 0 }), ImageOptions{Contrast: [2]float64{0, 255}})
 	pl := h.v.AddPoints("cells", []Point{{Z: 10, Y: 20, X: 30, Type: "cell"}, {Z: 10, Y: 40, X: 10, Type: "cell"}, {Z: 25, Y: 5, X: 5}}, PointsOptions{Size: 6, OutOfSlice: 2})
-	h.v.SetSlice(10)
+	h.v.Dims().SetSlice(10)
 	h.settle()
 	p := h.panel()
 	green := defaultStyle(0).Face
@@ -243,7 +243,7 @@ func TestPointsOnTheirSlice(t *testing.T) {
 	}
 	// One plane away: drawn fainter and smaller.
 	inG, inN := h.greenAround(p, 20, 30, 5)
-	h.v.SetSlice(11)
+	h.v.Dims().SetSlice(11)
 	h.settle()
 	outG, outN := h.greenAround(p, 20, 30, 5)
 	if outG == 0 || outG >= inG || outN >= inN {
@@ -254,7 +254,7 @@ func TestPointsOnTheirSlice(t *testing.T) {
 	}
 	_ = green
 	// Beyond ±2 planes: nothing.
-	h.v.SetSlice(13)
+	h.v.Dims().SetSlice(13)
 	h.settle()
 	for dc := -4.0; dc <= 4; dc++ {
 		if got := h.pixelAt(p, 20, 30+dc); got != gray(0) {
@@ -276,7 +276,7 @@ func TestValueUnderCursor(t *testing.T) {
 	h := newHarness(t)
 	h.v.AddImage("raw", memVolume(t, volume.Uint16, [3]int{3, 20, 30}, func(z, y, x int) float64 { return float64(1000*z + 10*y + x) }), ImageOptions{})
 	h.v.AddImage("f", memVolume(t, volume.Float32, [3]int{3, 20, 30}, func(z, y, x int) float64 { return 0.5 + float64(x) }), ImageOptions{})
-	h.v.SetSlice(2)
+	h.v.Dims().SetSlice(2)
 	h.settle()
 	p := h.panel()
 	sz := p.Size()
@@ -336,7 +336,7 @@ func TestZoomAndPanEvents(t *testing.T) {
 			t.Fatalf("pixel block of column %v not uniform at x=%d: %v vs %v", col, x, got, ref)
 		}
 	}
-	h.v.ResetView()
+	h.v.Panels().ResetView()
 	if math.Abs(p.xf().Scale-math.Min(w/200, hh/100)) > 1e-9 {
 		t.Errorf("reset view scale %v", p.xf().Scale)
 	}
@@ -346,7 +346,7 @@ func TestGridModeLinksPanels(t *testing.T) {
 	h := newHarness(t)
 	raw, _ := h.v.AddImage("raw", memVolume(t, volume.Uint8, [3]int{5, 20, 20}, func(z, y, x int) float64 { return 100 }), ImageOptions{Contrast: [2]float64{0, 255}})
 	h.v.AddImage("dezinged", memVolume(t, volume.Uint8, [3]int{5, 20, 20}, func(z, y, x int) float64 { return 200 }), ImageOptions{Contrast: [2]float64{0, 255}})
-	h.v.SetGrid(true)
+	h.v.Panels().SetGrid(true)
 	h.settle()
 	if len(h.v.panels) != 2 {
 		t.Fatalf("%d panels in grid mode", len(h.v.panels))
@@ -376,7 +376,7 @@ func TestGridModeLinksPanels(t *testing.T) {
 	if len(h.v.panels) != 1 {
 		t.Errorf("hiding a layer left %d panels", len(h.v.panels))
 	}
-	h.v.SetGrid(false)
+	h.v.Panels().SetGrid(false)
 	if len(h.v.panels) != 1 || h.v.panels[0].group != nil {
 		t.Error("grid off did not return to one panel of all layers")
 	}
@@ -421,7 +421,7 @@ func TestRefreshPlanesOfVolumeBeingWritten(t *testing.T) {
 	data := make([]byte, info.Bytes())
 	m, _ := volume.NewMemory(info, data)
 	l, _ := h.v.AddImage("out", volume.New("out", m), ImageOptions{Contrast: [2]float64{0, 255}})
-	h.v.SetSlice(2)
+	h.v.Dims().SetSlice(2)
 	h.settle()
 	if got := h.pixelAt(h.panel(), 1, 1); got != gray(0) {
 		t.Fatalf("before writing: %v", got)

@@ -50,23 +50,23 @@ func TestBadContrastSaysWhy(t *testing.T) {
 func TestNewAxisStartsAtItsMiddle(t *testing.T) {
 	h := newHarness(t)
 	h.v.AddImage("img", memVolume(t, volume.Uint8, [3]int{10, 20, 30}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
-	h.v.SetSlice(4)
+	h.v.Dims().SetSlice(4)
 	h.settle()
-	h.v.SetAxis(Y)
-	if got := h.v.Slice(); got != 10 {
+	h.v.Dims().SetAxis(Y)
+	if got := h.v.Dims().Slice(); got != 10 {
 		t.Errorf("first y slice %d, want the middle 10", got)
 	}
-	h.v.SetSlice(3)
-	h.v.SetAxis(X)
-	if got := h.v.Slice(); got != 15 {
+	h.v.Dims().SetSlice(3)
+	h.v.Dims().SetAxis(X)
+	if got := h.v.Dims().Slice(); got != 15 {
 		t.Errorf("first x slice %d, want the middle 15", got)
 	}
-	h.v.SetAxis(Y)
-	if got := h.v.Slice(); got != 3 {
+	h.v.Dims().SetAxis(Y)
+	if got := h.v.Dims().Slice(); got != 3 {
 		t.Errorf("back to y: slice %d, want the 3 left there", got)
 	}
-	h.v.SetAxis(Z)
-	if got := h.v.Slice(); got != 4 {
+	h.v.Dims().SetAxis(Z)
+	if got := h.v.Dims().Slice(); got != 4 {
 		t.Errorf("back to z: slice %d, want 4", got)
 	}
 }
@@ -92,23 +92,23 @@ func TestStatusWords(t *testing.T) {
 	if got := h.v.ctl.pts.count.Text; !strings.HasPrefix(got, "1 point: 1 cell") {
 		t.Errorf("controls say %q", got)
 	}
-	h.v.Set3D(true)
+	h.v.Scene().SetOn(true)
 	h.settle()
 	if got := h.v.bar.info.Text; !strings.Contains(got, "3D zoom 100%") || strings.Contains(got, "   zoom ") {
 		t.Errorf("3D status %q, want the 3D zoom", got)
 	}
-	h.v.Set3D(false)
+	h.v.Scene().SetOn(false)
 	lv, err := NewLiveVolume(volume.Info{Shape: [3]int{20, 60, 80}, DType: volume.Uint16}, LiveOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, _ := h.v.AddImage("out.h5 (running)", volume.New("out", lv), ImageOptions{})
-	h.v.OfferCompare(h.v.Layers()[0], res)
+	h.v.Offer().Compare(h.v.Layers()[0], res)
 	if got := h.v.offer.text.Text; strings.Contains(got, "ready") {
 		t.Errorf("offer for a running result: %q", got)
 	}
 	done, _ := h.v.AddImage("out.h5", memVolume(t, volume.Uint8, [3]int{20, 60, 80}, func(z, y, x int) float64 { return 0 }), ImageOptions{})
-	h.v.OfferCompare(h.v.Layers()[0], done)
+	h.v.Offer().Compare(h.v.Layers()[0], done)
 	if got := h.v.offer.text.Text; got != fmt.Sprintf("%s is ready", done.Name()) {
 		t.Errorf("offer for a finished result: %q", got)
 	}

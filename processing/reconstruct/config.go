@@ -151,6 +151,24 @@ func (c Config) newSlicer(g Geometry) (slicer, error) {
 	return NewFBP(g)
 }
 
+// newSlicer makes the run's reconstruction of geometry g on the run's
+// backend: FBP with its back-projection on the device when the backend
+// is not the CPU (deviceFBP), else Config.newSlicer's. A slicer that
+// holds device buffers is freed by closeSlicer.
+func (j *reconJob) newSlicer(g Geometry) (slicer, error) {
+	if j.onDevice(j.be) {
+		return newDeviceFBP(g, j.be)
+	}
+	return j.cfg.newSlicer(g)
+}
+
+// closeSlicer frees what a slicer holds on a device.
+func closeSlicer(s slicer) {
+	if c, ok := s.(interface{ Close() }); ok {
+		c.Close()
+	}
+}
+
 // geometry is the FBP geometry of the run for the scan's angles and
 // columns, with centre c.
 func (c Config) geometry(angles []float64, cols int, centre float64) Geometry {

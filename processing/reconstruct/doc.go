@@ -52,5 +52,24 @@
 // when complete. With --paganin each projection is read whole first
 // (Paganin mixes rows) and the rows asked are kept in memory. It splits
 // into tasks of slices whose parts the merge joins into the whole run's
-// output (parts.go). The CPU is its only backend for now.
+// output (parts.go).
+//
+// # Backends
+//
+// On the CPU backend everything above runs on the CPU. On a device
+// backend (CUDA, the cuda build) FBP's back-projection — the stage whose
+// work grows with angles × pixels — runs on the device through Ops
+// (ops.go; reconstruct.cu's recon_backproject, compiled to the embedded
+// reconstruct.ptx by scripts/build-ptx.sh, launched by cuda_ops.go): per
+// slice, the projections are filtered on the CPU (FBP.filterAll, an FFT
+// per projection on every core), uploaded, back-projected on the device
+// and the slice downloaded (deviceFBP, device.go). The kernel computes
+// the detector positions and the sum over angles in float32 where the CPU
+// uses float64; BackProjectTolerance states the bound that costs, which
+// the parity tests (cuda_ops_test.go) and the self-check a run makes
+// before trusting the device (selfcheck.go) hold it to. Gridrec, the
+// flat-field correction, stripe removal, Paganin, the centre search and
+// dezinging stay on the CPU on every backend, and a run's report says
+// what ran where. The CUDA path is compile-checked (make cuda-check),
+// not yet run on a GPU.
 package reconstruct

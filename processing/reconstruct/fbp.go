@@ -145,11 +145,33 @@ func (f *FBP) SliceContext(ctx context.Context, dst, sino []float32) error {
 		panic(fmt.Sprintf("reconstruct: FBP.Slice: sinogram of %d values for %d×%d, slice of %d for %d²",
 			len(sino), len(f.g.Angles), f.g.Columns, len(dst), f.n))
 	}
-	f.parallel(ctx, len(f.g.Angles), func(w *fbpWorker, a int) { f.filterRow(w, a, sino) })
-	blocks := (f.n + fbpRowBlock - 1) / fbpRowBlock
-	f.parallel(ctx, blocks, func(w *fbpWorker, b int) { f.backProjectBlock(w, dst, b*fbpRowBlock) })
+	f.filterAll(ctx, sino)
+	f.backProjectAll(ctx, dst)
 	return ctx.Err()
 }
+
+// filterAll filters every projection of sino into f.filtered, the
+// filtering half of a slice (on the CPU whatever the backend: see
+// deviceFBP).
+func (f *FBP) filterAll(ctx context.Context, sino []float32) {
+	f.parallel(ctx, len(f.g.Angles), func(w *fbpWorker, a int) { f.filterRow(w, a, sino) })
+}
+
+// backProjectAll back-projects f.filtered into dst on the CPU, the
+// back-projection half of a slice.
+func (f *FBP) backProjectAll(ctx context.Context, dst []float32) {
+	blocks := (f.n + fbpRowBlock - 1) / fbpRowBlock
+	f.parallel(ctx, blocks, func(w *fbpWorker, b int) { f.backProjectBlock(w, dst, b*fbpRowBlock) })
+}
+
+// shape is the back-projection of f as the device ops take it.
+func (f *FBP) shape() BackProjectShape {
+	return BackProjectShape{Slices: 1, Angles: len(f.g.Angles), Columns: f.g.Columns, Pad: f.g.Pad,
+		Size: f.n, Center: f.g.Center, MaskRadius: f.g.MaskRadius}
+}
+
+// trig is the angles' cosines then sines, as the device ops take them.
+func (f *FBP) trig() []float64 { return append(append([]float64(nil), f.cos...), f.sin...) }
 
 // parallel runs fn over 0…n−1, each worker taking every len(workers)-th
 // index (the cost of a row is the same throughout), until ctx is done.

@@ -27,7 +27,9 @@ import (
 // gridrec has them (float complex): half the memory a cell of
 // complex128. It computes what FBP does without FBP's linear
 // interpolation, in O(N² log N) per slice instead
-// of O(N²·angles). A Gridrec is not safe for concurrent use.
+// of O(N²·angles). A Gridrec is not safe for concurrent use. Gridrec
+// runs on the CPU only, whatever the run's backend (only FBP's
+// back-projection has a CUDA kernel; the run's report says so).
 type Gridrec struct {
 	g        Geometry
 	n, width int

@@ -65,7 +65,7 @@ func (j *reconJob) TaskPlan(d pipeline.Device, t task.Task) (*plan.Plan, error) 
 		n := j.outInfo().Shape[0]
 		return pipeline.EmptyTaskPlan(t, d.Budget, fmt.Sprintf("%d tasks share %s", t.Count, pipeline.Plural(n, "slice"))), nil
 	}
-	phases := j.phases()
+	phases := j.phasesOn(d.Backend)
 	main := &phases[len(phases)-1]
 	main.Units, main.Align = hi-lo, 1
 	kept := main.Arrays[:0]
@@ -105,6 +105,7 @@ func (j *reconJob) RunTask(ctx context.Context, p *job.Progress, d pipeline.Devi
 	if err != nil {
 		return nil, err
 	}
+	j.be = d.Backend
 	out := &partWriter{w: w, next: lo, pb: int(j.outInfo().PlaneBytes())}
 	if _, err := j.compute(ctx, p, pl.Block(), lo, hi, out); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package reconstruct
 import (
 	"runtime"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
 	"github.com/voxlab/voxlab/processing/volume"
@@ -42,7 +43,12 @@ func (j *reconJob) align() int {
 // slices, and the fixed scratch of a slice (its sinogram, FBP's filtered
 // projections and per-core rows, the stripe sorter's order and sorted
 // copy), the means, the writer's buffers and the reader's cache.
-func (j *reconJob) phases() []plan.Phase {
+func (j *reconJob) phases() []plan.Phase { return j.phasesOn(nil) }
+
+// phasesOn are the phases of a run on backend be: on a device backend
+// with FBP, the slices' phase also holds the back-projection's device
+// buffers (deviceFBPBytes).
+func (j *reconJob) phasesOn(be gpu.Backend) []plan.Phase {
 	ds := int64(j.s.proj.DType.Size())
 	np, nc := int64(j.nproj), int64(j.cols)
 	frame := int64(j.rows) * nc
@@ -112,6 +118,11 @@ func (j *reconJob) phases() []plan.Phase {
 		// The rows come from memory: no blocks are read.
 		main.Arrays[0] = plan.Array{Name: "phase-retrieved rows", Where: plan.Host, Fixed: np * int64(j.to-j.from) * nc * 4}
 	}
+	if j.onDevice(be) {
+		s := j.cfg.geometry(j.angles, j.cols, float64(j.cols)/2)
+		main.Arrays = append(main.Arrays, plan.Array{Name: "fbp back-projection: a slice, the filtered projections, cos and sin",
+			Where: plan.Device, Fixed: deviceFBPBytes(BackProjectShape{Slices: 1, Angles: j.nproj, Columns: j.cols, Pad: s.Pad, Size: j.cols})})
+	}
 	if j.partials {
 		main.Arrays = append(main.Arrays, plan.Array{Name: "copies of the slices for the viewer", Where: plan.Host, PerUnit: nc * nc * 4})
 	}
@@ -173,5 +184,15 @@ func (j *reconJob) fbpBytes() int64 {
 
 // Plan plans the whole run.
 func (j *reconJob) Plan(d pipeline.Device) (*plan.Plan, error) {
-	return plan.Make("reconstruct", j.phases(), d.Budget)
+	return plan.Make("reconstruct", j.phasesOn(d.Backend), d.Budget)
+}
+
+// onDevice says whether a run on be back-projects on it: FBP on a
+// backend other than the CPU (gridrec is CPU-only).
+func (j *reconJob) onDevice(be gpu.Backend) bool {
+	if be == nil || j.cfg.Gridrec {
+		return false
+	}
+	_, cpu := be.(*gpu.CPUBackend)
+	return !cpu
 }

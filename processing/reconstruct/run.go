@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/job"
 	"github.com/voxlab/voxlab/processing/pipeline"
 	"github.com/voxlab/voxlab/processing/plan"
@@ -34,6 +35,9 @@ type reconJob struct {
 	clipped    int
 	// dzIn and dzOut are a block's rows before and after dezinging.
 	dzIn, dzOut []float32
+	// be is the backend of the run (Run, RunTask): FBP back-projects on
+	// it when it is not the CPU (newSlicer).
+	be gpu.Backend
 }
 
 func (j *reconJob) Close() error {
@@ -53,6 +57,7 @@ func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		return nil, err
 	}
 	block := j.blockOf(pl)
+	j.be = d.Backend
 	// The output is created once the centre is known: its metadata
 	// records it.
 	centre, err := j.prepare(ctx, p)
@@ -71,10 +76,22 @@ func (j *reconJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 		return nil, err
 	}
 	rep := j.report(block, centre, time.Since(start), 0)
-	if d.Backend != nil && d.Backend.Name() != "cpu" {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("reconstruct has CPU kernels only: it computed on the CPU, not on %s", d.Backend.Name()))
+	if n := j.backendNote(d.Backend); n != "" {
+		rep.Notes = append(rep.Notes, n)
 	}
 	return rep, nil
+}
+
+// backendNote says what ran where on a backend other than the CPU ("" on
+// the CPU).
+func (j *reconJob) backendNote(be gpu.Backend) string {
+	if _, cpu := be.(*gpu.CPUBackend); cpu || be == nil {
+		return ""
+	}
+	if j.onDevice(be) {
+		return fmt.Sprintf("reconstruct: FBP's back-projection ran on %s (the filtering of the projections and every stage before it on the CPU)", be.Name())
+	}
+	return fmt.Sprintf("reconstruct: gridrec has CPU kernels only: it computed on the CPU, not on %s", be.Name())
 }
 
 // blockOf is the plan's block, a multiple of the writer's alignment.

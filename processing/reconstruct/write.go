@@ -133,10 +133,11 @@ func (l *livePlanes) WriteLevel(level, z0 int, src []byte) error {
 // write reconstructs the slices [lo, hi) of the output (detector rows
 // from+lo…) block by block into w.
 func (j *reconJob) write(ctx context.Context, p *job.Progress, block, lo, hi int, w planeWriter) error {
-	rec, err := j.cfg.newSlicer(j.cfg.geometry(j.angles, j.cols, j.center))
+	rec, err := j.newSlicer(j.cfg.geometry(j.angles, j.cols, j.center))
 	if err != nil {
 		return fmt.Errorf("%s: %w", j.s.name, err)
 	}
+	defer closeSlicer(rec)
 	stripes := j.cfg.stripeRemover(j.nproj, j.cols)
 	ctx, cancel := context.WithCancel(ctx)
 	blocks, free, done := j.readBlocks(ctx, block, j.from+lo, j.from+hi)
@@ -233,11 +234,13 @@ func (j *reconJob) writeSweep(ctx context.Context, p *job.Progress, block, lo, h
 	for c0 := lo; c0 < hi; c0 += block {
 		c1 := min(c0+block, hi)
 		for k, c := range sweep[c0:c1] {
-			rec, err := j.cfg.newSlicer(j.cfg.geometry(j.angles, j.cols, c))
+			rec, err := j.newSlicer(j.cfg.geometry(j.angles, j.cols, c))
 			if err != nil {
 				return fmt.Errorf("%s: --center-sweep: %w", j.s.name, err)
 			}
-			if err := rec.SliceContext(ctx, slices[k*plane:(k+1)*plane], sino); err != nil {
+			err = rec.SliceContext(ctx, slices[k*plane:(k+1)*plane], sino)
+			closeSlicer(rec)
+			if err != nil {
 				return err
 			}
 			p.Add(1)

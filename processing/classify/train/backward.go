@@ -72,13 +72,13 @@ func (u *unit) backward(dy []float32, n, workers int, needInput bool) []float32 
 	kk := c.K()
 	colT := transpose(classify.Reuse(&u.s.colT, rows*kk), u.patches(u.in, n), rows, kk, workers)
 	classify.Reuse(&u.gW, kk*cout)
-	classify.MatMul(kk, cout, rows, colT, rows, dz, u.gW, workers, &u.s.mm[1])
+	u.matMul(1, kk, cout, rows, colT, rows, dz, u.gW, workers)
 	if !needInput {
 		return nil
 	}
 	// The patches' gradient dz · Wᵀ, scattered back onto the input.
 	dcol := classify.Reuse(&u.dcol, rows*kk)
-	classify.MatMul(rows, kk, cout, dz, cout, transpose(classify.Reuse(&u.s.wT, kk*cout), c.W, kk, cout, workers), dcol, workers, &u.s.mm[2])
+	u.matMul(2, rows, kk, cout, dz, cout, transpose(classify.Reuse(&u.s.wT, kk*cout), c.W, kk, cout, workers), dcol, workers)
 	if c.Pointwise() && c.Stride == [3]int{1, 1, 1} {
 		return dcol
 	}

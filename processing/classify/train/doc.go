@@ -35,6 +35,19 @@
 // (MONAI's RandAffine, then flips), with Draws from a seeded Augmentation;
 // Fit applies it to training batches only when Config.Augment is set.
 //
+// # Backends
+//
+// On the CPU backend a step runs on the CPU's cores. On a device backend
+// (CUDA, the cuda build) the convolutions' three products per unit —
+// forward, kernel gradient, patches' gradient — go through Products
+// (products.go; cuda_products.go: cuBLAS's fp32 GEMM, each product's
+// operands uploaded and its result downloaded) and the rest of the step
+// stays on the CPU; a self-check (selfcheck in products.go) compares one
+// product with the CPU engine's before a run trusts the device. The CUDA
+// path is compile-checked (make cuda-check), not yet run on a GPU, and
+// its copies per product make it a first step, not a fast one: the
+// activations, batch normalisation and Adam on the device are to come.
+//
 // testdata/gen_train_golden.py is the independent reference: the same
 // semantics written in torch (float64, autograd), its results committed
 // as train_golden.json.

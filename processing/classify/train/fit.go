@@ -238,7 +238,11 @@ func (m *Model) Evaluate(ctx context.Context, samples []Sample, batchSize int) (
 		if err != nil {
 			return 0, 0, err
 		}
+		m.stem.s.err = nil
 		probs := m.forward(x[:len(batch)*l], len(batch), false)
+		if err := m.stem.s.err; err != nil {
+			return 0, 0, err
+		}
 		bl, _ := lossGrad(probs, labels, len(batch))
 		sum += bl * float64(len(batch))
 		correct += countCorrect(probs, labels)
@@ -247,7 +251,9 @@ func (m *Model) Evaluate(ctx context.Context, samples []Sample, batchSize int) (
 }
 
 // Predict returns the probabilities (n x classes) of the n cubes of x in
-// inference mode.
+// inference mode. It has no error to return: with device products
+// (SetProducts) a product that fails leaves them meaningless, which
+// Step and Evaluate report.
 func (m *Model) Predict(x []float32, n int) []float32 {
 	return slices.Clone(m.forward(x, n, false))
 }

@@ -30,7 +30,7 @@ func (u *unit) forward(in []float32, n, workers int, training bool) []float32 {
 	cout := c.Out[3]
 	u.in = in
 	classify.Reuse(&u.z, rows*cout)
-	classify.MatMul(rows, cout, c.K(), u.patches(in, n), c.K(), c.W, u.z, workers, &u.s.mm[0])
+	u.matMul(0, rows, cout, c.K(), u.patches(in, n), c.K(), c.W, u.z, workers)
 	d := c.Out[2]
 	if !training {
 		return u.normalise(u.mean, inverseStd(u.variance), rows, cout)

@@ -50,6 +50,11 @@ type unit struct {
 type scratch struct {
 	col, colT, dz, wT []float32
 	mm                [3]classify.MatMulBuffers
+	// products computes the three products (nil: the CPU engine's
+	// MatMul, as SetProducts(nil)); err is the first error they returned
+	// in the step that runs.
+	products Products
+	err      error
 }
 
 // block is a residual block's units and kept activations.

@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
 	"github.com/voxlab/voxlab/processing/pipeline"
@@ -16,11 +17,40 @@ func (j *trainJob) Plan(d pipeline.Device) (*plan.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("train %s: %w", j.yaml, err)
 	}
+	if _, cpu := d.Backend.(*gpu.CPUBackend); !cpu && d.Backend != nil {
+		dev, err := productArrays(j.arch)
+		if err != nil {
+			return nil, fmt.Errorf("train %s: %w", j.yaml, err)
+		}
+		arrays = append(arrays, dev...)
+	}
 	p, err := plan.Make("train", []plan.Phase{{Name: "train", Unit: "cubes", Units: len(j.samples), Block: j.cfg.BatchSize, MinBlock: 1, Arrays: arrays}}, d.Budget)
 	if err != nil {
 		return nil, fmt.Errorf("train %s: %w", j.yaml, err)
 	}
 	return p, nil
+}
+
+// productArrays are the device buffers of a device's Products (the
+// cuda build's cudaProducts): the operands and result of the largest
+// products of a step, each buffer grown to the largest it has held —
+// bounded per buffer by the sum of the largest part that grows with the
+// batch's positions and the largest fixed part (a kernel).
+func productArrays(arch resnet.Arch) ([]plan.Array, error) {
+	net, err := resnet.Shape(arch)
+	if err != nil {
+		return nil, err
+	}
+	var perA, perB, perC, fixed int64
+	for _, c := range net.Convs() {
+		p, cout, kk := int64(resnet.Positions(c.Out)), int64(c.Out[3]), int64(c.K())
+		perA = max(perA, p*kk, p*cout) // patches (or their transpose), dz
+		perB = max(perB, p*cout)       // dz of the kernel's gradient
+		perC = max(perC, p*cout, p*kk) // outputs, patches' gradient
+		fixed = max(fixed, kk*cout)    // kernels, their gradients
+	}
+	return []plan.Array{{Name: "device products' operands and result (float32)", Where: plan.Device,
+		PerUnit: 4 * (perA + perB + perC), Fixed: 4 * 2 * fixed}}, nil
 }
 
 // memoryArrays lists the buffers a Model holds while it trains, from

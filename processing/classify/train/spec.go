@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/voxlab/voxlab/gpu"
 	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/classify/internal/kerasw"
 	"github.com/voxlab/voxlab/processing/classify/keras"
@@ -22,7 +23,8 @@ import (
 func init() { pipeline.Register(Spec) }
 
 // Spec is `voxlab train YAML OUTDIR`: cellfinder's `cellfinder train`
-// (train_yaml.py) on the CPU, without augmentation yet.
+// (train_yaml.py) on the CPU, without augmentation yet; with a CUDA
+// backend the convolutions' products run on cuBLAS (Products).
 var Spec = &pipeline.Spec{
 	Name:    "train",
 	Title:   "Train classifier",
@@ -307,12 +309,22 @@ func (j *trainJob) Run(ctx context.Context, p *job.Progress, d pipeline.Device) 
 	// The model holds its own copy: the job's would be a second set of
 	// weights held for the whole run.
 	j.weights = nil
-	// Training runs on the host's cores (no CUDA kernels for it yet):
-	// the CPU backend's workers, or every core beside another backend.
-	if c, ok := d.Backend.(interface{ Workers() int }); ok {
+	// Training runs on the host's cores: the CPU backend's workers, or
+	// every core beside another backend, which computes the
+	// convolutions' products (Products; on CUDA cuBLAS's fp32 GEMM).
+	switch c := d.Backend.(type) {
+	case *gpu.CPUBackend:
 		m.Workers = c.Workers()
-	} else {
-		notes = append(notes, fmt.Sprintf("train: ran on the CPU's %d cores: voxlab trains on the CPU only (the %s backend was not used)", m.Workers, d.Backend.Name()))
+	case nil:
+	default:
+		pr, err := ProductsFor(d.Backend)
+		if err != nil {
+			return nil, err
+		}
+		defer pr.Close()
+		m.SetProducts(pr)
+		notes = append(notes, fmt.Sprintf("train: the convolutions' products (forward, kernel and input gradients) ran on %s (fp32, operands copied per product); the rest of each step on the CPU's %d cores",
+			d.Backend.Name(), m.Workers))
 	}
 	trainSet, valSet := Split(j.samples, j.cfg.TestFraction, j.cfg.Seed)
 	if len(trainSet) == 0 {

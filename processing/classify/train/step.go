@@ -29,9 +29,15 @@ func (m *Model) Step(x []float32, labels []int, lr float64) (StepResult, error) 
 			return StepResult{}, fmt.Errorf("train: label %d of cube %d: classes are 0 (non-cell) and 1 (cell)", l, i)
 		}
 	}
+	m.stem.s.err = nil
 	probs := m.forward(x, n, true)
 	loss, dlogits := lossGrad(probs, labels, n)
 	m.backward(dlogits, n)
+	if err := m.stem.s.err; err != nil {
+		// A product failed on the device: the moving statistics were
+		// updated from its garbage, so the model is not to be used on.
+		return StepResult{}, err
+	}
 	vars, grads := m.trainables()
 	m.adam.update(lr, vars, grads, m.Workers)
 	return StepResult{Loss: loss, Probs: append([]float32(nil), probs...)}, nil
