@@ -2,7 +2,9 @@ package main
 
 // Inputs that many tests read, written once per test process and copied
 // into each test's own folder: the small demo (some two CPU seconds to
-// generate under the race detector, wanted by some twenty tests) and
+// generate under the race detector, wanted by some twenty tests), its
+// tomography scan alone (seed 5, one second under the race detector,
+// wanted by some eighteen) and its maps alone (seed 11, some ten), and
 // the big dezing scan of the cancellation tests (64 projections of 512²
 // of Gaussian noise). Each test still gets a folder of its own, with
 // files it may change or remove; only the generation is shared.
@@ -72,3 +74,7 @@ func (f *fixture) copyTo(t *testing.T) string {
 }
 
 var smallDemo = &fixture{name: "demo", write: func(dir string) error { return demo.Write(dir, demo.Small, 1) }}
+
+var tomoScan = &fixture{name: "tomo", write: func(dir string) error { return demo.WriteTomo(dir, demo.Small, 5) }}
+
+var mapsDemo = &fixture{name: "maps", write: func(dir string) error { return demo.WriteMaps(dir, demo.Small, 11) }}

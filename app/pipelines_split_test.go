@@ -319,7 +319,9 @@ func sameDistanceDirs(t *testing.T, want, got string) {
 func TestDistanceTasksMerge(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	dir := hostileDir(t)
-	if err := demo.Write(dir, demo.Small, 3); err != nil {
+	// Only the maps (those demo.Write(dir, demo.Small, 3) writes, without
+	// its scan and brain).
+	if err := demo.WriteMaps(dir, demo.Small, 3); err != nil {
 		t.Fatal(err)
 	}
 	gt, sub, mask := filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted), filepath.Join(dir, demo.MapsMask)
@@ -354,7 +356,9 @@ func TestDistanceTasksMerge(t *testing.T) {
 func TestDistanceTaskTiles(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	dir := t.TempDir()
-	if err := demo.Write(dir, demo.Small, 3); err != nil {
+	// Only the maps (those demo.Write(dir, demo.Small, 3) writes, without
+	// its scan and brain).
+	if err := demo.WriteMaps(dir, demo.Small, 3); err != nil {
 		t.Fatal(err)
 	}
 	gt, sub := filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted)
