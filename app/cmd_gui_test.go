@@ -19,11 +19,16 @@ import (
 )
 
 // writeBigScan writes a NeXus scan of 64 noisy projections of 512²
-// without darks or flats. At kernel 13 and dif 1 every voxel needs its
-// median: one block of all 64 projections takes some six seconds on two
-// cores (minutes under the race detector).
+// without darks or flats into a folder of its own (a copy of the one
+// the test process writes once: bigScan). At kernel 13 and dif 1 every
+// voxel needs its median: one block of all 64 projections takes some
+// six seconds on two cores (minutes under the race detector).
 func writeBigScan(t *testing.T) string {
 	t.Helper()
+	return filepath.Join(bigScan.copyTo(t), "big.nxs")
+}
+
+var bigScan = &fixture{name: "big scan", write: func(dir string) error {
 	info := volume.Info{Shape: [3]int{64, 512, 512}, DType: volume.Uint16}
 	data := make([]byte, info.Bytes())
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -32,14 +37,10 @@ func writeBigScan(t *testing.T) string {
 	}
 	src, err := volume.NewMemory(info, data)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	path := filepath.Join(t.TempDir(), "big.nxs")
-	if err := h5.WriteNeXus(path, src, make([]int, info.Shape[0]), nil); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+	return h5.WriteNeXus(filepath.Join(dir, "big.nxs"), src, make([]int, info.Shape[0]), nil)
+}}
 
 // bigBlockRequest dezings scan into out as one block of all its
 // projections at kernel 13.

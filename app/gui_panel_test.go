@@ -45,10 +45,7 @@ type guiHarness struct {
 
 func newGUIHarness(t *testing.T) *guiHarness {
 	t.Helper()
-	dir := t.TempDir()
-	if err := demo.Write(dir, demo.Small, 1); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeDemo(t)
 	test.NewTempApp(t)
 	w := test.NewTempWindow(t, nil)
 	hl := viewer.NewHeadless(w)

@@ -127,13 +127,11 @@ func runSplit(t *testing.T, pipeline string, n int, args ...string) {
 	mustRun(t, append([]string{"merge", pipeline, "--tasks", fmt.Sprint(n)}, args...)...)
 }
 
-// dezingScan writes the small demo scan into a temporary folder.
+// dezingScan writes the small demo scan (seed 5) into a temporary
+// folder: a copy of the one the test process generates once (tomoScan).
 func dezingScan(t *testing.T) (scan, zingers string) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := demo.WriteTomo(dir, demo.Small, 5); err != nil {
-		t.Fatal(err)
-	}
+	dir := tomoScan.copyTo(t)
 	return filepath.Join(dir, demo.TomoScan), filepath.Join(dir, demo.TomoZingers)
 }
 
@@ -168,22 +166,17 @@ func smallBrain(t *testing.T) (string, [][3]int) {
 	return dir, cells
 }
 
-// distDemo writes the small cryo-EM demo into a temporary folder.
+// distDemo writes the small cryo-EM demo (seed 11) into a temporary
+// folder: a copy of the one the test process generates once (mapsDemo).
 func distDemo(t *testing.T) (gt, sub, mask string) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := demo.WriteMaps(dir, demo.Small, 11); err != nil {
-		t.Fatal(err)
-	}
+	dir := mapsDemo.copyTo(t)
 	return filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted), filepath.Join(dir, demo.MapsMask)
 }
 
-// writeDemo writes the small demo data into a new folder.
+// writeDemo writes the small demo data (seed 1) into a new folder: a
+// copy of the one the test process generates once (smallDemo).
 func writeDemo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if err := demo.Write(dir, demo.Small, 1); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return smallDemo.copyTo(t)
 }

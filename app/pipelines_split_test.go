@@ -312,12 +312,16 @@ func sameDistanceDirs(t *testing.T, want, got string) {
 // planned tile (one tile: the other tasks have nothing to do, and say
 // so), in memory with tiles of 7 for counts that do not divide the 6
 // tiles and more tasks than tiles, and low memory with the planned chunk;
-// in a folder whose name needs quoting. -short runs the tiles of 7 on
-// 4 tasks only (taskCounts).
+// in a folder whose name needs quoting. -short (make test's race pass)
+// runs the tiles of 7 on 4 tasks only (taskCounts): the same split and
+// merge, on the tasks' goroutines, as the other two cases, which the
+// plain pass runs.
 func TestDistanceTasksMerge(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	dir := hostileDir(t)
-	if err := demo.Write(dir, demo.Small, 3); err != nil {
+	// Only the maps (those demo.Write(dir, demo.Small, 3) writes, without
+	// its scan and brain).
+	if err := demo.WriteMaps(dir, demo.Small, 3); err != nil {
 		t.Fatal(err)
 	}
 	gt, sub, mask := filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted), filepath.Join(dir, demo.MapsMask)
@@ -329,6 +333,9 @@ func TestDistanceTasksMerge(t *testing.T) {
 		{[]string{"--mask", mask, "--chunk-size", "7", "--metrics", "l2,corr,fsc"}, taskCounts([]int{1, 4, 6, 9}, 4)},
 		{[]string{"--mask-radius", "10", "--low-memory", "--voxel-size", "2.1"}, []int{3}},
 	} {
+		if testing.Short() && k != 1 {
+			continue // the plain pass runs the one-tile and low-memory splits
+		}
 		flags := append([]string{"--quiet", "--backend", "cpu"}, tc.flags...)
 		whole := filepath.Join(dir, fmt.Sprintf("whole %d", k))
 		mustRun(t, append([]string{"distance", gt, sub, whole}, flags...)...)
@@ -349,7 +356,9 @@ func TestDistanceTasksMerge(t *testing.T) {
 func TestDistanceTaskTiles(t *testing.T) {
 	t.Setenv(cluster.EnvShared, "")
 	dir := t.TempDir()
-	if err := demo.Write(dir, demo.Small, 3); err != nil {
+	// Only the maps (those demo.Write(dir, demo.Small, 3) writes, without
+	// its scan and brain).
+	if err := demo.WriteMaps(dir, demo.Small, 3); err != nil {
 		t.Fatal(err)
 	}
 	gt, sub := filepath.Join(dir, demo.MapsGT), filepath.Join(dir, demo.MapsSubmitted)

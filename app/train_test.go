@@ -2,36 +2,61 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/voxlab/voxlab/processing/classify/keras"
+	"github.com/voxlab/voxlab/processing/classify/train"
 )
+
+// trainExample returns the arguments of train's example written under
+// dir. Under -short (make test's race pass, where every step of the
+// ResNet's Go loops runs instrumented) its YAML names 2 cubes of each
+// type instead of 8: with --test-fraction 0.25 one batch of 3 training
+// cubes an epoch instead of three batches of 4, through the same code
+// (split, shuffle, augment, checkpoint, resume); the plain pass runs the
+// example whole.
+func trainExample(t *testing.T, dir string) []string {
+	t.Helper()
+	args, err := pipelines["train"].Example(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Short() {
+		y, err := train.WriteExampleCubes(filepath.Join(dir, "short-cubes"), 2, 20, 20, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args[0] = y
+	}
+	return args
+}
 
 // TestTrainResume: `voxlab train` on its example for 3 epochs, and for 2
 // epochs then --resume from the second epoch's checkpoint into another
 // folder up to 3, write the same training.csv, and their final models
 // classify the classify example identically (the same CSV, bytes for
-// bytes); the checkpoints are named as cellfinder names them, and only
-// the last keeps its state.
+// bytes; under -short their weights are compared instead); the
+// checkpoints are named as cellfinder names them, and only the last
+// keeps its state.
 func TestTrainResume(t *testing.T) {
 	dir := t.TempDir()
-	ex, ok := pipelines["train"]
-	if !ok {
+	if _, ok := pipelines["train"]; !ok {
 		t.Fatal("train is not registered")
 	}
-	args, err := ex.Example(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := trainExample(t, dir)
 	yaml := args[0]
 	flags := append(slices.Clone(args[2:]), "--test-fraction", "0.25", "--save-progress", "--backend", "cpu", "--quiet")
 	train := func(out string, more ...string) {
 		mustRun(t, append(append([]string{"train", yaml, out}, flags...), more...)...)
 	}
 	// Under -short (the race pass, where an epoch of the ResNet in Go
-	// loops takes a minute) 2 epochs, resumed after the first; the plain
+	// loops takes a minute) 2 epochs of the smaller example
+	// (trainExample), resumed after the first; the plain
 	// pass runs 3, resumed after the second (Adam's moments and the
 	// seeded split two epochs on). train's TestResumeEqualsUninterrupted
 	// checks the same continuation on the model, under -race too.
@@ -61,6 +86,14 @@ func TestTrainResume(t *testing.T) {
 	if w, r := read(filepath.Join(whole, "training.csv")), read(filepath.Join(rest, "training.csv")); w != r {
 		t.Errorf("training.csv of the uninterrupted run:\n%s\nof the resumed run:\n%s", w, r)
 	}
+	if testing.Short() {
+		// The race pass: the two final models hold the same weights, bit
+		// for bit (classifying with them, 12 candidates through the
+		// ResNet's Go loops twice, is the plain pass's check; classify's
+		// own tests run a model under -race).
+		sameWeights(t, filepath.Join(whole, "model.weights.h5"), filepath.Join(rest, "model.weights.h5"))
+		return
+	}
 	cl := pipelines["classify"]
 	cargs, err := cl.Example(filepath.Join(dir, "classify"))
 	if err != nil {
@@ -80,16 +113,41 @@ func TestTrainResume(t *testing.T) {
 	}
 }
 
+// sameWeights fails t unless the weight files a and b hold the same
+// layers and variables with the same values, bit for bit.
+func sameWeights(t *testing.T, a, b string) {
+	t.Helper()
+	ma, err := keras.Load(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := keras.Load(b, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ma.Weights) == 0 || len(ma.Weights) != len(mb.Weights) {
+		t.Fatalf("%s holds %d layers, %s %d", a, len(ma.Weights), b, len(mb.Weights))
+	}
+	for layer, vars := range ma.Weights {
+		if len(vars) != len(mb.Weights[layer]) {
+			t.Errorf("layer %s: %d variables in %s, %d in %s", layer, len(vars), a, len(mb.Weights[layer]), b)
+		}
+		for v, ta := range vars {
+			tb, ok := mb.Weights[layer][v]
+			if !ok || !slices.Equal(ta.Shape, tb.Shape) || !slices.EqualFunc(ta.Data, tb.Data, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) {
+				t.Errorf("%s/%s differs between %s and %s", layer, v, a, b)
+			}
+		}
+	}
+}
+
 // TestTrainAugments: `voxlab train` augments its training cubes by default
 // as cellfinder does (the same seed, with and without --no-augment, gives
 // different losses), and an augment likelihood outside [0, 1] is a usage
 // error naming the flag.
 func TestTrainAugments(t *testing.T) {
 	dir := t.TempDir()
-	args, err := pipelines["train"].Example(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	args := trainExample(t, dir)
 	flags := append(slices.Clone(args[2:]), "--epochs", "1", "--test-fraction", "0.25", "--save-progress",
 		"--no-save-checkpoints", "--backend", "cpu", "--quiet")
 	run := func(out string, more ...string) string {

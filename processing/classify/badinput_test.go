@@ -134,7 +134,8 @@ func TestCancel(t *testing.T) {
 
 // TestMemoryPlan holds what a run allocates (device buffers of the CPU
 // backend and the host arrays, counted by name) against the plan's
-// prediction: never above it, and within a tenth of it.
+// prediction: never above it, and within a tenth of it. Under -race
+// -short the first 64 candidates only (one batch).
 func TestMemoryPlan(t *testing.T) {
 	c := netGolden(t)[2] // depth 18 on cellfinder's cubes: the largest arrays
 	sig, bg := cropVolumes(t)
@@ -143,7 +144,14 @@ func TestMemoryPlan(t *testing.T) {
 	cfg.Memory = tr
 	be := gpu.NewCPU()
 	be.CountHost(tr)
-	res := classify(t, cfg, Inputs{Signal: sig, Background: bg, Points: candidates(t)}, be, netModel(t, c))
+	pts := candidates(t)
+	if raceShort() {
+		// One batch (62 of these are inside the crop; the plan is
+		// made for them), not 64 then 25: the peak is the first batch's
+		// (the plain pass runs all 89).
+		pts = pts[:64]
+	}
+	res := classify(t, cfg, Inputs{Signal: sig, Background: bg, Points: pts}, be, netModel(t, c))
 	peak, want := tr.Peak(), res.Plan.PeakRAM
 	t.Logf("peak %d bytes counted, plan %d (batch %d)", peak, want, res.Batch)
 	if peak > want || float64(peak) < 0.9*float64(want) {

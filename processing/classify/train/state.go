@@ -21,7 +21,7 @@ const StateSuffix = ".voxlab-state"
 // WriteState writes st to path under a temporary name, renamed when
 // complete: a gob header (the State without its moments, and their
 // lengths), then each moment array (M's, then V's) as little-endian
-// float32s through a small buffer. A gob encoder builds each value whole
+// float32s through a buffer of 64 KiB. A gob encoder builds each value whole
 // in memory, and encodes a float in up to 9 bytes: the moments as gob
 // values held more than twice Adam's moments while they were written.
 func WriteState(path string, st *State) error {
@@ -68,6 +68,12 @@ type stateHeader struct {
 // deepest network, ResNet-152, has some 120 million variables.
 const maxMoments = 1 << 30
 
+// momentChunk is how many moments writeState and readState convert at a
+// time, through a buffer of 4·momentChunk bytes: a slice at a time, not
+// 4 bytes per call through bufio (under the race detector, which checks
+// every call's accesses, 4 bytes at a time was most of a checkpoint).
+const momentChunk = 1 << 14
+
 func writeState(w io.Writer, st *State) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	h := stateHeader{State: *st}
@@ -81,14 +87,19 @@ func writeState(w io.Writer, st *State) error {
 	if err := gob.NewEncoder(bw).Encode(&h); err != nil {
 		return err
 	}
-	var b [4]byte
+	buf := make([]byte, 4*momentChunk)
 	for _, moments := range [][][]float32{st.M, st.V} {
 		for _, a := range moments {
-			for _, v := range a {
-				binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
-				if _, err := bw.Write(b[:]); err != nil {
+			for len(a) > 0 {
+				n := min(len(a), momentChunk)
+				b := buf[:4*n]
+				for i, v := range a[:n] {
+					binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+				}
+				if _, err := bw.Write(b); err != nil {
 					return err
 				}
+				a = a[n:]
 			}
 		}
 	}
@@ -110,16 +121,21 @@ func readState(r *bufio.Reader) (*State, error) {
 		total += n
 	}
 	st := h.State
-	var b [4]byte
+	buf := make([]byte, 4*momentChunk)
 	read := func(lens []int) ([][]float32, error) {
 		out := make([][]float32, len(lens))
 		for i, n := range lens {
 			out[i] = make([]float32, n)
-			for j := range out[i] {
-				if _, err := io.ReadFull(r, b[:]); err != nil {
+			for a := out[i]; len(a) > 0; {
+				m := min(len(a), momentChunk)
+				b := buf[:4*m]
+				if _, err := io.ReadFull(r, b); err != nil {
 					return nil, fmt.Errorf("moments: %w", err)
 				}
-				out[i][j] = math.Float32frombits(binary.LittleEndian.Uint32(b[:]))
+				for j := range a[:m] {
+					a[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*j:]))
+				}
+				a = a[m:]
 			}
 		}
 		return out, nil
