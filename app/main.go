@@ -127,7 +127,7 @@ func report(e *env, c *command, fs *flag.FlagSet, err error) int {
 		fmt.Fprintf(e.stderr, "usage: voxlab %s %s\n(see voxlab %s --help)\n", c.name, c.usage, c.name)
 		return 2
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(e.stderr, "voxlab %s: %s\n", c.name, job.CancelText(err))
+		fmt.Fprintf(e.stderr, "voxlab %s: cancelled; %s\n", c.name, job.LeftBehind(err))
 		return 1
 	default:
 		fmt.Fprintf(e.stderr, "voxlab %s: %v\n", c.name, err)

@@ -353,7 +353,7 @@ func (jl *JobList) end(r *jobRow, e job.Event) {
 		}
 		jl.banner.Importance = widget.SuccessImportance
 	case job.StateCancelled:
-		msg = r.st.Name + " " + job.CancelText(e.Err)
+		msg = fmt.Sprintf("%s cancelled; %s", r.st.Name, job.LeftBehind(e.Err))
 		jl.banner.Importance = widget.WarningImportance
 	default:
 		msg = fmt.Sprintf("%s failed: %v", r.st.Name, e.Err)
@@ -438,7 +438,7 @@ func (r *jobRow) render() {
 		r.detail.SetText(strings.Join(slices.DeleteFunc(append(slices.Clone(st.Notes), memoryText(e)), func(s string) bool { return s == "" }), "\n"))
 	case job.StateCancelled:
 		r.state.Importance = widget.WarningImportance
-		r.state.SetText(strings.Replace(job.CancelText(st.Err), "cancelled", "cancelled after "+roundDuration(st.Duration), 1))
+		r.state.SetText("cancelled after " + roundDuration(st.Duration) + "; " + job.LeftBehind(st.Err))
 		r.detail.SetText(memoryText(e))
 	case job.StateFailed:
 		r.state.Importance = widget.DangerImportance

@@ -16,11 +16,11 @@ type Kept struct {
 func (k *Kept) Error() string { return "cancelled; " + k.What }
 func (k *Kept) Unwrap() error { return context.Canceled }
 
-// CancelText is what a cancelled run left: "cancelled; " and what was
-// kept, or that no output was written.
-func CancelText(err error) string {
+// LeftBehind says what a cancelled run left: what it kept, or that no
+// output was written.
+func LeftBehind(err error) string {
 	if k, ok := errors.AsType[*Kept](err); ok {
-		return k.Error()
+		return k.What
 	}
-	return "cancelled; no output was written"
+	return "no output was written"
 }

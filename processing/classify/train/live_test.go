@@ -150,7 +150,7 @@ func TestCancelSaysWhatItKept(t *testing.T) {
 	} else if _, kept := errors.AsType[*job.Kept](err); kept {
 		t.Errorf("cancelled before an epoch, yet says it kept: %v", err)
 	}
-	if got := job.CancelText(err); got != "cancelled; no output was written" {
-		t.Errorf("CancelText of a plain cancellation: %q", got)
+	if got := job.LeftBehind(err); got != "no output was written" {
+		t.Errorf("LeftBehind of a plain cancellation: %q", got)
 	}
 }
