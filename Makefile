@@ -65,50 +65,16 @@ run: build
 	  $$exe demo $(DEMO) --headless; \
 	fi
 
-# test runs go vet and every package's tests twice under X displays of
-# their own (xvfb-run), where the tests that open real windows run (and,
-# with VOXLAB_REQUIRE_DISPLAY, fail rather than skip when the display or
-# ImageMagick is missing): once as built, once with the race detector,
-# which also runs the loaders, jobs and UI callbacks of viewer and app
-# with their goroutines checked. The race pass runs with -short: the
-# heavy numeric cases (the ResNet's forward passes in Go loops, which
-# the race detector slows some two hundredfold; field-size planes; every
-# task count of a split) run whole in the plain pass and in a smaller
-# form under -race. The two passes run side by side, each line prefixed
-# with its pass, so that while one package holds a core (the app's
-# tests are one process) the other pass keeps the second busy; each has
-# its own display (server numbers from 100 and from 200), so that no
-# test grabs the other pass's windows; go vet starts the plain pass, while
-# the race pass builds. It ends with the pipelines on a
-# real one-node SLURM (test-cluster), which needs root or passwordless
-# sudo for its daemons: without either it prints a SKIPPED line saying so.
-# PKGS narrows it (make test PKGS=./viewer/...); CI runs every package.
-#
-# app's tests are one process, and under -race the last of the run: the
-# race pass, go test -race over ./..., runs app's heaviest command-line
-# tests (APP_RACE_APART) under -race in a second process beside it, so
-# that the tail keeps both cores; every test still runs raced once. The
-# tests' caches (Fyne's font index) go to a temporary XDG_CACHE_HOME,
-# removed afterwards, with Go's own build cache left where it is.
-XVFB = xvfb-run -a -n $(1) -s "-screen 0 1280x1024x24"
+# test is scripts/test.sh (its comment says how): go vet, every
+# package's tests once as built and once under -race -short, side by side
+# under X displays of their own, then the pipelines on a real one-node
+# SLURM (test-cluster-optional) beside the race pass's tail. PKGS narrows
+# it (make test PKGS=./viewer/...); CI runs every package.
+# APP_RACE_APART: app's heaviest command-line tests, which the race pass
+# runs in a process of their own beside app's other tests.
 APP_RACE_APART := ^(TestTrainResume|TestTrainAugments|TestDezingTasksMerge|TestDistanceTasksMerge|TestDetectTasksMerge|TestRerunRemovesKilledRunsParts|TestClassifyCommand|TestDemoHeadlessRunsThePipelines)$$
 test: deps
-	@set -o pipefail; log=$$(mktemp); cache=$$(mktemp -d); trap 'rm -rf "$$log" "$$cache"' EXIT; \
-	export GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$$cache"; \
-	pass() { name=$$1; shift; VOXLAB_REQUIRE_DISPLAY=1 "$$@" 2>&1 | sed -u "s/^/[$$name] /" | tee -a "$$log"; }; \
-	if [ -n "$(PKGS)" ]; then \
-	  pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m $(PKGS) & race=$$!; apart=; \
-	else \
-	  pass race $(call XVFB,200) $(GO) test -count=1 -race -short -timeout 40m -skip '$(APP_RACE_APART)' ./... & race=$$!; \
-	  pass race $(call XVFB,300) $(GO) test -count=1 -race -short -timeout 40m -run '$(APP_RACE_APART)' ./app & apart=$$!; \
-	fi; \
-	pass plain sh -c '$(GO) vet $(if $(PKGS),$(PKGS),./...) && exec $(call XVFB,100) $(GO) test -count=1 -timeout 30m $(if $(PKGS),$(PKGS),./...)' & plain=$$!; \
-	wait $$plain; p=$$?; wait $$race; r=$$?; if [ -n "$$apart" ]; then wait $$apart || r=$$?; fi; \
-	ok=$$(grep -cE '^\[(plain|race)\] ok ' "$$log"); bad=$$(grep -cE '^\[(plain|race)\] FAIL[[:space:]]+github' "$$log"); \
-	echo "make test: plain pass exit $$p, race pass exit $$r; packages of both passes (app's race run in two processes):"; \
-	echo "packages: $$ok passed, $$bad failed"; [ $$p = 0 ] && [ $$r = 0 ]
-	@cache=$$(mktemp -d); trap 'rm -rf "$$cache"' EXIT; \
-	GOCACHE="$$($(GO) env GOCACHE)" XDG_CACHE_HOME="$$cache" $(MAKE) --no-print-directory test-cluster-optional
+	@GO='$(GO)' PKGS='$(PKGS)' APP_RACE_APART='$(APP_RACE_APART)' scripts/test.sh
 
 # fuzz runs every fuzz target of the repository (each `func Fuzz...` of
 # a _test.go file, found anew each time) for FUZZTIME each, one after the
