@@ -19,8 +19,8 @@
 # (TestCUDA<Pipeline>SelfCheck: Dezing, Detect, Dist, Classify, Recon).
 # processing/reconstruct (recon_ kernels: TestCUDAReconBackProject,
 # TestCUDAReconRun, TestCUDAReconSelfCheck) is found by its .cu like the
-# others; its test binary links libfftw3f (gridrec), which the GPU machine
-# needs installed. processing/classify/train has no .cu and its tests link
+# others; its test binary links FFTW (gridrec) statically, so the GPU
+# machine needs no FFTW installed. processing/classify/train has no .cu and its tests link
 # HDF5, so it is not built here: run its CUDA tests (TestCUDATrain…) with
 # `go test -tags cuda ./processing/classify/train` on the GPU machine.
 # The run stops after GPU_CHECK_BUDGET seconds (default 280) so that the

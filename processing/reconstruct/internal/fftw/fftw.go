@@ -1,6 +1,11 @@
 package fftw
 
-// #cgo LDFLAGS: -lfftw3f_threads -lfftw3f -lpthread -lm
+// FFTW is linked statically (Debian's libfftw3-dev ships the archives),
+// as hostblas links OpenBLAS: reconstruct's CUDA test binary then starts
+// on a GPU machine without FFTW installed (scripts/gpu-check.sh), and the
+// voxlab binary needs no libfftw3f at run time.
+
+// #cgo LDFLAGS: -l:libfftw3f_threads.a -l:libfftw3f.a -lpthread -lm
 // #include <stdlib.h>
 // #include <fftw3.h>
 //
