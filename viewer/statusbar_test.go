@@ -144,8 +144,11 @@ func TestEditMenuShowsTheKeys(t *testing.T) {
 func TestSelectingKeepsThePanelAndZoom(t *testing.T) {
 	h := newHarness(t)
 	h.w.Resize(fyne.NewSize(1280, 800))
-	img, _ := h.v.AddImage("ch0", memVolume(t, volume.Uint16, [3]int{30, 200, 300}, func(z, y, x int) float64 { return float64(x) }), ImageOptions{})
-	img.vol.VoxelSize = [3]float64{5, 2, 2}
+	// The voxel size is the file's, set before the layer's loader starts
+	// reading the volume.
+	vol := memVolume(t, volume.Uint16, [3]int{30, 200, 300}, func(z, y, x int) float64 { return float64(x) })
+	vol.VoxelSize = [3]float64{5, 2, 2}
+	img, _ := h.v.AddImage("ch0", vol, ImageOptions{})
 	pts := h.v.AddPoints("brain_2026-12-02_ch0-detected-candidates-with-a-long-name.xml (running)", []Point{{Z: 15, Y: 100, X: 100}})
 	h.settle()
 	type look struct {

@@ -157,6 +157,18 @@ func ListSamples(sources []Source, norm bool) ([]Sample, error) {
 // x) through get_data_converter to float32, then (x − mean)/std when the
 // sample carries statistics.
 func LoadCube(dst []float32, s Sample, arch resnet.Arch) error {
+	var r cubeReader
+	return r.load(dst, s, arch)
+}
+
+// cubeReader is LoadCube with one buffer for a channel's stored voxels
+// kept from cube to cube: a training step then allocates what opening a
+// TIFF file takes (its directories), not a cube's bytes per channel,
+// whose garbage would otherwise pile up to the runtime's soft limit
+// between collections (issue 35: no allocation per step).
+type cubeReader struct{ raw []byte }
+
+func (r *cubeReader) load(dst []float32, s Sample, arch resnet.Arch) error {
 	h, w, d, nc := arch.Input[0], arch.Input[1], arch.Input[2], arch.Input[3]
 	if len(s.Files) != nc {
 		return fmt.Errorf("cube %s: %d channel(s), the network takes %d", s.Files[0], len(s.Files), nc)
@@ -171,7 +183,11 @@ func LoadCube(dst []float32, s Sample, arch resnet.Arch) error {
 			v.Close()
 			return fmt.Errorf("cube %s is %dx%dx%d (z, y, x); the network takes %dx%dx%d cubes", f, info.Shape[0], info.Shape[1], info.Shape[2], d, h, w)
 		}
-		raw, err := v.ReadAll()
+		if n := int(v.Bytes()); cap(r.raw) < n {
+			r.raw = make([]byte, n)
+		}
+		raw := r.raw[:v.Bytes()]
+		err = v.ReadSlab(0, d, raw)
 		v.Close()
 		if err != nil {
 			return fmt.Errorf("cube %s: %w", f, err)

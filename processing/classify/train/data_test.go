@@ -3,11 +3,13 @@ package train
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/voxlab/voxlab/processing/classify"
 	"github.com/voxlab/voxlab/processing/classify/resnet"
+	"github.com/voxlab/voxlab/processing/volume"
 )
 
 // TestNormalizeChannels: with --normalize-channels each channel of a
@@ -67,5 +69,44 @@ func TestNormalizeChannels(t *testing.T) {
 				t.Fatalf("%s value %d: %g, want (%g − %g)/%g = %g", normed[i].Files[0], k, got[k], raw[k], mean, std, want)
 			}
 		}
+	}
+}
+
+// TestCubeReaderKeepsItsBuffer: cube after cube through one cubeReader
+// (what Fit and Evaluate read batches with) allocates at least a
+// channel's stored voxels less per cube than LoadCube, which makes the
+// buffer anew for each cube: the garbage of a cube's bytes per channel
+// and step had piled up to the runtime's soft limit between
+// collections, past the plan (issue 35, BENCHMARKS.md).
+func TestCubeReaderKeepsItsBuffer(t *testing.T) {
+	arch := resnet.Arch{Depth: 18, Input: [4]int{20, 20, 8, 2}}
+	samples := cropCubes(t)[:8]
+	x := make([]float32, classify.CubeLen(arch))
+	v, err := volume.Open(samples[0].Files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := uint64(v.Bytes()) // one channel's voxels
+	v.Close()
+	var r cubeReader
+	allocated := func(load func(Sample) error) uint64 {
+		if err := load(samples[0]); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, s := range samples {
+			if err := load(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / uint64(len(samples))
+	}
+	kept := allocated(func(s Sample) error { return r.load(x, s, arch) })
+	fresh := allocated(func(s Sample) error { return LoadCube(x, s, arch) })
+	t.Logf("per cube: %d B allocated keeping the buffer, %d B making it anew (a channel's voxels: %d B)", kept, fresh, stored)
+	if kept+stored > fresh {
+		t.Errorf("keeping the buffer allocates %d B a cube, making it anew %d B: it saves less than a channel's %d B of voxels", kept, fresh, stored)
 	}
 }

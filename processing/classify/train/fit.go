@@ -135,7 +135,7 @@ func (m *Model) loadBatch(x []float32, samples []Sample) ([]int, error) {
 	l := classify.CubeLen(m.Arch)
 	labels := make([]int, len(samples))
 	for i, s := range samples {
-		if err := LoadCube(x[i*l:(i+1)*l], s, m.Arch); err != nil {
+		if err := m.cubes.load(x[i*l:(i+1)*l], s, m.Arch); err != nil {
 			return nil, err
 		}
 		labels[i] = s.Label

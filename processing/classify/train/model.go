@@ -89,6 +89,7 @@ type Model struct {
 
 	adam  adam
 	state *State
+	cubes cubeReader // Fit's and Evaluate's cube reads
 }
 
 // New returns a model of arch holding a copy of w (checked against
