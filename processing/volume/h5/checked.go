@@ -13,6 +13,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -75,22 +76,57 @@ func (s *storage) sequence(mask uint32) []C.int {
 	return ids
 }
 
-// read reads the box [off, off+count) of ds into dst, which holds it.
+// maxReadChunks bounds the chunks one H5Dread touches. For each chunk a
+// read touches libhdf5 keeps a copy of the file's and the memory's
+// selection until the read ends (H5S_select_copy in its chunk map, about
+// chunkMapBytes a chunk): heaptrack measured 15 MB for one read of 32
+// rows across a scan of 1,800 one-projection chunks (BENCHMARKS.md,
+// "Where the C heap goes"). A box over more chunks is read in slabs of
+// whole chunk layers along its first axis, and the readers' plan counts
+// what one read's map holds (readMapBytes).
+const (
+	maxReadChunks = 64
+	chunkMapBytes = 8 << 10
+	readMapBytes  = maxReadChunks * chunkMapBytes
+)
+
+// read reads the box [off, off+count) of ds into dst, which holds it, in
+// slabs of at most maxReadChunks chunks (at least one layer of chunks).
 // Call with lib held.
 func (s *storage) read(ds *hdf5.Dataset, off, count []int, dst []byte) error {
 	if s.chunk == nil {
 		return s.readBox(ds, off, count, off, count, dst, nil)
 	}
+	perLayer := 1
+	for i := 1; i < len(off); i++ {
+		perLayer *= (off[i]+count[i]-1)/s.chunk[i] - off[i]/s.chunk[i] + 1
+	}
+	layers := max(1, maxReadChunks/perLayer)
+	pOff, pCount := slices.Clone(off), slices.Clone(count)
+	for z, end := off[0], off[0]+count[0]; z < end; {
+		next := min(end, (z/s.chunk[0]+layers)*s.chunk[0])
+		pOff[0], pCount[0] = z, next-z
+		if err := s.readSlab(ds, pOff, pCount, off, count, dst); err != nil {
+			return err
+		}
+		z = next
+	}
+	return nil
+}
+
+// readSlab reads the box [off, off+count) of ds into dst, which holds
+// the box [moff, moff+mcount).
+func (s *storage) readSlab(ds *hdf5.Dataset, off, count, moff, mcount []int, dst []byte) error {
 	mask, mixed, err := s.scan(ds, off, count)
 	if err != nil {
 		return err
 	}
 	if mixed {
-		return s.readChunks(ds, off, count, dst)
+		return s.readChunks(ds, off, count, moff, mcount, dst)
 	}
-	err = s.readBox(ds, off, count, off, count, dst, s.sequence(mask))
+	err = s.readBox(ds, off, count, moff, mcount, dst, s.sequence(mask))
 	if err != nil && len(s.filters) > 0 {
-		if cerr := s.readChunks(ds, off, count, dst); cerr != nil {
+		if cerr := s.readChunks(ds, off, count, moff, mcount, dst); cerr != nil {
 			return cerr
 		}
 	}
@@ -120,10 +156,11 @@ func (s *storage) scan(ds *hdf5.Dataset, off, count []int) (mask uint32, mixed b
 	return uint32(m), r == 1, nil
 }
 
-// readChunks reads the box one chunk at a time, each with its own filter
+// readChunks reads the box [off, off+count) into dst, which holds the
+// box [moff, moff+mcount), one chunk at a time, each with its own filter
 // mask: for boxes whose chunks' masks differ, and to name the chunk a
 // failed read stumbled on.
-func (s *storage) readChunks(ds *hdf5.Dataset, off, count []int, dst []byte) error {
+func (s *storage) readChunks(ds *hdf5.Dataset, off, count, moff, mcount []int, dst []byte) error {
 	rank := len(s.shape)
 	lo, hi, at := make([]int, rank), make([]int, rank), make([]int, rank)
 	for i := range lo {
@@ -142,7 +179,7 @@ func (s *storage) readChunks(ds *hdf5.Dataset, off, count []int, dst []byte) err
 		if err != nil {
 			return err
 		}
-		if err := s.readBox(ds, sub0, subN, off, count, dst, s.sequence(mask)); err != nil {
+		if err := s.readBox(ds, sub0, subN, moff, mcount, dst, s.sequence(mask)); err != nil {
 			c := make([]int, rank)
 			for i := range c {
 				c[i] = at[i] * s.chunk[i]

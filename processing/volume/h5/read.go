@@ -273,7 +273,8 @@ func (d *dataset) setCache(f *file, want int64) error {
 // one chunk at a time (voxlab holds its lock): a decoder holds what the
 // checked read allows one chunk in flight (storage.decodeBytes: the
 // stored chunk and the decoded one, which becomes the cached chunk or is
-// dropped once copied) and, when filtered, the filters' own state.
+// dropped once copied), the chunk map of the read (readMapBytes) and,
+// when filtered, the filters' own state.
 func (d *dataset) layout() volume.ChunkLayout {
 	if d.chunk == nil {
 		return volume.ChunkLayout{}
@@ -283,7 +284,7 @@ func (d *dataset) layout() volume.ChunkLayout {
 		n *= int64(c)
 	}
 	st := storage{chunk: d.chunk, elem: d.elem, filters: d.filters}
-	l := volume.ChunkLayout{Depth: 1, Layers: 1, Chunk: n, Layer: n, PerDecoder: st.decodeBytes(), MaxDecoders: 1}
+	l := volume.ChunkLayout{Depth: 1, Layers: 1, Chunk: n, Layer: n, PerDecoder: st.decodeBytes() + readMapBytes, MaxDecoders: 1}
 	if len(d.filters) > 0 {
 		l.PerDecoder += filterState
 	}

@@ -2,6 +2,7 @@ package h5
 
 import (
 	"bytes"
+	"encoding/binary"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,7 +90,7 @@ func TestChunkedReadMemory(t *testing.T) {
 	}
 	l := c.ChunkLayout()
 	chunk := int64(8 * 5 * 4 * 2)
-	if l.Depth != 8 || l.Chunk != chunk || l.Layer != 9*chunk || l.PerDecoder != maxStored(chunk)+chunk+filterState || l.MaxDecoders != 1 {
+	if l.Depth != 8 || l.Chunk != chunk || l.Layer != 9*chunk || l.PerDecoder != maxStored(chunk)+chunk+readMapBytes+filterState || l.MaxDecoders != 1 {
 		t.Errorf("layout %+v", l)
 	}
 	for level, m := range volume.ReadOptions(c, 2) {
@@ -167,5 +168,68 @@ func TestDeclaredShapeNotStored(t *testing.T) {
 	buf := make([]byte, 2*v.PlaneBytes())
 	if err := v.ReadSlab(5e11, 5e11+2, buf); err != nil || !bytes.Equal(buf, make([]byte, len(buf))) {
 		t.Errorf("sparse frames: %v %v", err, buf)
+	}
+}
+
+// TestReadsInSlabsOfChunks: a read over more than maxReadChunks chunks
+// goes to libhdf5 in slabs of whole chunk layers (its chunk map holds a
+// copy of the selections per chunk a read touches) and gives the voxels
+// one read would: whole planes and boxes of rows, starting and ending
+// inside a layer of chunks, plain and gzip, one-plane chunks (a scan's
+// projections) and deeper ones.
+func TestReadsInSlabsOfChunks(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		shape, chunks []uint
+		deflate       bool
+	}{
+		{"one-plane chunks", []uint{150, 12, 10}, []uint{1, 12, 10}, false},
+		{"one-plane chunks, gzip", []uint{150, 12, 10}, []uint{1, 12, 10}, true},
+		{"3x5x4 chunks, gzip", []uint{100, 12, 10}, []uint{3, 5, 4}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "chunks.h5")
+			data := writeChunked(t, p, c.shape, c.chunks, c.deflate, noisy)
+			v, err := volume.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			br, ok := volume.AsBoxReader(v.Source())
+			if !ok {
+				t.Fatal("an HDF5 dataset is not a volume.BoxReader")
+			}
+			ny, nx := int(c.shape[1]), int(c.shape[2])
+			for _, b := range []volume.Box{
+				{Z0: 0, Z1: int(c.shape[0]), Y0: 0, Y1: ny, X0: 0, X1: nx},
+				{Z0: 1, Z1: int(c.shape[0]) - 2, Y0: 3, Y1: 9, X0: 0, X1: nx},
+				{Z0: 2, Z1: int(c.shape[0]) - 1, Y0: 1, Y1: 11, X0: 2, X1: 9},
+			} {
+				chunks := 1
+				for i, n := range []int{b.Z1 - b.Z0, b.Y1 - b.Y0, b.X1 - b.X0} {
+					lo := []int{b.Z0, b.Y0, b.X0}[i]
+					chunks *= (lo+n-1)/int(c.chunks[i]) - lo/int(c.chunks[i]) + 1
+				}
+				if chunks <= maxReadChunks {
+					t.Fatalf("box %+v touches %d chunks, not more than one read's %d", b, chunks, maxReadChunks)
+				}
+				got := make([]byte, b.Len()*2)
+				if err := br.ReadBox(b, got); err != nil {
+					t.Fatal(err)
+				}
+				i := 0
+				for z := b.Z0; z < b.Z1; z++ {
+					for y := b.Y0; y < b.Y1; y++ {
+						for x := b.X0; x < b.X1; x++ {
+							want := data[(z*ny+y)*nx+x]
+							if g := binary.LittleEndian.Uint16(got[2*i:]); g != want {
+								t.Fatalf("box %+v, voxel (%d, %d, %d): %d, want %d", b, z, y, x, g, want)
+							}
+							i++
+						}
+					}
+				}
+			}
+		})
 	}
 }
