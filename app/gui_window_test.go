@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -205,6 +206,13 @@ func interruptChild(t *testing.T, c *child) {
 			t.Errorf("voxlab gui after Ctrl-C: %v\n%s", c.err, c.out.String())
 		}
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("voxlab gui did not exit within two minutes of Ctrl-C:\n%s", c.out.String())
+		// SIGQUIT: the Go runtime prints every goroutine's stack and
+		// exits, which says where the shutdown is stuck.
+		c.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-c.exited:
+		case <-time.After(30 * time.Second):
+		}
+		t.Fatalf("voxlab gui did not exit within two minutes of Ctrl-C (its stacks after SIGQUIT at the end):\n%s", c.out.String())
 	}
 }
