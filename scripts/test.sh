@@ -14,14 +14,12 @@
 #   hundredfold; field-size planes; every task count of a split) run
 #   whole in the plain pass and in a smaller form, through the same
 #   goroutines, under -race. Every package runs under -race.
-# - app's tests are one process and the longest of either pass. Its race
-#   test binary is built once, first (that build compiles nearly every
-#   package under -race, which the rest of the race pass then finds in
-#   Go's build cache instead of compiling it a second time beside it),
-#   and runs as two processes: the heaviest command-line tests
-#   (APP_RACE_APART) and the others, beside the race pass over the other
-#   packages, so that the tail keeps both cores. Every test still runs
-#   raced once.
+# - The race pass is one `go test -race -short` over ./..., each package
+#   compiled once, the longest started first. app's tests are one process
+#   and the longest of either pass: scripts/race-exec.sh (go test's -exec)
+#   runs its binary as two processes, the heaviest command-line tests
+#   (APP_RACE_APART) and the others, so that the tail keeps both cores.
+#   Every test still runs raced once.
 # - The SLURM test (make test-cluster-optional: scripts/test-cluster.sh
 #   --optional) starts when the plain pass ends, beside the race pass's
 #   tail: it spends its minute waiting on SLURM's scheduler (5 CPU
@@ -39,14 +37,12 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 PKGS=${PKGS:-}
 APP_RACE_APART=${APP_RACE_APART:-}
-APP=github.com/voxlab/voxlab/app
 
 log=$(mktemp)
 cache=$(mktemp -d)
-bin=$(mktemp -d)
-trap 'rm -rf "$log" "$cache" "$bin"' EXIT
+trap 'rm -rf "$log" "$cache"' EXIT
 GOCACHE="$("$GO" env GOCACHE)"
-export GOCACHE XDG_CACHE_HOME="$cache" VOXLAB_REQUIRE_DISPLAY=1
+export GOCACHE XDG_CACHE_HOME="$cache" VOXLAB_REQUIRE_DISPLAY=1 APP_RACE_APART
 
 # xvfb N CMD...: CMD under a display of its own, from server number N.
 # -noreset: by default Xvfb starts over when its last client leaves, and
@@ -58,41 +54,19 @@ xvfb() { local n=$1; shift; xvfb-run -a -n "$n" -s "-screen 0 1280x1024x24 -nore
 # kept in the log for the summary; its exit status is CMD's.
 pass() { local name=$1; shift; "$@" 2>&1 | sed -u "s/^/[$name] /" | tee -a "$log"; }
 
-# apprace N PART FLAGS...: app's race test binary, in app's folder as go
-# test runs it, under display N, with FLAGS choosing its tests; prints
-# go test's ok/FAIL line for the part.
-apprace() {
-	local n=$1 part=$2 t0=$SECONDS; shift 2
-	if xvfb "$n" env -C app "$bin/app.test" -test.count=1 -test.short -test.timeout 40m "$@"; then
-		echo "ok  	$APP	$((SECONDS - t0))s (race, $part)"
-	else
-		echo "FAIL	$APP	$((SECONDS - t0))s (race, $part)"
-		return 1
-	fi
-}
-
+# racepass: go test -race -short over every package, the longest first
+# (go test starts them in the order given, and a pattern repeated in
+# ./... is listed once), so that the pass does not end on one of them
+# alone on a core: app, then viewer (last by name, it had ended the pass
+# alone for 76 s) and the numeric ones. scripts/race-exec.sh runs app's
+# binary as two processes.
 racepass() {
-	if [ -n "$PKGS" ]; then
-		# shellcheck disable=SC2086 # PKGS is a list of patterns
-		pass race xvfb 200 "$GO" test -count=1 -race -short -timeout 40m $PKGS
-		return
-	fi
-	pass race "$GO" test -race -c -o "$bin/app.test" ./app || return 1
-	# The other packages, the longest under -race first (go test starts
-	# them in the order given), so that the pass does not end on one of
-	# them alone on a core: viewer's tests, last by name, took 76 s.
-	local first others r=0 a b c
-	first=$(printf 'github.com/voxlab/voxlab/%s\n' viewer panel processing/classify/train processing/classify \
-		processing/dezing processing/detect processing/dezing/readmem processing/reconstruct)
-	others=$(echo "$first" && "$GO" list ./... | grep -vx "$APP" | grep -vxF "$first") || return 1
-	# shellcheck disable=SC2086 # one package per word
-	pass race xvfb 200 "$GO" test -count=1 -race -short -timeout 40m $others & a=$!
-	pass race apprace 300 "apart" -test.run "$APP_RACE_APART" & b=$!
-	pass race apprace 400 "the rest" -test.skip "$APP_RACE_APART" & c=$!
-	wait $a || r=$?
-	wait $b || r=$?
-	wait $c || r=$?
-	return $r
+	local first=(./app ./viewer ./panel ./processing/classify/train ./processing/classify
+		./processing/dezing ./processing/detect ./processing/dezing/readmem ./processing/reconstruct)
+	[ -n "$PKGS" ] && first=()
+	# shellcheck disable=SC2086 # PKGS is a list of patterns
+	pass race xvfb 200 "$GO" test -count=1 -race -short -timeout 40m \
+		-exec "$PWD/scripts/race-exec.sh" "${first[@]}" ${PKGS:-./...}
 }
 
 plainpass() {
@@ -113,5 +87,5 @@ s=$?
 ok=$(grep -cE '^\[(plain|race)\] ok ' "$log")
 bad=$(grep -cE '^\[(plain|race)\] FAIL[[:space:]]+github' "$log")
 echo "make test: plain pass exit $p, race pass exit $r, SLURM exit $s"
-echo "packages: $ok passed, $bad failed (both passes; app's race run in two processes)"
+echo "packages: $ok passed, $bad failed (both passes)"
 [ $p = 0 ] && [ $r = 0 ] && [ $s = 0 ]
