@@ -5,7 +5,8 @@
 # heaviest command-line tests (APP_RACE_APART) under an X display of
 # their own (server numbers from 300, so that no screen grab sees the
 # other part's windows), and the rest on the pass's display. Every test
-# runs once; the exit status is a failing part's.
+# runs once; the exit status is a failing part's. APP_RACE_APART and
+# XVFB_ARGS (the server's arguments) come from scripts/test.sh.
 set -uo pipefail
 bin=$1
 shift
@@ -15,7 +16,7 @@ app.test) ;;
 esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-xvfb-run -a -n 300 -s "-screen 0 1280x1024x24 -noreset" "$bin" "$@" -test.run "$APP_RACE_APART" >"$out/apart" 2>&1 &
+xvfb-run -a -n 300 -s "$XVFB_ARGS" "$bin" "$@" -test.run "$APP_RACE_APART" >"$out/apart" 2>&1 &
 apart=$!
 "$bin" "$@" -test.skip "$APP_RACE_APART" >"$out/rest" 2>&1
 r=$?

@@ -42,14 +42,16 @@ log=$(mktemp)
 cache=$(mktemp -d)
 trap 'rm -rf "$log" "$cache"' EXIT
 GOCACHE="$("$GO" env GOCACHE)"
-export GOCACHE XDG_CACHE_HOME="$cache" VOXLAB_REQUIRE_DISPLAY=1 APP_RACE_APART
+# XVFB_ARGS: the X servers' arguments, scripts/race-exec.sh's too.
+XVFB_ARGS="-screen 0 1280x1024x24 -noreset"
+export GOCACHE XDG_CACHE_HOME="$cache" VOXLAB_REQUIRE_DISPLAY=1 APP_RACE_APART XVFB_ARGS
 
 # xvfb N CMD...: CMD under a display of its own, from server number N.
 # -noreset: by default Xvfb starts over when its last client leaves, and
 # a window opening meanwhile fails ("X11: Failed to open display"),
 # which a process whose GUI tests are subprocesses, one after the other
 # (app's), meets between two of them.
-xvfb() { local n=$1; shift; xvfb-run -a -n "$n" -s "-screen 0 1280x1024x24 -noreset" "$@"; }
+xvfb() { local n=$1; shift; xvfb-run -a -n "$n" -s "$XVFB_ARGS" "$@"; }
 # pass NAME CMD...: CMD with each line of its output prefixed [NAME],
 # kept in the log for the summary; its exit status is CMD's.
 pass() { local name=$1; shift; "$@" 2>&1 | sed -u "s/^/[$name] /" | tee -a "$log"; }

@@ -183,10 +183,11 @@ func (r *cubeReader) load(dst []float32, s Sample, arch resnet.Arch) error {
 			v.Close()
 			return fmt.Errorf("cube %s is %dx%dx%d (z, y, x); the network takes %dx%dx%d cubes", f, info.Shape[0], info.Shape[1], info.Shape[2], d, h, w)
 		}
-		if n := int(v.Bytes()); cap(r.raw) < n {
+		n := int(v.Bytes())
+		if cap(r.raw) < n {
 			r.raw = make([]byte, n)
 		}
-		raw := r.raw[:v.Bytes()]
+		raw := r.raw[:n]
 		err = v.ReadSlab(0, d, raw)
 		v.Close()
 		if err != nil {
