@@ -37,7 +37,9 @@ type Gridrec struct {
 	weight   []float64
 	phase    []complex128 // weight × the centre's phase
 	frac     float64
-	cos, sin []float64
+	cos, sin []float64 // in round order (order)
+	order    []int     // the angles in round order: round r is order[r·spectraRound:]
+	edges    []int     // per round, workers+1 column edges of its bands (balance)
 	kb       []float64 // kernel table, kbSteps per cell
 	kbRows   []float64 // (kbSteps+1) × (kbWidth+1): weights by offset (weights)
 	deapod   []float64 // n × n
@@ -56,12 +58,16 @@ const (
 	// spectraRound is how many projections are transformed (across the
 	// cores) before they are spread: the transforms of every projection
 	// at once would be len(Angles)·p·4 bytes, which the memory plan
-	// (plan.go) does not hold; 32 (≈100 KB at p = 768) are enough for
-	// spreadRound's frequency-major order to find its cells in cache.
-	// The same whatever the cores: the round sets the order in which a
-	// cell's samples add up, so a round of 16 a core made a slice's last
-	// bits depend on the core count (TestGridrecSameWhateverTheCores).
-	spectraRound = 32
+	// (plan.go) does not hold; 64 (≈200 KB at p = 768, 1 MB at 3,840)
+	// halve the rounds' two barriers a round of 32 had (each a wake-up of
+	// every core; 5 % of a slice), and 16, 32, 64, 128 and 256 spread
+	// alike within this machine's noise (roundOrder spreads a round over
+	// the half-turn, so its samples' cells are far apart whatever its
+	// size). The same whatever the cores: the round sets the order in
+	// which a cell's samples add up, so a round of 16 a core made a
+	// slice's last bits depend on the core count
+	// (TestGridrecSameWhateverTheCores).
+	spectraRound = 64
 	kbWidth      = kbspread.Width // kernel width in grid cells
 	kbSteps      = 1000           // table samples per cell
 	kbSigma      = 1.5            // grid oversampling
@@ -86,13 +92,15 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 		even := (h[k] + h[(r.p-k)%r.p]) / 2
 		r.weight[k] = math.Pi * even / float64(2*len(g.Angles)*r.p)
 	}
+	r.order = roundOrder(len(g.Angles))
 	r.cos, r.sin = make([]float64, len(g.Angles)), make([]float64, len(g.Angles))
-	for a, th := range g.Angles {
-		r.sin[a], r.cos[a] = math.Sincos(th)
+	for i, a := range r.order {
+		r.sin[i], r.cos[i] = math.Sincos(g.Angles[a])
 	}
 	r.kb = kaiserBesselTable()
 	r.kbRows = r.weightRows()
 	r.workers = runtime.GOMAXPROCS(0)
+	r.edges = r.balancedBands()
 	r.cells = make([]complex64, r.grid*r.grid)
 	r.stride = (r.p/2 + 1 + fftw.Align/8 - 1) / (fftw.Align / 8) * (fftw.Align / 8)
 	r.spectra = fftw.Complex64s(spectraRound * r.stride)
@@ -199,7 +207,8 @@ func (r *Gridrec) deapodization() []float64 {
 // grid, which is real. So only its columns 0…grid/2 are formed, across
 // the cores, and transformed by FFTW's complex-to-real 2D transform
 // (on every core: the plan's threads). emit's line is the grid row, the
-// slice's column j at wrap(j − n/2, grid).
+// slice's column j at wrap(j − n/2, grid). emit is called across the
+// cores, each row once.
 func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float32)) {
 	g, h, hw := r.grid, r.n/2, r.grid/2+1
 	var wg sync.WaitGroup
@@ -223,10 +232,17 @@ func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float32))
 		return
 	}
 	r.c2r.Inverse(r.out, r.half)
-	for i := range r.n {
-		y := wrap(i-h, g)
-		emit(i, r.out[y*g:y*g+g])
+	for w := range r.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < r.n; i += r.workers {
+				y := wrap(i-h, g)
+				emit(i, r.out[y*g:y*g+g])
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 // Size is the width of the square slices the Gridrec writes.
@@ -255,12 +271,14 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	// spread at all), and inverse transforms the grid plus its mirror.
 	for a0 := 0; a0 < len(r.g.Angles); a0 += spectraRound {
 		a1 := min(a0+spectraRound, len(r.g.Angles))
-		r.bands(func(w, _, _ int) {
-			for a := a0 + w; a < a1; a += r.workers {
-				r.transform(r.spectra[(a-a0)*r.stride:(a-a0)*r.stride+half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
+		edges := r.edges[a0/spectraRound*(r.workers+1):]
+		r.bands(edges, func(w, _, _ int) {
+			for i := a0 + w; i < a1; i += r.workers {
+				a := r.order[i]
+				r.transform(r.spectra[(i-a0)*r.stride:(i-a0)*r.stride+half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
 			}
 		})
-		r.bands(func(_, b0, b1 int) {
+		r.bands(edges, func(_, b0, b1 int) {
 			r.spreadRound(a0, a1, half, scale, b0, b1)
 		})
 		if err := ctx.Err(); err != nil {
@@ -286,8 +304,76 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	return ctx.Err()
 }
 
-// spreadRound spreads the transforms of projections a0…a1−1 (in
-// r.spectra, half = p/2+1 frequencies each, r.stride apart) onto the
+// roundOrder is the order in which gridrec spreads na projections, in
+// rounds of spectraRound: round r takes every R-th angle from r (R the
+// number of rounds), so that a round spans the whole half-turn. A
+// round of neighbouring angles spread onto one side of the grid only
+// (its samples' x = k·cos θ share a sign), so the bands of columns the
+// cores split the grid into had all of a round but one core's share
+// of the wrap, and two cores spread no faster than one; and
+// consecutive samples, one cell apart, reloaded the cells their
+// predecessor had just stored at another alignment, which the CPU
+// cannot forward (a store-forwarding stall a row).
+func roundOrder(na int) []int {
+	rounds := (na + spectraRound - 1) / spectraRound
+	order := make([]int, 0, na)
+	for r := range rounds {
+		for a := r; a < na; a += rounds {
+			order = append(order, a)
+		}
+	}
+	return order
+}
+
+// lineCells is how many grid cells (complex64) a 64-byte cache line
+// holds: the bands' edges are whole lines, else two cores spreading the
+// same sample at once, each its own side of an edge, would write the
+// same line.
+const lineCells = 8
+
+// balancedBands is, for each round of projections, the edges of the
+// workers' bands of grid columns that give each worker about as many of
+// the round's samples (each counted at its kernel's middle column; the
+// edges rounded to lineCells): equal bands gave the middle columns'
+// cores, where every angle's low frequencies fall, most of the work. The edges depend on the
+// geometry alone, and the cells a sample adds to, and the order, do not
+// depend on them (kbspread), so neither does the slice.
+func (r *Gridrec) balancedBands() []int {
+	n, half := r.workers, r.p/2+1
+	rounds := (len(r.g.Angles) + spectraRound - 1) / spectraRound
+	edges := make([]int, 0, rounds*(n+1))
+	count := make([]int, r.grid)
+	scale := float64(r.grid) / float64(r.p)
+	for a0 := 0; a0 < len(r.g.Angles); a0 += spectraRound {
+		a1 := min(a0+spectraRound, len(r.g.Angles))
+		clear(count)
+		for k := range half {
+			kk := float64(k) * scale
+			if k == r.p/2 {
+				kk = -kk // as kbspread places the Nyquist frequency
+			}
+			for _, c := range r.cos[a0:a1] {
+				count[wrap(int(math.Round(kk*c)), r.grid)]++
+			}
+		}
+		total, sum, w := (a1-a0)*half, 0, 1
+		edges = append(edges, 0)
+		for x, c := range count {
+			sum += c
+			for w < n && sum*n >= w*total {
+				edges = append(edges, min(max((x+1+lineCells/2)/lineCells*lineCells, edges[len(edges)-1]), r.grid))
+				w++
+			}
+		}
+		for ; w <= n; w++ {
+			edges = append(edges, r.grid)
+		}
+	}
+	return edges
+}
+
+// spreadRound spreads the transforms of the round's projections a0…a1−1
+// of r.order (in r.spectra, half = p/2+1 frequencies each, r.stride apart) onto the
 // grid columns [b0, b1), scale grid cells per frequency: frequency by
 // frequency
 // across the round's angles, so that consecutive samples fall in
@@ -299,15 +385,15 @@ func (r *Gridrec) spreadRound(a0, a1, half int, scale float64, b0, b1 int) {
 		r.cos[a0:a1], r.sin[a0:a1], r.kbRows, kbSteps, b0, b1)
 }
 
-// bands runs fn on every core w, each on its own band of grid columns.
-func (r *Gridrec) bands(fn func(w, b0, b1 int)) {
-	n := r.workers
+// bands runs fn on every core w, each on its own band of grid columns
+// [edges[w], edges[w+1]).
+func (r *Gridrec) bands(edges []int, fn func(w, b0, b1 int)) {
 	var wg sync.WaitGroup
-	for w := 0; w < n; w++ {
+	for w := range r.workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			fn(w, w*r.grid/n, (w+1)*r.grid/n)
+			fn(w, edges[w], edges[w+1])
 		}()
 	}
 	wg.Wait()
@@ -358,12 +444,16 @@ func (r *Gridrec) transform(spec []complex64, w int, src []float32, ci int) {
 	row := r.rows[w]
 	clear(row)
 	c, pad := r.g.Columns, r.g.Pad
-	for d := 0; d < r.width; d++ {
+	m := ((-ci)%r.p + r.p) % r.p // index of padded column d = 0; two divisions a value were a tenth of a slice
+	for d := 0; d < r.width; d, m = d+1, m+1 {
+		if m == r.p {
+			m = 0
+		}
 		k := d - pad
 		if r.g.PadZeros && (k < 0 || k >= c) {
 			continue
 		}
-		row[((d-ci)%r.p+r.p)%r.p] = src[min(max(k, 0), c-1)]
+		row[m] = src[min(max(k, 0), c-1)]
 	}
 	r.r2c.Forward(spec, row)
 }

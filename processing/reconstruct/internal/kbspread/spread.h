@@ -8,7 +8,7 @@
 #define KBW 6 /* kernel width in cells: a sample meets KBW+1 per axis */
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define KB_CLONES __attribute__((target_clones("avx2", "default")))
+#define KB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define KB_CLONES
 #endif
@@ -21,8 +21,8 @@ static inline int kb_ceil(double x) {
 	return (double)t < x ? t + 1 : t;
 }
 
-typedef float kb_v8 __attribute__((vector_size(32)));
-typedef float kb_v8u __attribute__((vector_size(32), aligned(4))); /* unaligned */
+typedef float kb_v16 __attribute__((vector_size(64)));
+typedef float kb_v16u __attribute__((vector_size(64), aligned(4))); /* unaligned */
 
 static inline int kb_wrap(int i, int g) { return i < 0 ? i + g : (i >= g ? i - g : i); }
 
@@ -45,10 +45,14 @@ static inline void kb_weights(double *w, const double *rows, int steps, int c0, 
 static inline void kb_spread(float *cells, int g, double x, double y, double vr, double vi,
 	const double *rows, int steps, int b0, int b1) {
 	int x0 = kb_ceil(x - KBW / 2), y0 = kb_ceil(y - KBW / 2);
+	/* The kernel's first column on the grid: a negative x (half of
+	   every projection's samples) is at g + x, and testing x0 itself
+	   sent all of those down the indexed path, in every band. */
+	int gx0 = kb_wrap(x0, g);
 	/* inside: the kernel's columns and one more (the vector's padding
 	   adds 0 to it) lie in the band, unwrapped. */
-	int inside = x0 >= b0 && x0 + KBW + 1 < b1;
-	if (!inside && x0 >= 0 && x0 + KBW < g && (x0 + KBW < b0 || x0 >= b1)) return;
+	int inside = gx0 >= b0 && gx0 + KBW + 1 < b1;
+	if (!inside && gx0 + KBW < g && (gx0 + KBW < b0 || gx0 >= b1)) return;
 	double wx[KBW + 1], wy[KBW + 1];
 	kb_weights(wx, rows, steps, x0, x);
 	kb_weights(wy, rows, steps, y0, y);
@@ -60,14 +64,12 @@ static inline void kb_spread(float *cells, int g, double x, double y, double vr,
 	if (inside) {
 		/* A kernel row is 14 adjacent floats: two vectors of 8, the
 		   last two lanes 0 (x + 0 is x). */
-		kb_v8 p0, p1;
-		__builtin_memcpy(&p0, p, 32);
-		__builtin_memcpy(&p1, p + 8, 32);
+		kb_v16 p0;
+		__builtin_memcpy(&p0, p, 64);
 		for (int ky = 0; ky <= KBW; ky++) {
-			kb_v8u *row = (kb_v8u *)(cells + 2 * ((long)kb_wrap(y0 + ky, g) * g + x0));
+			kb_v16u *row = (kb_v16u *)(cells + 2 * ((long)kb_wrap(y0 + ky, g) * g + gx0));
 			float s = (float)wy[ky];
 			row[0] += s * p0;
-			row[1] += s * p1;
 		}
 		return;
 	}
