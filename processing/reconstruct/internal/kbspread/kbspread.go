@@ -3,8 +3,9 @@
 // and Pauly, "Rapid gridding reconstruction with a minimal oversampling
 // ratio", IEEE TMI 24, 2005; tomopy's libtomo/gridrec/gridrec.c does
 // the same loop in C): in C, because each sample adds to 7 × 7 complex
-// cells, 14 adjacent floats a row, which GCC vectorises (an AVX2 clone
-// where the CPU has it, target_clones) and Go's compiler does not; the
+// cells, 14 adjacent floats a row, which GCC vectorises (one 16-float
+// vector a row: AVX-512 and AVX2 clones where the CPU has them,
+// target_clones) and Go's compiler does not; the
 // spreading was four fifths of a slice's time once the transforms were
 // FFTW's. The whole round is one call: a cgo call per sample would cost
 // more than the sample. Floating-point contraction is off, so both

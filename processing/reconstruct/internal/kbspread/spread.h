@@ -62,7 +62,7 @@ static inline void kb_spread(float *cells, int g, double x, double y, double vr,
 		p[2 * k + 1] = (float)(vi * wx[k]);
 	}
 	if (inside) {
-		/* A kernel row is 14 adjacent floats: two vectors of 8, the
+		/* A kernel row is 14 adjacent floats: one vector of 16, the
 		   last two lanes 0 (x + 0 is x). */
 		kb_v16 p0;
 		__builtin_memcpy(&p0, p, 64);
