@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/voxlab/voxlab/processing/reconstruct/internal/fftw"
 	"github.com/voxlab/voxlab/processing/reconstruct/internal/kbspread"
@@ -52,6 +51,25 @@ type Gridrec struct {
 	c2r      fftw.C2R2
 	half     []complex64 // grid × (grid/2+1): the Hermitian grid's half, for c2r
 	out      []float32   // grid × grid: its inverse transform
+	crew     *crew
+	// The workers' steps (method values made once: crew) and the slice
+	// and round they work on.
+	transformStep, spreadStep, foldStep, emitStep func(w int)
+	sliceRowStep                                  func(i int, line []float32)
+	cur                                           gridrecRound
+}
+
+// gridrecRound is what the workers' steps of a slice read: its
+// sinogram, the centre's column, the round of projections a0…a1−1 of
+// order with its bands' edges, and where the slice's rows go.
+type gridrecRound struct {
+	sino   []float32
+	ci     int
+	a0, a1 int
+	edges  []int
+	emit   func(i int, line []float32)
+	dst    []float32 // the slice, for sliceRow
+	r2     float64   // the mask's squared radius, for sliceRow
 }
 
 const (
@@ -101,6 +119,9 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 	r.kbRows = r.weightRows()
 	r.workers = runtime.GOMAXPROCS(0)
 	r.edges = r.balancedBands()
+	r.crew = newCrew(r.workers)
+	r.transformStep, r.spreadStep, r.foldStep, r.emitStep = r.transformWorker, r.spreadWorker, r.foldWorker, r.emitWorker
+	r.sliceRowStep = r.sliceRow
 	r.cells = make([]complex64, r.grid*r.grid)
 	r.stride = (r.p/2 + 1 + fftw.Align/8 - 1) / (fftw.Align / 8) * (fftw.Align / 8)
 	r.spectra = fftw.Complex64s(spectraRound * r.stride)
@@ -210,39 +231,38 @@ func (r *Gridrec) deapodization() []float64 {
 // slice's column j at wrap(j − n/2, grid). emit is called across the
 // cores, each row once.
 func (r *Gridrec) inverse(ctx context.Context, emit func(i int, line []float32)) {
-	g, h, hw := r.grid, r.n/2, r.grid/2+1
-	var wg sync.WaitGroup
-	for w := range r.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ky := w; ky < g; ky += r.workers {
-				row, mrow := r.cells[ky*g:ky*g+g], r.cells[((g-ky)%g)*g:((g-ky)%g)*g+g]
-				dst := r.half[ky*hw : ky*hw+hw]
-				dst[0] = row[0] + complex(real(mrow[0]), -imag(mrow[0]))
-				for kx := 1; kx < hw; kx++ {
-					m := mrow[g-kx]
-					dst[kx] = row[kx] + complex(real(m), -imag(m))
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	r.crew.run(r.foldStep)
 	if ctx.Err() != nil {
 		return
 	}
 	r.c2r.Inverse(r.out, r.half)
-	for w := range r.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < r.n; i += r.workers {
-				y := wrap(i-h, g)
-				emit(i, r.out[y*g:y*g+g])
-			}
-		}()
+	r.cur.emit = emit
+	r.crew.run(r.emitStep)
+	r.cur.emit = nil
+}
+
+// foldWorker is worker w's rows of the Hermitian half, G + H(G), for
+// inverse.
+func (r *Gridrec) foldWorker(w int) {
+	g, hw := r.grid, r.grid/2+1
+	for ky := w; ky < g; ky += r.workers {
+		row, mrow := r.cells[ky*g:ky*g+g], r.cells[((g-ky)%g)*g:((g-ky)%g)*g+g]
+		dst := r.half[ky*hw : ky*hw+hw]
+		dst[0] = row[0] + complex(real(mrow[0]), -imag(mrow[0]))
+		for kx := 1; kx < hw; kx++ {
+			m := mrow[g-kx]
+			dst[kx] = row[kx] + complex(real(m), -imag(m))
+		}
 	}
-	wg.Wait()
+}
+
+// emitWorker hands worker w's rows of the inverse transform to r.cur.emit.
+func (r *Gridrec) emitWorker(w int) {
+	g, h := r.grid, r.n/2
+	for i := w; i < r.n; i += r.workers {
+		y := wrap(i-h, g)
+		r.cur.emit(i, r.out[y*g:y*g+g])
+	}
 }
 
 // Size is the width of the square slices the Gridrec writes.
@@ -259,9 +279,7 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	centre := r.g.Center + float64(r.g.Pad)
 	ci := math.Floor(centre)
 	frac := centre - ci
-	scale := float64(r.grid) / float64(r.p) // grid cells per radial sample
 	r.phased(frac)
-	half := r.p/2 + 1
 	// The projections are transformed once, across the cores; then each
 	// core spreads every projection onto its own band of grid columns. A
 	// projection is real, so its frequencies −k are the conjugates of
@@ -269,18 +287,13 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	// they give is the one +k gives, so only 0…p/2 are spread, twice
 	// weighted but for 0 and p/2 (whose partner is itself, or not
 	// spread at all), and inverse transforms the grid plus its mirror.
+	r.cur = gridrecRound{sino: sino, ci: int(ci)}
+	defer func() { r.cur = gridrecRound{} }()
 	for a0 := 0; a0 < len(r.g.Angles); a0 += spectraRound {
-		a1 := min(a0+spectraRound, len(r.g.Angles))
-		edges := r.edges[a0/spectraRound*(r.workers+1):]
-		r.bands(edges, func(w, _, _ int) {
-			for i := a0 + w; i < a1; i += r.workers {
-				a := r.order[i]
-				r.transform(r.spectra[(i-a0)*r.stride:(i-a0)*r.stride+half], w, sino[a*r.g.Columns:(a+1)*r.g.Columns], int(ci))
-			}
-		})
-		r.bands(edges, func(_, b0, b1 int) {
-			r.spreadRound(a0, a1, half, scale, b0, b1)
-		})
+		r.cur.a0, r.cur.a1 = a0, min(a0+spectraRound, len(r.g.Angles))
+		r.cur.edges = r.edges[a0/spectraRound*(r.workers+1):]
+		r.crew.run(r.transformStep)
+		r.crew.run(r.spreadStep)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -291,17 +304,24 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 		m := r.g.MaskRadius * float64(h)
 		r2 = m * m
 	}
-	r.inverse(ctx, func(i int, line []float32) {
-		y := float64(i - h)
-		for j := range r.n {
-			x, out := float64(j-h), float64(line[wrap(j-h, r.grid)])/r.deapod[i*r.n+j]
-			if x*x+y*y > r2 {
-				out = 0
-			}
-			dst[i*r.n+j] = float32(out)
-		}
-	})
+	r.cur.dst, r.cur.r2 = dst, r2
+	r.inverse(ctx, r.sliceRowStep)
 	return ctx.Err()
+}
+
+// sliceRow writes row i of the slice, r.cur.dst, from its grid row line:
+// deapodised, and zero outside the mask's circle of squared radius
+// r.cur.r2.
+func (r *Gridrec) sliceRow(i int, line []float32) {
+	h := r.n / 2
+	y := float64(i - h)
+	for j := range r.n {
+		x, out := float64(j-h), float64(line[wrap(j-h, r.grid)])/r.deapod[i*r.n+j]
+		if x*x+y*y > r.cur.r2 {
+			out = 0
+		}
+		r.cur.dst[i*r.n+j] = float32(out)
+	}
 }
 
 // roundOrder is the order in which gridrec spreads na projections, in
@@ -372,31 +392,25 @@ func (r *Gridrec) balancedBands() []int {
 	return edges
 }
 
-// spreadRound spreads the transforms of the round's projections a0…a1−1
-// of r.order (in r.spectra, half = p/2+1 frequencies each, r.stride apart) onto the
-// grid columns [b0, b1), scale grid cells per frequency: frequency by
-// frequency
-// across the round's angles, so that consecutive samples fall in
-// neighbouring cells (one radius, neighbouring angles), which the caches
-// still hold, where projection by projection each sample's cells were a
-// radius' length from the last's.
-func (r *Gridrec) spreadRound(a0, a1, half int, scale float64, b0, b1 int) {
-	kbspread.Round(r.cells, r.grid, r.spectra, r.stride, a1-a0, r.phase[:half], r.p/2, scale,
-		r.cos[a0:a1], r.sin[a0:a1], r.kbRows, kbSteps, b0, b1)
+// transformWorker transforms worker w's share of the round's
+// projections into r.spectra.
+func (r *Gridrec) transformWorker(w int) {
+	c, half := r.g.Columns, r.p/2+1
+	for i := r.cur.a0 + w; i < r.cur.a1; i += r.workers {
+		a, k := r.order[i], (i-r.cur.a0)*r.stride
+		r.transform(r.spectra[k:k+half], w, r.cur.sino[a*c:(a+1)*c], r.cur.ci)
+	}
 }
 
-// bands runs fn on every core w, each on its own band of grid columns
-// [edges[w], edges[w+1]).
-func (r *Gridrec) bands(edges []int, fn func(w, b0, b1 int)) {
-	var wg sync.WaitGroup
-	for w := range r.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w, edges[w], edges[w+1])
-		}()
-	}
-	wg.Wait()
+// spreadWorker spreads the transforms of the round's projections (in
+// r.spectra, p/2+1 frequencies each, r.stride apart) onto worker w's
+// band of grid columns [edges[w], edges[w+1]), grid/p cells per
+// frequency: frequency by frequency across the round's angles
+// (kbspread.Round).
+func (r *Gridrec) spreadWorker(w int) {
+	a0, a1 := r.cur.a0, r.cur.a1
+	kbspread.Round(r.cells, r.grid, r.spectra, r.stride, a1-a0, r.phase[:r.p/2+1], r.p/2, float64(r.grid)/float64(r.p),
+		r.cos[a0:a1], r.sin[a0:a1], r.kbRows, kbSteps, r.cur.edges[w], r.cur.edges[w+1])
 }
 
 // phased fills r.phase for frequencies 0…p/2: each frequency's weight

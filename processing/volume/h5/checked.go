@@ -90,6 +90,18 @@ const (
 	readMapBytes  = maxReadChunks * chunkMapBytes
 )
 
+// callArgs is the arguments scan and readBox pass to C, kept from call
+// to call (under lib, which every caller holds): made per call, they
+// escaped to the heap, ~50 KB of garbage a block of 32 rows of a
+// one-projection-a-chunk scan (29 slabs), which the collector left to
+// pile up to the CLI's soft memory limit, 17 MB over the reconstruction's
+// plan on a 10 GB scan (BENCHMARKS.md, "Reconstruction").
+var callArgs struct {
+	a, b, c, d  [C.H5S_MAX_RANK]C.hsize_t
+	mask        C.uint
+	msg, reason [C.VOX_MSG]C.char
+}
+
 // read reads the box [off, off+count) of ds into dst, which holds it, in
 // slabs of at most maxReadChunks chunks (at least one layer of chunks).
 // Call with lib held.
@@ -137,15 +149,15 @@ func (s *storage) readSlab(ds *hdf5.Dataset, off, count, moff, mcount []int, dst
 // mixed when their masks differ.
 func (s *storage) scan(ds *hdf5.Dataset, off, count []int) (mask uint32, mixed bool, err error) {
 	rank := len(s.shape)
-	start, n, cdim, bad := make([]C.hsize_t, rank), make([]C.hsize_t, rank), make([]C.hsize_t, rank), make([]C.hsize_t, rank)
+	c := &callArgs
+	start, n, cdim, bad := c.a[:rank], c.b[:rank], c.c[:rank], c.d[:rank]
 	for i := range start {
 		start[i], n[i], cdim[i] = C.hsize_t(off[i]), C.hsize_t(count[i]), C.hsize_t(s.chunk[i])
 	}
 	cb := s.chunkBytes()
-	var m C.uint
-	var msg [C.VOX_MSG]C.char
+	m, msg := &c.mask, &c.msg
 	r := C.vox_scan(C.hid_t(ds.ID()), C.int(rank), &start[0], &n[0], &cdim[0], C.int(len(s.filters)),
-		C.size_t(cb), C.size_t(maxStored(cb)), &m, &bad[0], &msg[0], C.VOX_MSG)
+		C.size_t(cb), C.size_t(maxStored(cb)), m, &bad[0], &msg[0], C.VOX_MSG)
 	if r < 0 {
 		at := make([]int, rank)
 		for i := range at {
@@ -153,7 +165,7 @@ func (s *storage) scan(ds *hdf5.Dataset, off, count []int) (mask uint32, mixed b
 		}
 		return 0, false, fmt.Errorf("%s: %s", s.chunkText(at), C.GoString(&msg[0]))
 	}
-	return uint32(m), r == 1, nil
+	return uint32(*m), r == 1, nil
 }
 
 // readChunks reads the box [off, off+count) into dst, which holds the
@@ -203,7 +215,8 @@ func (s *storage) readChunks(ds *hdf5.Dataset, off, count, moff, mcount []int, d
 // chunk to run the filters seq.
 func (s *storage) readBox(ds *hdf5.Dataset, off, count, moff, mcount []int, dst []byte, seq []C.int) error {
 	rank := len(s.shape)
-	fo, fc, md, mo := make([]C.hsize_t, rank), make([]C.hsize_t, rank), make([]C.hsize_t, rank), make([]C.hsize_t, rank)
+	c := &callArgs
+	fo, fc, md, mo := c.a[:rank], c.b[:rank], c.c[:rank], c.d[:rank]
 	for i := range fo {
 		fo[i], fc[i] = C.hsize_t(off[i]), C.hsize_t(count[i])
 		md[i], mo[i] = C.hsize_t(mcount[i]), C.hsize_t(off[i]-moff[i])
@@ -214,7 +227,7 @@ func (s *storage) readBox(ds *hdf5.Dataset, off, count, moff, mcount []int, dst 
 	}
 	cb := s.chunkBytes()
 	C.vox_begin(ids, C.int(len(seq)), C.size_t(cb), C.size_t(maxStored(cb)), C.size_t(s.elem))
-	var stack, reason [C.VOX_MSG]C.char
+	stack, reason := &c.msg, &c.reason
 	r := C.vox_read_box(C.hid_t(ds.ID()), C.int(rank), &fo[0], &fc[0], &md[0], &mo[0], unsafe.Pointer(&dst[0]), &stack[0], C.VOX_MSG)
 	failed := C.vox_end(&reason[0], C.VOX_MSG) != 0
 	if r == 0 && !failed {
