@@ -153,3 +153,27 @@ func TestGridrecSameWhateverTheCores(t *testing.T) {
 		}
 	}
 }
+
+// TestGridrecAllocatesNothingPerSlice: a slice allocates nothing on the
+// Go heap once the Gridrec is made (crew), so that a run of thousands of
+// slices leaves no garbage to pile up to the CLI's soft memory limit
+// above the plan.
+func TestGridrecAllocatesNothingPerSlice(t *testing.T) {
+	const nang, cols = 90, 64
+	angles := make([]float64, nang)
+	for i := range angles {
+		angles[i] = math.Pi * float64(i) / nang
+	}
+	sino := make([]float32, nang*cols)
+	for i := range sino {
+		sino[i] = float32(i%13) / 13
+	}
+	gr, err := NewGridrec(Geometry{Angles: angles, Columns: cols, Center: 31.5, Pad: DiagonalPad(cols), PadZeros: true, MaskRadius: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float32, cols*cols)
+	if n := testing.AllocsPerRun(5, func() { gr.SliceContext(context.Background(), dst, sino) }); n != 0 {
+		t.Errorf("%.0f allocations a slice", n)
+	}
+}

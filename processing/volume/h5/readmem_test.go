@@ -233,3 +233,32 @@ func TestReadsInSlabsOfChunks(t *testing.T) {
 		})
 	}
 }
+
+// TestSlabsAllocateNoMoreThanOne: a box read in many slabs of chunks
+// allocates on the Go heap no more than one within a single slab: the
+// arguments each slab passes to C are kept (callArgs), where made per
+// slab they were a block's garbage, which piled up to the CLI's soft
+// memory limit over a long reconstruction.
+func TestSlabsAllocateNoMoreThanOne(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "chunks.h5")
+	writeChunked(t, p, []uint{600, 12, 10}, []uint{1, 12, 10}, false, noisy)
+	v, err := volume.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	br, _ := volume.AsBoxReader(v.Source())
+	allocs := func(b volume.Box) float64 {
+		dst := make([]byte, b.Len()*2)
+		return testing.AllocsPerRun(5, func() {
+			if err := br.ReadBox(b, dst); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	one := allocs(volume.Box{Z0: 0, Z1: maxReadChunks / 2, Y0: 0, Y1: 12, X0: 0, X1: 10})
+	many := allocs(volume.Box{Z0: 0, Z1: 600, Y0: 0, Y1: 12, X0: 0, X1: 10}) // 600/64: 10 slabs
+	if many > one {
+		t.Errorf("a box of 10 slabs allocates %.0f times, one of a single slab %.0f", many, one)
+	}
+}
