@@ -37,7 +37,8 @@ type Gridrec struct {
 	phase    []complex128 // weight × the centre's phase
 	frac     float64
 	cos, sin []float64 // in round order (order)
-	order    []int     // the angles in round order: round r is order[r·spectraRound:]
+	order    []int     // the angles in round order: round r is order[starts[r]:starts[r+1]]
+	starts   []int     // the rounds' starts in order, and len(order)
 	edges    []int     // per round, workers+1 column edges of its bands (balance)
 	kb       []float64 // kernel table, kbSteps per cell
 	kbRows   []float64 // (kbSteps+1) × (kbWidth+1): weights by offset (weights)
@@ -86,6 +87,7 @@ const (
 	// slice's last bits depend on the core count
 	// (TestGridrecSameWhateverTheCores).
 	spectraRound = 64
+	roundCluster = 8              // neighbouring angles spread in one round (roundOrder)
 	kbWidth      = kbspread.Width // kernel width in grid cells
 	kbSteps      = 1000           // table samples per cell
 	kbSigma      = 1.5            // grid oversampling
@@ -110,7 +112,7 @@ func NewGridrec(g Geometry) (*Gridrec, error) {
 		even := (h[k] + h[(r.p-k)%r.p]) / 2
 		r.weight[k] = math.Pi * even / float64(2*len(g.Angles)*r.p)
 	}
-	r.order = roundOrder(len(g.Angles))
+	r.order, r.starts = roundOrder(len(g.Angles))
 	r.cos, r.sin = make([]float64, len(g.Angles)), make([]float64, len(g.Angles))
 	for i, a := range r.order {
 		r.sin[i], r.cos[i] = math.Sincos(g.Angles[a])
@@ -289,9 +291,9 @@ func (r *Gridrec) SliceContext(ctx context.Context, dst, sino []float32) error {
 	// spread at all), and inverse transforms the grid plus its mirror.
 	r.cur = gridrecRound{sino: sino, ci: int(ci)}
 	defer func() { r.cur = gridrecRound{} }()
-	for a0 := 0; a0 < len(r.g.Angles); a0 += spectraRound {
-		r.cur.a0, r.cur.a1 = a0, min(a0+spectraRound, len(r.g.Angles))
-		r.cur.edges = r.edges[a0/spectraRound*(r.workers+1):]
+	for k := range len(r.starts) - 1 {
+		r.cur.a0, r.cur.a1 = r.starts[k], r.starts[k+1]
+		r.cur.edges = r.edges[k*(r.workers+1):]
 		r.crew.run(r.transformStep)
 		r.crew.run(r.spreadStep)
 		if err := ctx.Err(); err != nil {
@@ -325,24 +327,38 @@ func (r *Gridrec) sliceRow(i int, line []float32) {
 }
 
 // roundOrder is the order in which gridrec spreads na projections, in
-// rounds of spectraRound: round r takes every R-th angle from r (R the
-// number of rounds), so that a round spans the whole half-turn. A
-// round of neighbouring angles spread onto one side of the grid only
-// (its samples' x = k·cos θ share a sign), so the bands of columns the
-// cores split the grid into had all of a round but one core's share
-// of the wrap, and two cores spread no faster than one; and
-// consecutive samples, one cell apart, reloaded the cells their
-// predecessor had just stored at another alignment, which the CPU
-// cannot forward (a store-forwarding stall a row).
-func roundOrder(na int) []int {
-	rounds := (na + spectraRound - 1) / spectraRound
-	order := make([]int, 0, na)
+// rounds of at most spectraRound, and the rounds' starts in it. The
+// angles are cut into clusters of roundCluster neighbours, and round r
+// takes every R-th cluster from r (R the number of rounds), so that a
+// round spans the whole half-turn: a round of neighbouring angles
+// spread onto one side of the grid only (its samples' x = k·cos θ share
+// a sign), so the bands of columns the cores split the grid into had
+// all of a round but one core's share of the wrap, and two cores spread
+// no faster than one. Within a round the clusters take turns (each
+// cluster's first angle, then each one's second, …), so that
+// consecutive samples, one frequency of neighbouring angles, are not
+// one cell apart: those reloaded the cells their predecessor had just
+// stored at another alignment, which the CPU cannot forward (a
+// store-forwarding stall a row). And a round's cells are its clusters'
+// few narrow wedges of the grid, which stay in the core's cache, where
+// angles spread one by one over the half-turn drew every round's rays
+// across the whole grid (four times the traffic to the shared cache).
+func roundOrder(na int) (order, starts []int) {
+	clusters := (na + roundCluster - 1) / roundCluster
+	per := spectraRound / roundCluster
+	rounds := (clusters + per - 1) / per
+	order = make([]int, 0, na)
 	for r := range rounds {
-		for a := r; a < na; a += rounds {
-			order = append(order, a)
+		starts = append(starts, len(order))
+		for j := range roundCluster {
+			for c := r; c < clusters; c += rounds {
+				if a := c*roundCluster + j; a < na {
+					order = append(order, a)
+				}
+			}
 		}
 	}
-	return order
+	return order, append(starts, len(order))
 }
 
 // lineCells is how many grid cells (complex64) a 64-byte cache line
@@ -360,12 +376,11 @@ const lineCells = 8
 // depend on them (kbspread), so neither does the slice.
 func (r *Gridrec) balancedBands() []int {
 	n, half := r.workers, r.p/2+1
-	rounds := (len(r.g.Angles) + spectraRound - 1) / spectraRound
-	edges := make([]int, 0, rounds*(n+1))
+	edges := make([]int, 0, (len(r.starts)-1)*(n+1))
 	count := make([]int, r.grid)
 	scale := float64(r.grid) / float64(r.p)
-	for a0 := 0; a0 < len(r.g.Angles); a0 += spectraRound {
-		a1 := min(a0+spectraRound, len(r.g.Angles))
+	for k := range len(r.starts) - 1 {
+		a0, a1 := r.starts[k], r.starts[k+1]
 		clear(count)
 		for k := range half {
 			kk := float64(k) * scale
