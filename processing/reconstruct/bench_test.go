@@ -11,15 +11,8 @@ import (
 // padding to the diagonal: testdata/bench_iradon.py times scikit-image's
 // iradon on the same sinogram, for BENCHMARKS.md's side-by-side figures.
 func BenchmarkFBP(b *testing.B) {
-	const nang, cols = 720, 512
-	angles := make([]float64, nang)
-	for i := range angles {
-		angles[i] = math.Pi * float64(i) / nang
-	}
-	sino := make([]float32, nang*cols)
-	for i := range sino {
-		sino[i] = float32(i%97) / 97
-	}
+	const cols = 512
+	angles, sino := sawtooth(720, cols, 97)
 	fbp, err := NewFBP(Geometry{Angles: angles, Columns: cols, Center: cols / 2, Pad: DiagonalPad(cols), PadZeros: true, MaskRadius: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -35,15 +28,8 @@ func BenchmarkFBP(b *testing.B) {
 
 // BenchmarkGridrec is BenchmarkFBP's slice by gridrec.
 func BenchmarkGridrec(b *testing.B) {
-	const nang, cols = 720, 512
-	angles := make([]float64, nang)
-	for i := range angles {
-		angles[i] = math.Pi * float64(i) / nang
-	}
-	sino := make([]float32, nang*cols)
-	for i := range sino {
-		sino[i] = float32(i%97) / 97
-	}
+	const cols = 512
+	angles, sino := sawtooth(720, cols, 97)
 	gr, err := NewGridrec(Geometry{Angles: angles, Columns: cols, Center: cols / 2, Pad: DiagonalPad(cols), PadZeros: true, MaskRadius: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -57,6 +43,21 @@ func BenchmarkGridrec(b *testing.B) {
 		}
 	}
 	reportCPU(b, cpu)
+}
+
+// sawtooth is nang angles evenly over the half-turn and a sinogram of
+// cols columns for them whose values climb from 0 to 1 over every
+// period values (a slice's speed does not depend on what it shows).
+func sawtooth(nang, cols, period int) ([]float64, []float32) {
+	angles := make([]float64, nang)
+	for i := range angles {
+		angles[i] = math.Pi * float64(i) / float64(nang)
+	}
+	sino := make([]float32, nang*cols)
+	for i := range sino {
+		sino[i] = float32(i%period) / float32(period)
+	}
+	return angles, sino
 }
 
 // reportCPU reports the CPU seconds per slice since start, all threads

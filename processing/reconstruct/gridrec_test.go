@@ -114,15 +114,8 @@ func TestGridrecSameWhateverTheCores(t *testing.T) {
 		Pad: DiagonalPad(cols), PadZeros: true, MaskRadius: 1, Filter: Ramp}
 	// BenchmarkGridrec's size: a 768² grid, FFTW's threaded plans at
 	// the size that matters.
-	const nang, bcols = 720, 512
-	angles := make([]float64, nang)
-	for i := range angles {
-		angles[i] = math.Pi * float64(i) / nang
-	}
-	bench := make([]float32, nang*bcols)
-	for i := range bench {
-		bench[i] = float32(i%97) / 97
-	}
+	const bcols = 512
+	angles, bench := sawtooth(720, bcols, 97)
 	large := Geometry{Angles: angles, Columns: bcols, Center: bcols / 2, Pad: DiagonalPad(bcols), PadZeros: true, MaskRadius: 1}
 	for _, c := range []struct {
 		g    Geometry
@@ -159,15 +152,8 @@ func TestGridrecSameWhateverTheCores(t *testing.T) {
 // slices leaves no garbage to pile up to the CLI's soft memory limit
 // above the plan.
 func TestGridrecAllocatesNothingPerSlice(t *testing.T) {
-	const nang, cols = 90, 64
-	angles := make([]float64, nang)
-	for i := range angles {
-		angles[i] = math.Pi * float64(i) / nang
-	}
-	sino := make([]float32, nang*cols)
-	for i := range sino {
-		sino[i] = float32(i%13) / 13
-	}
+	const cols = 64
+	angles, sino := sawtooth(90, cols, 13)
 	gr, err := NewGridrec(Geometry{Angles: angles, Columns: cols, Center: 31.5, Pad: DiagonalPad(cols), PadZeros: true, MaskRadius: 1})
 	if err != nil {
 		t.Fatal(err)
