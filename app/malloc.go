@@ -12,34 +12,9 @@ package main
 // set wins (glibc reads it before this runs).
 
 // #include <malloc.h>
-// #include <stdio.h>
 // #include <stdlib.h>
-// #include <string.h>
 //
 // __attribute__((constructor(102))) static void voxlabOneArena(void) {
 // 	if (getenv("MALLOC_ARENA_MAX") == NULL) mallopt(M_ARENA_MAX, 1);
 // }
-//
-// // arenas counts the arenas malloc_info reports (for the test).
-// static int arenas(void) {
-// 	char *buf = NULL; size_t len = 0;
-// 	FILE *f = open_memstream(&buf, &len);
-// 	if (f == NULL) return -1;
-// 	malloc_info(0, f);
-// 	fclose(f);
-// 	int n = 0;
-// 	for (char *p = buf; (p = strstr(p, "<heap nr=")) != NULL; p++) n++;
-// 	free(buf);
-// 	return n;
-// }
-//
-// static void churn(void) {
-// 	for (int i = 0; i < 64; i++) free(malloc(1 << 16));
-// }
 import "C"
-
-// mallocArenas is the number of glibc malloc arenas in use.
-func mallocArenas() int { return int(C.arenas()) }
-
-// mallocChurn allocates and frees C memory on the calling thread.
-func mallocChurn() { C.churn() }

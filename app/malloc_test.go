@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/voxlab/voxlab/internal/mallocinfo"
 )
 
 // TestOneMallocArena: C allocations from many OS threads at once share
@@ -22,13 +24,13 @@ func TestOneMallocArena(t *testing.T) {
 			defer runtime.UnlockOSThread()
 			<-start
 			for range 200 {
-				mallocChurn()
+				mallocinfo.Churn()
 			}
 		})
 	}
 	close(start)
 	wg.Wait()
-	if n := mallocArenas(); n != 1 {
+	if n := mallocinfo.Arenas(); n != 1 {
 		t.Errorf("%d malloc arenas after C allocations on 8 threads, want 1", n)
 	}
 }
