@@ -238,11 +238,34 @@ func newWindow() (fyne.App, fyne.Window, error) {
 	}
 	a := fyneapp.NewWithID(appID)
 	useFilePrefs(a, os.Stderr)
+	dropStopHook(a)
 	a.SetIcon(resources.Icon)
 	// voxlab's theme (dark, every text at least 4.5:1 against its
 	// background), as the screenshots have it.
 	a.Settings().SetTheme(widgets.Theme())
 	return a, a.NewWindow("voxlab"), nil
+}
+
+// dropStopHook removes the clean-up Fyne queues when its event loop
+// ends, which can leave the process hung on quit. Fyne 2.7.1's loop, on
+// quitting, queues that clean-up (a save of Fyne's own preferences
+// store) as a lifecycle event, then drops what its main-thread queue
+// still holds and closes it; the lifecycle's goroutine runs the event
+// through that queue, waiting for it to run. When the goroutine hands it
+// over just after the drop (a window of microseconds, met under load:
+// TestGUICtrlCUnderDisplay hung once in some 30 runs beside stress-ng),
+// it waits forever, and so does Run, which waits for the lifecycle's
+// events before it returns: ShowAndRun never returned and the jobs were
+// never stopped. With no clean-up nothing is queued, and Run's own last
+// event runs once the queue has closed (Fyne then runs it directly).
+// voxlab loses nothing: its settings are its own file, written at each
+// change (filePrefs), not Fyne's store. The hook is set through the
+// lifecycle's exported method; a Fyne whose lifecycle lacks it queues
+// no such clean-up, or not this way.
+func dropStopHook(a fyne.App) {
+	if lc, ok := a.Lifecycle().(interface{ SetOnStoppedHookExecuted(func()) }); ok {
+		lc.SetOnStoppedHookExecuted(nil)
+	}
 }
 
 // checkDisplay says that a window needs a display, where GLFW would
