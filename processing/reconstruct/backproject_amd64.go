@@ -4,7 +4,18 @@ import "golang.org/x/sys/cpu"
 
 // hasAVX512 says the AVX-512 back-projection loops (backproject_amd64.s)
 // run here: they need AVX512F and AVX512DQ's 64-bit integer conversion.
-var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+// hasAVX2 says the AVX2 loops (backproject_avx2_amd64.s, the same steps
+// four columns at a time) can run where those cannot: AVX2 and FMA.
+var (
+	hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+)
+
+//go:noescape
+func lerpAdd4(acc *float64, groups int, col *float32, pos *[4]int64, step int64)
+
+//go:noescape
+func lerpAdd4x2(acc *float64, groups int, ca *float32, pa *[4]int64, sa int64, cb *float32, pb *[4]int64, sb int64)
 
 //go:noescape
 func lerpAdd8(acc *float64, groups int, col *float32, pos *[8]int64, step int64)
@@ -21,13 +32,36 @@ func lanes(fu, fc int64) (p [8]int64) {
 }
 
 // accumulateVector runs accumulate's loop over the first multiple of
-// eight of acc's columns in AVX-512 where it can, returning how many it
-// did; fu is then to be advanced by that many steps. The positions were
-// checked by the caller's spans (detectorSpan) to lie within col, as the
-// scalar loop's slicing would check them.
+// eight (AVX-512) or four (AVX2) of acc's columns where the CPU has
+// either, returning how many it did; fu is then to be advanced by that
+// many steps. The positions were checked by the caller's spans
+// (detectorSpan) to lie within col, as the scalar loop's slicing would
+// check them.
 func accumulateVector(acc []float64, col []float32, fu, fc int64) int {
+	switch {
+	case hasAVX512:
+		return accumulate8(acc, col, fu, fc)
+	case hasAVX2:
+		return accumulate4(acc, col, fu, fc)
+	}
+	return 0
+}
+
+// accumulate2Vector is accumulateVector of two projections at once.
+func accumulate2Vector(acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
+	switch {
+	case hasAVX512:
+		return accumulate2x8(acc, ca, fa, fc, cb, fb, fd)
+	case hasAVX2:
+		return accumulate2x4(acc, ca, fa, fc, cb, fb, fd)
+	}
+	return 0
+}
+
+// accumulate8 is accumulateVector in AVX-512.
+func accumulate8(acc []float64, col []float32, fu, fc int64) int {
 	g := len(acc) / 8
-	if !hasAVX512 || g == 0 {
+	if g == 0 {
 		return 0
 	}
 	p := lanes(fu, fc)
@@ -35,13 +69,35 @@ func accumulateVector(acc []float64, col []float32, fu, fc int64) int {
 	return 8 * g
 }
 
-// accumulate2Vector is accumulateVector of two projections at once.
-func accumulate2Vector(acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
+// accumulate4 is accumulateVector in AVX2.
+func accumulate4(acc []float64, col []float32, fu, fc int64) int {
+	g := len(acc) / 4
+	if g == 0 {
+		return 0
+	}
+	p := lanes(fu, fc)
+	lerpAdd4(&acc[0], g, &col[0], (*[4]int64)(p[:4]), 4*fc)
+	return 4 * g
+}
+
+// accumulate2x8 is accumulate2Vector in AVX-512.
+func accumulate2x8(acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
 	g := len(acc) / 8
-	if !hasAVX512 || g == 0 {
+	if g == 0 {
 		return 0
 	}
 	pa, pb := lanes(fa, fc), lanes(fb, fd)
 	lerpAdd8x2(&acc[0], g, &ca[0], &pa, 8*fc, &cb[0], &pb, 8*fd)
 	return 8 * g
+}
+
+// accumulate2x4 is accumulate2Vector in AVX2.
+func accumulate2x4(acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
+	g := len(acc) / 4
+	if g == 0 {
+		return 0
+	}
+	pa, pb := lanes(fa, fc), lanes(fb, fd)
+	lerpAdd4x2(&acc[0], g, &ca[0], (*[4]int64)(pa[:4]), 4*fc, &cb[0], (*[4]int64)(pb[:4]), 4*fd)
+	return 4 * g
 }
