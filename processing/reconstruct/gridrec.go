@@ -342,7 +342,7 @@ func (r *Gridrec) sliceRow(i int, line []float32) {
 // store-forwarding stall a row). And a round's cells are its clusters'
 // few narrow wedges of the grid, which stay in the core's cache, where
 // angles spread one by one over the half-turn drew every round's rays
-// across the whole grid (four times the traffic to the shared cache).
+// across the whole grid (several times the traffic to the shared cache).
 func roundOrder(na int) (order, starts []int) {
 	clusters := (na + roundCluster - 1) / roundCluster
 	per := spectraRound / roundCluster

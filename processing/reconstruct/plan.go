@@ -162,13 +162,15 @@ func (j *reconJob) slicerBytes() int64 {
 	// inverse transform (float32) for FFTW, and as much again as the
 	// half for FFTW's own work at execution (an allowance: a 2D c2r plan
 	// may buffer), the deapodisation (n², float64), the weights and the
-	// phases, the angles' cos and sin, the projections' spectra
-	// (spectraRound of them, rows aligned) and the kernel's table and
-	// its rows. A worker's: a padded projection (float32).
+	// phases, the angles' cos and sin and their round order, the
+	// projections' spectra (spectraRound of them, rows aligned), the
+	// kernel's table and its rows, and each round's band edges. A
+	// worker's: a padded projection (float32).
 	half := grid * (grid/2 + 1) * 8
 	stride := (p/2 + 1 + 7) / 8 * 8
-	shared := grid*grid*8 + 2*half + grid*grid*4 + n*n*8 + p*8 + (p/2+1)*16 + int64(j.nproj)*16 +
-		spectraRound*stride*8 + (kbWidth/2*kbSteps+2)*8 + (kbSteps+1)*(kbWidth+1)*8
+	rounds := (int64(j.nproj)+spectraRound-1)/spectraRound + 1
+	shared := grid*grid*8 + 2*half + grid*grid*4 + n*n*8 + p*8 + (p/2+1)*16 + int64(j.nproj)*(16+8) +
+		spectraRound*stride*8 + (kbWidth/2*kbSteps+2)*8 + (kbSteps+1)*(kbWidth+1)*8 + rounds*(workers+2)*8
 	perWorker := p*4 + 64
 	return shared + workers*perWorker
 }
