@@ -15,7 +15,7 @@
 #   whole in the plain pass and in a smaller form, through the same
 #   goroutines, under -race. Every package runs under -race.
 # - The race pass is one `go test -race -short` over ./..., each package
-#   compiled once, the longest started first. app's tests are one process
+#   compiled once (go test -race -short ./..., in go's order). app's tests are one process
 #   and the longest of either pass: scripts/race-exec.sh (go test's -exec)
 #   runs its binary as two processes, the heaviest command-line tests
 #   (APP_RACE_APART) and the others, so that the tail keeps both cores.
@@ -56,19 +56,15 @@ xvfb() { local n=$1; shift; xvfb-run -a -n "$n" -s "$XVFB_ARGS" "$@"; }
 # kept in the log for the summary; its exit status is CMD's.
 pass() { local name=$1; shift; "$@" 2>&1 | sed -u "s/^/[$name] /" | tee -a "$log"; }
 
-# racepass: go test -race -short over every package, the longest first
-# (go test starts them in the order given, and a pattern repeated in
-# ./... is listed once), so that the pass does not end on one of them
-# alone on a core: app, then viewer (last by name, it had ended the pass
-# alone for 76 s) and the numeric ones. scripts/race-exec.sh runs app's
-# binary as two processes.
+# racepass: go test -race -short over every package (./..., or PKGS);
+# scripts/race-exec.sh runs app's binary as two processes.
 racepass() {
-	local first=(./app ./viewer ./panel ./processing/classify/train ./processing/classify
-		./processing/dezing ./processing/detect ./processing/dezing/readmem ./processing/reconstruct)
-	[ -n "$PKGS" ] && first=()
-	# shellcheck disable=SC2086 # PKGS is a list of patterns
-	pass race xvfb 200 "$GO" test -count=1 -race -short -timeout 40m \
-		-exec "$PWD/scripts/race-exec.sh" "${first[@]}" ${PKGS:-./...}
+	if [ -n "$PKGS" ]; then
+		# shellcheck disable=SC2086 # PKGS is a list of patterns
+		pass race xvfb 200 "$GO" test -count=1 -race -short -timeout 40m -exec "$PWD/scripts/race-exec.sh" $PKGS
+		return
+	fi
+	pass race xvfb 200 "$GO" test -count=1 -race -short -timeout 40m -exec "$PWD/scripts/race-exec.sh" ./...
 }
 
 plainpass() {
