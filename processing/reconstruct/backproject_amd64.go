@@ -38,66 +38,51 @@ func lanes(fu, fc int64) (p [8]int64) {
 // (detectorSpan) to lie within col, as the scalar loop's slicing would
 // check them.
 func accumulateVector(acc []float64, col []float32, fu, fc int64) int {
-	switch {
-	case hasAVX512:
-		return accumulate8(acc, col, fu, fc)
-	case hasAVX2:
-		return accumulate4(acc, col, fu, fc)
-	}
-	return 0
+	return accumulateLanes(vectorLanes, acc, col, fu, fc)
 }
 
 // accumulate2Vector is accumulateVector of two projections at once.
 func accumulate2Vector(acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
+	return accumulate2Lanes(vectorLanes, acc, ca, fa, fc, cb, fb, fd)
+}
+
+// vectorLanes is how many columns a step of the back-projection's
+// vector loops takes on this CPU: 8 (AVX-512), 4 (AVX2) or 0 (none).
+var vectorLanes = func() int {
 	switch {
 	case hasAVX512:
-		return accumulate2x8(acc, ca, fa, fc, cb, fb, fd)
+		return 8
 	case hasAVX2:
-		return accumulate2x4(acc, ca, fa, fc, cb, fb, fd)
+		return 4
 	}
 	return 0
-}
+}()
 
-// accumulate8 is accumulateVector in AVX-512.
-func accumulate8(acc []float64, col []float32, fu, fc int64) int {
-	g := len(acc) / 8
-	if g == 0 {
+// accumulateLanes is accumulateVector in the loops of n lanes (8 or 4;
+// 0 does nothing).
+func accumulateLanes(n int, acc []float64, col []float32, fu, fc int64) int {
+	if n == 0 || len(acc) < n {
 		return 0
 	}
-	p := lanes(fu, fc)
-	lerpAdd8(&acc[0], g, &col[0], &p, 8*fc)
-	return 8 * g
+	g, p := len(acc)/n, lanes(fu, fc)
+	if n == 8 {
+		lerpAdd8(&acc[0], g, &col[0], &p, 8*fc)
+	} else {
+		lerpAdd4(&acc[0], g, &col[0], (*[4]int64)(p[:4]), 4*fc)
+	}
+	return n * g
 }
 
-// accumulate4 is accumulateVector in AVX2.
-func accumulate4(acc []float64, col []float32, fu, fc int64) int {
-	g := len(acc) / 4
-	if g == 0 {
+// accumulate2Lanes is accumulate2Vector in the loops of n lanes.
+func accumulate2Lanes(n int, acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
+	if n == 0 || len(acc) < n {
 		return 0
 	}
-	p := lanes(fu, fc)
-	lerpAdd4(&acc[0], g, &col[0], (*[4]int64)(p[:4]), 4*fc)
-	return 4 * g
-}
-
-// accumulate2x8 is accumulate2Vector in AVX-512.
-func accumulate2x8(acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
-	g := len(acc) / 8
-	if g == 0 {
-		return 0
+	g, pa, pb := len(acc)/n, lanes(fa, fc), lanes(fb, fd)
+	if n == 8 {
+		lerpAdd8x2(&acc[0], g, &ca[0], &pa, 8*fc, &cb[0], &pb, 8*fd)
+	} else {
+		lerpAdd4x2(&acc[0], g, &ca[0], (*[4]int64)(pa[:4]), 4*fc, &cb[0], (*[4]int64)(pb[:4]), 4*fd)
 	}
-	pa, pb := lanes(fa, fc), lanes(fb, fd)
-	lerpAdd8x2(&acc[0], g, &ca[0], &pa, 8*fc, &cb[0], &pb, 8*fd)
-	return 8 * g
-}
-
-// accumulate2x4 is accumulate2Vector in AVX2.
-func accumulate2x4(acc []float64, ca []float32, fa, fc int64, cb []float32, fb, fd int64) int {
-	g := len(acc) / 4
-	if g == 0 {
-		return 0
-	}
-	pa, pb := lanes(fa, fc), lanes(fb, fd)
-	lerpAdd4x2(&acc[0], g, &ca[0], (*[4]int64)(pa[:4]), 4*fc, &cb[0], (*[4]int64)(pb[:4]), 4*fd)
-	return 4 * g
+	return n * g
 }

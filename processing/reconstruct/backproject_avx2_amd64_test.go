@@ -27,10 +27,10 @@ func TestAccumulateAVX2(t *testing.T) {
 			for j := range one {
 				one[j], two[j] = float64(j), float64(j)
 			}
-			if got := accumulate4(one, ca, fa, fc); got != n {
-				t.Fatalf("accumulate4 did %d of %d columns", got, n)
+			if got := accumulateLanes(4, one, ca, fa, fc); got != n {
+				t.Fatalf("the AVX2 loop did %d of %d columns", got, n)
 			}
-			accumulate2x4(two, ca, fa, fc, cb, fb, fd)
+			accumulate2Lanes(4, two, ca, fa, fc, cb, fb, fd)
 			for j := range one {
 				pa, pb := fa+int64(j)*fc, fb+int64(j)*fd
 				want, want2 := float64(j)+lerp(ca, pa), float64(j)+lerp(ca, pa)+lerp(cb, pb)
@@ -45,8 +45,8 @@ func TestAccumulateAVX2(t *testing.T) {
 			for j := range one8 {
 				one8[j], two8[j] = float64(j), float64(j)
 			}
-			accumulate8(one8, ca, fa, fc)
-			accumulate2x8(two8, ca, fa, fc, cb, fb, fd)
+			accumulateLanes(8, one8, ca, fa, fc)
+			accumulate2Lanes(8, two8, ca, fa, fc, cb, fb, fd)
 			for j := range one8 {
 				if one[j] != one8[j] || two[j] != two8[j] {
 					t.Fatalf("n %d, slope %g, column %d: AVX2 %v, %v; AVX-512 %v, %v", n, c, j, one[j], two[j], one8[j], two8[j])
